@@ -1,0 +1,54 @@
+"""What the answer stage returns. ``Answer.to_dict()`` is the ``--json`` shape scripts rely on."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass
+class Citation:
+    """A numbered source: ``[n]`` in the answer text points at this chunk."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    year: int | None
+    source: str
+    url: str
+    score: float
+    quote: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+@dataclass
+class Answer:
+    """An answer or a refusal.
+
+    ``refused`` answers carry ``reason`` and ``related_topics`` (the sections the search did
+    find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
+    (quoted sentences) or ``refusal``. ``gate`` holds the signal the decision was made on.
+    """
+
+    question: str
+    refused: bool
+    answer: str
+    filters: dict[str, Any]
+    citations: list[Citation] = field(default_factory=list)
+    related_topics: list[str] = field(default_factory=list)
+    reason: str = ""
+    mode: str = "extractive"
+    gate: dict[str, Any] = field(default_factory=dict)
+    timings_ms: dict[str, float] = field(default_factory=dict)
+    retrieved: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The ``--json`` object: question, refused, answer, filters, citations, ..."""
+        d = dict(self.__dict__)
+        d["citations"] = [c.to_dict() for c in self.citations]
+        return d

@@ -1,0 +1,247 @@
+"""Command-line interface: a thin shell over :class:`clinqa.pipeline.Pipeline`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from clinqa.errors import ClinqaError
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+app = typer.Typer(help="clinqa: answers from your clinical corpus, with citations, or a helpful refusal.",
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="CLINQA_DATA_DIR",
+                                              help="Where the store and caches live.")]
+Config = Annotated[Path | None, typer.Option("--config", help="YAML/TOML/JSON settings file.")]
+
+
+def _pipeline(data_dir: Path | None, config: Path | None, **chunking: Any):
+    from clinqa.pipeline import Pipeline
+    from clinqa.settings import load_settings
+
+    settings = load_settings(config, data_dir=data_dir)
+    if any(v is not None for v in chunking.values()):
+        settings = settings.model_copy(update={"chunking": settings.chunking.model_copy(
+            update={k: v for k, v in chunking.items() if v is not None})})
+    return Pipeline(settings)
+
+
+def _fail(exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    raise typer.Exit(2)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    format: Annotated[str | None, typer.Option("--format", help="Force a loader: markdown, text, html, "
+                                               "pdf, jats, medquad, pubmedqa, beir, notes.")] = None,
+    chunker: Annotated[str | None, typer.Option("--chunker", help="hierarchical (default), fixed, "
+                                                "section, hybrid.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Load, chunk, embed and store documents. Exit code 1 if any file failed."""
+    try:
+        pipe = _pipeline(data_dir, config, strategy=chunker)
+        for p in paths:
+            if not p.exists():
+                raise ClinqaError(f"{p}: no such file or directory")
+        report = pipe.ingest(paths, format=format, progress=not quiet and not as_json,
+                             on_error=lambda path, reason: typer.echo(f"error: {path}: {reason}", err=True))
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2))
+    else:
+        typer.echo(f"ingested {report.documents} documents ({report.chunks} chunks, {report.embedded} newly "
+                   f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
+                   f"{len(report.skipped)} skipped, {len(report.failed)} failed")
+        for path, reason in report.skipped:
+            typer.echo(f"  skipped {path}: {reason}")
+    if report.failed:
+        raise typer.Exit(1)
+
+
+def _filters(pipe, patient: str | None, since: int | None, until: int | None, source: list[str] | None):
+    return pipe.filters(patient_id=patient, since=since, until=until, sources=source or ())
+
+
+Patient = Annotated[str | None, typer.Option("--patient", help="Restrict to this patient's notes.")]
+Since = Annotated[int | None, typer.Option("--since", help="Only documents from this year on.")]
+Until = Annotated[int | None, typer.Option("--until", help="Only documents up to this year.")]
+Source = Annotated[list[str] | None, typer.Option("--source", help="Only this source (repeatable).")]
+
+
+def format_answer(ans: dict[str, Any]) -> str:
+    """Human-readable rendering of an answer dict (``Answer.to_dict()``)."""
+    lines = [f"Q: {ans['question']}"]
+    applied = {k: v for k, v in ans["filters"].items() if v not in (None, [], ()) and k != "exclude_levels"}
+    if applied:
+        lines.append("Filters: " + ", ".join(f"{k}={v}" for k, v in applied.items()))
+    if ans["refused"]:
+        lines.append("REFUSED: I cannot answer this from the ingested documents.")
+        lines.append(f"Why: {ans['reason']}.")
+        if ans["related_topics"]:
+            lines.append("Related topics found in the corpus:")
+            lines.extend(f"  - {t}" for t in ans["related_topics"])
+        return "\n".join(lines)
+    lines.append("")
+    lines.append(ans["answer"])
+    lines.append("")
+    lines.append("Sources:")
+    for c in ans["citations"]:
+        year = f" ({c['year']})" if c["year"] else ""
+        where = c["url"] or c["source"]
+        lines.append(f"  [{c['n']}] {c['title']}{year}")
+        if c["section"]:
+            lines.append(f"      section: {c['section']}")
+        lines.append(f"      {where}  chunk: {c['chunk_id']}")
+    return "\n".join(lines)
+
+
+@app.command()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    patient: Patient = None,
+    since: Since = None,
+    until: Until = None,
+    source: Source = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Answer a question with citations from the corpus, or refuse and say why."""
+    try:
+        pipe = _pipeline(data_dir, config)
+        ans = pipe.ask(question, _filters(pipe, patient, since, until, source)).to_dict()
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    typer.echo(json.dumps(ans, indent=2, default=str) if as_json else format_answer(ans))
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="The query.")],
+    k: Annotated[int, typer.Option("-k", help="How many fused chunks to show.")] = 10,
+    patient: Patient = None,
+    since: Since = None,
+    until: Until = None,
+    source: Source = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Ranked chunks with their fused (RRF), dense and BM25 ranks."""
+    try:
+        pipe = _pipeline(data_dir, config)
+        res = pipe.search(query, _filters(pipe, patient, since, until, source), k=k)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    rows = [{"rank": h.rank, "rrf": round(h.score, 6), "dense_rank": h.ranks.get("dense"),
+             "dense_cosine": h.scores.get("dense"), "bm25_rank": h.ranks.get("bm25"),
+             "bm25_score": h.scores.get("bm25"), "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
+             "title": h.chunk.title, "section": h.chunk.section, "year": h.chunk.year,
+             "text": h.chunk.body} for h in res.hits]
+    if as_json:
+        typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
+        return
+    for r in rows:
+        d = "-" if r["dense_rank"] is None else r["dense_rank"]
+        b = "-" if r["bm25_rank"] is None else r["bm25_rank"]
+        typer.echo(f"{r['rank']:>2}. rrf={r['rrf']:.4f} dense#{d} bm25#{b}  {r['chunk_id']}")
+        typer.echo(f"    {r['title']} ({r['year']}) > {r['section']}")
+        snippet = " ".join(r["text"].split())[:160]
+        typer.echo(f"    {snippet}")
+
+
+@app.command()
+def stats(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Documents and chunks in the store."""
+    try:
+        s = _pipeline(data_dir, config).stats()
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    if as_json:
+        typer.echo(json.dumps(s, indent=2))
+        return
+    typer.echo(f"data dir:  {s['data_dir']}\ndocuments: {s['documents']}\nchunks:    {s['chunks']}")
+    typer.echo("levels:    " + ", ".join(f"{k}={v}" for k, v in sorted(s["levels"].items())))
+    typer.echo(f"patients:  {s['patients']}\nmodel:     {s['model_id']}")
+
+
+@app.command()
+def remove(
+    doc_id: Annotated[str, typer.Argument(help="Document id, as shown in citations.")],
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Delete a document's chunks from the store."""
+    try:
+        n = _pipeline(data_dir, config).remove(doc_id)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    if not n:
+        typer.echo(f"error: no document {doc_id!r} in the store", err=True)
+        raise typer.Exit(1)
+    typer.echo(f"removed {doc_id}: {n} chunks")
+
+
+DEMO_QUESTIONS = [
+    "Should beta-blockers be started on the day of surgery in a beta-blocker naive patient?",
+    "What is the first-line treatment for an acute gout flare?",
+    "How is acute kidney injury staged?",
+    "When should anticoagulation be started in atrial fibrillation based on CHA2DS2-VASc?",
+    "How do I change a car tyre?",
+]
+
+
+@app.command()
+def demo(
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Ingest the bundled guideline corpus (open-medicine, MIT) and answer demo questions."""
+    from clinqa.corpora import guidelines_path
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        path = guidelines_path()
+        typer.echo(f"Ingesting the open-medicine guideline summaries from {path} (open-medicine by RamosFBC, MIT)")
+        report = pipe.ingest([path], progress=sys.stderr.isatty())
+        typer.echo(f"ingested {report.documents} documents ({report.chunks} chunks) in {report.seconds:.1f} s; "
+                   f"{report.unchanged} unchanged, {len(report.failed)} failed")
+        for q in DEMO_QUESTIONS:
+            typer.echo("\n" + "=" * 78)
+            typer.echo(format_answer(pipe.ask(q).to_dict()))
+    except ClinqaError as exc:
+        _fail(exc)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,140 @@
+"""Small helpers shared by the loaders: ids, whitespace, pipe tables, a section-tree builder."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from clinqa.documents.model import Block, BlockKind, Section
+
+_SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
+_WS = re.compile(r"\s+")
+_YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
+
+
+def slug(text: str) -> str:
+    """A stable id fragment: runs of characters outside ``[A-Za-z0-9._-]`` become ``-``."""
+    return _SLUG_BAD.sub("-", text).strip("-") or "_"
+
+
+def path_doc_id(path: Path, base_dir: Path | None = None) -> str:
+    """Document id for formats without native ids.
+
+    With ``base_dir`` (the directory the user passed): the slugged path relative to it,
+    without extension, ``/``-separated (``"sub/my-file"``). Without: the slugged file stem.
+    """
+    if base_dir is not None:
+        try:
+            rel = path.relative_to(base_dir)
+        except ValueError:
+            rel = Path(path.name)
+        parts = [slug(p) for p in rel.with_suffix("").parts]
+        return "/".join(parts) if parts else slug(path.stem)
+    return slug(path.stem)
+
+
+def norm_ws(text: str) -> str:
+    """Collapse every whitespace run to one space and strip."""
+    return _WS.sub(" ", text).strip()
+
+
+def humanize(stem: str) -> str:
+    """``"risk_assessment"`` -> ``"Risk assessment"`` (fallback titles from file names)."""
+    words = norm_ws(re.sub(r"[_]+", " ", stem))
+    return words[:1].upper() + words[1:] if words else stem
+
+
+def parse_year(value: Any) -> int | None:
+    """A plausible year from an int or from the first 4-digit year in a string; else None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if 1500 <= value <= 2199 else None
+    if isinstance(value, str):
+        m = _YEAR.search(value)
+        return int(m.group(1)) if m else None
+    return None
+
+
+def str_list(value: Any) -> list[str]:
+    """A list of non-empty stripped strings from a string or a list (other items dropped)."""
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list | tuple):
+        return []
+    out: list[str] = []
+    for v in value:
+        if isinstance(v, str | int | float) and not isinstance(v, bool):
+            s = norm_ws(str(v))
+            if s and s not in out:
+                out.append(s)
+    return out
+
+
+def pipe_table(rows: Sequence[Sequence[str | None]]) -> str:
+    """Render rows (first row = header) as a Markdown pipe table; ragged rows are padded."""
+    clean = [[norm_ws(c or "").replace("|", "\\|") for c in row] for row in rows]
+    clean = [r for r in clean if any(r)]
+    if not clean:
+        return ""
+    width = max(len(r) for r in clean)
+    clean = [r + [""] * (width - len(r)) for r in clean]
+    lines = ["| " + " | ".join(clean[0]) + " |", "|" + "---|" * width]
+    lines.extend("| " + " | ".join(r) + " |" for r in clean[1:])
+    return "\n".join(lines)
+
+
+class SectionBuilder:
+    """Builds a section tree from a flat stream of headings and blocks.
+
+    ``heading(rank, title)`` opens a section nested under the nearest open section with a
+    strictly smaller ``rank`` (ranks are any comparable values: ints for H1..H6, tuples for
+    PDF font sizes); blocks go into the innermost open section, or into an untitled leading
+    section when no heading has been seen yet.
+    """
+
+    def __init__(self) -> None:
+        self.roots: list[Section] = []
+        self._stack: list[tuple[Any, Section]] = []
+        self._preamble: Section | None = None
+
+    def heading(self, rank: Any, title: str) -> Section:
+        """Open a new section; returns it."""
+        section = Section(title=title)
+        while self._stack and not self._stack[-1][0] < rank:
+            self._stack.pop()
+        if self._stack:
+            self._stack[-1][1].children.append(section)
+        else:
+            self.roots.append(section)
+        self._stack.append((rank, section))
+        return section
+
+    def current(self) -> Section:
+        """The innermost open section (creating the untitled leading one if needed)."""
+        if self._stack:
+            return self._stack[-1][1]
+        if self._preamble is None:
+            self._preamble = Section()
+            self.roots.append(self._preamble)
+        return self._preamble
+
+    def add(self, text: str, kind: BlockKind = "paragraph") -> None:
+        """Append a block (ignored when ``text`` is blank)."""
+        if text and text.strip():
+            self.current().blocks.append(Block(text=text.strip("\n"), kind=kind))
+
+    def sections(self) -> list[Section]:
+        """The finished top-level sections."""
+        return self.roots
+
+
+def has_content(sections: Sequence[Section]) -> bool:
+    """Whether any section in the trees has at least one block."""
+    for top in sections:
+        for _, s in top.walk():
+            if s.blocks:
+                return True
+    return False

@@ -1,0 +1,91 @@
+"""The document model every loader produces and every chunker consumes.
+
+A :class:`Document` is a tree: sections hold blocks (paragraphs, lists, tables, code)
+and child sections. Loaders keep the structure the source has (headings, JATS
+``<sec>``, MedQuAD QA pairs, PubMedQA section labels); chunkers decide how to cut it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+BlockKind = Literal["paragraph", "list", "table", "code", "quote"]
+
+
+class Block(BaseModel):
+    """One unit of body text that a chunker must never cut in the middle of a paragraph.
+
+    ``kind="table"`` blocks are kept whole (a table row is meaningless without its header);
+    ``kind="list"`` is one top-level list item with its nested items.
+    """
+
+    text: str
+    kind: BlockKind = "paragraph"
+
+
+class Section(BaseModel):
+    """A titled section: its own blocks followed by its child sections, in reading order."""
+
+    title: str = ""
+    blocks: list[Block] = Field(default_factory=list)
+    children: list[Section] = Field(default_factory=list)
+
+    def walk(self, path: tuple[str, ...] = ()) -> list[tuple[tuple[str, ...], Section]]:
+        """Return ``[(section_path, section), ...]`` depth-first, this section included.
+
+        ``section_path`` is the tuple of titles from the top-level section down to this one;
+        untitled sections add nothing to the path.
+        """
+        here = path + ((self.title,) if self.title else ())
+        out = [(here, self)]
+        for child in self.children:
+            out.extend(child.walk(here))
+        return out
+
+
+class Document(BaseModel):
+    """A loaded document with its metadata and section tree.
+
+    Metadata fields are copied onto every chunk (see :mod:`clinqa.chunking`), so filters on
+    ``year``, ``source``, ``patient_id`` and ``note_date`` work at chunk level in the store.
+    ``abstract`` (if any) feeds the document-overview chunk.
+    """
+
+    doc_id: str
+    title: str = ""
+    authors: list[str] = Field(default_factory=list)
+    year: int | None = None
+    source: str = ""
+    url: str = ""
+    doi: str = ""
+    organization: str = ""
+    topics: list[str] = Field(default_factory=list)
+    patient_id: str | None = None
+    note_date: date | None = None
+    note_type: str = ""
+    author_role: str = ""
+    abstract: str = ""
+    path: str = ""
+    format: str = ""
+    sections: list[Section] = Field(default_factory=list)
+
+    def walk(self) -> list[tuple[tuple[str, ...], Section]]:
+        """All sections depth-first as ``(section_path, section)`` pairs."""
+        out: list[tuple[tuple[str, ...], Section]] = []
+        for s in self.sections:
+            out.extend(s.walk())
+        return out
+
+    def text(self) -> str:
+        """The whole body as plain text, blocks separated by blank lines."""
+        return "\n\n".join(b.text for _, s in self.walk() for b in s.blocks)
+
+    def content_hash(self) -> str:
+        """SHA-256 (hex) over metadata and body: unchanged documents can be skipped on re-ingest."""
+        payload = self.model_dump(mode="json", exclude={"path"})
+        return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

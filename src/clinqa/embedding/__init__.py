@@ -1,0 +1,29 @@
+"""Dense encoders: the Encoder protocol, shipped-model lookup, backends and the cache."""
+
+from __future__ import annotations
+
+from clinqa.embedding.base import Encoder
+from clinqa.embedding.cache import EmbeddingCache, encode_with_cache
+from clinqa.embedding.shipped import DEFAULT_MODEL, resolve_model
+from clinqa.settings import EmbeddingSettings
+
+__all__ = ["DEFAULT_MODEL", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache"]
+
+
+def build_encoder(settings: EmbeddingSettings) -> Encoder:
+    """Load the encoder named by ``settings.model`` (alias or local path), never downloading.
+
+    Raises :class:`clinqa.errors.ConfigError` when the model cannot be found locally.
+    """
+    path, backend = resolve_model(settings.model)
+    if settings.backend != "auto":
+        backend = settings.backend
+    if backend == "onnx":
+        from clinqa.embedding.onnx import OnnxEncoder
+
+        return OnnxEncoder(path, name=settings.model, batch_size=settings.batch_size,
+                           threads=settings.threads)
+    from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
+
+    return SentenceTransformerEncoder(path, name=settings.model, batch_size=settings.batch_size,
+                                      threads=settings.threads)

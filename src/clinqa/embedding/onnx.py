@@ -1,0 +1,89 @@
+"""Encoder backed by an ONNX Runtime session (e.g. the shipped int8 all-MiniLM-L6-v2).
+
+Input names ``input_ids``, ``attention_mask`` and (if the graph has it) ``token_type_ids``;
+the sentence vector is the attention-masked mean of output ``output_index`` (token
+embeddings, as sentence-transformers' mean pooling), or that output itself when it is
+already 2-D (pooled).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from clinqa.chunking.tokens import HFTokenCounter
+from clinqa.embedding.base import length_sorted_batches, normalise
+from clinqa.embedding.fingerprint import fingerprint
+from clinqa.embedding.shipped import minilm_folder
+
+
+class OnnxEncoder:
+    """ONNX bi-encoder. ``tokenizer`` defaults to ``tokenizer.json`` beside the model, else the
+    shipped MiniLM tokenizer (same vocabulary as the MiniLM ONNX exports in PLATFORM.md)."""
+
+    def __init__(self, path: Path, name: str | None = None, batch_size: int = 32,
+                 threads: int | None = None, tokenizer: Path | None = None, max_tokens: int = 256,
+                 output_index: int = 0) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        path = Path(path)
+        model_file = path if path.is_file() else sorted(path.glob("*.onnx"))[0]
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        self._sess = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._sess.get_inputs()}
+        tok_path = tokenizer or (model_file.parent / "tokenizer.json")
+        if not tok_path.exists():
+            tok_path = minilm_folder() / "tokenizer.json"
+        self._tok = Tokenizer.from_file(str(tok_path))
+        self._tok.enable_truncation(max_tokens)
+        self._tok.enable_padding()
+        self._counter = HFTokenCounter(tok_path)
+        self.batch_size = batch_size
+        self.max_tokens = max_tokens
+        self.output_index = output_index
+        self.model_id = f"{name or model_file.stem}@{fingerprint(model_file)}"
+        self.dim = int(self._encode_batch(["dimension probe"]).shape[1])
+
+    @property
+    def token_counter(self) -> HFTokenCounter:
+        """Counts tokens with the model's tokenizer."""
+        return self._counter
+
+    def _encode_batch(self, texts: list[str]) -> np.ndarray:
+        enc = self._tok.encode_batch(texts)
+        ids = np.array([e.ids for e in enc], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+        feed = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        out = self._sess.run(None, feed)[self.output_index]
+        if out.ndim == 3:
+            m = mask[..., None].astype(np.float32)
+            out = (out * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
+        return normalise(out)
+
+    def _encode(self, texts: list[str], progress: bool) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
+        out: np.ndarray | None = None
+        for idx in tqdm(length_sorted_batches(texts, self.batch_size), disable=not progress,
+                        desc="embedding", unit="batch"):
+            vecs = self._encode_batch([texts[i] for i in idx])
+            if out is None:
+                out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)
+            out[idx] = vecs
+        assert out is not None
+        return out
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` unit vectors for questions."""
+        return self._encode(texts, progress=False)
+
+    def encode_passages(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        """``(n, dim)`` unit vectors for passages."""
+        return self._encode(texts, progress)

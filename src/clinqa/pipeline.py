@@ -1,0 +1,262 @@
+"""The Pipeline: one object, built from one Settings, that owns every stage.
+
+The CLI (and later the service and the evaluation harness) call ``Pipeline.ingest``,
+``Pipeline.search`` and ``Pipeline.ask``, so what is measured is what users run.
+
+Data directory layout::
+
+    <data_dir>/lancedb/          the chunk store (LanceDB)
+    <data_dir>/embeddings.sqlite the embedding cache, keyed by (model id, content hash)
+    <data_dir>/store.json        which encoder built the store (a different one is refused)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from clinqa.answer import Answer, CosineGate, extract_answer
+from clinqa.chunking import Chunk, build_chunker
+from clinqa.documents.loaders import Skipped, iter_documents
+from clinqa.documents.model import Document
+from clinqa.embedding import EmbeddingCache, Encoder, build_encoder, encode_with_cache
+from clinqa.errors import ConfigError, LoadError
+from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
+from clinqa.settings import Settings
+from clinqa.store import LanceStore
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
+    is non-zero when ``failed`` is not empty."""
+
+    documents: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+class Pipeline:
+    """Ingest, search and answer over one data directory; stages are built lazily."""
+
+    def __init__(self, settings: Settings | None = None) -> None:
+        self.settings = settings or Settings()
+        self.data_dir = Path(self.settings.data_dir)
+        self._encoder: Encoder | None = None
+        self._store: LanceStore | None = None
+
+    # -- stages -------------------------------------------------------------------------
+    @property
+    def encoder(self) -> Encoder:
+        """The dense encoder (loaded on first use)."""
+        if self._encoder is None:
+            self._encoder = build_encoder(self.settings.embedding)
+        return self._encoder
+
+    @property
+    def store(self) -> LanceStore:
+        """The chunk store (opened on first use)."""
+        if self._store is None:
+            self._store = LanceStore(self.data_dir / "lancedb")
+        return self._store
+
+    def _meta_path(self) -> Path:
+        return self.data_dir / "store.json"
+
+    def store_meta(self) -> dict[str, Any]:
+        """Contents of ``store.json`` (empty dict before the first ingest)."""
+        p = self._meta_path()
+        return json.loads(p.read_text()) if p.exists() else {}
+
+    def _check_model(self) -> None:
+        meta = self.store_meta()
+        model = meta.get("model_id")
+        if model and model != self.encoder.model_id:
+            raise ConfigError(
+                f"the store in {self.data_dir} was built with encoder {model}, but the configured "
+                f"encoder is {self.encoder.model_id}; use another --data-dir or the same model"
+            )
+
+    def _ingest_key(self, doc: Document) -> str:
+        """Hash of the document and everything that shapes its chunks and vectors: changing
+        the chunker settings or the model re-ingests an otherwise unchanged document."""
+        h = hashlib.sha256()
+        h.update(doc.content_hash().encode())
+        h.update(self.settings.chunking.model_dump_json().encode())
+        h.update(self.encoder.model_id.encode())
+        return h.hexdigest()
+
+    # -- ingest -------------------------------------------------------------------------
+    def ingest(
+        self,
+        paths: Sequence[Path],
+        format: str | None = None,
+        progress: bool = True,
+        batch_chunks: int = 512,
+        on_error: Callable[[str, str], None] | None = None,
+    ) -> IngestReport:
+        """Load, chunk, embed and store every document under ``paths``.
+
+        Unchanged documents (same content, chunking settings and model) are skipped. Each
+        batch of documents is written in one atomic store commit. Bad files are reported in
+        ``failed`` and do not stop the run; ``on_error(path, reason)`` is called for each.
+        """
+        t0 = time.perf_counter()
+        report = IngestReport()
+        self._check_model()
+        encoder = self.encoder
+        chunker = build_chunker(self.settings.chunking, encoder.token_counter, encoder.max_tokens)
+        cache = EmbeddingCache(self.data_dir / "embeddings.sqlite") if self.settings.embedding.cache else None
+        existing = self.store.doc_hashes()
+        seen: dict[str, str] = {}
+        pending_docs: list[str] = []
+        pending_chunks: list[Chunk] = []
+
+        def flush() -> None:
+            if not pending_docs:
+                return
+            vecs, n_new = encode_with_cache(
+                encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks],
+                cache, progress=progress and len(pending_chunks) > 64,
+            )
+            self.store.replace_documents(list(pending_docs), list(pending_chunks),
+                                         vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
+            report.embedded += n_new
+            report.chunks += len(pending_chunks)
+            pending_docs.clear()
+            pending_chunks.clear()
+
+        def fail(path: str, reason: str) -> None:
+            report.failed.append((path, reason))
+            if on_error:
+                on_error(path, reason)
+
+        items: Iterable[Document | LoadError | Skipped] = iter_documents([Path(p) for p in paths], format)
+        if progress:
+            from tqdm.auto import tqdm
+
+            items = tqdm(items, desc="ingest", unit="doc")
+        for item in items:
+            if isinstance(item, Skipped):
+                report.skipped.append((str(item.path), item.reason))
+                continue
+            if isinstance(item, LoadError):
+                fail(item.path, item.reason)
+                continue
+            doc = item
+            if doc.doc_id in seen:
+                fail(doc.path, f"duplicate doc_id {doc.doc_id!r} (already loaded from {seen[doc.doc_id]})")
+                continue
+            seen[doc.doc_id] = doc.path
+            key = self._ingest_key(doc)
+            if existing.get(doc.doc_id) == key:
+                report.unchanged += 1
+                continue
+            try:
+                chunks = [c.model_copy(update={"doc_hash": key}) for c in chunker.chunk(doc)]
+            except Exception as exc:  # a chunker bug must not lose the rest of the batch
+                fail(doc.path, f"could not chunk document {doc.doc_id!r}: {exc}")
+                continue
+            pending_docs.append(doc.doc_id)
+            pending_chunks.extend(chunks)
+            report.documents += 1
+            if len(pending_chunks) >= batch_chunks:
+                flush()
+        flush()
+        if report.documents:
+            self.store.refresh_indexes()
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            self._meta_path().write_text(json.dumps(
+                {"model_id": encoder.model_id, "dim": encoder.dim, "max_tokens": encoder.max_tokens}, indent=2))
+        if cache:
+            cache.close()
+        report.seconds = time.perf_counter() - t0
+        return report
+
+    # -- query --------------------------------------------------------------------------
+    def filters(self, patient_id: str | None = None, since: int | None = None, until: int | None = None,
+                sources: Sequence[str] = (), include_overview: bool = False) -> Filters:
+        """Filters for a question-answering query (overview chunks excluded unless asked)."""
+        levels = () if include_overview else tuple(self.settings.retrieval.exclude_levels)
+        return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
+                       exclude_levels=levels)
+
+    def search(self, query: str, filters: Filters | None = None, k: int | None = None) -> RetrievalResult:
+        """Hybrid retrieval; ``k`` fused chunks (default ``retrieval.top_k``)."""
+        self._check_model()
+        return hybrid_search(self.store, self.encoder, query, filters or self.filters(),
+                             self.settings.retrieval, top_k=k)
+
+    def ask(self, question: str, filters: Filters | None = None) -> Answer:
+        """Answer ``question`` extractively with citations, or refuse helpfully."""
+        t0 = time.perf_counter()
+        filters = filters or self.filters()
+        s = self.settings.answer
+        result = self.search(question, filters)
+        decision = CosineGate(s.refusal_threshold).decide(result)
+        retrieved = [
+            {"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
+            for h in result.hits
+        ]
+        timings = dict(result.timings_ms)
+        if not decision.answer:
+            topics: list[str] = []
+            for h in result.hits:
+                label = " > ".join(x for x in (h.chunk.title, h.chunk.section) if x)
+                if label and label not in topics:
+                    topics.append(label)
+                if len(topics) >= s.related_topics:
+                    break
+            text = "I cannot answer this from the ingested documents: " + decision.reason + "."
+            if topics:
+                text += " Related topics that were found: " + "; ".join(topics) + "."
+            timings["total"] = (time.perf_counter() - t0) * 1e3
+            return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
+                          decision.to_dict(), timings, retrieved)
+        t1 = time.perf_counter()
+        ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.encoder,
+                             s.max_sentences, s.min_sentence_score)
+        timings["extract"] = (time.perf_counter() - t1) * 1e3
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        if not ext.text:
+            reason = "the retrieved passages contain no quotable sentence"
+            return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
+                          filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved)
+        return Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
+                      decision.to_dict(), timings, retrieved)
+
+    # -- maintenance --------------------------------------------------------------------
+    def remove(self, doc_id: str) -> int:
+        """Delete a document's chunks; returns how many were removed."""
+        return self.store.delete_document(doc_id)
+
+    def stats(self) -> dict[str, Any]:
+        """Counts for ``clinqa stats``: documents, chunks, per level, per source, model."""
+        docs = self.store.documents()
+        sources: dict[str, int] = {}
+        for d in docs:
+            sources[d["source"] or ""] = sources.get(d["source"] or "", 0) + 1
+        return {
+            "data_dir": str(self.data_dir),
+            "documents": len(docs),
+            "chunks": self.store.count(),
+            "levels": self.store.level_counts(),
+            "sources": sources,
+            "patients": len({d["patient_id"] for d in docs if d["patient_id"]}),
+            "model_id": self.store_meta().get("model_id"),
+        }

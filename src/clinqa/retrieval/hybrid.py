@@ -1,0 +1,88 @@
+"""Hybrid retrieval: dense top-k and BM25 top-k under the same pre-filters, fused by
+weighted RRF (:mod:`clinqa.retrieval.fusion`)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from clinqa.chunking.base import Chunk
+from clinqa.embedding.base import Encoder
+from clinqa.retrieval.filters import Filters
+from clinqa.retrieval.fusion import rrf
+from clinqa.settings import RetrievalSettings
+from clinqa.store.base import Hit, Store
+
+
+@dataclass
+class Retrieved:
+    """A fused result: the chunk, its RRF score and fused rank, and per-list provenance
+    (``ranks``/``scores`` keyed by ``"dense"`` (cosine) and ``"bm25"``; absent when the chunk
+    was not in that list)."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+    ranks: dict[str, int] = field(default_factory=dict)
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class RetrievalResult:
+    """Everything one retrieval produced, for the answer stage and the logs."""
+
+    query: str
+    filters: Filters
+    hits: list[Retrieved]
+    dense: list[Hit]
+    bm25: list[Hit]
+    query_vector: np.ndarray
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def top_dense_cosine(self) -> float | None:
+        """Cosine similarity of the best dense hit (the refusal gate's signal)."""
+        return self.dense[0].score if self.dense else None
+
+
+def hybrid_search(
+    store: Store,
+    encoder: Encoder,
+    query: str,
+    filters: Filters,
+    settings: RetrievalSettings,
+    top_k: int | None = None,
+    query_vector: np.ndarray | None = None,
+) -> RetrievalResult:
+    """Dense + BM25 retrieval fused by weighted RRF; returns the top ``top_k`` fused chunks
+    (default ``settings.top_k``). ``query_vector`` skips encoding when already known."""
+    t0 = time.perf_counter()
+    qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
+    t1 = time.perf_counter()
+    dense = store.dense_search(qv, settings.dense_k, filters)
+    t2 = time.perf_counter()
+    bm25 = store.bm25_search(query, settings.bm25_k, filters)
+    t3 = time.perf_counter()
+    fused = rrf(
+        {"dense": [h.chunk.chunk_id for h in dense], "bm25": [h.chunk.chunk_id for h in bm25]},
+        {"dense": settings.dense_weight, "bm25": settings.bm25_weight},
+        k=settings.rrf_k,
+    )
+    by_id: dict[str, Chunk] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    scores: dict[str, dict[str, float]] = {}
+    for name, hits in (("dense", dense), ("bm25", bm25)):
+        for h in hits:
+            by_id.setdefault(h.chunk.chunk_id, h.chunk)
+            ranks.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.rank)
+            scores.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.score)
+    n = top_k or settings.top_k
+    hits_out = [
+        Retrieved(by_id[cid], s, i + 1, ranks[cid], scores[cid]) for i, (cid, s) in enumerate(fused[:n])
+    ]
+    t4 = time.perf_counter()
+    timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
+               "fusion": (t4 - t3) * 1e3}
+    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings)

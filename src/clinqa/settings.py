@@ -1,0 +1,138 @@
+"""Settings: one nested pydantic model that is the single source of defaults.
+
+Every stage reads its own sub-model (``settings.chunking``, ``settings.retrieval`` ...).
+Settings come from, in increasing priority: these defaults, a YAML/TOML/JSON config file
+(``--config``), the ``CLINQA_DATA_DIR`` environment variable, and CLI flags.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from platformdirs import user_data_dir
+from pydantic import BaseModel, Field, ValidationError
+
+from clinqa.errors import ConfigError
+
+
+class ChunkingSettings(BaseModel):
+    """How documents are cut into chunks (see :mod:`clinqa.chunking`)."""
+
+    strategy: Literal["hierarchical", "fixed", "section", "hybrid"] = Field(
+        "hierarchical", description="Chunking strategy; hierarchical is the product default."
+    )
+    target_tokens: int = Field(
+        200, ge=16, description="Short sibling paragraphs are merged up to this many model tokens."
+    )
+    max_tokens: int | None = Field(
+        None,
+        ge=16,
+        description="Hard limit per chunk in model tokens (header included); "
+        "default: the encoder's max_seq_length.",
+    )
+    overlap_sentences: int = Field(
+        2, ge=0, description="Sentence overlap between windows of an over-long paragraph."
+    )
+    overview_max_words: int = Field(2000, ge=50, description="Cap on the document-overview chunk.")
+    paragraph_level: bool = Field(
+        False, description="Hierarchical only: also emit one chunk per paragraph (level 'paragraph')."
+    )
+    fixed_words: int = Field(512, ge=16, description="Window size of the fixed strategy, in words.")
+    fixed_overlap_words: int = Field(0, ge=0, description="Overlap of fixed windows, in words.")
+
+
+class EmbeddingSettings(BaseModel):
+    """Which dense encoder to use (see :mod:`clinqa.embedding`)."""
+
+    model: str = Field(
+        "all-MiniLM-L6-v2",
+        description="A shipped model alias (all-MiniLM-L6-v2), a local sentence-transformers "
+        "folder, a local ONNX file/folder, or a hub name already in the local cache.",
+    )
+    backend: Literal["auto", "sentence-transformers", "onnx"] = "auto"
+    batch_size: int = Field(32, ge=1)
+    threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: all cores.")
+    cache: bool = Field(True, description="Cache chunk embeddings on disk by (model, content hash).")
+
+
+class RetrievalSettings(BaseModel):
+    """Hybrid retrieval: dense top-k and BM25 top-k fused by weighted RRF."""
+
+    dense_k: int = Field(30, ge=1, description="Candidates from the dense list.")
+    bm25_k: int = Field(30, ge=1, description="Candidates from the BM25 list.")
+    rrf_k: int = Field(60, ge=1, description="RRF constant k (Cormack et al. 2009).")
+    dense_weight: float = Field(1.0, ge=0.0)
+    bm25_weight: float = Field(1.0, ge=0.0)
+    top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
+    exclude_levels: list[str] = Field(
+        default_factory=lambda: ["document"],
+        description="Chunk levels excluded from question answering (overview chunks by default).",
+    )
+
+
+class AnswerSettings(BaseModel):
+    """The refusal gate and the extractive answer."""
+
+    refusal_threshold: float = Field(
+        0.40,
+        description="Refuse when the best dense cosine similarity (top-1) is below this. "
+        "Uncalibrated starting value; see docs/benchmarks.md.",
+    )
+    context_chunks: int = Field(5, ge=1, description="Top fused chunks sentences are drawn from.")
+    max_sentences: int = Field(4, ge=1, description="Sentences in an extractive answer.")
+    min_sentence_score: float = Field(
+        0.30, description="Sentences scoring below this (cosine to the question) are not quoted."
+    )
+    related_topics: int = Field(5, ge=1, description="Related topics listed in a refusal.")
+
+
+class Settings(BaseModel):
+    """All clinqa settings. ``data_dir`` holds the store and the embedding cache."""
+
+    data_dir: Path = Field(default_factory=lambda: default_data_dir())
+    chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+
+
+def default_data_dir() -> Path:
+    """``$CLINQA_DATA_DIR`` if set, else the per-user data directory (platformdirs)."""
+    env = os.environ.get("CLINQA_DATA_DIR")
+    return Path(env).expanduser() if env else Path(user_data_dir("clinqa", appauthor=False))
+
+
+def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
+    """Build :class:`Settings` from an optional config file plus keyword overrides.
+
+    ``config`` may be YAML (.yaml/.yml), TOML (.toml) or JSON. Overrides with value ``None``
+    are ignored; ``data_dir`` overrides the environment. Raises :class:`ConfigError` naming
+    the file for unreadable or invalid configuration.
+    """
+    raw: dict[str, Any] = {}
+    if config is not None:
+        try:
+            text = Path(config).read_text(encoding="utf-8")
+            if config.suffix in (".yaml", ".yml"):
+                raw = yaml.safe_load(text) or {}
+            elif config.suffix == ".toml":
+                raw = tomllib.loads(text)
+            else:
+                raw = json.loads(text)
+        except (OSError, ValueError, yaml.YAMLError) as exc:
+            raise ConfigError(f"{config}: cannot read config: {exc}") from exc
+        if not isinstance(raw, dict):
+            raise ConfigError(f"{config}: config must be a mapping of sections")
+    for key, value in overrides.items():
+        if value is not None:
+            raw[key] = value
+    try:
+        return Settings.model_validate(raw)
+    except ValidationError as exc:
+        where = f"{config}: " if config else ""
+        raise ConfigError(f"{where}invalid settings: {exc}") from exc

@@ -1,0 +1,205 @@
+"""LanceDB store: the embedded default (one folder, no server).
+
+One table ``chunks`` holds text, metadata columns, the vector and a native BM25 full-text
+index on ``text`` (LanceDB FTS: simple tokenizer, lower-casing, English stemming and stop
+words). Dense search is exact (brute force, no ANN index) so filtered recall is 1.0; both
+searches pre-filter inside the query (``prefilter=True``).
+
+Replacing a document is one ``merge_insert`` commit (upsert by ``chunk_id`` and, in the same
+transaction, delete the document's chunks that are no longer produced), so a reader or a
+crash sees the old or the new version of each document, never half of one.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from pathlib import Path
+from typing import Any
+
+import lancedb
+import numpy as np
+import pyarrow as pa
+
+from clinqa.chunking.base import Chunk
+from clinqa.retrieval.filters import Filters, sql_literal, to_sql
+from clinqa.store.base import Hit
+
+TABLE = "chunks"
+
+_STR = ["chunk_id", "doc_id", "text", "body", "hierarchy_level", "content_hash", "title", "source",
+        "url", "doi", "organization", "patient_id", "note_date", "note_type", "author_role", "format",
+        "path", "doc_hash"]
+_LIST = ["section_path", "authors", "topics"]
+_INT = ["chunk_index", "n_words", "n_tokens", "year"]
+
+
+def schema(dim: int) -> pa.Schema:
+    """Arrow schema of the chunks table for ``dim``-dimensional vectors."""
+    fields = [pa.field(n, pa.string()) for n in _STR]
+    fields += [pa.field(n, pa.list_(pa.string())) for n in _LIST]
+    fields += [pa.field(n, pa.int32()) for n in _INT]
+    fields += [pa.field("split", pa.bool_()), pa.field("vector", pa.list_(pa.float32(), dim))]
+    return pa.schema(fields)
+
+
+def _row(chunk: Chunk, vector: np.ndarray) -> dict[str, Any]:
+    d = chunk.model_dump(mode="json")
+    d["vector"] = np.asarray(vector, dtype=np.float32).tolist()
+    return d
+
+
+def _chunk(row: dict[str, Any]) -> Chunk:
+    return Chunk.model_validate({k: v for k, v in row.items() if k in Chunk.model_fields})
+
+
+_fts_clean = re.compile(r"[^\w\s]+", re.UNICODE)
+
+
+def fts_query(text: str) -> str:
+    """Question text reduced to words (punctuation removed) for the full-text index."""
+    return " ".join(_fts_clean.sub(" ", text).split())
+
+
+class LanceStore:
+    """:class:`clinqa.store.base.Store` on LanceDB in ``path`` (created if missing)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self.path.mkdir(parents=True, exist_ok=True)
+        self._db = lancedb.connect(str(self.path))
+        self._table = self._db.open_table(TABLE) if TABLE in self._list_tables() else None
+        self._fts_ready = self._table is not None and self._has_fts()
+
+    def _list_tables(self) -> list[str]:
+        res = self._db.list_tables()
+        return list(getattr(res, "tables", res))
+
+    def _has_fts(self) -> bool:
+        assert self._table is not None
+        return any("text" in (ix.columns or []) for ix in self._table.list_indices())
+
+    @property
+    def dim(self) -> int | None:
+        """Vector dimension of the stored chunks, ``None`` while empty."""
+        if self._table is None:
+            return None
+        return int(self._table.schema.field("vector").type.list_size)
+
+    def replace_documents(self, doc_ids: list[str], chunks: list[Chunk], vectors: np.ndarray) -> None:
+        """Atomically replace the chunks of ``doc_ids`` (one commit); see module docstring."""
+        if not doc_ids:
+            return
+        rows = [_row(c, v) for c, v in zip(chunks, vectors, strict=True)]
+        if self._table is None:
+            if not rows:
+                return
+            self._table = self._db.create_table(TABLE, schema=schema(len(rows[0]["vector"])))
+        data = pa.Table.from_pylist(rows, schema=self._table.schema)
+        ids = ", ".join(sql_literal(d) for d in doc_ids)
+        (
+            self._table.merge_insert("chunk_id")
+            .when_matched_update_all()
+            .when_not_matched_insert_all()
+            .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
+            .execute(data)
+        )
+
+    def delete_document(self, doc_id: str) -> int:
+        """Delete ``doc_id``'s chunks; returns the number deleted."""
+        if self._table is None:
+            return 0
+        where = f"doc_id = {sql_literal(doc_id)}"
+        n = self._table.count_rows(where)
+        if n:
+            self._table.delete(where)
+        return n
+
+    def refresh_indexes(self) -> None:
+        """Create the FTS index on first use; afterwards fold new rows into it."""
+        if self._table is None:
+            return
+        if not self._fts_ready:
+            from lancedb.index import FTS
+
+            self._table.create_index("text", config=FTS(with_position=False), replace=True)
+            self._fts_ready = True
+        else:
+            self._table.optimize()
+
+    def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
+        """Exact cosine top-``k`` under ``filters`` (pre-filtered)."""
+        if self._table is None:
+            return []
+        q = (
+            self._table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
+            .metric("cosine")
+            .where(to_sql(filters), prefilter=True)
+            .limit(k)
+        )
+        rows = q.to_list()
+        return [Hit(_chunk(r), 1.0 - float(r["_distance"]), i + 1, "cosine") for i, r in enumerate(rows)]
+
+    def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
+        """BM25 top-``k`` under ``filters`` (pre-filtered); empty for a query with no words."""
+        if self._table is None:
+            return []
+        text = fts_query(query)
+        if not text:
+            return []
+        if not self._fts_ready:
+            self.refresh_indexes()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            rows = (
+                self._table.search(text, query_type="fts", fts_columns="text")
+                .where(to_sql(filters), prefilter=True)
+                .limit(k)
+                .to_list()
+            )
+        return [Hit(_chunk(r), float(r["_score"]), i + 1, "bm25") for i, r in enumerate(rows)]
+
+    def get_chunks(self, chunk_ids: list[str]) -> list[Chunk]:
+        """Chunks by id in the order asked; unknown ids are skipped."""
+        if self._table is None or not chunk_ids:
+            return []
+        ids = ", ".join(sql_literal(c) for c in chunk_ids)
+        rows = self._table.search().where(f"chunk_id IN ({ids})").limit(len(chunk_ids)).to_list()
+        by_id = {r["chunk_id"]: _chunk(r) for r in rows}
+        return [by_id[c] for c in chunk_ids if c in by_id]
+
+    def _columns(self, cols: list[str]) -> pa.Table:
+        assert self._table is not None
+        n = self._table.count_rows()
+        return self._table.search().select(cols).limit(max(n, 1)).to_arrow()
+
+    def doc_hashes(self) -> dict[str, str]:
+        """``{doc_id: doc_hash}``."""
+        if self._table is None:
+            return {}
+        t = self._columns(["doc_id", "doc_hash"])
+        return dict(zip(t.column("doc_id").to_pylist(), t.column("doc_hash").to_pylist(), strict=True))
+
+    def documents(self) -> list[dict[str, Any]]:
+        """One dict per document (doc_id, title, year, source, patient_id, chunks), sorted by id."""
+        if self._table is None:
+            return []
+        t = self._columns(["doc_id", "title", "year", "source", "patient_id"]).to_pylist()
+        docs: dict[str, dict[str, Any]] = {}
+        for r in t:
+            d = docs.setdefault(r["doc_id"], {**r, "chunks": 0})
+            d["chunks"] += 1
+        return [docs[k] for k in sorted(docs)]
+
+    def count(self) -> int:
+        """Number of chunks."""
+        return 0 if self._table is None else int(self._table.count_rows())
+
+    def level_counts(self) -> dict[str, int]:
+        """Chunks per hierarchy level."""
+        if self._table is None:
+            return {}
+        out: dict[str, int] = {}
+        for lv in self._columns(["hierarchy_level"]).column("hierarchy_level").to_pylist():
+            out[lv] = out.get(lv, 0) + 1
+        return out

@@ -1,0 +1,179 @@
+"""End to end on the bundled guideline corpus (open-medicine, MIT): ingest, ask, refuse,
+re-ingest unchanged, patient scoping on every route, bad input, remove."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinqa.cli import app
+from clinqa.corpora import guidelines_path
+from clinqa.pipeline import Pipeline
+from clinqa.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("clinqa-data")))
+    report = p.ingest([guidelines_path()], progress=False)
+    assert report.failed == []
+    assert report.documents == 43
+    return p
+
+
+def cited_docs(ans) -> set[str]:
+    return {c.doc_id for c in ans.citations}
+
+
+def test_stats(pipe: Pipeline) -> None:
+    s = pipe.stats()
+    assert s["documents"] == 43
+    assert s["levels"]["document"] == 43
+    assert s["chunks"] == sum(s["levels"].values()) > 43 * 3
+
+
+def test_day_of_surgery_beta_blocker_cites_acc_aha_2014(pipe: Pipeline) -> None:
+    ans = pipe.ask("Should a beta-blocker be started on the day of surgery?")
+    assert not ans.refused
+    assert "acc_aha_perioperative_2014" in cited_docs(ans)
+    assert "day of surgery" in ans.answer.lower()
+    # every [n] in the text refers to a listed citation, and every citation is used
+    import re
+
+    used = {int(n) for n in re.findall(r"\[(\d+)\]", ans.answer)}
+    assert used == {c.n for c in ans.citations}
+    first = next(c for c in ans.citations if c.doc_id == "acc_aha_perioperative_2014")
+    assert first.year == 2014 and first.title.startswith("2014 ACC/AHA")
+    assert first.url == "https://doi.org/10.1016/j.jacc.2014.07.944"
+
+
+@pytest.mark.parametrize(
+    ("question", "doc_id"),
+    [
+        ("How is acute kidney injury staged by serum creatinine and urine output?", "kdigo_aki_2012"),
+        ("What is the qSOFA score?", "sepsis3_2016"),
+        ("How long should anticoagulation continue after a provoked deep vein thrombosis?", "ash_vte_2020"),
+    ],
+)
+def test_questions_cite_the_right_guideline(pipe: Pipeline, question: str, doc_id: str) -> None:
+    ans = pipe.ask(question)
+    assert not ans.refused
+    assert doc_id in cited_docs(ans)
+
+
+def test_out_of_scope_is_refused_helpfully(pipe: Pipeline) -> None:
+    ans = pipe.ask("How do I change a car tyre?")
+    assert ans.refused
+    assert ans.citations == []
+    assert ans.gate["signal"] < ans.gate["threshold"]
+    assert 1 <= len(ans.related_topics) <= 5
+    assert "below the answer threshold" in ans.reason
+
+
+def test_overview_chunks_not_used_for_answers(pipe: Pipeline) -> None:
+    res = pipe.search("atrial fibrillation anticoagulation guideline", k=30)
+    assert res.hits and all(h.chunk.hierarchy_level != "document" for h in res.hits)
+    res_all = pipe.search("atrial fibrillation anticoagulation guideline",
+                          pipe.filters(include_overview=True), k=30)
+    assert any(h.chunk.hierarchy_level == "document" for h in res_all.hits)
+
+
+def test_since_filter(pipe: Pipeline) -> None:
+    ans = pipe.ask("How should community-acquired pneumonia be treated?", pipe.filters(since=2019))
+    assert not ans.refused
+    assert all(c.year >= 2019 for c in ans.citations)
+    assert ans.filters["year_min"] == 2019
+
+
+def test_reingest_unchanged_costs_nothing(pipe: Pipeline) -> None:
+    report = pipe.ingest([guidelines_path()], progress=False)
+    assert (report.documents, report.unchanged, report.embedded) == (0, 43, 0)
+
+
+def test_cli_ask_json_shape(pipe: Pipeline) -> None:
+    r = CliRunner().invoke(app, ["ask", "What is the qSOFA score?", "--json", "--data-dir", str(pipe.data_dir)])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert {"question", "refused", "answer", "filters", "citations"} <= set(out)
+    assert out["refused"] is False
+    assert set(out["citations"][0]) >= {"n", "chunk_id", "doc_id", "title", "section", "year", "source", "url",
+                                        "score"}
+    r = CliRunner().invoke(app, ["stats", "--json", "--data-dir", str(pipe.data_dir)])
+    assert json.loads(r.output)["documents"] == 43
+
+
+NOTES = [
+    {"patient_id": "A", "note_id": "a1", "date": "2023-03-02", "note_type": "progress",
+     "text": "ASSESSMENT:\nAtrial fibrillation on apixaban 5 mg twice daily.\n\nPLAN:\nContinue apixaban."},
+    {"patient_id": "B", "note_id": "b1", "date": "2023-04-10", "note_type": "progress",
+     "text": "ASSESSMENT:\nAtrial fibrillation on warfarin, INR 2.4, zebrafish allergy.\n\nPLAN:\nContinue warfarin."},
+]
+
+
+@pytest.fixture(scope="session")
+def notes_pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    d = tmp_path_factory.mktemp("notes")
+    (d / "notes.jsonl").write_text("\n".join(json.dumps(n) for n in NOTES) + "\n")
+    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("notes-data")))
+    src = guidelines_path()
+    g = d / "g"
+    shutil.copytree(src / "content" / "acc_aha_af_2023", g / "content" / "acc_aha_af_2023")
+    shutil.copy(src / "registry.json", g / "registry.json")
+    report = p.ingest([d / "notes.jsonl", g], progress=False)
+    assert report.failed == [] and report.documents == 3
+    return p
+
+
+@pytest.mark.parametrize("question", ["What anticoagulant is the patient on?", "warfarin INR zebrafish allergy"])
+def test_patient_scope_every_route(notes_pipe: Pipeline, question: str) -> None:
+    fa = notes_pipe.filters(patient_id="A")
+    res = notes_pipe.search(question, fa, k=50)
+    assert res.hits and {h.chunk.patient_id for h in res.hits} == {"A"}
+    assert {h.chunk.patient_id for h in res.dense + res.bm25} == {"A"}
+    ans = notes_pipe.ask(question, fa)
+    out = ans.to_dict()
+    out.pop("question")  # the question itself may name B's drug; nothing else may
+    text = json.dumps(out)
+    assert "warfarin" not in text.lower() and "zebrafish" not in text.lower()
+    assert all(c.doc_id == "note:a1" or c.doc_id == "a1" for c in ans.citations)
+    # unscoped questions never see any patient's notes
+    res = notes_pipe.search(question, notes_pipe.filters(), k=50)
+    assert all(h.chunk.patient_id is None for h in res.hits + res.dense + res.bm25)
+
+
+def test_bad_files_fail_alone(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "good.md").write_text("# Heparin\n\n## Dosing\n\nHeparin is dosed by weight in acute VTE.\n")
+    (corpus / "empty.md").write_text("")
+    (corpus / "bad.md").write_bytes(b"# T\n\nbad \xff\xfe bytes\n")
+    (corpus / "bomb.xml").write_text(
+        '<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;">]>'
+        "<Document><Focus>&b;</Focus></Document>"
+    )
+    (corpus / "fake.pdf").write_text("this is not a pdf")
+    data = tmp_path / "data"
+    r = CliRunner().invoke(app, ["ingest", str(corpus), "--data-dir", str(data), "-q"])
+    assert r.exit_code == 1
+    for name in ("empty.md", "bad.md", "bomb.xml", "fake.pdf"):
+        assert name in r.output
+    s = Pipeline(Settings(data_dir=data)).stats()
+    assert s["documents"] == 1
+
+
+def test_remove(tmp_path: Path) -> None:
+    src = tmp_path / "c"
+    src.mkdir()
+    (src / "a.md").write_text("# Alpha\n\n## One\n\nAlpha text about heparin dosing.\n")
+    (src / "b.md").write_text("# Beta\n\n## One\n\nBeta text about insulin dosing.\n")
+    data = tmp_path / "data"
+    runner = CliRunner()
+    assert runner.invoke(app, ["ingest", str(src), "--data-dir", str(data), "-q"]).exit_code == 0
+    r = runner.invoke(app, ["remove", "a", "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    assert json.loads(runner.invoke(app, ["stats", "--json", "--data-dir", str(data)]).output)["documents"] == 1
+    assert runner.invoke(app, ["remove", "a", "--data-dir", str(data)]).exit_code == 1
