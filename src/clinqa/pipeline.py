@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from clinqa.answer import Answer, CosineGate, extract_answer
-from clinqa.chunking import Chunk, build_chunker
+from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, build_encoder, encode_with_cache
@@ -98,6 +98,7 @@ class Pipeline:
         h = hashlib.sha256()
         h.update(doc.content_hash().encode())
         h.update(self.settings.chunking.model_dump_json().encode())
+        h.update(str(CHUNKING_VERSION).encode())
         h.update(self.encoder.model_id.encode())
         return h.hexdigest()
 

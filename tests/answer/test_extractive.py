@@ -16,7 +16,10 @@ def test_units_of_paragraphs_lists_and_tables() -> None:
         "Statins should be continued. They reduce events after surgery.\n\n"
         "- Continue aspirin if possible.\n- Restart P2Y12 inhibitors early.\n\n"
         "| Medication | Already Taking |\n|---|---|\n| Statins | Continue (Class I) |\n\n"
-        "Notes:"
+        "Notes:\n\n"
+        "1. Patient already on a beta-blocker?\n   - Yes: Continue.\n   - No: go to step 2.\n\n"
+        "Is this a question?\n\n"
+        "Do not start on the day of surgery. (Class III: Harm, Level of Evidence: B)"
     )
     assert units_of(body) == [
         "Statins should be continued.",
@@ -24,6 +27,8 @@ def test_units_of_paragraphs_lists_and_tables() -> None:
         "Continue aspirin if possible.",
         "Restart P2Y12 inhibitors early.",
         "Medication: Statins; Already Taking: Continue (Class I)",
+        "Patient already on a beta-blocker? Yes: Continue. No: go to step 2.",
+        "Do not start on the day of surgery. (Class III: Harm, Level of Evidence: B)",
     ]
 
 

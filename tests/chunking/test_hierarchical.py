@@ -121,3 +121,28 @@ def test_real_tokenizer_counts_and_limit() -> None:
     # consecutive windows share exactly two sentences
     first, second = split_sentences(sec[0].body), split_sentences(sec[1].body)
     assert first[-2:] == second[:2]
+
+
+def test_lead_in_stays_with_what_it_introduces() -> None:
+    # header "Doc > S" = 3 words; target 20 -> body 15; max 40 -> body 35
+    lead = Block(text="Staged by the following criteria:")  # 5 words
+    table = Block(text="| a | b | c | d | e | f | g | h | i | j | k | l |", kind="table")  # 13 "words"
+    doc = Document(doc_id="d", title="Doc", sections=[Section(title="S", blocks=[lead, table])])
+    sec = [c for c in HierarchicalChunker(WordsPlusSpecial(), max_tokens=40, target_tokens=20).chunk(doc)
+           if c.hierarchy_level == "section"]
+    assert [c.body for c in sec] == [lead.text + "\n\n" + table.text]
+    # without the colon the two blocks exceed the target and stay apart
+    doc.sections[0].blocks[0] = Block(text="Staged by the following criteria.")
+    sec = [c for c in HierarchicalChunker(WordsPlusSpecial(), max_tokens=40, target_tokens=20).chunk(doc)
+           if c.hierarchy_level == "section"]
+    assert len(sec) == 2
+
+
+def test_ids_unique_when_titles_collide() -> None:
+    doc = Document(doc_id="d", title="D", sections=[Section(title="Age", children=[
+        Section(title="Age >= 75 years", blocks=[Block(text="older")]),
+        Section(title="Age < 75 years", blocks=[Block(text="younger")]),
+        Section(title="Age < 75 years", blocks=[Block(text="same title again")]),
+    ])])
+    ids = [c.chunk_id for c in HierarchicalChunker(WordsPlusSpecial(), max_tokens=64).chunk(doc)][1:]
+    assert ids == ["d#age/age-ge-75-years#0", "d#age/age-lt-75-years#0", "d#age/age-lt-75-years#0~2"]

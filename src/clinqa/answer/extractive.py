@@ -2,8 +2,9 @@
 chunks, each followed by its citation ``[n]``. No language model; nothing is generated, so
 every word of the answer is in a cited passage.
 
-Units are sentences of paragraphs, items of lists and rows of tables (a row is quoted with
-its column headers: ``"Medication: Statins; Already Taking: Continue (Class I, LOE: B)"``).
+Units are sentences of paragraphs, items of lists (with their nested items) and rows of
+tables (a row is quoted with its column headers:
+``"Medication: Statins; Already Taking: Continue (Class I, LOE: B)"``).
 Units are scored by cosine similarity to the question with the same bi-encoder used for
 retrieval; the best ``max_sentences`` units scoring at least ``min_score`` are kept (the best
 one always), then shown grouped by source in retrieval order, in their order within it.
@@ -29,8 +30,26 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
-def units_of(body: str) -> list[str]:
-    """Quotable units of a chunk body (see module docstring), in reading order."""
+def _attach_parentheticals(units: list[str]) -> list[str]:
+    """Glue a unit that is only a parenthetical, e.g. "(Class I, Level of Evidence: B)", to the
+    unit before it: on its own it is meaningless."""
+    out: list[str] = []
+    for u in units:
+        if out and u.startswith("(") and u.rstrip(".").endswith(")"):
+            out[-1] = f"{out[-1]} {u}"
+        else:
+            out.append(u)
+    return out
+
+
+def units_of(body: str, max_item_words: int = 60) -> list[str]:
+    """Quotable units of a chunk body (see module docstring), in reading order.
+
+    A list item is one unit together with its nested items (so "Yes: continue" keeps its
+    question) when it has at most ``max_item_words`` words, else it is split into sentences.
+    Questions (units ending in "?"), lead-ins ending in ":" and units under 3 words are
+    not quotable on their own.
+    """
     out: list[str] = []
     for para in re.split(r"\n\s*\n", body):
         lines = [ln for ln in para.splitlines() if ln.strip()]
@@ -45,12 +64,24 @@ def units_of(body: str) -> list[str]:
                     out.append("; ".join(f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=True)))
                 else:
                     out.append(" | ".join(cells))
-        elif any(_LIST_MARK.match(ln) for ln in lines):
+        elif _LIST_MARK.match(lines[0]):
+            base = len(lines[0]) - len(lines[0].lstrip())
+            items: list[list[str]] = []
             for ln in lines:
-                out.extend(split_sentences(_LIST_MARK.sub("", ln)))
+                indent = len(ln) - len(ln.lstrip())
+                if not items or (indent <= base and _LIST_MARK.match(ln)):
+                    items.append([])
+                items[-1].append(_LIST_MARK.sub("", ln).strip())
+            for item_lines in items:
+                item = " ".join(item_lines)
+                if len(item.split()) <= max_item_words:
+                    out.append(item)
+                else:
+                    for ln in item_lines:
+                        out.extend(_attach_parentheticals(split_sentences(ln)))
         else:
-            out.extend(split_sentences(" ".join(" ".join(lines).split())))
-    return [u for u in out if len(u.split()) >= 3 and not u.rstrip().endswith(":")]
+            out.extend(_attach_parentheticals(split_sentences(" ".join(" ".join(lines).split()))))
+    return [u for u in out if len(u.split()) >= 3 and not u.rstrip().endswith((":", "?"))]
 
 
 @dataclass

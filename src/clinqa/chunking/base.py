@@ -94,12 +94,33 @@ class Chunker(Protocol):
 
 
 _slug_re = re.compile(r"[^a-z0-9]+")
+# comparison and other signs that distinguish clinical headings ("Age >= 75" vs "Age < 75")
+_SIGNS = {">=": " ge ", "<=": " le ", "≥": " ge ", "≤": " le ", ">": " gt ", "<": " lt ", "=": " eq ",
+          "+": " plus ", "%": " pct "}
+_signs_re = re.compile("|".join(re.escape(k) for k in sorted(_SIGNS, key=len, reverse=True)))
 
 
 def slug(text: str, max_len: int = 60) -> str:
-    """Lower-case ASCII slug: runs of other characters become ``-``; cut to ``max_len``."""
-    s = _slug_re.sub("-", text.lower()).strip("-")
+    """Lower-case ASCII slug: comparison signs become words (``>=`` -> ``ge``), other runs of
+    non-alphanumerics become ``-``; cut to ``max_len``."""
+    s = _signs_re.sub(lambda m: _SIGNS[m.group(0)], text.lower())
+    s = _slug_re.sub("-", s).strip("-")
     return s[:max_len].rstrip("-") or "x"
+
+
+def unique_ids(chunks: list[Chunk]) -> list[Chunk]:
+    """Make chunk ids unique within one document's chunk list, deterministically.
+
+    Two sections can share a slugged path (same title twice under one parent); the second
+    and later occurrences get ``~2``, ``~3`` ... appended to the id.
+    """
+    seen: dict[str, int] = {}
+    out: list[Chunk] = []
+    for c in chunks:
+        n = seen.get(c.chunk_id, 0) + 1
+        seen[c.chunk_id] = n
+        out.append(c if n == 1 else c.model_copy(update={"chunk_id": f"{c.chunk_id}~{n}"}))
+    return out
 
 
 def chunk_id(doc_id: str, section_path: list[str] | tuple[str, ...], index: int) -> str:

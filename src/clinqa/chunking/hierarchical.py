@@ -6,7 +6,8 @@ source, topics, DOI, section list, then the abstract or the first section's text
 
 Level ``section``: each section's own blocks, in order, with the context header (document
 title and section path) prepended. Consecutive short blocks are merged while the chunk stays
-within ``target_tokens``; a block is never cut, except one longer than the model limit
+within ``target_tokens`` (a lead-in block ending in ":" stays with the block it introduces, up to
+the model limit); a block is never cut, except one longer than the model limit
 (``max_tokens``), which becomes sentence windows overlapping by ``overlap_sentences``
 sentences (:func:`clinqa.chunking.windows.sentence_windows`).
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 
 import re
 
-from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk
+from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk, unique_ids
 from clinqa.chunking.windows import sentence_windows
 from clinqa.documents.model import Block, Document
 
@@ -103,7 +104,7 @@ class HierarchicalChunker:
             if not section.blocks:
                 continue
             out.extend(self._section_chunks(doc, list(path), section.blocks, doc_hash))
-        return out
+        return unique_ids(out)
 
     def _section_chunks(
         self, doc: Document, path: list[str], blocks: list[Block], doc_hash: str
@@ -129,8 +130,10 @@ class HierarchicalChunker:
                 for w in sentence_windows(block.text, block.kind, limit_body, self.counter, self.overlap):
                     bodies.append((w, True))
                 continue
-            # "\n\n" joins add no WordPiece tokens
-            if group and group_cost + cost > target_body:
+            # "\n\n" joins add no WordPiece tokens. A lead-in ending in ":" ("staged by the
+            # following criteria:") stays with the block it introduces while the model limit allows.
+            lead_in = bool(group) and group[-1].rstrip().endswith(":") and group_cost + cost <= limit_body
+            if group and group_cost + cost > target_body and not lead_in:
                 bodies.append(("\n\n".join(group), False))
                 group, group_cost = [], 0
             group.append(block.text)

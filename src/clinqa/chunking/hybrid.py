@@ -3,7 +3,7 @@ is longer than the model limit (windows may cut sentences and paragraphs)."""
 
 from __future__ import annotations
 
-from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk
+from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk, unique_ids
 from clinqa.chunking.fixed import word_windows
 from clinqa.documents.model import Document
 
@@ -39,4 +39,4 @@ class HybridChunker:
                 out.append(make_chunk(doc, body=" ".join(words[s:e]), section_path=list(path), index=i,
                                       level="window", counter=self.counter, header=header,
                                       doc_hash=doc_hash))
-        return out
+        return unique_ids(out)

@@ -6,7 +6,7 @@ chunking comparison measures.
 
 from __future__ import annotations
 
-from clinqa.chunking.base import Chunk, TokenCounter, make_chunk
+from clinqa.chunking.base import Chunk, TokenCounter, make_chunk, unique_ids
 from clinqa.documents.model import Document
 
 
@@ -21,9 +21,9 @@ class SectionChunker:
     def chunk(self, doc: Document) -> list[Chunk]:
         """One chunk per non-empty section, in reading order."""
         doc_hash = doc.content_hash()
-        return [
+        return unique_ids([
             make_chunk(doc, body="\n\n".join(b.text for b in sec.blocks), section_path=list(path),
                        index=0, level="section", counter=self.counter, doc_hash=doc_hash)
             for path, sec in doc.walk()
             if sec.blocks
-        ]
+        ])
