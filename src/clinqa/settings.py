@@ -51,13 +51,19 @@ class EmbeddingSettings(BaseModel):
 
     model: str = Field(
         "all-MiniLM-L6-v2",
-        description="A shipped model alias (all-MiniLM-L6-v2), a local sentence-transformers "
-        "folder, a local ONNX file/folder, or a hub name already in the local cache.",
+        description="A shipped model alias (all-MiniLM-L6-v2, all-MiniLM-L6-v2-int8), a local "
+        "sentence-transformers folder, or a local ONNX file/folder. Never downloaded.",
     )
     backend: Literal["auto", "sentence-transformers", "onnx"] = "auto"
     batch_size: int = Field(32, ge=1)
     threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: all cores.")
     cache: bool = Field(True, description="Cache chunk embeddings on disk by (model, content hash).")
+    fast_queries: bool = Field(
+        True,
+        description="For sentence-transformers models with mean pooling: encode small batches "
+        "(questions, answer sentences) with an ONNX export of the same weights (exported once into "
+        "the cache dir; vectors equal to 1e-6), so a query does not pay PyTorch's start-up.",
+    )
 
 
 class RetrievalSettings(BaseModel):

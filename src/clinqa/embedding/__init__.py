@@ -26,4 +26,4 @@ def build_encoder(settings: EmbeddingSettings) -> Encoder:
     from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder(path, name=settings.model, batch_size=settings.batch_size,
-                                      threads=settings.threads)
+                                      threads=settings.threads, fast_queries=settings.fast_queries)

