@@ -60,6 +60,9 @@ def ingest(
                 raise ClinqaError(f"{p}: no such file or directory")
         report = pipe.ingest(paths, format=format, progress=not quiet and not as_json,
                              on_error=lambda path, reason: typer.echo(f"error: {path}: {reason}", err=True))
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished batches are stored; run the same command again to continue", err=True)
+        raise typer.Exit(130) from None
     except ClinqaError as exc:
         _fail(exc)
         return
@@ -70,7 +73,7 @@ def ingest(
                    f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
                    f"{len(report.skipped)} skipped, {len(report.failed)} failed")
         for path, reason in report.skipped:
-            typer.echo(f"  skipped {path}: {reason}")
+            typer.echo(f"  skipped {path}: {reason.removeprefix('skipped: ')}")
     if report.failed:
         raise typer.Exit(1)
 
@@ -236,6 +239,115 @@ def demo(
             typer.echo(format_answer(pipe.ask(q).to_dict()))
     except ClinqaError as exc:
         _fail(exc)
+
+
+eval_app = typer.Typer(help="Evaluation on BEIR-format benchmarks (see docs/benchmarks.md).", no_args_is_help=True)
+app.add_typer(eval_app, name="eval")
+
+Distractors = Annotated[int | None, typer.Option("--subset", help="Use every judged document plus this many "
+                                                 "seeded random distractors instead of the full corpus.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed for the subset and the bootstrap.")]
+
+
+def _fmt_metric(v: dict[str, Any]) -> str:
+    return f"{v['value']:.3f} [{v['ci95'][0]:.3f}, {v['ci95'][1]:.3f}]"
+
+
+@eval_app.command("retrieval")
+def eval_retrieval(
+    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    output: Annotated[Path | None, typer.Option("--output", help="Write metrics.json, report.json, run.trec, "
+                                                "per_query.csv here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    depth: Annotated[int, typer.Option("--depth", help="Candidates per list (Recall@100 needs 100).")] = 100,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Retrieval metrics (MRR@10, P@k, Hit@k, Recall@k, nDCG@10) with 95% bootstrap CIs."""
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.retrieval import evaluate_retrieval, write_outputs
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        ds = load_dataset(dataset_dir)
+        ev = evaluate_retrieval(ds, pipe.settings, distractors=subset, seed=seed, depth=depth,
+                                progress=sys.stderr.isatty())
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    typer.echo(f"{ev.dataset}: {ev.n_judged} judged of {ev.n_queries} queries; {ev.n_documents} documents, "
+               f"{ev.n_chunks} chunks; model {ev.model_id}; search p50 {ev.latency_ms['p50']:.0f} ms")
+    names = list(ev.metrics["hybrid"])
+    typer.echo(f"{'metric':<11}" + "".join(f"{r:>26}" for r in ev.metrics))
+    for m in names:
+        typer.echo(f"{m:<11}" + "".join(f"{_fmt_metric(ev.metrics[r][m]):>26}" for r in ev.metrics))
+    pr = ev.pool_recall
+    typer.echo(f"candidate-pool recall (dense top-{pr['depth']} U BM25 top-{pr['depth']}): "
+               f"{pr['value']:.3f} [{pr['ci95'][0]:.3f}, {pr['ci95'][1]:.3f}]")
+    if output:
+        write_outputs(ev, output)
+        typer.echo(f"wrote {output}/metrics.json, report.json, run.trec, per_query.csv")
+
+
+@eval_app.command("compare")
+def eval_compare(
+    run_a: Annotated[Path, typer.Argument(help="--output folder (or per_query.csv) of run A.")],
+    run_b: Annotated[Path, typer.Argument(help="--output folder (or per_query.csv) of run B.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Paired randomization test per metric between two evaluation runs."""
+    from clinqa.evaluation.retrieval import compare_runs
+
+    res = compare_runs(run_a, run_b)
+    if as_json:
+        typer.echo(json.dumps(res, indent=2))
+        return
+    typer.echo(f"{'metric':<11}{'A':>8}{'B':>8}{'B-A':>9}{'p':>8}   (n = {next(iter(res.values()))['n']:.0f})")
+    for m, r in res.items():
+        typer.echo(f"{m:<11}{r['mean_a']:>8.3f}{r['mean_b']:>8.3f}{r['diff']:>+9.3f}{r['p_value']:>8.3f}")
+
+
+@eval_app.command("refusal")
+def eval_refusal(
+    dataset_dir: Annotated[Path, typer.Argument(help="Folder with queries.jsonl whose metadata.bucket is "
+                                                "in_scope / thin / out_of_scope.")],
+    corpus: Annotated[Path, typer.Option("--corpus", help="BEIR folder whose corpus.jsonl the questions are "
+                                         "asked against.")],
+    output: Annotated[Path | None, typer.Option("--output", help="Write refusal.json and refusal.png here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    target_oos: Annotated[float, typer.Option("--target-oos", help="Share of out-of-scope to refuse.")] = 0.95,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Calibrate the refusal threshold: refusal rate per bucket across thresholds."""
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.refusal import calibrate, plot_curves
+    from clinqa.evaluation.retrieval import build_eval_pipeline
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        corpus_ds = load_dataset(corpus)
+        questions = load_dataset(dataset_dir, corpus_dir=corpus)
+        epipe, _, _ = build_eval_pipeline(corpus_ds, pipe.settings, subset, seed, progress=sys.stderr.isatty())
+        cal = calibrate(questions, epipe, progress=sys.stderr.isatty(), target_oos=target_oos)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    c = cal.chosen
+    typer.echo(f"chosen threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
+               ", ".join(f"{b} refused {r:.1%}" for b, r in c["rates"].items()) +
+               ("" if c["meets_target"] else f"  [in-scope refusal above {c['max_in_scope']:.0%}]"))
+    current = pipe.settings.answer.refusal_threshold
+    i = min(range(len(cal.thresholds)), key=lambda j: abs(cal.thresholds[j] - current))
+    typer.echo(f"current threshold {current:.2f}: " +
+               ", ".join(f"{b} refused {r[i]:.1%}" for b, r in cal.rates.items()))
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "refusal.json").write_text(json.dumps(cal.summary(), indent=2))
+        plot_curves(cal, output / "refusal.png")
+        typer.echo(f"wrote {output}/refusal.json and refusal.png")
 
 
 def main() -> None:

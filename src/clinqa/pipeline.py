@@ -54,9 +54,13 @@ class IngestReport:
 class Pipeline:
     """Ingest, search and answer over one data directory; stages are built lazily."""
 
-    def __init__(self, settings: Settings | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, cache_path: Path | None = None) -> None:
+        """``cache_path`` overrides where the embedding cache lives (default
+        ``<data_dir>/embeddings.sqlite``): the evaluation harness points throwaway stores at the
+        user's cache so nothing is embedded twice."""
         self.settings = settings or Settings()
         self.data_dir = Path(self.settings.data_dir)
+        self.cache_path = cache_path or self.data_dir / "embeddings.sqlite"
         self._encoder: Encoder | None = None
         self._store: LanceStore | None = None
 
@@ -82,6 +86,13 @@ class Pipeline:
         """Contents of ``store.json`` (empty dict before the first ingest)."""
         p = self._meta_path()
         return json.loads(p.read_text()) if p.exists() else {}
+
+    def _write_meta(self) -> None:
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        enc = self.encoder
+        tmp = self._meta_path().with_suffix(".tmp")
+        tmp.write_text(json.dumps({"model_id": enc.model_id, "dim": enc.dim, "max_tokens": enc.max_tokens}, indent=2))
+        tmp.replace(self._meta_path())
 
     def _check_model(self) -> None:
         meta = self.store_meta()
@@ -114,15 +125,29 @@ class Pipeline:
         """Load, chunk, embed and store every document under ``paths``.
 
         Unchanged documents (same content, chunking settings and model) are skipped. Each
-        batch of documents is written in one atomic store commit. Bad files are reported in
+        batch of documents is written in one atomic store commit, so an interrupted run keeps
+        the batches it finished and a re-run continues with the rest. Bad files are reported in
         ``failed`` and do not stop the run; ``on_error(path, reason)`` is called for each.
         """
+        items = iter_documents([Path(p) for p in paths], format)
+        return self.ingest_documents(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error)
+
+    def ingest_documents(
+        self,
+        items: Iterable[Document | LoadError | Skipped],
+        progress: bool = True,
+        batch_chunks: int = 512,
+        on_error: Callable[[str, str], None] | None = None,
+        total: int | None = None,
+    ) -> IngestReport:
+        """Chunk, embed and store already-loaded documents (see :meth:`ingest`); load errors
+        and skips in ``items`` are reported as they would be from files."""
         t0 = time.perf_counter()
         report = IngestReport()
         self._check_model()
         encoder = self.encoder
         chunker = build_chunker(self.settings.chunking, encoder.token_counter, encoder.max_tokens)
-        cache = EmbeddingCache(self.data_dir / "embeddings.sqlite") if self.settings.embedding.cache else None
+        cache = EmbeddingCache(self.cache_path) if self.settings.embedding.cache else None
         existing = self.store.doc_hashes()
         seen: dict[str, str] = {}
         pending_docs: list[str] = []
@@ -131,6 +156,8 @@ class Pipeline:
         def flush() -> None:
             if not pending_docs:
                 return
+            if not self._meta_path().exists():  # record the encoder before the first write
+                self._write_meta()
             vecs, n_new = encode_with_cache(
                 encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks],
                 cache, progress=progress and len(pending_chunks) > 64,
@@ -147,11 +174,10 @@ class Pipeline:
             if on_error:
                 on_error(path, reason)
 
-        items: Iterable[Document | LoadError | Skipped] = iter_documents([Path(p) for p in paths], format)
         if progress:
             from tqdm.auto import tqdm
 
-            items = tqdm(items, desc="ingest", unit="doc")
+            items = tqdm(items, desc="ingest", unit="doc", total=total)
         for item in items:
             if isinstance(item, Skipped):
                 report.skipped.append((str(item.path), item.reason))
@@ -181,9 +207,6 @@ class Pipeline:
         flush()
         if report.documents:
             self.store.refresh_indexes()
-            self.data_dir.mkdir(parents=True, exist_ok=True)
-            self._meta_path().write_text(json.dumps(
-                {"model_id": encoder.model_id, "dim": encoder.dim, "max_tokens": encoder.max_tokens}, indent=2))
         if cache:
             cache.close()
         report.seconds = time.perf_counter() - t0

@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from clinqa.embedding.base import Encoder
 
@@ -49,19 +50,25 @@ class EmbeddingCache:
 
 def encode_with_cache(
     encoder: Encoder, texts: list[str], hashes: list[str], cache: EmbeddingCache | None,
-    progress: bool = False,
+    progress: bool = False, slice_size: int = 256,
 ) -> tuple[np.ndarray, int]:
-    """Embed passages, reusing cached vectors. Returns ``(vectors (n, dim), n_computed)``."""
-    if cache is None:
-        return encoder.encode_passages(texts, progress=progress), len(texts)
-    found = cache.get(encoder.model_id, hashes)
+    """Embed passages, reusing cached vectors. Returns ``(vectors (n, dim), n_computed)``.
+
+    Missing vectors are computed and stored ``slice_size`` at a time, so an interrupted run
+    keeps the work it finished.
+    """
+    found = cache.get(encoder.model_id, hashes) if cache is not None else {}
     missing = [i for i, h in enumerate(hashes) if h not in found]
     out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
-    if missing:
-        vecs = encoder.encode_passages([texts[i] for i in missing], progress=progress)
-        cache.put(encoder.model_id, [hashes[i] for i in missing], vecs)
-        for j, i in enumerate(missing):
-            out[i] = vecs[j]
+    slices = [missing[i : i + slice_size] for i in range(0, len(missing), slice_size)]
+    with tqdm(total=len(missing), disable=not progress or not missing, desc="embedding", unit="chunk",
+              leave=False) as bar:
+        for part in slices:
+            vecs = encoder.encode_passages([texts[i] for i in part])
+            if cache is not None:
+                cache.put(encoder.model_id, [hashes[i] for i in part], vecs)
+            out[part] = vecs
+            bar.update(len(part))
     for i, h in enumerate(hashes):
         if h in found:
             out[i] = found[h]

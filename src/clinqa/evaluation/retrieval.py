@@ -1,0 +1,197 @@
+"""Retrieval evaluation: ingest a BEIR corpus into a throwaway store, run every query through
+the same hybrid search users run, and score document-level runs.
+
+Chunk hits are aggregated to corpus documents: **a document's rank is the rank of its best
+chunk** (the first time any of its chunks appears in the fused list); later chunks of the same
+document are dropped. Three runs come from one retrieval pass: ``hybrid`` (weighted RRF, what
+``clinqa ask`` uses), ``dense`` and ``bm25`` (each list alone).
+
+Candidate lists are retrieved ``depth`` deep per list (100 by default, so Recall@100 is
+defined; production uses ``retrieval.dense_k``/``bm25_k`` = 30). Candidate-pool recall is
+computed from the first 30 chunks of each list: the share of judged queries with a relevant
+document in the union of dense top-30 and BM25 top-30 (the ceiling for any reranker of that
+pool).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from clinqa.embedding.export import cache_dir
+from clinqa.evaluation import metrics as M
+from clinqa.evaluation.datasets import Dataset
+from clinqa.pipeline import Pipeline
+from clinqa.retrieval.fusion import rrf
+from clinqa.settings import Settings
+
+RUNS = ("hybrid", "dense", "bm25")
+
+
+def docs_in_order(doc_ids: list[str]) -> list[str]:
+    """Document ids by the rank of their best chunk: ``["a", "b", "a", "c"] -> ["a", "b", "c"]``."""
+    seen: set[str] = set()
+    out: list[str] = []
+    for d in doc_ids:
+        if d not in seen:
+            seen.add(d)
+            out.append(d)
+    return out
+
+
+@dataclass
+class RetrievalEval:
+    """Everything one ``clinqa eval retrieval`` run measured."""
+
+    dataset: str
+    settings: dict[str, Any]
+    model_id: str
+    n_queries: int
+    n_judged: int
+    n_documents: int
+    n_chunks: int
+    ingest_seconds: float
+    depth: int
+    runs: dict[str, M.Run]
+    per_query: dict[str, dict[str, dict[str, float]]]
+    metrics: dict[str, dict[str, dict[str, Any]]]
+    pool_recall: dict[str, Any]
+    latency_ms: dict[str, float]
+    clusters: dict[str, str] = field(default_factory=dict)
+    subset: dict[str, Any] = field(default_factory=dict)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready report (runs and per-query values left out)."""
+        d = {k: v for k, v in self.__dict__.items() if k not in ("runs", "per_query", "clusters")}
+        return d
+
+
+def eval_store_dir(dataset: Dataset, settings: Settings, model_id: str, ids: set[str] | None) -> Path:
+    """Throwaway store folder for this dataset, chunking, model and subset (reused by re-runs)."""
+    h = hashlib.sha256()
+    h.update(str(dataset.corpus).encode())
+    h.update(settings.chunking.model_dump_json().encode())
+    h.update(model_id.encode())
+    h.update(",".join(sorted(ids)).encode() if ids is not None else b"full")
+    return cache_dir() / "eval" / f"{dataset.name}-{h.hexdigest()[:12]}"
+
+
+def build_eval_pipeline(dataset: Dataset, settings: Settings, distractors: int | None, seed: int,
+                        progress: bool = True) -> tuple[Pipeline, dict[str, Any], float]:
+    """Ingest the dataset corpus (or a subset) into its throwaway store; returns the pipeline,
+    a subset description and the ingest time in seconds (0 when everything was unchanged)."""
+    ids = dataset.subset_ids(distractors, seed)
+    probe = Pipeline(settings)
+    model_id = probe.encoder.model_id
+    store = eval_store_dir(dataset, settings, model_id, ids)
+    eval_settings = settings.model_copy(update={"data_dir": store})
+    pipe = Pipeline(eval_settings, cache_path=Path(settings.data_dir) / "embeddings.sqlite")
+    pipe._encoder = probe.encoder  # same model: load it once
+    total = len(ids) if ids is not None else None
+    report = pipe.ingest_documents(dataset.documents(ids), progress=progress, total=total)
+    if report.failed:
+        raise RuntimeError(f"{dataset.corpus}: {len(report.failed)} documents failed: {report.failed[:3]}")
+    subset = {"distractors": distractors, "seed": seed, "documents": len(ids) if ids is not None else None}
+    return pipe, subset, report.seconds if report.documents else 0.0
+
+
+def evaluate_retrieval(
+    dataset: Dataset,
+    settings: Settings,
+    distractors: int | None = None,
+    seed: int = 0,
+    depth: int = 100,
+    pool_depth: int = 30,
+    n_resamples: int = 2000,
+    progress: bool = True,
+    pipe: Pipeline | None = None,
+) -> RetrievalEval:
+    """Run every query of ``dataset`` and score the document-level runs (see module docstring)."""
+    subset: dict[str, Any] = {}
+    ingest_s = 0.0
+    if pipe is None:
+        pipe, subset, ingest_s = build_eval_pipeline(dataset, settings, distractors, seed, progress)
+    rs = settings.retrieval
+    deep = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
+    pipe.settings = pipe.settings.model_copy(update={"retrieval": deep})
+    filters = pipe.filters()
+    runs: dict[str, M.Run] = {r: {} for r in RUNS}
+    pool_hit: dict[str, float] = {}
+    latencies: list[float] = []
+    queries = dataset.queries
+    for q in tqdm(queries, desc="queries", disable=not progress):
+        t0 = time.perf_counter()
+        res = pipe.search(q.text, filters, k=2 * depth)
+        latencies.append((time.perf_counter() - t0) * 1e3)
+        dense = [h.chunk.doc_id for h in res.dense]
+        bm25 = [h.chunk.doc_id for h in res.bm25]
+        # production fusion: weighted RRF over the chunk lists, then documents by best chunk
+        fused = rrf({"dense": [h.chunk.chunk_id for h in res.dense], "bm25": [h.chunk.chunk_id for h in res.bm25]},
+                    {"dense": rs.dense_weight, "bm25": rs.bm25_weight}, k=rs.rrf_k)
+        doc_of = {h.chunk.chunk_id: h.chunk.doc_id for h in res.dense + res.bm25}
+        runs["hybrid"][q.qid] = docs_in_order([doc_of[c] for c, _ in fused])
+        runs["dense"][q.qid] = docs_in_order(dense)
+        runs["bm25"][q.qid] = docs_in_order(bm25)
+        gold = dataset.qrels.get(q.qid)
+        if gold:
+            pool = set(dense[:pool_depth]) | set(bm25[:pool_depth])
+            pool_hit[q.qid] = float(any(d in pool for d in gold))
+    clusters = {q.qid: dataset.cluster_of(q.qid) for q in queries}
+    per_query = {name: M.evaluate(dataset.qrels, run) for name, run in runs.items()}
+    metrics: dict[str, dict[str, dict[str, Any]]] = {}
+    for name, pq in per_query.items():
+        metrics[name] = {}
+        for m in M.METRICS:
+            values = {qid: v[m] for qid, v in pq.items()}
+            lo, hi = M.bootstrap_ci(values, {q: clusters[q] for q in values}, n_resamples=n_resamples, seed=seed)
+            metrics[name][m] = {"value": float(np.mean(list(values.values()))) if values else 0.0, "ci95": [lo, hi]}
+    lo, hi = M.bootstrap_ci(pool_hit, {q: clusters[q] for q in pool_hit}, n_resamples=n_resamples, seed=seed)
+    lat = np.array(latencies) if latencies else np.zeros(1)
+    return RetrievalEval(
+        dataset=dataset.name, settings=json.loads(settings.model_dump_json(exclude={"data_dir"})),
+        model_id=pipe.encoder.model_id, n_queries=len(queries), n_judged=len(per_query["hybrid"]),
+        n_documents=len(pipe.store.documents()), n_chunks=pipe.store.count(), ingest_seconds=ingest_s,
+        depth=depth, runs=runs, per_query=per_query, metrics=metrics,
+        pool_recall={"depth": pool_depth, "value": float(np.mean(list(pool_hit.values()))) if pool_hit else 0.0,
+                     "ci95": [lo, hi]},
+        latency_ms={"p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95))},
+        clusters=clusters, subset=subset,
+    )
+
+
+def write_outputs(ev: RetrievalEval, out: Path) -> None:
+    """``metrics.json`` (hybrid: metric -> value), ``report.json`` (everything, with CIs),
+    ``run.trec`` (hybrid), ``run.dense.trec``, ``run.bm25.trec`` and ``per_query.csv``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "metrics.json").write_text(json.dumps({m: v["value"] for m, v in ev.metrics["hybrid"].items()}, indent=2))
+    (out / "report.json").write_text(json.dumps(ev.summary(), indent=2))
+    M.write_trec_run(ev.runs["hybrid"], out / "run.trec", tag="clinqa-hybrid")
+    M.write_trec_run(ev.runs["dense"], out / "run.dense.trec", tag="clinqa-dense")
+    M.write_trec_run(ev.runs["bm25"], out / "run.bm25.trec", tag="clinqa-bm25")
+    with (out / "per_query.csv").open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["qid", "cluster", *M.METRICS])
+        for qid, vals in sorted(ev.per_query["hybrid"].items()):
+            w.writerow([qid, ev.clusters.get(qid, qid), *(f"{vals[m]:.6f}" for m in M.METRICS)])
+
+
+def read_per_query(path: Path) -> dict[str, dict[str, float]]:
+    """``per_query.csv`` (a file or the output folder holding it) -> ``{qid: {metric: value}}``."""
+    path = path / "per_query.csv" if path.is_dir() else path
+    with path.open(newline="") as fh:
+        return {row["qid"]: {m: float(row[m]) for m in M.METRICS if m in row} for row in csv.DictReader(fh)}
+
+
+def compare_runs(a: Path, b: Path, n_resamples: int = 10000, seed: int = 0) -> dict[str, dict[str, float]]:
+    """Paired randomization test per metric between two ``--output`` folders (common queries)."""
+    pa, pb = read_per_query(a), read_per_query(b)
+    return {m: M.paired_test({q: v[m] for q, v in pa.items()}, {q: v[m] for q, v in pb.items()},
+                             n_resamples=n_resamples, seed=seed) for m in M.METRICS}
