@@ -79,6 +79,8 @@ def ingest(
 
 
 def _filters(pipe, patient: str | None, since: int | None, until: int | None, source: list[str] | None):
+    if since is not None and until is not None and since > until:
+        raise ClinqaError(f"--since {since} is after --until {until}")
     return pipe.filters(patient_id=patient, since=since, until=until, sources=source or ())
 
 
@@ -98,10 +100,12 @@ def format_answer(ans: dict[str, Any]) -> str:
         lines.append("REFUSED: I cannot answer this from the ingested documents.")
         lines.append(f"Why: {ans['reason']}.")
         if ans["related_topics"]:
-            lines.append("Related topics found in the corpus:")
+            lines.append("Closest topics found in the corpus (not close enough to answer from):")
             lines.extend(f"  - {t}" for t in ans["related_topics"])
         return "\n".join(lines)
     lines.append("")
+    for w in ans.get("warnings", []):
+        lines.append(f"WARNING: {w}")
     lines.append(ans["answer"])
     lines.append("")
     lines.append("Sources:")
@@ -139,7 +143,7 @@ def ask(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="The query.")],
-    k: Annotated[int, typer.Option("-k", help="How many fused chunks to show.")] = 10,
+    k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many fused chunks to show.")] = 10,
     patient: Patient = None,
     since: Since = None,
     until: Until = None,
@@ -167,7 +171,8 @@ def search(
         d = "-" if r["dense_rank"] is None else r["dense_rank"]
         b = "-" if r["bm25_rank"] is None else r["bm25_rank"]
         typer.echo(f"{r['rank']:>2}. rrf={r['rrf']:.4f} dense#{d} bm25#{b}  {r['chunk_id']}")
-        typer.echo(f"    {r['title']} ({r['year']}) > {r['section']}")
+        year = f" ({r['year']})" if r["year"] else ""
+        typer.echo(f"    {r['title']}{year} > {r['section']}")
         snippet = " ".join(r["text"].split())[:160]
         typer.echo(f"    {snippet}")
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from clinqa.answer import Answer, CosineGate, extract_answer
+from clinqa.answer.coverage import term_counts, unmentioned_in
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
@@ -231,8 +232,21 @@ class Pipeline:
         t0 = time.perf_counter()
         filters = filters or self.filters()
         s = self.settings.answer
+        if not question.strip():
+            raise ConfigError("empty question")
+        if self.store.count() == 0:
+            raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         result = self.search(question, filters)
-        decision = CosineGate(s.refusal_threshold).decide(result)
+        t_cov = time.perf_counter()
+        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
+        missing = [t for t, n in counts.items() if n == 0]
+        rare = [t for t, n in counts.items() if 0 < n < 30]
+        result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
+        decision = CosineGate(s.refusal_threshold).decide(result, missing, s.unknown_terms)
+        warnings = []
+        if missing and s.unknown_terms == "warn":
+            warnings.append("the corpus never mentions " + ", ".join(f"'{w}'" for w in missing)
+                            + "; the quoted passages may not answer the question")
         retrieved = [
             {"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
             for h in result.hits
@@ -261,8 +275,13 @@ class Pipeline:
             reason = "the retrieved passages contain no quotable sentence"
             return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
                           filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved)
+        cited = {c.chunk_id for c in ext.citations}
+        unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
+        if unmentioned:
+            warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
+                            + ": check that they answer the question")
         return Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
-                      decision.to_dict(), timings, retrieved)
+                      decision.to_dict(), timings, retrieved, warnings)
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:

@@ -15,13 +15,15 @@ from typing import Any, Literal
 
 import yaml
 from platformdirs import user_data_dir
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from clinqa.errors import ConfigError
 
 
 class ChunkingSettings(BaseModel):
     """How documents are cut into chunks (see :mod:`clinqa.chunking`)."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
 
     strategy: Literal["hierarchical", "fixed", "section", "hybrid"] = Field(
         "hierarchical", description="Chunking strategy; hierarchical is the product default."
@@ -49,6 +51,8 @@ class ChunkingSettings(BaseModel):
 class EmbeddingSettings(BaseModel):
     """Which dense encoder to use (see :mod:`clinqa.embedding`)."""
 
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
+
     model: str = Field(
         "all-MiniLM-L6-v2",
         description="A shipped model alias (all-MiniLM-L6-v2, all-MiniLM-L6-v2-int8), a local "
@@ -69,12 +73,20 @@ class EmbeddingSettings(BaseModel):
 class RetrievalSettings(BaseModel):
     """Hybrid retrieval: dense top-k and BM25 top-k fused by weighted RRF."""
 
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
+
     dense_k: int = Field(30, ge=1, description="Candidates from the dense list.")
     bm25_k: int = Field(30, ge=1, description="Candidates from the BM25 list.")
     rrf_k: int = Field(60, ge=1, description="RRF constant k (Cormack et al. 2009).")
     dense_weight: float = Field(1.0, ge=0.0)
     bm25_weight: float = Field(1.0, ge=0.0)
     top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
+    @model_validator(mode="after")
+    def _some_weight(self) -> RetrievalSettings:
+        if self.dense_weight == 0 and self.bm25_weight == 0:
+            raise ValueError("dense_weight and bm25_weight cannot both be 0")
+        return self
+
     exclude_levels: list[str] = Field(
         default_factory=lambda: ["document"],
         description="Chunk levels excluded from question answering (overview chunks by default).",
@@ -84,8 +96,12 @@ class RetrievalSettings(BaseModel):
 class AnswerSettings(BaseModel):
     """The refusal gate and the extractive answer."""
 
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
+
     refusal_threshold: float = Field(
         0.40,
+        ge=-1.0,
+        le=1.0,
         description="Refuse when the best dense cosine similarity (top-1) is below this. "
         "Uncalibrated starting value; see docs/benchmarks.md.",
     )
@@ -95,10 +111,18 @@ class AnswerSettings(BaseModel):
         0.30, description="Sentences scoring below this (cosine to the question) are not quoted."
     )
     related_topics: int = Field(5, ge=1, description="Related topics listed in a refusal.")
+    unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
+        "refuse",
+        description="What to do when a content word of the question occurs nowhere in the corpus "
+        "visible to the query (e.g. a drug the corpus never mentions): refuse, warn in the answer, "
+        "or ignore. See clinqa.answer.coverage.",
+    )
 
 
 class Settings(BaseModel):
     """All clinqa settings. ``data_dir`` holds the store and the embedding cache."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
 
     data_dir: Path = Field(default_factory=lambda: default_data_dir())
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
@@ -138,7 +162,11 @@ def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
         if value is not None:
             raw[key] = value
     try:
-        return Settings.model_validate(raw)
+        settings = Settings.model_validate(raw)
     except ValidationError as exc:
         where = f"{config}: " if config else ""
-        raise ConfigError(f"{where}invalid settings: {exc}") from exc
+        problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
+        raise ConfigError(f"{where}invalid settings: {problems}") from None
+    if settings.data_dir.exists() and not settings.data_dir.is_dir():
+        raise ConfigError(f"{settings.data_dir}: the data directory is a file, not a folder")
+    return settings

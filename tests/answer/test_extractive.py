@@ -15,7 +15,8 @@ def test_units_of_paragraphs_lists_and_tables() -> None:
     body = (
         "Statins should be continued. They reduce events after surgery.\n\n"
         "- Continue aspirin if possible.\n- Restart P2Y12 inhibitors early.\n\n"
-        "| Medication | Already Taking |\n|---|---|\n| Statins | Continue (Class I) |\n\n"
+        "| Medication | Already Taking | Note |\n|---|---|---|\n| **Statins** | Continue (Class I) | |\n\n"
+        "Women:\n\n- CHA2DS2-VASc = 2: OAC may be considered.\n\n- CHA2DS2-VASc >= 3: OAC is recommended.\n\n"
         "Notes:\n\n"
         "1. Patient already on a beta-blocker?\n   - Yes: Continue.\n   - No: go to step 2.\n\n"
         "Is this a question?\n\n"
@@ -27,7 +28,9 @@ def test_units_of_paragraphs_lists_and_tables() -> None:
         "Continue aspirin if possible.",
         "Restart P2Y12 inhibitors early.",
         "Medication: Statins; Already Taking: Continue (Class I)",
-        "Patient already on a beta-blocker? Yes: Continue. No: go to step 2.",
+        "Women: CHA2DS2-VASc = 2: OAC may be considered.",
+        "Women: CHA2DS2-VASc >= 3: OAC is recommended.",
+        "Notes: Patient already on a beta-blocker? Yes: Continue. No: go to step 2.",
         "Do not start on the day of surgery. (Class III: Harm, Level of Evidence: B)",
     ]
 
@@ -48,8 +51,8 @@ class KeywordEncoder:
 
 
 def hit(cid: str, body: str, rank: int) -> Retrieved:
-    return Retrieved(Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title=cid), 1 / (60 + rank),
-                     rank)
+    chunk = Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title=cid, section_path=["Dosing"])
+    return Retrieved(chunk, 1 / (60 + rank), rank)
 
 
 def test_extract_picks_relevant_sentences_and_numbers_citations() -> None:
@@ -60,8 +63,9 @@ def test_extract_picks_relevant_sentences_and_numbers_citations() -> None:
         hit("d2#a#0", "Heparin needs aPTT monitoring today. Warfarin needs INR checks.", 2),
         hit("d3#a#0", "Insulin pumps are common.", 3),
     ]
+    # unit 0.6 * cos(q, unit) + 0.4 * cos(q, chunk): heparin sentences score >= 0.6 + 0.4 * 0.7
     ext = extract_answer(q, hits, enc, max_sentences=4, min_score=0.5)
-    assert ext.text == "Heparin is dosed by weight. [1] Heparin needs aPTT monitoring today. [2]"
+    assert ext.text == "Dosing: Heparin is dosed by weight. [1]\nDosing: Heparin needs aPTT monitoring today. [2]"
     assert [(c.n, c.chunk_id) for c in ext.citations] == [(1, "d1#a#0"), (2, "d2#a#0")]
     assert ext.citations[0].quote == "Heparin is dosed by weight."
 
@@ -70,7 +74,7 @@ def test_extract_always_quotes_the_best_unit() -> None:
     enc = KeywordEncoder()
     ext = extract_answer(enc.encode_queries(["warfarin"])[0], [hit("d1#a#0", "Insulin is given before meals.", 1)],
                          enc, min_score=0.9)
-    assert ext.text == "Insulin is given before meals. [1]"
+    assert ext.text == "Dosing: Insulin is given before meals. [1]"
 
 
 def result(top: float | None) -> RetrievalResult:
@@ -86,3 +90,11 @@ def test_gate() -> None:
     d = g.decide(result(0.39))
     assert not d.answer and d.signal == 0.39 and "0.39" in d.reason
     assert not g.decide(result(None)).answer
+
+
+def test_label_shown_once_per_run_and_section_leads() -> None:
+    enc = KeywordEncoder()
+    body = "Women:\n\n- heparin rule one applies.\n\n- heparin rule two applies.\n\n- insulin rule three."
+    ext = extract_answer(enc.encode_queries(["heparin"])[0], [hit("d1#a#0", body, 1)], enc, min_score=0.5)
+    assert ext.text == "Dosing: Women: heparin rule one applies. heparin rule two applies. [1]"
+    assert ext.citations[0].quote == "Women: heparin rule one applies. Women: heparin rule two applies."

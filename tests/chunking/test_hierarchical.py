@@ -146,3 +146,17 @@ def test_ids_unique_when_titles_collide() -> None:
     ])])
     ids = [c.chunk_id for c in HierarchicalChunker(WordsPlusSpecial(), max_tokens=64).chunk(doc)][1:]
     assert ids == ["d#age/age-ge-75-years#0", "d#age/age-lt-75-years#0", "d#age/age-lt-75-years#0~2"]
+
+
+def test_lead_in_keeps_its_list_run() -> None:
+    # header "Doc > S" = 3 words; target 20 -> body 15; max 40 -> body 35
+    men = Block(text="Men:")
+    items = [Block(text=f"- rule {i} applies here", kind="list") for i in range(1, 6)]  # 5 words each
+    women = Block(text="Women:")
+    w_items = [Block(text=f"- other {i} applies here", kind="list") for i in range(1, 3)]
+    doc = Document(doc_id="d", title="Doc", sections=[Section(title="S", blocks=[men, *items, women, *w_items])])
+    sec = [c.body for c in HierarchicalChunker(WordsPlusSpecial(), max_tokens=40, target_tokens=20).chunk(doc)
+           if c.hierarchy_level == "section"]
+    # "Men:" (1) + 5 items (25) = 26 <= 35: the whole run stays together past the 15-word target
+    assert sec[0] == "\n\n".join(b.text for b in [men, *items])
+    assert sec[1] == "\n\n".join(b.text for b in [women, *w_items])

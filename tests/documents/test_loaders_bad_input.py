@@ -72,7 +72,7 @@ CASES: list[tuple[str, bytes, str | None, str]] = [
         "notes_dup.jsonl",
         b'{"patient_id": "P1", "note_id": "N1", "date": "2024-01-01", "note_type": "x", "text": "t"}\n' * 2,
         "notes",
-        "line 2: duplicate note_id 'N1'",
+        "line 2: duplicate note_id 'N1' for patient 'P1'",
     ),
     (
         "notes_col.csv",
@@ -170,8 +170,9 @@ def test_walk_yields_good_documents_and_errors(tmp_path: Path) -> None:
     docs = {o.doc_id: o for o in out if isinstance(o, Document)}
     errors = {Path(o.path).name: o.reason for o in out if isinstance(o, LoadError)}
     skipped = {Path(o.path).name: o.reason for o in out if isinstance(o, Skipped)}
-    assert sorted(docs) == ["a", "sub/My-Notes", "sub/one"]
-    assert docs["a"].title == "Alpha" and docs["sub/My-Notes"].title == "Note title"
+    # ids: the passed folder's name, then the path below it (slugged, no extension)
+    assert sorted(docs) == ["corpus/a", "corpus/sub/My-Notes", "corpus/sub/one"]
+    assert docs["corpus/a"].title == "Alpha" and docs["corpus/sub/My-Notes"].title == "Note title"
     assert errors == {
         "b.md": "empty file",
         "c.xml": "XML entity declarations are not allowed (possible XML bomb)",

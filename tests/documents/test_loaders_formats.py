@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from fpdf import FPDF
 
-from clinqa.documents.loaders import detect_format, load_file
+from clinqa.documents.loaders import detect_format, iter_documents, load_file
+from clinqa.documents.loaders._common import slug
 from clinqa.documents.loaders.markdown import parse_markdown
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
@@ -76,7 +77,7 @@ def test_markdown_structure(tmp_path: Path) -> None:
     path.write_text(MD, encoding="utf-8")
     assert detect_format(path) == "markdown"
     [doc] = load_file(path)
-    assert doc.doc_id == "sepsis"
+    assert doc.doc_id == f"{slug(tmp_path.name)}/sepsis"
     assert doc.title == "Sepsis Management"
     assert doc.format == "markdown" and doc.source == tmp_path.name
     assert paths_of(doc) == [
@@ -138,7 +139,7 @@ def test_text_paragraphs_and_title(tmp_path: Path) -> None:
     path = tmp_path / "discharge advice.txt"
     path.write_text("Discharge advice\n\nRest for two days.\nDrink fluids.\n\n\nReturn if fever.\n", encoding="utf-8")
     [doc] = load_file(path)
-    assert doc.doc_id == "discharge-advice"
+    assert doc.doc_id == f"{slug(tmp_path.name)}/discharge-advice"
     assert doc.title == "Discharge advice"
     assert [b.text for b in doc.sections[0].blocks] == ["Rest for two days.\nDrink fluids.", "Return if fever."]
     long_first = tmp_path / "long.text"
@@ -380,7 +381,7 @@ def test_pdf_headings_paragraphs_table(tmp_path: Path) -> None:
     assert detect_format(path) == "pdf"
     [doc] = load_file(path)
     assert doc.title == "Perioperative Statin Therapy Review"
-    assert doc.format == "pdf" and doc.doc_id == "statins"
+    assert doc.format == "pdf" and doc.doc_id == f"{slug(tmp_path.name)}/statins"
     assert paths_of(doc) == [
         (),
         ("1. Introduction",),
@@ -476,7 +477,8 @@ def test_notes_jsonl(tmp_path: Path) -> None:
     path.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
     assert detect_format(path) == "notes"
     first, second = load_file(path)
-    assert first.doc_id == "note:N1" and first.patient_id == "P001"
+    assert first.doc_id == "note:P001:N1" and first.patient_id == "P001"
+    assert second.doc_id == "note:P002:N2" and second.patient_id == "P002"
     assert first.note_date == date(2024, 3, 5) and first.year == 2024
     assert first.title == "Progress note 2024-03-05"
     assert first.note_type == "Progress" and first.author_role == "physician" and first.source == "notes"
@@ -499,6 +501,49 @@ def test_notes_csv(tmp_path: Path) -> None:
     )
     assert detect_format(path) == "notes"
     docs = load_file(path)
-    assert [d.doc_id for d in docs] == ["note:N1", "note:N2"]
+    assert [d.doc_id for d in docs] == ["note:P001:N1", "note:P001:N2"]
     assert blocks_of(docs[0], "PLAN") == [("paragraph", "Monitor glucose q4h."), ("paragraph", "Call if >300.")]
     assert docs[1].title == "Progress note 2023-11-03" and docs[1].author_role == ""
+
+
+def test_notes_ids_are_per_patient(tmp_path: Path) -> None:
+    # note ids are often numbered per patient: the same note_id under two patients is fine
+    path = tmp_path / "notes.csv"
+    header = "patient_id,note_id,date,note_type,text\n"
+    path.write_text(header + "P001,1,2024-01-01,Progress,First.\nP002,1,2024-01-02,Progress,Other.\n", encoding="utf-8")
+    assert [d.doc_id for d in load_file(path)] == ["note:P001:1", "note:P002:1"]
+    # ... but a repeat within one patient is still an error
+    path.write_text(header + "P001,1,2024-01-01,Progress,First.\nP001,1,2024-01-02,Progress,Again.\n", encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load_file(path)
+    assert err.value.reason == "line 3: duplicate note_id '1' for patient 'P001'"
+
+
+# ---------------------------------------------------------------- path-derived document ids
+
+
+def test_same_file_name_in_two_folders_gets_two_ids(tmp_path: Path) -> None:
+    for folder in ("cardio", "renal"):
+        (tmp_path / folder / "sub").mkdir(parents=True)
+        (tmp_path / folder / "protocol.md").write_text(f"# {folder} protocol\n\ntext", encoding="utf-8")
+        (tmp_path / folder / "sub" / "Dosing Table.txt").write_text("Dosing\n\ntext", encoding="utf-8")
+    # a file passed directly: <parent folder name>/<stem>
+    assert load_file(tmp_path / "cardio" / "protocol.md")[0].doc_id == "cardio/protocol"
+    assert load_file(tmp_path / "renal" / "protocol.md")[0].doc_id == "renal/protocol"
+    # folders passed: <folder name>/<relative path>, the same id for a file directly inside
+    out = list(iter_documents([tmp_path / "cardio", tmp_path / "renal"]))
+    assert [o.doc_id for o in out if isinstance(o, Document)] == [
+        "cardio/protocol",
+        "cardio/sub/Dosing-Table",
+        "renal/protocol",
+        "renal/sub/Dosing-Table",
+    ]
+    # the parent folder passed: its name leads
+    top = slug(tmp_path.name)
+    out = list(iter_documents([tmp_path]))
+    assert sorted(o.doc_id for o in out if isinstance(o, Document)) == [
+        f"{top}/cardio/protocol",
+        f"{top}/cardio/sub/Dosing-Table",
+        f"{top}/renal/protocol",
+        f"{top}/renal/sub/Dosing-Table",
+    ]

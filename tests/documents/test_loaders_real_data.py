@@ -243,7 +243,7 @@ def test_guideline_is_one_document_in_registry_order(
 def test_guideline_single_markdown_file(shared_dir: Path) -> None:
     path = shared_dir / "raw/guidelines/content" / GUIDE / "risk_assessment.md"
     [doc] = load_file(path)
-    assert doc.doc_id == "risk_assessment"
+    assert doc.doc_id == f"{GUIDE}/risk_assessment"  # a file passed directly: <parent folder>/<stem>
     assert doc.title == "Risk Assessment for Perioperative Cardiac Evaluation — ACC/AHA 2014"
     assert len(doc.sections) == 1 and doc.sections[0].title == doc.title
     assert doc.source == GUIDE
@@ -253,8 +253,8 @@ def test_registry_above_the_passed_directory_is_not_used(shared_dir: Path) -> No
     out = list(iter_documents([shared_dir / "raw/guidelines/content" / GUIDE]))
     docs = [o for o in out if isinstance(o, Document)]
     assert sorted(d.doc_id for d in docs) == [
-        "perioperative_beta_blocker_management",
-        "perioperative_medication_management",
-        "risk_assessment",
-        "stepwise_cardiac_assessment",
+        f"{GUIDE}/perioperative_beta_blocker_management",
+        f"{GUIDE}/perioperative_medication_management",
+        f"{GUIDE}/risk_assessment",
+        f"{GUIDE}/stepwise_cardiac_assessment",
     ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from clinqa.documents.loaders import Skipped, iter_documents
+from clinqa.documents.loaders._common import slug
 from clinqa.documents.model import Document
 from clinqa.documents.registry import load_registry
 from clinqa.errors import LoadError
@@ -44,7 +45,8 @@ def test_yaml_registry_groups_folder_and_matches_file_stem(tmp_path: Path) -> No
     docs, errors, skipped = split(list(iter_documents([root])))
     assert errors == []
     assert [Path(s.path).name for s in skipped] == ["registry.yaml"]
-    assert sorted(docs) == ["aki_note", "guides/sepsis_2021/notes", "sepsis_2021"]
+    # registry ids as given; the unlisted file: <passed folder name>/<relative path>
+    assert sorted(docs) == ["aki_note", "lib/guides/sepsis_2021/notes", "sepsis_2021"]
 
     sepsis = docs["sepsis_2021"]
     assert sepsis.title == "Surviving Sepsis Campaign 2021"
@@ -121,4 +123,4 @@ def test_bad_registry_is_a_load_error_naming_it(tmp_path: Path, name: str, conte
     # a walk reports the registry error and still loads the files (without the metadata)
     out = list(iter_documents([tmp_path]))
     assert [str(o) for o in out if isinstance(o, LoadError)] == [str(err.value)]
-    assert [o.doc_id for o in out if isinstance(o, Document)] == ["a"]
+    assert [o.doc_id for o in out if isinstance(o, Document)] == [f"{slug(tmp_path.name)}/a"]

@@ -104,6 +104,10 @@ def test_bad_input_is_rejected() -> None:
         M.evaluate({"q": {"a": 1.5}}, {"q": ["a"]})  # type: ignore[dict-item]
     with pytest.raises(TypeError):
         M.evaluate({"q": {"a": 1}}, {"q": "a"})  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        M.evaluate({"q": {"a": "1"}}, {"q": ["a"]})  # type: ignore[dict-item]
+    with pytest.raises(TypeError):
+        M.evaluate({"q": {1: 1}}, {"q": [1]})  # type: ignore[dict-item]
     assert M.evaluate({}, {"q": ["a"]}) == {}
     assert M.mean({}) == {}
     with pytest.raises(ValueError, match="metrics"):
@@ -208,7 +212,8 @@ def ranx():  # type: ignore[no-untyped-def]
 
 def _ranx_per_query(ranx, qrels: M.Qrels, run: M.Run, metrics=M.METRICS) -> dict[str, dict[str, float]]:  # type: ignore[no-untyped-def]
     """ranx's per-query values, fed the same way: dedupe (own code), scores n - i, only queries
-    with a relevant doc; queries without results are added empty by ranx (make_comparable)."""
+    with a relevant doc. Queries without results are not handed to ranx (its ``make_comparable``
+    would do it, but compiles numba typed-dict code for ~10 s in every process): they score 0."""
     scored = {q: judged for q, judged in qrels.items() if any(g >= 1 for g in judged.values())}
     lists: dict[str, dict[str, float]] = {}
     for qid in scored:
@@ -218,15 +223,18 @@ def _ranx_per_query(ranx, qrels: M.Qrels, run: M.Run, metrics=M.METRICS) -> dict
                 seen.append(docid)
         if seen:
             lists[qid] = {docid: float(len(seen) - i) for i, docid in enumerate(seen)}
-    ranx_qrels = ranx.Qrels({q: dict(j) for q, j in scored.items()})
+    ranx_qrels = ranx.Qrels({q: dict(scored[q]) for q in lists})
     ranx_run = ranx.Run(lists)
     names = {}
     for name in metrics:
         family, k = re.fullmatch(r"(\w+)@(\d+)", name).groups()  # type: ignore[union-attr]
         names[f"{_RANX_NAMES[family]}@{k}"] = name
-    ranx_run = ranx_run.make_comparable(ranx_qrels)
     ranx.evaluate(ranx_qrels, ranx_run, list(names), threads=1, save_results_in_run=True)
-    return {q: {ours: float(ranx_run.scores[theirs][q]) for theirs, ours in names.items()} for q in scored}
+    zeros = dict.fromkeys(names.values(), 0.0)
+    return {
+        q: {ours: float(ranx_run.scores[theirs][q]) for theirs, ours in names.items()} if q in lists else zeros
+        for q in scored
+    }
 
 
 def _assert_agree(ours: dict[str, dict[str, float]], theirs: dict[str, dict[str, float]]) -> None:

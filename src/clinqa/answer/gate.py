@@ -1,7 +1,9 @@
 """The refusal gate: answer only when the evidence is strong enough.
 
 Signal: the cosine similarity between the question and the best dense hit (top-1), as in
-many production RAG systems; refuse below ``threshold``. The threshold is a setting; its
+many production RAG systems; refuse below ``threshold``. Second signal: content words of the
+question that the corpus never mentions (:mod:`clinqa.answer.coverage`), which refuse or
+warn according to ``answer.unknown_terms``. The threshold is a setting; its
 calibration on labelled in-scope / out-of-scope questions is the evaluation harness's job.
 """
 
@@ -33,9 +35,16 @@ class CosineGate:
     def __init__(self, threshold: float) -> None:
         self.threshold = threshold
 
-    def decide(self, result: RetrievalResult) -> GateDecision:
-        """Decide on one retrieval result."""
+    def decide(self, result: RetrievalResult, missing: list[str] | None = None,
+               unknown_terms: str = "ignore") -> GateDecision:
+        """Decide on one retrieval result. ``missing`` are question words the corpus never
+        mentions (:func:`clinqa.answer.coverage.missing_terms`); with ``unknown_terms="refuse"``
+        any of them refuses."""
         top = result.top_dense_cosine
+        if missing and unknown_terms == "refuse":
+            words = ", ".join(f"'{w}'" for w in missing)
+            return GateDecision(False, top, self.threshold,
+                                f"the ingested corpus never mentions {words}, so it cannot answer this question")
         if top is None or not result.hits:
             return GateDecision(False, None, self.threshold,
                                 "no passage in the corpus matched the question under the applied filters")

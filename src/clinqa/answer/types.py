@@ -46,6 +46,7 @@ class Answer:
     gate: dict[str, Any] = field(default_factory=dict)
     timings_ms: dict[str, float] = field(default_factory=dict)
     retrieved: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object: question, refused, answer, filters, citations, ..."""

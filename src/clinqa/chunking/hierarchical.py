@@ -6,8 +6,8 @@ source, topics, DOI, section list, then the abstract or the first section's text
 
 Level ``section``: each section's own blocks, in order, with the context header (document
 title and section path) prepended. Consecutive short blocks are merged while the chunk stays
-within ``target_tokens`` (a lead-in block ending in ":" stays with the block it introduces, up to
-the model limit); a block is never cut, except one longer than the model limit
+within ``target_tokens`` (a lead-in block ending in ":" stays with the block or the run of
+list items it introduces, up to the model limit); a block is never cut, except one longer than the model limit
 (``max_tokens``), which becomes sentence windows overlapping by ``overlap_sentences``
 sentences (:func:`clinqa.chunking.windows.sentence_windows`).
 
@@ -62,6 +62,19 @@ def cap_words(text: str, max_words: int) -> str:
         if i == max_words:
             return text[: m.end()].strip()
     return text.strip()
+
+
+def _introduced(group: list[Block], block: Block) -> bool:
+    """True when ``block`` continues what a lead-in in ``group`` introduces: it directly follows
+    a block ending in ":", or it is a list item in an unbroken run of list items after one."""
+    if group[-1].text.rstrip().endswith(":"):
+        return True
+    if block.kind != "list":
+        return False
+    for prev in reversed(group):
+        if prev.kind != "list":
+            return prev.text.rstrip().endswith(":")
+    return False
 
 
 class HierarchicalChunker:
@@ -120,26 +133,32 @@ class HierarchicalChunker:
             limit_body = max(16, self.max_tokens - special)
             target_body = limit_body
         bodies: list[tuple[str, bool]] = []  # (body, split)
-        group: list[str] = []
+        group: list[Block] = []
         group_cost = 0
+
+        def flush() -> None:
+            nonlocal group, group_cost
+            if group:
+                bodies.append(("\n\n".join(b.text for b in group), False))
+            group, group_cost = [], 0
+
         for block, cost in zip(blocks, costs, strict=True):
             if cost > limit_body:
-                if group:
-                    bodies.append(("\n\n".join(group), False))
-                    group, group_cost = [], 0
+                flush()
                 for w in sentence_windows(block.text, block.kind, limit_body, self.counter, self.overlap):
                     bodies.append((w, True))
                 continue
-            # "\n\n" joins add no WordPiece tokens. A lead-in ending in ":" ("staged by the
-            # following criteria:") stays with the block it introduces while the model limit allows.
-            lead_in = bool(group) and group[-1].rstrip().endswith(":") and group_cost + cost <= limit_body
-            if group and group_cost + cost > target_body and not lead_in:
-                bodies.append(("\n\n".join(group), False))
-                group, group_cost = [], 0
-            group.append(block.text)
+            # "\n\n" joins add no WordPiece tokens. A lead-in ending in ":" ("Women:", "staged by
+            # the following criteria:") stays with what it introduces -- the next block, or the
+            # whole run of list items after it -- while the model limit allows: a list item
+            # separated from its label can be quoted as the opposite of what the source says.
+            if group and group_cost + cost > target_body and not (
+                group_cost + cost <= limit_body and _introduced(group, block)
+            ):
+                flush()
+            group.append(block)
             group_cost += cost
-        if group:
-            bodies.append(("\n\n".join(group), False))
+        flush()
         chunks = [
             make_chunk(doc, body=b, section_path=path, index=i, level="section",
                        counter=self.counter, header=header, split=s, doc_hash=doc_hash)

@@ -24,7 +24,7 @@ from clinqa.embedding.export import cache_dir, export_onnx, mean_pooled
 from clinqa.embedding.fingerprint import fingerprint
 
 #: at most this many texts go through the ONNX fast path in one call
-SMALL_BATCH = 64
+SMALL_BATCH = 128
 
 
 class SentenceTransformerEncoder:

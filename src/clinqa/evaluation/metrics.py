@@ -147,7 +147,9 @@ def _relevant_qrels(qrels: Mapping[str, Mapping[str, int]]) -> dict[str, dict[st
         for docid, grade in judged.items():
             if not isinstance(docid, str):
                 raise TypeError(f"document ids must be str, got {type(docid).__name__} {docid!r} (query {qid!r})")
-            if isinstance(grade, bool) or not float(grade).is_integer():
+            if isinstance(grade, bool) or not isinstance(grade, int | float):
+                raise TypeError(f"relevance grades must be int, got {type(grade).__name__} for ({qid!r}, {docid!r})")
+            if not float(grade).is_integer():
                 raise ValueError(f"relevance grades must be integers, got {grade!r} for ({qid!r}, {docid!r})")
             if grade >= 1:
                 rel[docid] = int(grade)

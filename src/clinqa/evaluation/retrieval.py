@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from clinqa.chunking import CHUNKING_VERSION
 from clinqa.embedding.export import cache_dir
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset
@@ -79,6 +80,7 @@ def eval_store_dir(dataset: Dataset, settings: Settings, model_id: str, ids: set
     h = hashlib.sha256()
     h.update(str(dataset.corpus).encode())
     h.update(settings.chunking.model_dump_json().encode())
+    h.update(str(CHUNKING_VERSION).encode())
     h.update(model_id.encode())
     h.update(",".join(sorted(ids)).encode() if ids is not None else b"full")
     return cache_dir() / "eval" / f"{dataset.name}-{h.hexdigest()[:12]}"

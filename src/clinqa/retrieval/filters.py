@@ -17,7 +17,7 @@ class Filters:
       ever mixes two patients.
     - ``year_min`` / ``year_max``: inclusive bounds on the document year (a note's year is
       its date's year); documents without a year are excluded when a bound is set.
-    - ``sources``: keep only these ``source`` values (empty: all).
+    - ``sources``: keep only these ``source`` values, compared case-insensitively (empty: all).
     - ``exclude_levels``: chunk levels to leave out (``document`` overview chunks for Q&A).
     - ``doc_ids``: keep only these documents (empty: all).
     """
@@ -55,8 +55,8 @@ def to_sql(f: Filters) -> str:
         parts.append(f"year >= {int(f.year_min)}")
     if f.year_max is not None:
         parts.append(f"year <= {int(f.year_max)}")
-    if f.sources:
-        parts.append(f"source IN ({', '.join(sql_literal(s) for s in f.sources)})")
+    if f.sources:  # case-insensitive: "bts" finds "BTS"
+        parts.append(f"lower(source) IN ({', '.join(sql_literal(s.lower()) for s in f.sources)})")
     if f.exclude_levels:
         parts.append(f"hierarchy_level NOT IN ({', '.join(sql_literal(s) for s in f.exclude_levels)})")
     if f.doc_ids:

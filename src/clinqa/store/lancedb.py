@@ -94,7 +94,7 @@ class LanceStore:
         if self._table is None:
             if not rows:
                 return
-            self._table = self._db.create_table(TABLE, schema=schema(len(rows[0]["vector"])))
+            self._table = self._create(len(rows[0]["vector"]))
         data = pa.Table.from_pylist(rows, schema=self._table.schema)
         ids = ", ".join(sql_literal(d) for d in doc_ids)
         (
@@ -104,6 +104,15 @@ class LanceStore:
             .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
             .execute(data)
         )
+
+    def _create(self, dim: int) -> Any:
+        """Create the chunks table, or open it when another process created it first."""
+        try:
+            return self._db.create_table(TABLE, schema=schema(dim))
+        except (ValueError, OSError) as exc:
+            if "already exists" not in str(exc):
+                raise
+            return self._db.open_table(TABLE)
 
     def delete_document(self, doc_id: str) -> int:
         """Delete ``doc_id``'s chunks; returns the number deleted."""

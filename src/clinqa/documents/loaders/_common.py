@@ -20,19 +20,23 @@ def slug(text: str) -> str:
 
 
 def path_doc_id(path: Path, base_dir: Path | None = None) -> str:
-    """Document id for formats without native ids.
+    """Document id for formats without native ids: the folder name plus the file's path.
 
-    With ``base_dir`` (the directory the user passed): the slugged path relative to it,
-    without extension, ``/``-separated (``"sub/my-file"``). Without: the slugged file stem.
+    With ``base_dir`` (the directory the user passed): ``<base_dir name>/<relative path>``
+    slugged, without extension (``"cardio/sub/protocol"``). Without (a file passed directly):
+    ``<parent folder name>/<stem>`` (``"cardio/protocol"``), the same id as when its folder is
+    passed. Two ``protocol.md`` files in different folders therefore never replace each other.
     """
     if base_dir is not None:
+        base = base_dir.resolve()
         try:
-            rel = path.relative_to(base_dir)
+            rel = path.resolve().relative_to(base)
         except ValueError:
             rel = Path(path.name)
         parts = [slug(p) for p in rel.with_suffix("").parts]
-        return "/".join(parts) if parts else slug(path.stem)
-    return slug(path.stem)
+        return "/".join([slug(base.name), *parts]) if parts else slug(path.stem)
+    parent = path.resolve().parent.name
+    return f"{slug(parent)}/{slug(path.stem)}" if parent else slug(path.stem)
 
 
 def norm_ws(text: str) -> str:

@@ -81,7 +81,7 @@ def _parse_date(value: str) -> date:
     return datetime.fromisoformat(value.replace("Z", "+00:00")).date()
 
 
-def _note(path: Path, where: str, rec: Mapping[str, Any], seen: set[str]) -> Document:
+def _note(path: Path, where: str, rec: Mapping[str, Any], seen: set[tuple[str, str]]) -> Document:
     values: dict[str, str] = {}
     for field in REQUIRED:
         value = rec.get(field)
@@ -94,10 +94,10 @@ def _note(path: Path, where: str, rec: Mapping[str, Any], seen: set[str]) -> Doc
         note_date = _parse_date(values["date"])
     except ValueError:
         raise LoadError(path, f"{where}: invalid date {values['date'][:40]!r} (expected ISO date YYYY-MM-DD)") from None
-    note_id = values["note_id"]
-    if note_id in seen:
-        raise LoadError(path, f"{where}: duplicate note_id {note_id!r}")
-    seen.add(note_id)
+    note_id, patient_id = values["note_id"], values["patient_id"]
+    if (patient_id, note_id) in seen:
+        raise LoadError(path, f"{where}: duplicate note_id {note_id!r} for patient {patient_id!r}")
+    seen.add((patient_id, note_id))
     note_type = values["note_type"]
     title = rec.get("title")
     if not isinstance(title, str) or not title.strip():
@@ -108,7 +108,7 @@ def _note(path: Path, where: str, rec: Mapping[str, Any], seen: set[str]) -> Doc
     if not sections:
         raise LoadError(path, f"{where}: field 'text' is empty")
     return Document(
-        doc_id=f"note:{note_id}",
+        doc_id=f"note:{patient_id}:{note_id}",
         title=norm_ws(title),
         year=note_date.year,
         source="notes",
@@ -156,13 +156,14 @@ def _csv_rows(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
 def load(path: Path) -> list[Document]:
     """Load a notes file (``.jsonl``/``.ndjson`` as JSON Lines, anything else as CSV).
 
-    One Document per note: doc_id = ``"note:<note_id>"``, patient_id, note_date, year =
+    One Document per note: doc_id = ``"note:<patient_id>:<note_id>"`` (note ids are often
+    numbered per patient), patient_id, note_date, year =
     the note date's year, note_type, author_role, source ``"notes"``, title = ``title`` or
     ``"<note_type> note <date>"``. Raises LoadError naming the line for a missing required
     field/column ("line 3: missing required field 'patient_id'"), a bad date, a duplicate
     note_id, invalid JSON or CSV.
     """
-    seen: set[str] = set()
+    seen: set[tuple[str, str]] = set()
     if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
         return [_note(path, f"line {n}", rec, seen) for n, rec in iter_jsonl(path)]
     return [_note(path, where, row, seen) for where, row in _csv_rows(path)]

@@ -1,0 +1,90 @@
+"""Lexical coverage: which content words of a question the corpus never mentions.
+
+Dense similarity measures topic, not facts: "dose of dexamethasone for meningitis" sits close
+to a meningitis guideline that never names dexamethasone, and the closest sentence may then be
+another drug's dose. A content word that occurs in no chunk the query may see (checked with
+the store's BM25 index, which stems and lower-cases) means the corpus cannot say anything
+about it. The gate can warn about such words or refuse on them (``answer.unknown_terms``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinqa.retrieval.filters import Filters
+from clinqa.store.base import Store
+
+#: function words and question scaffolding; content words are what is left
+STOPWORDS = frozenset("""
+a about above after again against all also am an and any are aren as at be because been before
+being below between both but by can cannot could couldn did didn do does doesn doing don down
+during each else ever few for from further get gets getting give given go had hadn has hasn have
+haven having he her here hers herself him himself his how however i if in into is isn it its
+itself just let lets like made make many may me might more most much must mustn my myself need
+needs no nor not now of off often on once one only or other ought our ours ourselves out over
+own per please same shall shan she should shouldn so some such take than that the their theirs
+them themselves then there these they this those through thus to too under until up upon us use
+used using very via was wasn we well were weren what whats when where whether which while who
+whom whose why will with within without won would wouldn yes yet you your yours yourself
+yourselves tell know want say said says anyone someone something thing things way ways
+""".split())
+
+_word = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+
+
+def content_terms(question: str, min_len: int = 3) -> list[str]:
+    """Lower-cased content words of ``question`` in order, without duplicates: not stopwords,
+    at least ``min_len`` characters, not pure numbers. Hyphenated words are kept whole and
+    also checked by their parts (see :func:`missing_terms`)."""
+    out: list[str] = []
+    for m in _word.finditer(question.lower()):
+        w = m.group(0).strip("'")
+        if len(w) < min_len or w in STOPWORDS or w.replace("-", "").isdigit():
+            continue
+        if w not in out:
+            out.append(w)
+    return out
+
+
+#: irregular plurals the index's stemmer does not join (woman/women, child/children ...)
+IRREGULAR = {"woman": "women", "man": "men", "child": "children", "person": "people", "foot": "feet",
+             "tooth": "teeth", "mouse": "mice", "goose": "geese", "ovum": "ova", "datum": "data",
+             "criterion": "criteria", "phenomenon": "phenomena", "diagnosis": "diagnoses",
+             "analysis": "analyses", "metastasis": "metastases", "bacterium": "bacteria"}
+_VARIANTS = {**IRREGULAR, **{v: k for k, v in IRREGULAR.items()}}
+
+
+def variants(term: str) -> list[str]:
+    """``term`` and its irregular singular/plural form, if it has one."""
+    return [term] + ([_VARIANTS[term]] if term in _VARIANTS else [])
+
+
+def term_counts(store: Store, question: str, filters: Filters, cap: int = 30) -> dict[str, int]:
+    """For each content word of ``question``: in how many chunks visible under ``filters`` it
+    occurs, counted up to ``cap`` (a cheap document frequency: 0 = never mentioned, below
+    ``cap`` = a specific, rare word such as a drug name).
+
+    A hyphenated word counts by its rarest part ("beta-blocker"); a word also matches its
+    irregular plural/singular ("woman" / "women"). One BM25 lookup per word and variant.
+    """
+    counts: dict[str, int] = {}
+    for term in content_terms(question):
+        parts = [p for p in re.split(r"[-']", term) if p and p not in STOPWORDS] or [term]
+        counts[term] = min(max(len(store.bm25_search(v, cap, filters)) for v in variants(p)) for p in parts)
+    return counts
+
+
+def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:
+    """Content words of ``question`` that occur in no chunk visible under ``filters``."""
+    return [t for t, n in term_counts(store, question, filters, cap=1).items() if n == 0]
+
+
+def unmentioned_in(texts: list[str], terms: list[str]) -> list[str]:
+    """Those ``terms`` (or their irregular variants) that appear in none of ``texts``, matched
+    case-insensitively on word starts (so "anticoagulant" matches "anticoagulants")."""
+    blob = " ".join(texts).lower()
+    out = []
+    for t in terms:
+        if not any(re.search(r"(?<![^\W_])" + re.escape(v), blob) for v in variants(t)):
+            out.append(t)
+    return out

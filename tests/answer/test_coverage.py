@@ -1,0 +1,38 @@
+"""Lexical coverage: content words, words the corpus never mentions, rare words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from clinqa.answer.coverage import content_terms, missing_terms, term_counts, unmentioned_in
+from clinqa.chunking.base import Chunk
+from clinqa.retrieval.filters import Filters
+from clinqa.store import LanceStore
+
+
+def test_content_terms() -> None:
+    assert content_terms("What is the dose of Dexamethasone for bacterial meningitis in adults?") == [
+        "dose", "dexamethasone", "bacterial", "meningitis", "adults"]
+    assert content_terms("Should a woman with CHA2DS2-VASc of 2 get a beta-blocker?") == [
+        "woman", "cha2ds2-vasc", "beta-blocker"]
+
+
+def test_missing_and_rare_terms(tmp_path: Path) -> None:
+    store = LanceStore(tmp_path / "db")
+    texts = ["Women with atrial fibrillation need anticoagulation.", "Beta blockers in surgery.",
+             "Anticoagulation with warfarin."] + [f"Anticoagulation note {i}." for i in range(40)]
+    chunks = [Chunk(chunk_id=f"d#s#{i}", doc_id="d", text=t, body=t) for i, t in enumerate(texts)]
+    store.replace_documents(["d"], chunks, np.ones((len(chunks), 4), dtype=np.float32))
+    store.refresh_indexes()
+    q = "Should a woman on warfarin take dexamethasone and a beta-blocker for anticoagulation?"
+    # "woman" matches "women" (irregular plural); hyphenated words need every part
+    assert missing_terms(store, q, Filters()) == ["dexamethasone"]
+    counts = term_counts(store, q, Filters(), cap=30)
+    assert counts == {"woman": 1, "warfarin": 1, "dexamethasone": 0, "beta-blocker": 1, "anticoagulation": 30}
+
+
+def test_unmentioned_in() -> None:
+    assert unmentioned_in(["Anticoagulants reduce stroke in Women."], ["anticoagulant", "woman", "warfarin"]) == [
+        "warfarin"]
