@@ -71,12 +71,7 @@ def test_out_of_scope_is_refused_helpfully(pipe: Pipeline) -> None:
     assert ans.citations == []
     assert ans.gate["signal"] < ans.gate["threshold"]
     assert 1 <= len(ans.related_topics) <= 5
-    assert "never mentions 'car', 'tyre'" in ans.reason
-    # the similarity threshold alone refuses it too
-    s = pipe.settings
-    only_cosine = Pipeline(s.model_copy(update={"answer": s.answer.model_copy(update={"unknown_terms": "ignore"})}))
-    ans = only_cosine.ask("How do I change a car tyre?")
-    assert ans.refused and "below the answer threshold" in ans.reason
+    assert "below the answer threshold" in ans.reason
 
 
 def test_overview_chunks_not_used_for_answers(pipe: Pipeline) -> None:
@@ -184,8 +179,13 @@ def test_remove(tmp_path: Path) -> None:
     assert runner.invoke(app, ["remove", "c/a", "--data-dir", str(data)]).exit_code == 1
 
 
-def test_word_the_corpus_never_mentions_is_refused(pipe: Pipeline) -> None:
-    ans = pipe.ask("What is the dose of amoxicillin for otitis media in children?")
+def test_word_the_corpus_never_mentions_warns_or_refuses(pipe: Pipeline) -> None:
+    q = "What is the dose of amoxicillin for otitis media in children?"
+    ans = pipe.ask(q)  # default: warn
+    assert any("never mentions 'otitis'" in w for w in ans.warnings)
+    s = pipe.settings
+    strict = Pipeline(s.model_copy(update={"answer": s.answer.model_copy(update={"unknown_terms": "refuse"})}))
+    ans = strict.ask(q)
     assert ans.refused and "'otitis'" in ans.reason
     ans = pipe.ask("Should a woman with atrial fibrillation and a CHA2DS2-VASc score of 2 receive anticoagulation?")
     assert not ans.refused  # "woman" is found as "women"

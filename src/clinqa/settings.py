@@ -112,10 +112,11 @@ class AnswerSettings(BaseModel):
     )
     related_topics: int = Field(5, ge=1, description="Related topics listed in a refusal.")
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
-        "refuse",
+        "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "
         "visible to the query (e.g. a drug the corpus never mentions): refuse, warn in the answer, "
-        "or ignore. See clinqa.answer.coverage.",
+        "or ignore. 'refuse' suits clinicians' questions but refused 52% of the in-scope consumer "
+        "questions of liveqa-medquad (typos, chatter); see docs/benchmarks.md.",
     )
 
 
