@@ -295,6 +295,70 @@ def eval_retrieval(
         typer.echo(f"wrote {output}/metrics.json, report.json, run.trec, per_query.csv")
 
 
+@eval_app.command("fusion")
+def eval_fusion(
+    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    output: Annotated[Path | None, typer.Option("--output", help="Write fusion.json here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    depth: Annotated[int, typer.Option("--depth", help="Candidates per list.")] = 100,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Fusion study: RRF k and dense/BM25 weights (equal, 0.3/0.7, 0.7/0.3, dynamic alpha) on one pass."""
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.fusion import fusion_study
+    from clinqa.evaluation.retrieval import build_eval_pipeline, run_searches
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        ds = load_dataset(dataset_dir)
+        epipe, _, _ = build_eval_pipeline(ds, pipe.settings, subset, seed, progress=sys.stderr.isatty())
+        lists, _ = run_searches(epipe, ds.queries, depth, progress=sys.stderr.isatty())
+        rows = fusion_study(ds, lists, seed=seed)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    cols = ("MRR@10", "Hit@1", "Hit@10", "nDCG@10", "Recall@30")
+    typer.echo(f"{'rule':<34}" + "".join(f"{c:>24}" for c in cols))
+    for r in rows:
+        typer.echo(f"{r['rule']:<34}" + "".join(f"{_fmt_metric(r['metrics'][c]):>24}" for c in cols))
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "fusion.json").write_text(json.dumps(rows, indent=2))
+        typer.echo(f"wrote {output}/fusion.json")
+
+
+@eval_app.command("chunking")
+def eval_chunking(
+    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    output: Annotated[Path | None, typer.Option("--output", help="Write chunking.json here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Chunking comparison: fixed, section, hybrid, hierarchical (+ paragraphs) with context loss."""
+    from clinqa.evaluation.chunking import compare_chunking
+    from clinqa.evaluation.datasets import load_dataset
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        rows = compare_chunking(load_dataset(dataset_dir), pipe.settings, subset, seed,
+                                progress=sys.stderr.isatty())
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'MRR@10':>24}{'Hit@10':>24}")
+    for r in rows:
+        typer.echo(f"{r['strategy']:<28}{r['chunks']:>8}{r['mean_words']:>8.1f}{r['context_loss']:>8.1%}"
+                   f"{_fmt_metric(r['MRR@10']):>24}{_fmt_metric(r['Hit@10']):>24}")
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "chunking.json").write_text(json.dumps(rows, indent=2))
+        typer.echo(f"wrote {output}/chunking.json")
+
+
 @eval_app.command("compare")
 def eval_compare(
     run_a: Annotated[Path, typer.Argument(help="--output folder (or per_query.csv) of run A.")],

@@ -87,3 +87,20 @@ def test_cli_outputs_and_compare(tiny: Path, tmp_path: Path) -> None:
     assert r.exit_code == 0, r.output
     res = json.loads(r.output)
     assert res["MRR@10"]["diff"] == 0 and res["MRR@10"]["p_value"] == 1.0
+
+
+def test_fusion_study_rules_share_one_pass() -> None:
+    from clinqa.evaluation.datasets import Dataset, Query
+    from clinqa.evaluation.fusion import RULES, apply_rule, fusion_study
+
+    ds = Dataset("toy", Path("."), None, [Query("q1", "What is gout?"), Query("q2", "CKD and HbA1c targets")],
+                 {"q1": {"A": 1}, "q2": {"B": 1}})
+    lists = {"q1": ([("a#0", "A"), ("b#0", "B")], [("b#0", "B"), ("a#0", "A")]),
+             "q2": ([("a#0", "A"), ("b#0", "B")], [("b#0", "B"), ("a#0", "A")])}
+    # q1 definitional -> dense 0.7: A = .7/61 + .3/62 = .016314 > B = .7/62 + .3/61 = .016208
+    assert apply_rule(RULES[5], "What is gout?", *lists["q1"]) == ["A", "B"]
+    # q2 two clinical terms -> BM25 0.7: B = .3/62 + .7/61 = .016314 > A = .016208
+    assert apply_rule(RULES[5], "CKD and HbA1c targets", *lists["q2"]) == ["B", "A"]
+    rows = {r["rule"]: r["metrics"]["MRR@10"]["value"] for r in fusion_study(ds, lists, n_resamples=50)}
+    assert rows["RRF k=60, dynamic alpha"] == 1.0
+    assert rows["dense only"] == (1 + 0.5) / 2 and rows["BM25 only"] == (0.5 + 1) / 2

@@ -29,7 +29,7 @@ from tqdm.auto import tqdm
 from clinqa.chunking import CHUNKING_VERSION
 from clinqa.embedding.export import cache_dir
 from clinqa.evaluation import metrics as M
-from clinqa.evaluation.datasets import Dataset
+from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval.fusion import rrf
 from clinqa.settings import Settings
@@ -46,6 +46,50 @@ def docs_in_order(doc_ids: list[str]) -> list[str]:
             seen.add(d)
             out.append(d)
     return out
+
+
+def with_ci(per_query: dict[str, dict[str, float]], clusters: dict[str, str], n_resamples: int = 2000,
+            seed: int = 0) -> dict[str, dict[str, Any]]:
+    """``{metric: {"value": mean, "ci95": [lo, hi]}}`` with a cluster bootstrap over queries."""
+    out: dict[str, dict[str, Any]] = {}
+    for m in M.METRICS:
+        values = {qid: v[m] for qid, v in per_query.items()}
+        lo, hi = M.bootstrap_ci(values, {q: clusters.get(q, q) for q in values}, n_resamples=n_resamples, seed=seed)
+        out[m] = {"value": float(np.mean(list(values.values()))) if values else 0.0, "ci95": [lo, hi]}
+    return out
+
+
+Lists = dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]]
+
+
+def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: bool = True) -> tuple[Lists, list[float]]:
+    """Search every query with ``depth`` candidates per list under the production filters.
+
+    Returns ``({qid: (dense, bm25)}, latencies_ms)`` where each list holds
+    ``(chunk_id, doc_id)`` pairs best first.
+    """
+    rs = pipe.settings.retrieval
+    deep = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
+    pipe.settings = pipe.settings.model_copy(update={"retrieval": deep})
+    filters = pipe.filters()
+    lists: Lists = {}
+    latencies: list[float] = []
+    for q in tqdm(queries, desc="queries", disable=not progress):
+        t0 = time.perf_counter()
+        res = pipe.search(q.text, filters, k=1)
+        latencies.append((time.perf_counter() - t0) * 1e3)
+        lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
+                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
+    return lists, latencies
+
+
+def fuse_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], w_dense: float, w_bm25: float,
+              k: int) -> list[str]:
+    """Weighted RRF over the chunk lists, then documents by their best chunk."""
+    fused = rrf({"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
+                {"dense": w_dense, "bm25": w_bm25}, k=k)
+    doc_of = dict(dense + bm25)
+    return docs_in_order([doc_of[c] for c, _ in fused])
 
 
 @dataclass
@@ -122,39 +166,22 @@ def evaluate_retrieval(
     if pipe is None:
         pipe, subset, ingest_s = build_eval_pipeline(dataset, settings, distractors, seed, progress)
     rs = settings.retrieval
-    deep = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
-    pipe.settings = pipe.settings.model_copy(update={"retrieval": deep})
-    filters = pipe.filters()
+    lists, latencies = run_searches(pipe, dataset.queries, depth, progress)
+    queries = dataset.queries
     runs: dict[str, M.Run] = {r: {} for r in RUNS}
     pool_hit: dict[str, float] = {}
-    latencies: list[float] = []
-    queries = dataset.queries
-    for q in tqdm(queries, desc="queries", disable=not progress):
-        t0 = time.perf_counter()
-        res = pipe.search(q.text, filters, k=2 * depth)
-        latencies.append((time.perf_counter() - t0) * 1e3)
-        dense = [h.chunk.doc_id for h in res.dense]
-        bm25 = [h.chunk.doc_id for h in res.bm25]
-        # production fusion: weighted RRF over the chunk lists, then documents by best chunk
-        fused = rrf({"dense": [h.chunk.chunk_id for h in res.dense], "bm25": [h.chunk.chunk_id for h in res.bm25]},
-                    {"dense": rs.dense_weight, "bm25": rs.bm25_weight}, k=rs.rrf_k)
-        doc_of = {h.chunk.chunk_id: h.chunk.doc_id for h in res.dense + res.bm25}
-        runs["hybrid"][q.qid] = docs_in_order([doc_of[c] for c, _ in fused])
-        runs["dense"][q.qid] = docs_in_order(dense)
-        runs["bm25"][q.qid] = docs_in_order(bm25)
+    for q in queries:
+        dense, bm25 = lists[q.qid]
+        runs["hybrid"][q.qid] = fuse_docs(dense, bm25, rs.dense_weight, rs.bm25_weight, rs.rrf_k)
+        runs["dense"][q.qid] = docs_in_order([d for _, d in dense])
+        runs["bm25"][q.qid] = docs_in_order([d for _, d in bm25])
         gold = dataset.qrels.get(q.qid)
         if gold:
-            pool = set(dense[:pool_depth]) | set(bm25[:pool_depth])
+            pool = {d for _, d in dense[:pool_depth]} | {d for _, d in bm25[:pool_depth]}
             pool_hit[q.qid] = float(any(d in pool for d in gold))
     clusters = {q.qid: dataset.cluster_of(q.qid) for q in queries}
     per_query = {name: M.evaluate(dataset.qrels, run) for name, run in runs.items()}
-    metrics: dict[str, dict[str, dict[str, Any]]] = {}
-    for name, pq in per_query.items():
-        metrics[name] = {}
-        for m in M.METRICS:
-            values = {qid: v[m] for qid, v in pq.items()}
-            lo, hi = M.bootstrap_ci(values, {q: clusters[q] for q in values}, n_resamples=n_resamples, seed=seed)
-            metrics[name][m] = {"value": float(np.mean(list(values.values()))) if values else 0.0, "ci95": [lo, hi]}
+    metrics = {name: with_ci(pq, clusters, n_resamples, seed) for name, pq in per_query.items()}
     lo, hi = M.bootstrap_ci(pool_hit, {q: clusters[q] for q in pool_hit}, n_resamples=n_resamples, seed=seed)
     lat = np.array(latencies) if latencies else np.zeros(1)
     return RetrievalEval(

@@ -1,0 +1,64 @@
+"""Fusion study: one retrieval pass, re-fused under several rules, scored side by side.
+
+Rules: RRF with k in {10, 60, 100} and equal weights; k = 60 with dense/BM25 weights
+0.3/0.7 (the weighting of a published clinical-notes study) and 0.7/0.3; k = 60 with the
+query-dependent "dynamic alpha" weights of :func:`clinqa.retrieval.weights.dynamic_weights`;
+and each list alone. Because the candidate lists are shared, differences come from the
+fusion rule only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from clinqa.evaluation import metrics as M
+from clinqa.evaluation.datasets import Dataset
+from clinqa.evaluation.retrieval import Lists, docs_in_order, fuse_docs, with_ci
+from clinqa.retrieval.weights import dynamic_weights
+
+
+@dataclass(frozen=True)
+class FusionRule:
+    """A fusion rule: ``weights`` ``(dense, bm25)``, or ``None`` for dynamic alpha; ``only``
+    names a single list (``"dense"``/``"bm25"``) to use without fusion."""
+
+    name: str
+    k: int = 60
+    weights: tuple[float, float] | None = (1.0, 1.0)
+    only: str | None = None
+
+
+RULES = (
+    FusionRule("RRF k=60, equal"),
+    FusionRule("RRF k=10, equal", k=10),
+    FusionRule("RRF k=100, equal", k=100),
+    FusionRule("RRF k=60, dense 0.3 / BM25 0.7", weights=(0.3, 0.7)),
+    FusionRule("RRF k=60, dense 0.7 / BM25 0.3", weights=(0.7, 0.3)),
+    FusionRule("RRF k=60, dynamic alpha", weights=None),
+    FusionRule("dense only", only="dense"),
+    FusionRule("BM25 only", only="bm25"),
+)
+
+
+def apply_rule(rule: FusionRule, query: str, dense: list[tuple[str, str]], bm25: list[tuple[str, str]]) -> list[str]:
+    """Document ranking of one query under ``rule``."""
+    if rule.only == "dense":
+        return docs_in_order([d for _, d in dense])
+    if rule.only == "bm25":
+        return docs_in_order([d for _, d in bm25])
+    wd, wb = rule.weights if rule.weights is not None else dynamic_weights(query)
+    return fuse_docs(dense, bm25, wd, wb, rule.k)
+
+
+def fusion_study(dataset: Dataset, lists: Lists, rules: tuple[FusionRule, ...] = RULES,
+                 n_resamples: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
+    """One row per rule: name and ``{metric: {value, ci95}}`` (see :func:`with_ci`)."""
+    clusters = {q.qid: dataset.cluster_of(q.qid) for q in dataset.queries}
+    text = {q.qid: q.text for q in dataset.queries}
+    rows = []
+    for rule in rules:
+        run = {qid: apply_rule(rule, text[qid], d, b) for qid, (d, b) in lists.items()}
+        rows.append({"rule": rule.name, "metrics": with_ci(M.evaluate(dataset.qrels, run), clusters,
+                                                          n_resamples, seed)})
+    return rows
