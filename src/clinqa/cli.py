@@ -252,6 +252,7 @@ app.add_typer(eval_app, name="eval")
 Distractors = Annotated[int | None, typer.Option("--subset", help="Use every judged document plus this many "
                                                  "seeded random distractors instead of the full corpus.")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed for the subset and the bootstrap.")]
+DatasetDir = Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")]
 
 
 def _fmt_metric(v: dict[str, Any]) -> str:
@@ -260,7 +261,7 @@ def _fmt_metric(v: dict[str, Any]) -> str:
 
 @eval_app.command("retrieval")
 def eval_retrieval(
-    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    dataset_dir: DatasetDir,
     output: Annotated[Path | None, typer.Option("--output", help="Write metrics.json, report.json, run.trec, "
                                                 "per_query.csv here.")] = None,
     subset: Distractors = None,
@@ -297,7 +298,7 @@ def eval_retrieval(
 
 @eval_app.command("fusion")
 def eval_fusion(
-    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    dataset_dir: DatasetDir,
     output: Annotated[Path | None, typer.Option("--output", help="Write fusion.json here.")] = None,
     subset: Distractors = None,
     seed: Seed = 0,
@@ -331,7 +332,7 @@ def eval_fusion(
 
 @eval_app.command("chunking")
 def eval_chunking(
-    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder: corpus.jsonl, queries.jsonl, qrels/test.tsv.")],
+    dataset_dir: DatasetDir,
     output: Annotated[Path | None, typer.Option("--output", help="Write chunking.json here.")] = None,
     subset: Distractors = None,
     seed: Seed = 0,
