@@ -360,6 +360,41 @@ def eval_chunking(
         typer.echo(f"wrote {output}/chunking.json")
 
 
+@eval_app.command("models")
+def eval_models(
+    dataset_dir: DatasetDir,
+    model: Annotated[list[str] | None, typer.Option("--model", help="Encoder alias or local path (repeatable). "
+                                                    "Default: every shipped model that is installed.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write models.json here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Embedding-model comparison: MRR, P@1/3/5, Hit@10, dimensions and throughput, plus BM25 alone."""
+    from clinqa.embedding.shipped import installed_models
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.models import COLUMNS, compare_models
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        rows = compare_models(load_dataset(dataset_dir), pipe.settings, model or installed_models(), subset, seed,
+                              progress=sys.stderr.isatty())
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    head = f"{'model':<26}{'run':<8}{'dim':>5}" + "".join(f"{c:>9}" for c in COLUMNS)
+    typer.echo(head + f"{'chunks/s':>10}{'tok/s':>9}")
+    for r in rows:
+        speed = f"{r['chunks_per_s']:>10.1f}{r['tokens_per_s']:>9.0f}" if r["chunks_per_s"] else f"{'-':>10}{'-':>9}"
+        typer.echo(f"{r['model'][:25]:<26}{r['run']:<8}{r['dim']:>5}" +
+                   "".join(f"{r[c]['value']:>9.3f}" for c in COLUMNS) + speed)
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "models.json").write_text(json.dumps(rows, indent=2))
+        typer.echo(f"wrote {output}/models.json")
+
+
 @eval_app.command("compare")
 def eval_compare(
     run_a: Annotated[Path, typer.Argument(help="--output folder (or per_query.csv) of run A.")],

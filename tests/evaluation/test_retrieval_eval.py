@@ -104,3 +104,17 @@ def test_fusion_study_rules_share_one_pass() -> None:
     rows = {r["rule"]: r["metrics"]["MRR@10"]["value"] for r in fusion_study(ds, lists, n_resamples=50)}
     assert rows["RRF k=60, dynamic alpha"] == 1.0
     assert rows["dense only"] == (1 + 0.5) / 2 and rows["BM25 only"] == (0.5 + 1) / 2
+
+
+def test_model_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:
+    from clinqa.evaluation.models import compare_models
+
+    ds = load_dataset(tiny)
+    rows = compare_models(ds, Settings(data_dir=tmp_path / "d"), ["all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2"],
+                          sample=32, progress=False)
+    assert [(r["model"], r["run"]) for r in rows] == [
+        ("all-MiniLM-L6-v2-int8", "dense"), ("all-MiniLM-L6-v2-int8", "hybrid"),
+        ("paraphrase-MiniLM-L3-v2", "dense"), ("paraphrase-MiniLM-L3-v2", "hybrid"), ("BM25 alone", "bm25")]
+    assert [r["max_tokens"] for r in rows[:4:2]] == [256, 128]
+    assert all(r["chunks_per_s"] > 0 and r["tokens_per_s"] > r["chunks_per_s"] for r in rows[:4])
+    assert all(0.5 <= r["Hit@10"]["value"] <= 1.0 for r in rows)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from clinqa.embedding.base import Encoder
 from clinqa.embedding.cache import EmbeddingCache, encode_with_cache
-from clinqa.embedding.shipped import DEFAULT_MODEL, resolve_model
+from clinqa.embedding.shipped import DEFAULT_MODEL, ONNX_OPTIONS, resolve_model
 from clinqa.settings import EmbeddingSettings
 
 __all__ = ["DEFAULT_MODEL", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache"]
@@ -22,7 +22,7 @@ def build_encoder(settings: EmbeddingSettings) -> Encoder:
         from clinqa.embedding.onnx import OnnxEncoder
 
         return OnnxEncoder(path, name=settings.model, batch_size=settings.batch_size,
-                           threads=settings.threads)
+                           threads=settings.threads, **ONNX_OPTIONS.get(settings.model, {}))
     from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder(path, name=settings.model, batch_size=settings.batch_size,

