@@ -350,9 +350,10 @@ def eval_chunking(
     except ClinqaError as exc:
         _fail(exc)
         return
-    typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'MRR@10':>24}{'Hit@10':>24}")
+    typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'>limit':>8}{'MRR@10':>24}{'Hit@10':>24}")
     for r in rows:
         typer.echo(f"{r['strategy']:<28}{r['chunks']:>8}{r['mean_words']:>8.1f}{r['context_loss']:>8.1%}"
+                   f"{r['over_limit']:>8.1%}"
                    f"{_fmt_metric(r['MRR@10']):>24}{_fmt_metric(r['Hit@10']):>24}")
     if output:
         output.mkdir(parents=True, exist_ok=True)

@@ -127,7 +127,9 @@ STRATEGIES: dict[str, dict[str, Any]] = {
 def compare_chunking(dataset: Any, settings: Any, distractors: int | None = None, seed: int = 0,
                      depth: int = 100, progress: bool = True,
                      strategies: dict[str, dict[str, Any]] | None = None) -> list[dict[str, Any]]:
-    """For each strategy: chunk count, mean words, context loss, and retrieval metrics (MRR@10,
+    """For each strategy: chunk count, mean words, context loss, the share of chunks over the
+    encoder's token limit (their tail is silently truncated when embedded: a loss the
+    context-loss measure does not see), and retrieval metrics (MRR@10,
     Hit@10 with CIs) from :func:`clinqa.evaluation.retrieval.evaluate_retrieval` on its own
     throwaway store (the embedding cache is shared, so identical chunk texts embed once)."""
     from clinqa.chunking import build_chunker
@@ -142,8 +144,12 @@ def compare_chunking(dataset: Any, settings: Any, distractors: int | None = None
         enc = Pipeline(s).encoder
         chunker = build_chunker(s.chunking, enc.token_counter, enc.max_tokens)
         loss = LossCounts()
+        over = 0
         for doc in dataset.documents(ids):
-            loss.add(context_loss(doc, chunker.chunk(doc)))
+            chunks = chunker.chunk(doc)
+            loss.add(context_loss(doc, chunks))
+            over += sum(c.n_tokens > enc.max_tokens for c in chunks if c.hierarchy_level != "document")
         rows.append({"strategy": name, **loss.to_dict(), "store_chunks": ev.n_chunks,
+                     "over_limit": over / loss.chunks if loss.chunks else 0.0,
                      "MRR@10": ev.metrics["hybrid"]["MRR@10"], "Hit@10": ev.metrics["hybrid"]["Hit@10"]})
     return rows
