@@ -396,6 +396,22 @@ def eval_models(
         typer.echo(f"wrote {output}/models.json")
 
 
+@eval_app.command("report")
+def eval_report(
+    runs_dir: Annotated[Path, typer.Argument(help="Folder holding --output folders of eval commands.")],
+    output: Annotated[Path | None, typer.Option("--output", help="Write the Markdown here (default: print).")] = None,
+) -> None:
+    """Render every evaluation output under RUNS_DIR as one Markdown report."""
+    from clinqa.evaluation.report import render
+
+    text = render(runs_dir)
+    if output:
+        output.write_text(text)
+        typer.echo(f"wrote {output}")
+    else:
+        typer.echo(text)
+
+
 @eval_app.command("compare")
 def eval_compare(
     run_a: Annotated[Path, typer.Argument(help="--output folder (or per_query.csv) of run A.")],
