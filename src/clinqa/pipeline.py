@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from clinqa.answer import Answer, CosineGate, extract_answer
-from clinqa.answer.coverage import term_counts, unmentioned_in
+from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
@@ -240,7 +240,7 @@ class Pipeline:
         t_cov = time.perf_counter()
         counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
         missing = [t for t, n in counts.items() if n == 0]
-        rare = [t for t, n in counts.items() if 0 < n < 30]
+        rare = [t for t, n in counts.items() if 0 < n < RARE_BELOW]
         result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
         decision = CosineGate(s.refusal_threshold).decide(result, missing, s.unknown_terms)
         warnings = []

@@ -59,7 +59,11 @@ def variants(term: str) -> list[str]:
     return [term] + ([_VARIANTS[term]] if term in _VARIANTS else [])
 
 
-def term_counts(store: Store, question: str, filters: Filters, cap: int = 30) -> dict[str, int]:
+#: a question word found in fewer chunks than this is "rare" (specific, e.g. a drug name)
+RARE_BELOW = 30
+
+
+def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_BELOW) -> dict[str, int]:
     """For each content word of ``question``: in how many chunks visible under ``filters`` it
     occurs, counted up to ``cap`` (a cheap document frequency: 0 = never mentioned, below
     ``cap`` = a specific, rare word such as a drug name).
