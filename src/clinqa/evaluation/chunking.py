@@ -133,15 +133,15 @@ def compare_chunking(dataset: Any, settings: Any, distractors: int | None = None
     Hit@10 with CIs) from :func:`clinqa.evaluation.retrieval.evaluate_retrieval` on its own
     throwaway store (the embedding cache is shared, so identical chunk texts embed once)."""
     from clinqa.chunking import build_chunker
-    from clinqa.evaluation.retrieval import evaluate_retrieval
-    from clinqa.pipeline import Pipeline
+    from clinqa.evaluation.retrieval import build_eval_pipeline, evaluate_retrieval
 
     rows = []
     ids = dataset.subset_ids(distractors, seed)
     for name, over in (strategies or STRATEGIES).items():
         s = settings.model_copy(update={"chunking": settings.chunking.model_copy(update=over)})
-        ev = evaluate_retrieval(dataset, s, distractors=distractors, seed=seed, depth=depth, progress=progress)
-        enc = Pipeline(s).encoder
+        pipe, _, _ = build_eval_pipeline(dataset, s, distractors, seed, progress)
+        ev = evaluate_retrieval(dataset, s, seed=seed, depth=depth, progress=progress, pipe=pipe)
+        enc = pipe.encoder
         chunker = build_chunker(s.chunking, enc.token_counter, enc.max_tokens)
         loss = LossCounts()
         over = 0

@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from clinqa.evaluation.datasets import Dataset
-from clinqa.evaluation.retrieval import evaluate_retrieval
+from clinqa.evaluation.retrieval import build_eval_pipeline, evaluate_retrieval
 from clinqa.pipeline import Pipeline
 from clinqa.settings import Settings
 
@@ -40,13 +40,10 @@ def compare_models(dataset: Dataset, settings: Settings, models: list[str], dist
     bm25_row: dict[str, Any] | None = None
     for model in models:
         s = settings.model_copy(update={"embedding": settings.embedding.model_copy(update={"model": model})})
-        ev = evaluate_retrieval(dataset, s, distractors=distractors, seed=seed, progress=progress)
-        pipe = Pipeline(s)
+        pipe, _, _ = build_eval_pipeline(dataset, s, distractors, seed, progress)
+        ev = evaluate_retrieval(dataset, s, seed=seed, progress=progress, pipe=pipe)
         if texts is None:  # the same sample of chunk texts for every model: the first model's chunks
-            from clinqa.evaluation.retrieval import build_eval_pipeline
-
-            epipe, _, _ = build_eval_pipeline(dataset, s, distractors, seed, progress=False)
-            texts = epipe.store.sample_texts(sample)
+            texts = pipe.store.sample_texts(sample)
         tp = throughput(pipe, texts)
         for run in ("dense", "hybrid"):
             rows.append({"model": model, "run": run, "model_id": ev.model_id, "dim": pipe.encoder.dim,
