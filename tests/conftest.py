@@ -27,3 +27,56 @@ def shared_dir() -> Path:
     if not path.exists():
         pytest.skip("../shared/data is not present beside the repository")
     return path
+
+
+#: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
+TINY_DOCS = {
+    "d1": ("Apixaban", "Apixaban 5 mg twice daily is used for stroke prevention in atrial fibrillation."),
+    "d2": ("Metformin", "Metformin is the first-line drug for type 2 diabetes; reduce the dose when eGFR is low."),
+    "d3": ("Sepsis fluids", "Give 30 mL/kg of intravenous crystalloid within the first 3 hours of sepsis."),
+    "d4": ("Asthma", "Inhaled corticosteroids are the controller treatment for persistent asthma."),
+    "d5": ("Gout", "Allopurinol lowers urate; start low and titrate to a serum urate below 6 mg/dL."),
+    "d6": ("Hypertension", "Thiazides, ACE inhibitors, ARBs or calcium-channel blockers are first-line."),
+    "d7": ("Warfarin", "Warfarin needs INR monitoring with a target INR of 2 to 3 in atrial fibrillation."),
+    "d8": ("Pneumonia", "Amoxicillin is first-line for low-severity community-acquired pneumonia."),
+}
+TINY_QUERIES = {
+    "q1": ("What dose of apixaban prevents stroke in AF?", "d1"),
+    "q2": ("First-line drug for type 2 diabetes?", "d2"),
+    "q3": ("How much fluid in sepsis?", "d3"),
+    "q4": ("What controls persistent asthma?", "d4"),
+    "q5": ("How to lower urate in gout?", "d5"),
+    "q6": ("What INR target for warfarin?", "d7"),
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_beir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A tiny BEIR folder (8 passages, 6 judged questions) written by hand for training tests."""
+    import json
+
+    d = tmp_path_factory.mktemp("tiny-beir")
+    (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n"
+                                            for k, (t, x) in TINY_DOCS.items()))
+    (d / "queries.jsonl").write_text("".join(json.dumps({"_id": k, "text": q}) + "\n"
+                                             for k, (q, _) in TINY_QUERIES.items()))
+    (d / "qrels").mkdir()
+    (d / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n" + "".join(
+        f"{k}\t{g}\t1\n" for k, (_, g) in TINY_QUERIES.items()))
+    return d
+
+
+@pytest.fixture(scope="session")
+def tiny_reranker(tmp_path_factory: pytest.TempPathFactory, tiny_beir: Path) -> Path:
+    """A cross-encoder trained for 2 steps by `clinqa train reranker` on :func:`tiny_beir`
+    (proves the code path; its scores mean nothing)."""
+    from typer.testing import CliRunner
+
+    from clinqa.cli import app
+
+    data = tmp_path_factory.mktemp("train-data")
+    r = CliRunner().invoke(app, ["train", "reranker", "--pairs", str(tiny_beir), "--holdout", "0.34",
+                                 "--max-steps", "2", "--batch-size", "4", "--max-tokens", "64", "--name", "tiny",
+                                 "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    return data / "models" / "tiny"

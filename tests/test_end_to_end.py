@@ -197,3 +197,21 @@ def test_rule_keeps_its_label(pipe: Pipeline) -> None:
     for c in ans.citations:
         if "CHA2DS2-VASc = 2" in c.quote or "CHA2DS2-VASc ≥ 2" in c.quote:
             assert "Men" in c.quote or "Women" in c.quote or "women" in c.quote.lower()
+
+
+def test_time_intent_in_the_question(pipe: Pipeline) -> None:
+    ans = pipe.ask("What do guidelines since 2021 recommend for anticoagulation in atrial fibrillation?")
+    assert ans.filters["year_min"] == 2021 and ans.filters["year_max"] is None
+    assert ans.time_filter.startswith("years 2021-") and "since 2021" in ans.time_filter
+    assert not ans.refused and all(c.year >= 2021 for c in ans.citations)
+    # explicit filters win over the question's wording
+    ans = pipe.ask("What do guidelines since 2021 say about sepsis?", pipe.filters(since=2015, until=2016))
+    assert (ans.filters["year_min"], ans.filters["year_max"]) == (2015, 2016)
+
+
+def test_year_filter_that_empties_the_pool_suggests_widening(pipe: Pipeline) -> None:
+    ans = pipe.ask("What did guidelines before 2005 recommend for sepsis fluids?")
+    assert ans.refused and ans.filters["year_max"] == 2004
+    assert "Nothing close enough is dated in the years ...-2004" in ans.answer
+    assert "Widen or remove the year range" in ans.answer
+    assert any("sepsis" in t.lower() for t in ans.related_topics)

@@ -22,13 +22,26 @@ app = typer.Typer(help="clinqa: answers from your clinical corpus, with citation
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="CLINQA_DATA_DIR",
                                               help="Where the store and caches live.")]
 Config = Annotated[Path | None, typer.Option("--config", help="YAML/TOML/JSON settings file.")]
+Reranker = Annotated[str | None, typer.Option("--reranker", help="Cross-encoder folder to rerank the candidate "
+                                              "pool with (overrides rerank.model).")]
 
 
-def _pipeline(data_dir: Path | None, config: Path | None, **chunking: Any):
+def _read_ids(path: Path) -> set[str]:
+    """Query ids from a file, one per line (blank lines and ``#`` comments ignored)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ClinqaError(f"{path}: cannot read query ids: {exc}") from exc
+    return {x.strip() for x in lines if x.strip() and not x.startswith("#")}
+
+
+def _pipeline(data_dir: Path | None, config: Path | None, reranker: str | None = None, **chunking: Any):
     from clinqa.pipeline import Pipeline
     from clinqa.settings import load_settings
 
     settings = load_settings(config, data_dir=data_dir)
+    if reranker is not None:
+        settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"model": reranker})})
     if any(v is not None for v in chunking.values()):
         settings = settings.model_copy(update={"chunking": settings.chunking.model_copy(
             update={k: v for k, v in chunking.items() if v is not None})})
@@ -96,12 +109,12 @@ def format_answer(ans: dict[str, Any]) -> str:
     applied = {k: v for k, v in ans["filters"].items() if v not in (None, [], ()) and k != "exclude_levels"}
     if applied:
         lines.append("Filters: " + ", ".join(f"{k}={v}" for k, v in applied.items()))
+    if ans.get("time_filter"):
+        lines.append(f"Time filter read from the question: {ans['time_filter']}")
     if ans["refused"]:
-        lines.append("REFUSED: I cannot answer this from the ingested documents.")
-        lines.append(f"Why: {ans['reason']}.")
-        if ans["related_topics"]:
-            lines.append("Closest topics found in the corpus (not close enough to answer from):")
-            lines.extend(f"  - {t}" for t in ans["related_topics"])
+        lines.append("REFUSED: " + ans["answer"])
+        for w in ans.get("warnings", []):
+            lines.append(f"WARNING: {w}")
         return "\n".join(lines)
     lines.append("")
     for w in ans.get("warnings", []):
@@ -115,6 +128,10 @@ def format_answer(ans: dict[str, Any]) -> str:
         lines.append(f"  [{c['n']}] {c['title']}{year}")
         if c["section"]:
             lines.append(f"      section: {c['section']}")
+        if c.get("note_date"):
+            lines.append(f"      note date: {c['note_date']}")
+        if c.get("also_in"):
+            lines.append("      same text copied in: " + "; ".join(c["also_in"]))
         lines.append(f"      {where}  chunk: {c['chunk_id']}")
     return "\n".join(lines)
 
@@ -127,12 +144,13 @@ def ask(
     until: Until = None,
     source: Source = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    reranker: Reranker = None,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
     """Answer a question with citations from the corpus, or refuse and say why."""
     try:
-        pipe = _pipeline(data_dir, config)
+        pipe = _pipeline(data_dir, config, reranker=reranker)
         ans = pipe.ask(question, _filters(pipe, patient, since, until, source)).to_dict()
     except ClinqaError as exc:
         _fail(exc)
@@ -149,19 +167,21 @@ def search(
     until: Until = None,
     source: Source = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    reranker: Reranker = None,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
-    """Ranked chunks with their fused (RRF), dense and BM25 ranks."""
+    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores)."""
     try:
-        pipe = _pipeline(data_dir, config)
+        pipe = _pipeline(data_dir, config, reranker=reranker)
         res = pipe.search(query, _filters(pipe, patient, since, until, source), k=k)
     except ClinqaError as exc:
         _fail(exc)
         return
     rows = [{"rank": h.rank, "rrf": round(h.score, 6), "dense_rank": h.ranks.get("dense"),
              "dense_cosine": h.scores.get("dense"), "bm25_rank": h.ranks.get("bm25"),
-             "bm25_score": h.scores.get("bm25"), "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
+             "bm25_score": h.scores.get("bm25"), "rerank_score": h.scores.get("rerank"),
+             "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
              "title": h.chunk.title, "section": h.chunk.section, "year": h.chunk.year,
              "text": h.chunk.body} for h in res.hits]
     if as_json:
@@ -170,7 +190,8 @@ def search(
     for r in rows:
         d = "-" if r["dense_rank"] is None else r["dense_rank"]
         b = "-" if r["bm25_rank"] is None else r["bm25_rank"]
-        typer.echo(f"{r['rank']:>2}. rrf={r['rrf']:.4f} dense#{d} bm25#{b}  {r['chunk_id']}")
+        rr = "" if r["rerank_score"] is None else f" rerank={r['rerank_score']:.3f}"
+        typer.echo(f"{r['rank']:>2}. score={r['rrf']:.4f}{rr} dense#{d} bm25#{b}  {r['chunk_id']}")
         year = f" ({r['year']})" if r["year"] else ""
         typer.echo(f"    {r['title']}{year} > {r['section']}")
         snippet = " ".join(r["text"].split())[:160]
@@ -267,6 +288,10 @@ def eval_retrieval(
     subset: Distractors = None,
     seed: Seed = 0,
     depth: Annotated[int, typer.Option("--depth", help="Candidates per list (Recall@100 needs 100).")] = 100,
+    reranker: Annotated[str | None, typer.Option("--reranker", help="Cross-encoder folder: adds the "
+                                                 "'rerank' run (overrides rerank.model).")] = None,
+    queries: Annotated[Path | None, typer.Option("--queries", help="Only these query ids (one per line), e.g. "
+                                                 "the held-out ids a trained model never saw.")] = None,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
@@ -275,15 +300,19 @@ def eval_retrieval(
     from clinqa.evaluation.retrieval import evaluate_retrieval, write_outputs
 
     try:
-        pipe = _pipeline(data_dir, config)
+        pipe = _pipeline(data_dir, config, reranker=reranker)
         ds = load_dataset(dataset_dir)
+        only = _read_ids(queries) if queries else None
         ev = evaluate_retrieval(ds, pipe.settings, distractors=subset, seed=seed, depth=depth,
-                                progress=sys.stderr.isatty())
+                                progress=sys.stderr.isatty(), only_queries=only)
     except ClinqaError as exc:
         _fail(exc)
         return
+    lat = ev.latency_ms
     typer.echo(f"{ev.dataset}: {ev.n_judged} judged of {ev.n_queries} queries; {ev.n_documents} documents, "
-               f"{ev.n_chunks} chunks; model {ev.model_id}; search p50 {ev.latency_ms['p50']:.0f} ms")
+               f"{ev.n_chunks} chunks; model {ev.model_id}; search p50 {lat['p50']:.0f} ms"
+               + (f"; rerank p50 {lat['rerank_p50']:.0f} ms, p95 {lat['rerank_p95']:.0f} ms" if "rerank_p50" in lat
+                  else ""))
     names = list(ev.metrics["hybrid"])
     typer.echo(f"{'metric':<11}" + "".join(f"{r:>26}" for r in ev.metrics))
     for m in names:
@@ -440,6 +469,8 @@ def eval_refusal(
     subset: Distractors = None,
     seed: Seed = 0,
     target_oos: Annotated[float, typer.Option("--target-oos", help="Share of out-of-scope to refuse.")] = 0.95,
+    save: Annotated[bool, typer.Option("--save", help="Store the chosen threshold in <data-dir>/calibration.json "
+                                       "for this signal and model; `clinqa ask` then uses it.")] = False,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
@@ -461,15 +492,125 @@ def eval_refusal(
     typer.echo(f"chosen threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
                ", ".join(f"{b} refused {r:.1%}" for b, r in c["rates"].items()) +
                ("" if c["meets_target"] else f"  [in-scope refusal above {c['max_in_scope']:.0%}]"))
-    current = pipe.settings.answer.refusal_threshold
-    i = min(range(len(cal.thresholds)), key=lambda j: abs(cal.thresholds[j] - current))
-    typer.echo(f"current threshold {current:.2f}: " +
-               ", ".join(f"{b} refused {r[i]:.1%}" for b, r in cal.rates.items()))
+    from clinqa.answer.calibration import Calibration, resolve_threshold, save_calibration
+    from clinqa.evaluation.refusal import refusal_rates
+
+    current, source, _ = resolve_threshold(cal.signal, cal.model_id, pipe.settings.answer.refusal_threshold,
+                                           pipe.data_dir)
+    rates = refusal_rates(cal.signals, cal.buckets, [current])
+    typer.echo(f"current threshold {current:.4f} ({source}): " +
+               ", ".join(f"{b} refused {r[0]:.1%}" for b, r in rates.items()))
+    if save:
+        import datetime
+
+        path = save_calibration(pipe.data_dir, Calibration(
+            cal.signal, cal.model_id, c["threshold"], c["target_oos"], c["rates"],
+            f"{dataset_dir} over {corpus}" + (f" (subset {subset}, seed {seed})" if subset is not None else ""),
+            datetime.date.today().isoformat()))
+        typer.echo(f"saved threshold {c['threshold']:.4f} for {cal.signal} / {cal.model_id} in {path}")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "refusal.json").write_text(json.dumps(cal.summary(), indent=2))
         plot_curves(cal, output / "refusal.png")
         typer.echo(f"wrote {output}/refusal.json and refusal.png")
+
+
+train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",
+                        no_args_is_help=True)
+app.add_typer(train_app, name="train")
+
+
+def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: list[Path] | None,
+           exclude: list[Path] | None, holdout: float, max_queries: int | None, negatives: int,
+           time_budget: str | None, max_steps: int, epochs: float, batch_size: int, learning_rate: float,
+           max_tokens: int, seed: int, name: str, base_model: str | None, data_dir: Path | None,
+           config: Path | None) -> None:
+    from clinqa.embedding.shipped import resolve_model
+    from clinqa.training.run import gather, parse_duration, train
+    from clinqa.training.trainer import TrainConfig
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        base = base_model or "all-MiniLM-L6-v2"
+        base_path, backend = resolve_model(base)
+        if backend != "sentence-transformers":
+            raise ClinqaError(f"--base-model {base}: training needs a PyTorch (sentence-transformers) folder")
+        out = pipe.data_dir / "models" / name
+        plan = gather(medquad, medquad_corpus, list(pairs or []), list(exclude or []), holdout, seed, max_queries)
+        typer.echo("training questions: " + ", ".join(f"{k} {len(v)} (held out {len(plan.held[k])})"
+                                                      for k, v in plan.train.items()))
+        cfg = TrainConfig(base_model=str(base_path), output=out, epochs=epochs, max_steps=max_steps,
+                          batch_size=batch_size, learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
+                          time_budget_s=parse_duration(time_budget), threads=pipe.settings.embedding.threads)
+        res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty())
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    typer.echo(f"trained {res.steps} steps in {res.seconds:.0f} s"
+               + (" (stopped by the time budget)" if res.stopped_by_budget else ""))
+    typer.echo("held-out dev: " + ", ".join(f"{k} {v:.3f}" for k, v in res.dev.items()))
+    use = "rerank.model" if kind == "reranker" else "embedding.model"
+    typer.echo(f"saved {out} (model card: {out}/clinqa-training/CARD.md); use it with {use}: {out}")
+
+
+Medquad = Annotated[Path | None, typer.Option("--medquad", help="MedQuAD XML release folder (positives: every "
+                                              "answered QA pair).")]
+MedquadCorpus = Annotated[Path | None, typer.Option("--medquad-corpus", help="BEIR folder of the MedQuAD "
+                                                    "passages the pairs point at (../shared/data/liveqa-medquad).")]
+Pairs = Annotated[list[Path] | None, typer.Option("--pairs", help="BEIR folder of your own question-answer pairs "
+                                                  "(queries.jsonl + qrels + corpus.jsonl); repeatable.")]
+Exclude = Annotated[list[Path] | None, typer.Option("--exclude", help="BEIR evaluation folder whose queries and "
+                                                    "gold passages must not be trained on; repeatable.")]
+Holdout = Annotated[float, typer.Option("--holdout", help="Share of each source's questions held out "
+                                        "(seeded); their ids are saved for `eval retrieval --queries`.")]
+MaxQueries = Annotated[int | None, typer.Option("--max-queries", help="At most this many training "
+                                                "questions per source (seeded sample).")]
+Budget = Annotated[str | None, typer.Option("--time-budget", help="Stop training after this long (90s, 20m, "
+                                            "1.5h) and save.")]
+
+
+@train_app.command("reranker")
+def train_reranker_cmd(
+    medquad: Medquad = None, medquad_corpus: MedquadCorpus = None, pairs: Pairs = None, exclude: Exclude = None,
+    holdout: Holdout = 0.2, max_queries: MaxQueries = None,
+    negatives: Annotated[int, typer.Option("--negatives", help="Hard negatives per question.")] = 3,
+    time_budget: Budget = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
+    epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 16,
+    learning_rate: Annotated[float, typer.Option("--learning-rate")] = 2e-5,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Tokens per (question, passage) pair.")] = 256,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    name: Annotated[str, typer.Option("--name", help="Saved as <data-dir>/models/NAME.")] = "reranker",
+    base_model: Annotated[str | None, typer.Option("--base-model", help="Starting weights (alias or folder; "
+                                                   "default the shipped all-MiniLM-L6-v2).")] = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Fine-tune a cross-encoder reranker (BCE on gold + mined hard negatives); resumable."""
+    _train("reranker", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, negatives, time_budget,
+           max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config)
+
+
+@train_app.command("encoder")
+def train_encoder_cmd(
+    medquad: Medquad = None, medquad_corpus: MedquadCorpus = None, pairs: Pairs = None, exclude: Exclude = None,
+    holdout: Holdout = 0.2, max_queries: MaxQueries = None,
+    time_budget: Budget = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
+    epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="In-batch negatives grow with it.")] = 32,
+    learning_rate: Annotated[float, typer.Option("--learning-rate")] = 2e-5,
+    max_tokens: Annotated[int, typer.Option("--max-tokens")] = 256,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    name: Annotated[str, typer.Option("--name", help="Saved as <data-dir>/models/NAME.")] = "encoder",
+    base_model: Annotated[str | None, typer.Option("--base-model")] = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Domain-adapt the bi-encoder (MultipleNegativesRankingLoss, in-batch + one hard negative)."""
+    _train("encoder", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, 1, time_budget,
+           max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config)
 
 
 def main() -> None:

@@ -12,24 +12,30 @@ Data directory layout::
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 import json
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from clinqa.answer import Answer, CosineGate, extract_answer
+from clinqa.answer import Answer, RefusalGate, extract_answer
+from clinqa.answer.calibration import resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, build_encoder, encode_with_cache
 from clinqa.errors import ConfigError, LoadError
+from clinqa.rerank import Reranker, build_reranker, rerank_hits
 from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
+from clinqa.retrieval.dedup import collapse_near_duplicates
+from clinqa.retrieval.recency import recency_rerank
+from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.settings import Settings
 from clinqa.store import LanceStore
 
@@ -64,6 +70,7 @@ class Pipeline:
         self.cache_path = cache_path or self.data_dir / "embeddings.sqlite"
         self._encoder: Encoder | None = None
         self._store: LanceStore | None = None
+        self._reranker: Reranker | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -79,6 +86,13 @@ class Pipeline:
         if self._store is None:
             self._store = LanceStore(self.data_dir / "lancedb")
         return self._store
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder reranker (``rerank.model``), or ``None`` when reranking is off."""
+        if self._reranker is None and self.settings.rerank.model:
+            self._reranker = build_reranker(self.settings.rerank)
+        return self._reranker
 
     def _meta_path(self) -> Path:
         return self.data_dir / "store.json"
@@ -221,14 +235,78 @@ class Pipeline:
         return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
                        exclude_levels=levels)
 
-    def search(self, query: str, filters: Filters | None = None, k: int | None = None) -> RetrievalResult:
-        """Hybrid retrieval; ``k`` fused chunks (default ``retrieval.top_k``)."""
+    def search(self, query: str, filters: Filters | None = None, k: int | None = None,
+               rerank: bool = True, recency: bool = False) -> RetrievalResult:
+        """Hybrid retrieval over the candidate pool (union of dense top-``dense_k`` and BM25
+        top-``bm25_k``), then, in order: near-copies folded together for patient-scoped
+        queries (``retrieval.copy_threshold``), cross-encoder reranking (``rerank.model``, when
+        ``rerank``), newest-first fusion (``recency``); returns ``k`` chunks (default
+        ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store."""
         self._check_model()
-        return hybrid_search(self.store, self.encoder, query, filters or self.filters(),
-                             self.settings.retrieval, top_k=k)
+        rs = self.settings.retrieval
+        filters = filters or self.filters()
+        n = k or rs.top_k
+        reranker = self.reranker if rerank else None
+        fold = filters.patient_id is not None and rs.copy_threshold is not None
+        whole_pool = reranker is not None or recency or fold
+        result = hybrid_search(self.store, self.encoder, query, filters, rs,
+                               top_k=rs.dense_k + rs.bm25_k if whole_pool else n)
+        hits = result.hits
+        if fold:
+            groups = collapse_near_duplicates(hits, lambda h: h.chunk.body, threshold=rs.copy_threshold or 0.0)
+            hits = [replace(h, rank=i, duplicates=[d.chunk for d in dups]) for i, (h, dups) in enumerate(groups, 1)]
+        if reranker is not None:
+            t0 = time.perf_counter()
+            hits = rerank_hits(reranker, query, hits, len(hits))
+            result.timings_ms["rerank"] = (time.perf_counter() - t0) * 1e3
+        if recency:
+            hits = recency_rerank(hits, rs.recency_weight, rs.rrf_k)
+        result.hits = hits[:n]
+        return result
+
+    def gate(self) -> RefusalGate:
+        """The refusal gate for the configured signal, with the threshold calibrated for the
+        model that produces that signal (:func:`clinqa.answer.calibration.resolve_threshold`)."""
+        s = self.settings.answer
+        if s.gate_signal == "rerank":
+            if self.reranker is None:
+                raise ConfigError("answer.gate_signal 'rerank' needs a reranker: set rerank.model")
+            model_id = self.reranker.model_id
+        else:
+            model_id = self.encoder.model_id
+        threshold, source, calibrated = resolve_threshold(s.gate_signal, model_id, s.refusal_threshold,
+                                                          self.data_dir)
+        label = source if calibrated else f"uncalibrated fallback for {model_id}"
+        return RefusalGate(threshold, s.gate_signal, label)
+
+    def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
+        """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`,
+        today's date) to ``filters``: its year bounds when ``filters`` has none (explicit
+        filters win), and its recency flag. Returns the filters and the intent actually used."""
+        if not self.settings.retrieval.parse_time:
+            return filters, TimeIntent()
+        intent = parse_time_intent(question, datetime.date.today())
+        if filters.year_min is not None or filters.year_max is not None:
+            intent = TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
+        elif intent.year_min is not None or intent.year_max is not None:
+            filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
+        return filters, intent
+
+    def _related_topics(self, hits: list[Any]) -> list[str]:
+        topics: list[str] = []
+        for h in hits:
+            label = " > ".join(x for x in (h.chunk.title, h.chunk.section) if x)
+            if label and label not in topics:
+                topics.append(label)
+            if len(topics) >= self.settings.answer.related_topics:
+                break
+        return topics
 
     def ask(self, question: str, filters: Filters | None = None) -> Answer:
-        """Answer ``question`` extractively with citations, or refuse helpfully."""
+        """Answer ``question`` extractively with citations, or refuse helpfully.
+
+        The question's time intent ("since 2021", "latest") becomes year filters and newest-first
+        ranking (:meth:`time_intent`); the answer reports it under ``time_filter``."""
         t0 = time.perf_counter()
         filters = filters or self.filters()
         s = self.settings.answer
@@ -236,14 +314,20 @@ class Pipeline:
             raise ConfigError("empty question")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
-        result = self.search(question, filters)
+        filters, intent = self.time_intent(question, filters)
+        time_filter = intent.describe(datetime.date.today())
+        result = self.search(question, filters, recency=intent.recency)
         t_cov = time.perf_counter()
         counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
         missing = [t for t, n in counts.items() if n == 0]
         rare = [t for t, n in counts.items() if 0 < n < RARE_BELOW]
         result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
-        decision = CosineGate(s.refusal_threshold).decide(result, missing, s.unknown_terms)
+        gate = self.gate()
+        decision = gate.decide(result, missing, s.unknown_terms)
         warnings = []
+        if gate.calibration.startswith("uncalibrated"):
+            warnings.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
+                            f"({gate.calibration.split(' for ')[-1]}): run `clinqa eval refusal ... --save`")
         if missing and s.unknown_terms == "warn":
             warnings.append("the corpus never mentions " + ", ".join(f"'{w}'" for w in missing)
                             + "; the quoted passages may not answer the question")
@@ -253,19 +337,29 @@ class Pipeline:
         ]
         timings = dict(result.timings_ms)
         if not decision.answer:
-            topics: list[str] = []
-            for h in result.hits:
-                label = " > ".join(x for x in (h.chunk.title, h.chunk.section) if x)
-                if label and label not in topics:
-                    topics.append(label)
-                if len(topics) >= s.related_topics:
-                    break
+            topics = self._related_topics(result.hits)
             text = "I cannot answer this from the ingested documents: " + decision.reason + "."
-            if topics:
+            has_years = filters.year_min is not None or filters.year_max is not None
+            wider_topics: list[str] = []
+            if has_years:  # would the question be answerable outside the year range? (same patient scope)
+                wider = self.search(question, replace(filters, year_min=None, year_max=None),
+                                    rerank=gate.signal == "rerank")
+                if gate.decide(wider, missing, s.unknown_terms).answer:
+                    wider_topics = self._related_topics(wider.hits)
+            if wider_topics:
+                span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
+                text += (f" Nothing close enough is dated in the years {span}"
+                         + (f" (read from '{intent.phrase}')" if intent.phrase else "")
+                         + "; outside that range the corpus has: " + "; ".join(wider_topics)
+                         + ". Widen or remove the year range to see them.")
+                topics = wider_topics
+            elif topics:
                 text += " Related topics that were found: " + "; ".join(topics) + "."
+            if not result.hits and filters.patient_id is not None and not topics:
+                text += f" Patient {filters.patient_id} has no matching notes; check the patient id."
             timings["total"] = (time.perf_counter() - t0) * 1e3
             return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
-                          decision.to_dict(), timings, retrieved)
+                          decision.to_dict(), timings, retrieved, warnings, time_filter)
         t1 = time.perf_counter()
         ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.encoder,
                              s.max_sentences, s.min_sentence_score)
@@ -274,14 +368,19 @@ class Pipeline:
         if not ext.text:
             reason = "the retrieved passages contain no quotable sentence"
             return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
-                          filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved)
+                          filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved,
+                          warnings, time_filter)
         cited = {c.chunk_id for c in ext.citations}
         unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
         if unmentioned:
             warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
                             + ": check that they answer the question")
+        copies = {h.chunk.chunk_id: h.duplicates for h in result.hits if h.duplicates}
+        for c in ext.citations:
+            c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
+                         for d in copies.get(c.chunk_id, [])]
         return Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
-                      decision.to_dict(), timings, retrieved, warnings)
+                      decision.to_dict(), timings, retrieved, warnings, time_filter)
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:

@@ -91,6 +91,35 @@ class RetrievalSettings(BaseModel):
         default_factory=lambda: ["document"],
         description="Chunk levels excluded from question answering (overview chunks by default).",
     )
+    parse_time: bool = Field(
+        True,
+        description="Read the question's time intent ('since 2021', 'in 2023', 'latest') into year "
+        "filters and recency ranking when no explicit year filter is given (clinqa.retrieval.temporal).",
+    )
+    recency_weight: float = Field(0.5, ge=0.0, description="RRF weight of the newest-first list for "
+                                  "'latest/current' questions (relevance has weight 1).")
+    copy_threshold: float | None = Field(
+        0.8, ge=0.0, le=1.0,
+        description="Patient-scoped queries: fold chunks whose body 3-word-shingle Jaccard with a "
+        "better-ranked chunk is at least this (copied-forward note text) into it; unset: off.",
+    )
+
+
+class RerankSettings(BaseModel):
+    """Second-stage reranking of the candidate pool (union of dense top-``dense_k`` and BM25
+    top-``bm25_k``) by a cross-encoder; off when ``model`` is unset."""
+
+    model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
+
+    model: str | None = Field(
+        None,
+        description="Local cross-encoder folder (e.g. one written by `clinqa train reranker`, or "
+        "a MedCPT / ms-marco cross-encoder you downloaded). Unset: no reranking. Never downloaded.",
+    )
+    max_tokens: int = Field(512, ge=16, description="Limit per (question, passage) pair; only the "
+                            "passage is cut.")
+    batch_size: int = Field(32, ge=1, description="Pairs per forward pass.")
+    threads: int | None = Field(None, description="Torch intra-op threads; default: all cores.")
 
 
 class AnswerSettings(BaseModel):
@@ -98,12 +127,19 @@ class AnswerSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
 
-    refusal_threshold: float = Field(
-        0.40,
+    gate_signal: Literal["dense_cosine", "rerank"] = Field(
+        "dense_cosine",
+        description="Evidence signal the refusal gate compares with its threshold: the top-1 dense "
+        "cosine similarity, or the top-1 cross-encoder score (needs rerank.model).",
+    )
+    refusal_threshold: float | None = Field(
+        None,
         ge=-1.0,
         le=1.0,
-        description="Refuse when the best dense cosine similarity (top-1) is below this. "
-        "Uncalibrated starting value; see docs/benchmarks.md.",
+        description="Refuse when the gate signal is below this. Unset (default): the threshold "
+        "calibrated for this signal and model (`clinqa eval refusal --save`, or the calibrations "
+        "shipped for the shipped models); an uncalibrated model falls back to 0.40 (cosine) / 0.50 "
+        "(rerank) and every answer says so.",
     )
     context_chunks: int = Field(5, ge=1, description="Top fused chunks sentences are drawn from.")
     max_sentences: int = Field(4, ge=1, description="Sentences in an extractive answer.")
@@ -129,6 +165,7 @@ class Settings(BaseModel):
     chunking: ChunkingSettings = Field(default_factory=ChunkingSettings)
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    rerank: RerankSettings = Field(default_factory=RerankSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
 
 

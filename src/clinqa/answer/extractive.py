@@ -169,7 +169,8 @@ def extract_answer(
             numbers[hi] = len(numbers) + 1
             c = hits[hi].chunk
             citations.append(Citation(numbers[hi], c.chunk_id, c.doc_id, c.title, c.section, c.year,
-                                      c.source, c.url, round(float(hits[hi].score), 6)))
+                                      c.source, c.url, round(float(hits[hi].score), 6),
+                                      note_date=c.note_date.isoformat() if c.note_date else None))
             quotes[hi] = []
             shown[hi] = []
         quotes[hi].append(text.rstrip())

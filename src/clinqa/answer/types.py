@@ -8,7 +8,9 @@ from typing import Any
 
 @dataclass
 class Citation:
-    """A numbered source: ``[n]`` in the answer text points at this chunk."""
+    """A numbered source: ``[n]`` in the answer text points at this chunk. ``note_date`` is set
+    for patient notes; ``also_in`` lists the other notes (type, date, id) where the same
+    passage was copied forward."""
 
     n: int
     chunk_id: str
@@ -20,6 +22,8 @@ class Citation:
     url: str
     score: float
     quote: str = ""
+    note_date: str | None = None
+    also_in: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -30,6 +34,8 @@ class Citation:
 class Answer:
     """An answer or a refusal.
 
+    ``time_filter`` describes the time intent read from the question and applied ("years
+    2021-2026 (from 'since 2021')", "most recent first (from 'latest')"); empty when none.
     ``refused`` answers carry ``reason`` and ``related_topics`` (the sections the search did
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
     (quoted sentences) or ``refusal``. ``gate`` holds the signal the decision was made on.
@@ -47,6 +53,7 @@ class Answer:
     timings_ms: dict[str, float] = field(default_factory=dict)
     retrieved: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    time_filter: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object: question, refused, answer, filters, citations, ..."""

@@ -1,7 +1,8 @@
 """Refusal-gate calibration on questions labelled in_scope / thin / out_of_scope.
 
-For every question the gate's signal is recorded (the top-1 dense cosine similarity under the
-production filters). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
+For every question the gate's signal is recorded under the production filters: the top-1
+dense cosine similarity, or the top reranker score (``answer.gate_signal``; see
+:mod:`clinqa.answer.gate`). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
 gives the refusal rate per bucket; the chosen threshold is the smallest ``t`` that refuses at
 least ``target_oos`` of out-of-scope questions, reported with the in-scope refusal it costs
 (the target is met only when that is <= ``max_in_scope``).
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
+from clinqa.answer.gate import gate_signal
 from clinqa.evaluation.datasets import Dataset
 from clinqa.pipeline import Pipeline
 
@@ -30,6 +32,8 @@ class RefusalCalibration:
     thresholds: list[float]
     rates: dict[str, list[float]]  # bucket -> refusal rate at each threshold
     chosen: dict[str, Any]
+    signal: str = "dense_cosine"
+    model_id: str = ""
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready report (signals included, per question)."""
@@ -72,19 +76,31 @@ def choose_threshold(signals: dict[str, float], buckets: dict[str, str], target_
 
 def calibrate(dataset: Dataset, pipe: Pipeline, progress: bool = True, step: float = 0.01,
               target_oos: float = 0.95, max_in_scope: float = 0.05) -> RefusalCalibration:
-    """Record the gate signal of every query and sweep thresholds 0..1 by ``step``."""
+    """Record the gate signal (``pipe.settings.answer.gate_signal``) of every query and sweep
+    thresholds 0..1 by ``step``. A question with no hit gets signal -1."""
+    signal = pipe.settings.answer.gate_signal
     filters = pipe.filters()
     qs = dataset.queries
-    vecs = pipe.encoder.encode_queries([q.text for q in qs]) if qs else np.zeros((0, 1))
     signals: dict[str, float] = {}
     buckets: dict[str, str] = {}
-    for q, v in tqdm(list(zip(qs, vecs, strict=True)), desc="refusal signals", disable=not progress):
-        hits = pipe.store.dense_search(v, 1, filters)
-        signals[q.qid] = float(hits[0].score) if hits else -1.0
+    if signal == "dense_cosine":  # one dense lookup per question, no fusion needed
+        vecs = pipe.encoder.encode_queries([q.text for q in qs]) if qs else np.zeros((0, 1))
+        for q, v in tqdm(list(zip(qs, vecs, strict=True)), desc="refusal signals", disable=not progress):
+            hits = pipe.store.dense_search(v, 1, filters)
+            signals[q.qid] = float(hits[0].score) if hits else -1.0
+        model_id = pipe.encoder.model_id
+    else:
+        if pipe.reranker is None:
+            raise ValueError(f"gate signal {signal!r} needs rerank.model")
+        for q in tqdm(qs, desc="refusal signals", disable=not progress):
+            value = gate_signal(pipe.search(q.text, filters), signal)
+            signals[q.qid] = -1.0 if value is None else float(value)
+        model_id = pipe.reranker.model_id
+    for q in qs:
         buckets[q.qid] = str(q.metadata.get("bucket", "unlabelled"))
     thresholds = [round(x, 4) for x in np.arange(0.0, 1.0 + 1e-9, step)]
     return RefusalCalibration(signals, buckets, thresholds, refusal_rates(signals, buckets, thresholds),
-                              choose_threshold(signals, buckets, target_oos, max_in_scope))
+                              choose_threshold(signals, buckets, target_oos, max_in_scope), signal, model_id)
 
 
 def plot_curves(cal: RefusalCalibration, path: Path, title: str = "Refusal rate by threshold") -> None:
@@ -99,7 +115,7 @@ def plot_curves(cal: RefusalCalibration, path: Path, title: str = "Refusal rate 
         ax.plot(cal.thresholds, rates, label=f"{b} (n={sum(1 for x in cal.buckets.values() if x == b)})")
     t = cal.chosen["threshold"]
     ax.axvline(t, color="grey", linestyle="--", label=f"chosen {t:.2f}")
-    ax.set_xlabel("threshold on top-1 dense cosine")
+    ax.set_xlabel("threshold on " + ("top-1 dense cosine" if cal.signal == "dense_cosine" else "top reranker score"))
     ax.set_ylabel("share refused")
     ax.set_title(title)
     ax.set_ylim(-0.02, 1.02)

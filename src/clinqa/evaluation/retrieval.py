@@ -4,7 +4,10 @@ the same hybrid search users run, and score document-level runs.
 Chunk hits are aggregated to corpus documents: **a document's rank is the rank of its best
 chunk** (the first time any of its chunks appears in the fused list); later chunks of the same
 document are dropped. Three runs come from one retrieval pass: ``hybrid`` (weighted RRF, what
-``clinqa ask`` uses), ``dense`` and ``bm25`` (each list alone).
+``clinqa ask`` uses without a reranker), ``dense`` and ``bm25`` (each list alone). With
+``rerank.model`` set a fourth run, ``rerank``, reorders the production candidate pool (union of
+dense top-``dense_k`` and BM25 top-``bm25_k``, 30 + 30 by default) by the cross-encoder, as
+``clinqa ask`` then does; documents outside that pool are not ranked by it.
 
 Candidate lists are retrieved ``depth`` deep per list (100 by default, so Recall@100 is
 defined; production uses ``retrieval.dense_k``/``bm25_k`` = 30). Candidate-pool recall is
@@ -19,7 +22,7 @@ import csv
 import hashlib
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,11 +31,14 @@ from tqdm.auto import tqdm
 
 from clinqa.chunking import CHUNKING_VERSION
 from clinqa.embedding.export import cache_dir
+from clinqa.errors import ConfigError
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.pipeline import Pipeline
+from clinqa.rerank import rerank_hits
 from clinqa.retrieval.fusion import rrf
-from clinqa.settings import Settings
+from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+from clinqa.settings import RetrievalSettings, Settings
 
 RUNS = ("hybrid", "dense", "bm25")
 
@@ -62,11 +68,16 @@ def with_ci(per_query: dict[str, dict[str, float]], clusters: dict[str, str], n_
 Lists = dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]]
 
 
-def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: bool = True) -> tuple[Lists, list[float]]:
+def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: bool = True,
+                 reranked: dict[str, list[tuple[str, str]]] | None = None,
+                 rerank_ms: list[float] | None = None) -> tuple[Lists, list[float]]:
     """Search every query with ``depth`` candidates per list under the production filters.
 
     Returns ``({qid: (dense, bm25)}, latencies_ms)`` where each list holds
-    ``(chunk_id, doc_id)`` pairs best first.
+    ``(chunk_id, doc_id)`` pairs best first. When ``pipe`` has a reranker and ``reranked`` is
+    given, it is filled with ``{qid: reranked pool}`` (the production pool: fused dense
+    top-``dense_k`` and BM25 top-``bm25_k``, reordered by the reranker) and ``rerank_ms`` with
+    the reranking time per query.
     """
     rs = pipe.settings.retrieval
     deep = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
@@ -74,13 +85,34 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
     filters = pipe.filters()
     lists: Lists = {}
     latencies: list[float] = []
-    for q in tqdm(queries, desc="queries", disable=not progress):
-        t0 = time.perf_counter()
-        res = pipe.search(q.text, filters, k=1)
-        latencies.append((time.perf_counter() - t0) * 1e3)
-        lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
-                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
+    reranker = pipe.reranker if reranked is not None else None
+    try:
+        for q in tqdm(queries, desc="queries", disable=not progress):
+            t0 = time.perf_counter()
+            res = pipe.search(q.text, filters, k=1, rerank=False)
+            latencies.append((time.perf_counter() - t0) * 1e3)
+            lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
+                            [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
+            if reranker is not None and reranked is not None:
+                pool = production_pool(res, rs)
+                t1 = time.perf_counter()
+                out = rerank_hits(reranker, q.text, pool, len(pool))
+                if rerank_ms is not None:
+                    rerank_ms.append((time.perf_counter() - t1) * 1e3)
+                reranked[q.qid] = [(h.chunk.chunk_id, h.chunk.doc_id) for h in out]
+    finally:
+        pipe.settings = pipe.settings.model_copy(update={"retrieval": rs})
     return lists, latencies
+
+
+def production_pool(res: RetrievalResult, rs: RetrievalSettings) -> list[Retrieved]:
+    """The candidate pool ``clinqa ask`` reranks, rebuilt from deeper lists: weighted RRF over
+    dense top-``rs.dense_k`` and BM25 top-``rs.bm25_k``, every chunk of the union, fused order."""
+    dense, bm25 = res.dense[: rs.dense_k], res.bm25[: rs.bm25_k]
+    fused = rrf({"dense": [h.chunk.chunk_id for h in dense], "bm25": [h.chunk.chunk_id for h in bm25]},
+                {"dense": rs.dense_weight, "bm25": rs.bm25_weight}, k=rs.rrf_k)
+    chunk = {h.chunk.chunk_id: h.chunk for h in [*dense, *bm25]}
+    return [Retrieved(chunk[c], s, i + 1) for i, (c, s) in enumerate(fused)]
 
 
 def fuse_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], w_dense: float, w_bm25: float,
@@ -159,16 +191,29 @@ def evaluate_retrieval(
     n_resamples: int = 2000,
     progress: bool = True,
     pipe: Pipeline | None = None,
+    only_queries: set[str] | None = None,
 ) -> RetrievalEval:
-    """Run every query of ``dataset`` and score the document-level runs (see module docstring)."""
+    """Run every query of ``dataset`` and score the document-level runs (see module docstring).
+    ``only_queries`` restricts the queries (e.g. to those a trained model never saw); the corpus
+    and subset stay as for the whole dataset."""
     subset: dict[str, Any] = {}
     ingest_s = 0.0
     if pipe is None:
         pipe, subset, ingest_s = build_eval_pipeline(dataset, settings, distractors, seed, progress)
+    if only_queries is not None:
+        missing = only_queries - {q.qid for q in dataset.queries}
+        if missing:
+            raise ConfigError(f"{len(missing)} query ids are not in {dataset.name}, e.g. {sorted(missing)[:3]}")
+        dataset = replace(dataset, queries=[q for q in dataset.queries if q.qid in only_queries],
+                          qrels={q: r for q, r in dataset.qrels.items() if q in only_queries})
     rs = settings.retrieval
-    lists, latencies = run_searches(pipe, dataset.queries, depth, progress)
+    reranked: dict[str, list[tuple[str, str]]] = {}
+    rerank_ms: list[float] = []
+    lists, latencies = run_searches(pipe, dataset.queries, depth, progress, reranked, rerank_ms)
     queries = dataset.queries
     runs: dict[str, M.Run] = {r: {} for r in RUNS}
+    if pipe.reranker is not None:
+        runs["rerank"] = {qid: docs_in_order([d for _, d in pool]) for qid, pool in reranked.items()}
     pool_hit: dict[str, float] = {}
     for q in queries:
         dense, bm25 = lists[q.qid]
@@ -191,24 +236,31 @@ def evaluate_retrieval(
         depth=depth, runs=runs, per_query=per_query, metrics=metrics,
         pool_recall={"depth": pool_depth, "value": float(np.mean(list(pool_hit.values()))) if pool_hit else 0.0,
                      "ci95": [lo, hi]},
-        latency_ms={"p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95))},
+        latency_ms={"p50": float(np.percentile(lat, 50)), "p95": float(np.percentile(lat, 95)),
+                    **({"rerank_p50": float(np.percentile(rerank_ms, 50)),
+                        "rerank_p95": float(np.percentile(rerank_ms, 95))} if rerank_ms else {})},
         clusters=clusters, subset=subset,
     )
 
 
 def write_outputs(ev: RetrievalEval, out: Path) -> None:
-    """``metrics.json`` (hybrid: metric -> value), ``report.json`` (everything, with CIs),
-    ``run.trec`` (hybrid), ``run.dense.trec``, ``run.bm25.trec`` and ``per_query.csv``."""
+    """``metrics.json`` (metric -> value), ``run.trec`` and ``per_query.csv`` for the production
+    run (``rerank`` when a reranker is configured, else ``hybrid``); ``report.json``
+    (everything, with CIs); ``run.<name>.trec`` for every run."""
     out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps({m: v["value"] for m, v in ev.metrics["hybrid"].items()}, indent=2))
+    main = "rerank" if "rerank" in ev.runs else "hybrid"
+    (out / "metrics.json").write_text(json.dumps({m: v["value"] for m, v in ev.metrics[main].items()}, indent=2))
     (out / "report.json").write_text(json.dumps(ev.summary(), indent=2))
-    M.write_trec_run(ev.runs["hybrid"], out / "run.trec", tag="clinqa-hybrid")
+    M.write_trec_run(ev.runs[main], out / "run.trec", tag=f"clinqa-{main}")
+    M.write_trec_run(ev.runs["hybrid"], out / "run.hybrid.trec", tag="clinqa-hybrid")
     M.write_trec_run(ev.runs["dense"], out / "run.dense.trec", tag="clinqa-dense")
     M.write_trec_run(ev.runs["bm25"], out / "run.bm25.trec", tag="clinqa-bm25")
+    if "rerank" in ev.runs:
+        M.write_trec_run(ev.runs["rerank"], out / "run.rerank.trec", tag="clinqa-rerank")
     with (out / "per_query.csv").open("w", newline="") as fh:
         w = csv.writer(fh)
         w.writerow(["qid", "cluster", *M.METRICS])
-        for qid, vals in sorted(ev.per_query["hybrid"].items()):
+        for qid, vals in sorted(ev.per_query[main].items()):
             w.writerow([qid, ev.clusters.get(qid, qid), *(f"{vals[m]:.6f}" for m in M.METRICS)])
 
 

@@ -20,13 +20,15 @@ from clinqa.store.base import Hit, Store
 class Retrieved:
     """A fused result: the chunk, its RRF score and fused rank, and per-list provenance
     (``ranks``/``scores`` keyed by ``"dense"`` (cosine) and ``"bm25"``; absent when the chunk
-    was not in that list)."""
+    was not in that list). ``duplicates`` are lower-ranked near-copies of this chunk that were
+    folded into it (copied-forward note text, :mod:`clinqa.retrieval.dedup`)."""
 
     chunk: Chunk
     score: float
     rank: int
     ranks: dict[str, int] = field(default_factory=dict)
     scores: dict[str, float] = field(default_factory=dict)
+    duplicates: list[Chunk] = field(default_factory=list)
 
 
 @dataclass

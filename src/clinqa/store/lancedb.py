@@ -209,6 +209,14 @@ class LanceStore:
         rows = sorted((r for r in t if r["hierarchy_level"] not in exclude_levels), key=lambda r: r["chunk_id"])
         return [r["text"] for r in rows[:n]]
 
+    def export(self, columns: list[str], filters: Filters) -> pa.Table:
+        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table (for bulk
+        jobs such as hard-negative mining; ``vector`` is a fixed-size list column)."""
+        if self._table is None:
+            return pa.table({c: [] for c in columns})
+        n = self._table.count_rows()
+        return self._table.search().where(to_sql(filters)).select(columns).limit(max(n, 1)).to_arrow()
+
     def count(self) -> int:
         """Number of chunks."""
         return 0 if self._table is None else int(self._table.count_rows())

@@ -1,0 +1,186 @@
+"""The time intent of a question as year filters and a recency flag (regexes, no model).
+
+``parse_time_intent(question, today)`` reads, case-insensitively:
+
+- ranges, both bounds inclusive: "between 2015 and 2020", "from 2015 to 2020", "2015-2020",
+  "2015–2020" (reversed bounds are swapped);
+- lower bounds: "since / from / as of / starting (in) 2021", "no earlier than 2021",
+  "2021 onwards / or later / and later / and beyond" -> ``year_min`` 2021; "after / later than /
+  newer than / more recent than 2020" -> ``year_min`` 2021 (exclusive). "from 2021" alone means
+  since 2021;
+- upper bounds: "until / till / up to / up until / through / by / no later than 2019",
+  "2019 or earlier / or before" -> ``year_max`` 2019; "before / prior to / older than /
+  earlier than / pre-2019" -> ``year_max`` 2018 (exclusive);
+- one year: "in / during (March) 2023", "this year" (``today.year``), "last year" or
+  "previous year" without "the"/"past" (the previous calendar year) -> ``year_min = year_max``;
+- rolling periods: "(over / in / within ...) the last / past N years / decades / months / weeks /
+  days" -> ``year_min`` = the year N units before ``today``, ``year_max`` None ("the past year",
+  "in the last year" are rolling: ``today.year - 1``). N is digits, one..twenty, "a couple of"
+  (2), "a few" (3), or absent (1);
+- a bare year counts (as one year) only after "the" or "'s" ("the 2019 ESC guideline",
+  "NICE's 2019 update") or when a document word (guideline, note, recommendation, statement,
+  update, review, study, trial, paper, article, consensus, edition, version, ...) follows it,
+  optionally after up to two upper-case acronyms ("2020 ESC AF guidelines"); otherwise ignored;
+- recency: "latest", "most recent", "newest", "current(ly) (recommended)", "up to date",
+  "up-to-date", "recent(ly)", "now", "nowadays", "today" -> ``recency=True``. Note that this
+  also fires on "recent MI" or "current smoker" (newer notes first is harmless there).
+
+A 4-digit number is a year only in 1900..``today.year + 1``, not glued to letters, digits,
+".", "," or "/", and not followed by a unit or a count noun ("2000 mg", "5000 units", "2000
+patients"). Several time expressions combine by intersecting their bounds ("after 2018 and
+before 2022" -> 2019..2021); if only one-year expressions are found, their span is used ("the
+2019 and 2021 guidelines" -> 2019..2021); if the bounds contradict each other, the first
+expression in the question wins. ``phrase`` is the matched text, several pieces joined by "; "
+in question order. Nothing matched -> ``TimeIntent()``; no string input raises.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+from dataclasses import asdict, dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class TimeIntent:
+    """Year bounds (inclusive, ``None`` = open), a recency flag and the text they came from."""
+
+    year_min: int | None = None
+    year_max: int | None = None
+    recency: bool = False
+    phrase: str = ""
+
+    def is_empty(self) -> bool:
+        """True when there is neither a year bound nor recency."""
+        return self.year_min is None and self.year_max is None and not self.recency
+
+    def describe(self, today: datetime.date | None = None) -> str:
+        """Text for the answer, e.g. ``"years 2021-2026 (from 'since 2021')"`` ("2021 onwards"
+        without ``today``), ``"year 2023 (from 'in 2023')"``, ``"years up to 2018 (from 'before
+        2019')"``, ``"most recent first (from 'latest')"``; ``""`` when empty."""
+        lo, hi = self.year_min, self.year_max
+        if lo is not None and hi is None and today is not None:
+            hi = max(today.year, lo)
+        parts = []
+        if lo is not None and hi is not None:
+            parts.append(f"year {lo}" if lo == hi else f"years {lo}-{hi}")
+        elif lo is not None:
+            parts.append(f"years {lo} onwards")
+        elif hi is not None:
+            parts.append(f"years up to {hi}")
+        if self.recency:
+            parts.append("most recent first")
+        return f"{', '.join(parts)} (from '{self.phrase}')" if parts else ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"year_min", "year_max", "recency", "phrase"}``, JSON-ready."""
+        return asdict(self)
+
+
+_WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
+NUMBER_WORDS: dict[str, int] = {w: i + 1 for i, w in enumerate(_WORDS)}
+NUMBER_WORDS |= {"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
+NUMBER_WORDS |= {"a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
+_NUM = "|".join(w.replace(" ", r"\s+") for w in sorted(NUMBER_WORDS, key=len, reverse=True))
+
+_UNITS = (
+    r"mg|mcg|µg|ug|g|grams?|kg|ml|mls|l|litres?|liters?|units?|u|iu|mmol|meq|kcal|cal|mm|mmhg|cm|cc"
+    r"|patients|participants|people|subjects|adults|children|cases"
+)
+_Y = rf"(?<![\w.,/])([0-9]{{4}})(?!\w|[.,/]\d)(?!\s*(?:%|(?:{_UNITS})\b))"  # a year candidate (group)
+_MONTH = r"(?:(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+)?"
+_DOC = (
+    r"guidelines?|guidance|notes?|recommendations?|statements?|updates?|reviews?|study|studies|trials?"
+    r"|papers?|articles?|consensus|editions?|versions?|reports?|letters?|summary|summaries"
+)
+_ACRONYMS = r"(?:\s+(?-i:[A-Z][A-Z0-9/&-]+)){0,2}"
+_ONWARDS = r"(?:\s+(?:onwards?|or\s+later|and\s+later|or\s+newer|and\s+beyond))?"
+
+
+def _rx(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, re.I)
+
+
+# (pattern, kind) in priority order; a match that overlaps an earlier-claimed span is skipped.
+_YEAR_PATTERNS: list[tuple[re.Pattern[str], str]] = [
+    (_rx(rf"\bbetween\s+{_MONTH}{_Y}\s*(?:and|&|to|[-–—])\s*{_MONTH}{_Y}"), "range"),
+    (_rx(rf"(?:\bfrom\s+{_MONTH})?{_Y}\s*(?:[-–—]|\b(?:to|through|thru|until|till)\b)\s*{_MONTH}{_Y}"), "range"),
+    (_rx(rf"\bno\s+(?:later|newer)\s+than\s+{_MONTH}{_Y}"), "max"),
+    (_rx(rf"\bno\s+(?:earlier|older)\s+than\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
+    (_rx(rf"\b(?:since|from|as\s+of|starting(?:\s+(?:in|from))?)\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
+    (_rx(rf"\b(?:after|later\s+than|newer\s+than|more\s+recent\s+than)\s+{_MONTH}{_Y}"), "min_excl"),
+    (_rx(rf"{_Y}\s+(?:onwards?|or\s+later|and\s+later|or\s+newer|or\s+after|and\s+beyond)\b"), "min"),
+    (_rx(rf"\b(?:until|till|up\s+to(?:\s+and\s+including)?|up\s+until|through|thru|by)\s+{_MONTH}{_Y}"), "max"),
+    (_rx(rf"{_Y}\s+(?:or|and)\s+(?:earlier|before|older)\b"), "max"),
+    (_rx(rf"(?:\b(?:before|prior\s+to|older\s+than|earlier\s+than)\s+{_MONTH}|\bpre-\s*){_Y}"), "max_excl"),
+    (_rx(rf"\b(?:in|during)\s+(?:the\s+year\s+)?{_MONTH}{_Y}"), "year"),
+    (_rx(rf"(?:\bthe\s+|(?<=['’]s\s)){_Y}{_ACRONYMS}(?:\s+(?:{_DOC})\b)?|{_Y}{_ACRONYMS}\s+(?:{_DOC})\b"), "year"),
+]
+_ROLLING = _rx(
+    r"(?:\b(?:over|in|within|during|for|from|of)\s+)?(?P<the>\bthe\s+)?\b(?P<which>last|past|previous|preceding)\s+"
+    rf"(?:(?P<n>[0-9]{{1,3}}|{_NUM})\s+)?(?P<unit>years?|decades?|months?|weeks?|days?)\b"
+)
+_THIS_YEAR = _rx(r"\bthis\s+(?:calendar\s+)?year\b")
+_RECENCY = _rx(
+    r"\b(?:most\s+recent(?:ly)?|(?:most\s+)?up[-\s]?to[-\s]?date|latest|newest|current(?:ly)?(?:\s+recommended)?"
+    r"|recent(?:ly)?|nowadays|now|today)\b"
+)
+
+
+def _rolling_bounds(m: re.Match[str], today: datetime.date) -> tuple[int | None, int | None]:
+    raw, unit = (m["n"] or "").lower(), m["unit"].lower().rstrip("s")
+    n = int(raw) if raw.isdigit() else NUMBER_WORDS.get(" ".join(raw.split()), 1)
+    if m["unit"].lower() == "year" and not raw and not m["the"] and m["which"].lower() in ("last", "previous"):
+        return today.year - 1, today.year - 1  # "last year": the previous calendar year
+    if unit in ("year", "decade"):
+        return today.year - n * (10 if unit == "decade" else 1), None
+    if unit == "month":
+        return (today.year * 12 + today.month - 1 - n) // 12, None
+    days = n * (7 if unit == "week" else 1)
+    return (today - datetime.timedelta(days=days)).year, None
+
+
+def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
+    if kind == "range":
+        return min(years), max(years)
+    y = years[0]
+    bounds = {"min": (y, None), "min_excl": (y + 1, None), "max": (None, y), "max_excl": (None, y - 1)}
+    return bounds.get(kind, (y, y))  # "year": that one year
+
+
+def parse_time_intent(question: str, today: datetime.date) -> TimeIntent:
+    """The :class:`TimeIntent` of ``question`` by the rules in the module docstring."""
+    if not isinstance(question, str) or not question.strip():
+        return TimeIntent()
+    found: list[tuple[int, int, int | None, int | None]] = []  # (start, end, year_min, year_max)
+
+    def free(m: re.Match[str]) -> bool:
+        return all(m.end() <= s or m.start() >= e for s, e, *_ in found)
+
+    for rx, kind in _YEAR_PATTERNS:
+        for m in rx.finditer(question):
+            years = [int(g) for g in m.groups() if g]
+            if years and all(1900 <= y <= today.year + 1 for y in years) and free(m):
+                found.append((m.start(), m.end(), *_bounds(kind, years)))
+    for m in _ROLLING.finditer(question):
+        if free(m):
+            found.append((m.start(), m.end(), *_rolling_bounds(m, today)))
+    for m in _THIS_YEAR.finditer(question):
+        if free(m):
+            found.append((m.start(), m.end(), today.year, today.year))
+    found.sort()
+    rec = next((m for m in _RECENCY.finditer(question) if free(m)), None)
+    lows = [lo for _, _, lo, _ in found if lo is not None]
+    highs = [hi for _, _, _, hi in found if hi is not None]
+    lo, hi = (max(lows) if lows else None), (min(highs) if highs else None)
+    if found and all(a == b for *_, a, b in found):  # only one-year expressions: their span
+        lo, hi = min(lows), max(highs)
+    elif lo is not None and hi is not None and lo > hi:  # contradiction: the first expression wins
+        found = found[:1]
+        lo, hi = found[0][2], found[0][3]
+    spans = [(s, e) for s, e, *_ in found]
+    if rec is not None:
+        spans = sorted([*spans, rec.span()])
+    phrase = "; ".join(question[s:e] for s, e in spans)
+    return TimeIntent(year_min=lo, year_max=hi, recency=rec is not None, phrase=phrase)

@@ -1,0 +1,50 @@
+"""Calibrated thresholds are tied to (signal, model): lookup order, saving, the shipped table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clinqa.answer.calibration import SHIPPED, Calibration, find_calibration, resolve_threshold, save_calibration
+from clinqa.embedding import build_encoder
+from clinqa.errors import ConfigError
+from clinqa.settings import EmbeddingSettings
+
+
+def test_lookup_order_config_then_user_file_then_shipped_then_fallback(tmp_path: Path) -> None:
+    shipped = json.loads(SHIPPED.read_text())["calibrations"][0]
+    mid = shipped["model_id"]
+    assert resolve_threshold("dense_cosine", mid, 0.55, tmp_path) == (0.55, "config", True)
+    assert resolve_threshold("dense_cosine", mid, None, tmp_path) == (shipped["threshold"], str(SHIPPED), True)
+    path = save_calibration(tmp_path, Calibration("dense_cosine", mid, 0.42))
+    assert resolve_threshold("dense_cosine", mid, None, tmp_path) == (0.42, str(path), True)
+    # another model (or retrained weights: another fingerprint) never inherits the threshold
+    assert resolve_threshold("dense_cosine", "all-MiniLM-L6-v2@000000000000", None, tmp_path) == (
+        0.40, "fallback", False)
+    assert resolve_threshold("rerank", mid, None, tmp_path) == (0.50, "fallback", False)
+
+
+def test_save_replaces_same_signal_and_model_only(tmp_path: Path) -> None:
+    save_calibration(tmp_path, Calibration("dense_cosine", "m@1", 0.3))
+    save_calibration(tmp_path, Calibration("rerank", "r@1", 0.7))
+    save_calibration(tmp_path, Calibration("dense_cosine", "m@1", 0.35))
+    cals = json.loads((tmp_path / "calibration.json").read_text())["calibrations"]
+    assert sorted((c["signal"], c["model_id"], c["threshold"]) for c in cals) == [
+        ("dense_cosine", "m@1", 0.35), ("rerank", "r@1", 0.7)]
+    assert find_calibration("rerank", "r@1", tmp_path)[0].threshold == 0.7
+
+
+def test_broken_calibration_file_names_the_file(tmp_path: Path) -> None:
+    (tmp_path / "calibration.json").write_text("{not json")
+    with pytest.raises(ConfigError, match=r"calibration\.json"):
+        resolve_threshold("dense_cosine", "m@1", None, tmp_path)
+
+
+def test_shipped_calibration_matches_the_shipped_model() -> None:
+    """If the shipped weights change, their fingerprint changes and this fails: recalibrate."""
+    enc = build_encoder(EmbeddingSettings())
+    cal, where = find_calibration("dense_cosine", enc.model_id, None)
+    assert cal is not None and where == str(SHIPPED)
+    assert 0.3 < cal.threshold < 0.5

@@ -1,0 +1,131 @@
+from dataclasses import FrozenInstanceError
+from datetime import date
+
+import pytest
+
+from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
+
+TODAY = date(2026, 11, 29)
+
+# (question, year_min, year_max, recency, phrase), all worked out by hand for TODAY.
+CASES = [
+    # lower bounds
+    ("What do guidelines since 2021 say about heart failure?", 2021, None, False, "since 2021"),
+    ("Summarise COPD recommendations from 2021.", 2021, None, False, "from 2021"),
+    ("Which statin trials were published after 2020?", 2021, None, False, "after 2020"),
+    ("Show me sepsis guidance from 2022 onwards", 2022, None, False, "from 2022 onwards"),
+    ("Any DOAC reversal studies 2021 or later?", 2021, None, False, "2021 or later"),
+    ("Are there guidelines newer than 2020 on CKD?", 2021, None, False, "newer than 2020"),
+    ("What has been recommended for bronchiolitis as of 2024?", 2024, None, False, "as of 2024"),
+    # upper bounds
+    ("What did stroke guidance say before 2019?", None, 2018, False, "before 2019"),
+    ("What was recommended for AF up to 2019?", None, 2019, False, "up to 2019"),
+    ("Hypertension targets in guidance prior to 2017", None, 2016, False, "prior to 2017"),
+    ("Were pre-2019 guidelines stricter on aspirin?", None, 2018, False, "pre-2019"),
+    ("Asthma guidance until 2018 on LABA monotherapy", None, 2018, False, "until 2018"),
+    # one year
+    ("What did the 2023 note say about anticoagulation?", 2023, 2023, False, "the 2023 note"),
+    ("What changed in 2023 for gestational diabetes screening?", 2023, 2023, False, "in 2023"),
+    ("What does the 2019 ESC guideline say about rate control?", 2019, 2019, False, "the 2019 ESC guideline"),
+    ("Summarise the NICE 2019 update on hypertension", 2019, 2019, False, "2019 update"),
+    ("What was documented during March 2024 about her INR?", 2024, 2024, False, "during March 2024"),
+    ("What did the cardiology letter say last year?", 2025, 2025, False, "last year"),
+    ("Which vaccines were recommended this year?", 2026, 2026, False, "this year"),
+    # ranges
+    ("Which AF guidance was published between 2019 and 2021?", 2019, 2021, False, "between 2019 and 2021"),
+    ("Heart failure trials from 2015 to 2020", 2015, 2020, False, "from 2015 to 2020"),
+    ("Compare the 2015-2020 sepsis bundles", 2015, 2020, False, "2015-2020"),
+    ("Diabetes guidance 2015–2020 on metformin", 2015, 2020, False, "2015–2020"),
+    # rolling periods
+    ("How has asthma treatment changed over the last five years?", 2021, None, False, "over the last five years"),
+    ("What is new in AF management in the past decade?", 2016, None, False, "in the past decade"),
+    ("Any new anticoagulants in the last 3 years?", 2023, None, False, "in the last 3 years"),
+    ("What did the notes record over the past 18 months?", 2025, None, False, "over the past 18 months"),
+    ("Lipid guidance within the last couple of years", 2024, None, False, "within the last couple of years"),
+    ("What have COPD trials shown over the past two decades?", 2006, None, False, "over the past two decades"),
+    ("Any changes in the past year to sepsis fluids?", 2025, None, False, "in the past year"),
+    # recency
+    ("What is the latest recommendation for sepsis fluids?", None, None, True, "latest"),
+    ("What is the current first-line therapy for hypertension?", None, None, True, "current"),
+    ("What is currently recommended for bronchiolitis?", None, None, True, "currently recommended"),
+    ("Give me the most recent guidance on DKA", None, None, True, "most recent"),
+    ("Is this advice on asthma inhalers up-to-date?", None, None, True, "up-to-date"),
+    ("How is AF anticoagulation managed now?", None, None, True, "now"),
+    ("What is the latest guideline since 2020 on heart failure?", 2020, None, True, "latest; since 2020"),
+    # several expressions
+    ("Trials published after 2018 and before 2022", 2019, 2021, False, "after 2018; before 2022"),
+    ("Compare the 2019 and 2021 guidelines", 2019, 2021, False, "the 2019; 2021 guidelines"),
+    ("Guidance since 2022, not before 2019", 2022, None, False, "since 2022"),
+    # not years / no time intent
+    ("Dose of heparin 5000 units before surgery?", None, None, False, ""),
+    ("Is a dose of 2000 mg of paracetamol safe?", None, None, False, ""),
+    ("Give up to 2000 mg daily in divided doses?", None, None, False, ""),
+    ("A trial in 2000 patients showed benefit", None, None, False, ""),
+    ("What is the CHA2DS2-VASc threshold for anticoagulation?", None, None, False, ""),
+    ("Vitamin D 2000 units daily for deficiency", None, None, False, ""),
+    ("Is the 2028 guideline out?", None, None, False, ""),
+    ("What does the guideline say about metformin in CKD?", None, None, False, ""),
+    ("", None, None, False, ""),
+]
+
+
+@pytest.mark.parametrize(("question", "year_min", "year_max", "recency", "phrase"), CASES)
+def test_parse_time_intent(
+    question: str, year_min: int | None, year_max: int | None, recency: bool, phrase: str
+) -> None:
+    got = parse_time_intent(question, TODAY)
+    assert got == TimeIntent(year_min=year_min, year_max=year_max, recency=recency, phrase=phrase)
+
+
+def test_bare_phrases() -> None:
+    assert parse_time_intent("before 2019", TODAY) == TimeIntent(None, 2018, False, "before 2019")
+    assert parse_time_intent("in the past decade", TODAY) == TimeIntent(2016, None, False, "in the past decade")
+    assert parse_time_intent("last year", TODAY) == TimeIntent(2025, 2025, False, "last year")
+    assert parse_time_intent("LATEST", TODAY) == TimeIntent(None, None, True, "LATEST")
+
+
+def test_year_validity_depends_on_today() -> None:
+    assert parse_time_intent("the 2027 guideline", TODAY).year_min == 2027  # today.year + 1 is allowed
+    assert parse_time_intent("the 2027 guideline", date(2020, 1, 1)).is_empty()
+    assert parse_time_intent("guidelines since 1899", TODAY).is_empty()
+    assert parse_time_intent("guidelines since ٢٠٢١", TODAY).is_empty()  # ASCII digits only
+    assert parse_time_intent("over the last five years", date(2020, 6, 1)).year_min == 2015
+
+
+ODD_INPUTS = ["   ", "2021", "((since [2021", "x" * 10_000 + " since 2021", "\x00\n\t", "é 🫀 since ٢٠٢١", "9999-0000"]
+
+
+@pytest.mark.parametrize("text", ODD_INPUTS)
+def test_never_raises(text: str) -> None:
+    assert isinstance(parse_time_intent(text, TODAY), TimeIntent)
+
+
+def test_describe() -> None:
+    since = parse_time_intent("since 2021", TODAY)
+    assert since.describe(TODAY) == "years 2021-2026 (from 'since 2021')"
+    assert since.describe() == "years 2021 onwards (from 'since 2021')"
+    assert parse_time_intent("in 2023", TODAY).describe() == "year 2023 (from 'in 2023')"
+    assert parse_time_intent("before 2019", TODAY).describe() == "years up to 2018 (from 'before 2019')"
+    between = parse_time_intent("between 2015 and 2020", TODAY)
+    assert between.describe() == "years 2015-2020 (from 'between 2015 and 2020')"
+    assert parse_time_intent("latest", TODAY).describe() == "most recent first (from 'latest')"
+    assert parse_time_intent("latest guideline since 2020", TODAY).describe(TODAY) == (
+        "years 2020-2026, most recent first (from 'latest; since 2020')"
+    )
+    assert TimeIntent().describe() == ""
+
+
+def test_empty_dict_and_frozen() -> None:
+    empty = parse_time_intent("What is the dose of amoxicillin?", TODAY)
+    assert empty == TimeIntent()
+    assert empty.is_empty()
+    assert not TimeIntent(recency=True).is_empty()
+    assert not TimeIntent(year_max=2018).is_empty()
+    assert parse_time_intent("since 2021", TODAY).to_dict() == {
+        "year_min": 2021,
+        "year_max": None,
+        "recency": False,
+        "phrase": "since 2021",
+    }
+    with pytest.raises(FrozenInstanceError):
+        empty.year_min = 2020  # type: ignore[misc]

@@ -1,0 +1,129 @@
+"""Longitudinal patient notes (synthetic, from bench/notes/generate.py): a query scoped to one
+patient never sees another's text on any route (search, ask, rerank, refusal hints), copied-
+forward paragraphs are folded into one citation that names every note, and time intent in a
+question becomes a date filter."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from clinqa.corpora import guidelines_path
+from clinqa.pipeline import Pipeline
+from clinqa.retrieval.dedup import body_text, jaccard, shingles
+from clinqa.settings import Settings
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="session")
+def notes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("synthetic-notes")
+    subprocess.run([sys.executable, str(REPO / "bench" / "notes" / "generate.py"), "--patients", "3", "--seed", "0",
+                    "--output", str(out)], check=True, capture_output=True)
+    return out
+
+
+@pytest.fixture(scope="session")
+def notes(notes_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (notes_dir / "notes.jsonl").open()]
+
+
+@pytest.fixture(scope="session")
+def questions(notes_dir: Path) -> list[dict]:
+    return [json.loads(line) for line in (notes_dir / "questions.jsonl").open()]
+
+
+@pytest.fixture(scope="session")
+def npipe(tmp_path_factory: pytest.TempPathFactory, notes_dir: Path) -> Pipeline:
+    g = tmp_path_factory.mktemp("g")
+    src = guidelines_path()
+    shutil.copytree(src / "content" / "acc_aha_af_2023", g / "content" / "acc_aha_af_2023")
+    shutil.copy(src / "registry.json", g / "registry.json")
+    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("notes-store")))
+    report = p.ingest([notes_dir / "notes.jsonl", g], progress=False)
+    assert report.failed == []
+    return p
+
+
+def _with(p: Pipeline, **section: dict) -> Pipeline:
+    s = p.settings.model_copy(update={k: getattr(p.settings, k).model_copy(update=v) for k, v in section.items()})
+    q = Pipeline(s)
+    q._encoder = p.encoder
+    return q
+
+
+def _assert_only(patient: str, payload: object) -> None:
+    text = json.dumps(payload, default=str)
+    for other in ("P0001", "P0002", "P0003"):
+        if other != patient:
+            assert f"note:{other}:" not in text and f"{other}-N" not in text, f"{other} leaked into {patient}'s result"
+
+
+@pytest.mark.parametrize("rerank", [False, True])
+def test_patient_scope_every_route(npipe: Pipeline, questions: list[dict], tiny_reranker: Path, rerank: bool) -> None:
+    p = _with(npipe, rerank={"model": str(tiny_reranker)}) if rerank else npipe
+    for q in questions:
+        for patient in ("P0001", "P0002", "P0003"):
+            f = p.filters(patient_id=patient)
+            res = p.search(q["text"], f, k=50)
+            assert {h.chunk.patient_id for h in res.hits + res.dense + res.bm25} <= {patient}
+            assert all(d.patient_id == patient for h in res.hits for d in h.duplicates)
+            if rerank:
+                assert all("rerank" in h.scores for h in res.hits)
+            ans = p.ask(q["text"], f)
+            _assert_only(patient, ans.to_dict())
+    # the refusal hints (related topics) stay inside the patient too
+    strict = _with(p, answer={"refusal_threshold": 0.99})
+    ans = strict.ask("What anticoagulant was started?", strict.filters(patient_id="P0002"))
+    assert ans.refused and ans.related_topics
+    _assert_only("P0002", ans.to_dict())
+    # no patient filter: no patient's notes at all
+    res = p.search("apixaban anticoagulation", p.filters(), k=50)
+    assert res.hits and all(h.chunk.patient_id is None for h in res.hits + res.dense + res.bm25)
+
+
+def test_copied_forward_text_is_cited_once_with_every_note(npipe: Pipeline, notes: list[dict]) -> None:
+    copy = next(n for n in notes if n.get("copied_from") and n.get("copied_section") == "MEDICATIONS")
+    para = copy["text"].split("MEDICATIONS:\n", 1)[1].split("\n\n", 1)[0]
+    f = npipe.filters(patient_id=copy["patient_id"])
+    res = npipe.search(para, f, k=10)
+    bodies = [shingles(body_text(h.chunk.body)) for h in res.hits]
+    assert all(jaccard(a, b) < 0.8 for i, a in enumerate(bodies) for b in bodies[i + 1:])
+    top = res.hits[0]
+    copies_of_top = {top.chunk.doc_id, *(d.doc_id for d in top.duplicates)}
+    assert {f"note:{copy['patient_id']}:{copy['note_id']}",
+            f"note:{copy['patient_id']}:{copy['copied_from']}"} & copies_of_top
+    assert len(copies_of_top) >= 2
+    ans = npipe.ask("What medications were reviewed? " + para, f)
+    assert not ans.refused
+    cited = next(c for c in ans.citations if c.chunk_id == top.chunk.chunk_id)
+    assert cited.note_date and len(cited.also_in) == len(top.duplicates)
+    assert all(d.note_date.isoformat() in " ".join(cited.also_in) for d in top.duplicates)
+
+
+def test_year_in_the_question_filters_note_dates(npipe: Pipeline, questions: list[dict]) -> None:
+    q = next(q for q in questions if q["kind"] == "in_year")
+    year = int(q["text"].split("the ")[1][:4])
+    ans = npipe.ask(q["text"], npipe.filters(patient_id=q["patient_id"]))
+    assert ans.filters["year_min"] == year and ans.filters["year_max"] == year
+    assert f"year {year}" in ans.time_filter
+    assert all(c.note_date.startswith(str(year)) for c in ans.citations)
+    gold = {f"note:{q['patient_id']}:{n}" for n in q["gold_note_ids"]}
+    assert gold & {c.doc_id for c in ans.citations} or ans.refused
+
+
+def test_current_question_ranks_newer_notes_first(npipe: Pipeline, questions: list[dict], notes: list[dict]) -> None:
+    q = next(q for q in questions if q["kind"] == "current")
+    f = npipe.filters(patient_id=q["patient_id"])
+    plain = npipe.search(q["text"], f, k=10)
+    recent = npipe.search(q["text"], f, k=10, recency=True)
+    mean = lambda r: sum(h.chunk.note_date.toordinal() for h in r.hits[:3]) / 3  # noqa: E731
+    assert mean(recent) >= mean(plain)
+    ans = npipe.ask(q["text"], f)
+    assert "most recent first" in ans.time_filter
