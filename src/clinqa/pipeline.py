@@ -34,7 +34,7 @@ from clinqa.errors import ConfigError, LoadError
 from clinqa.rerank import Reranker, build_reranker, rerank_hits
 from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
 from clinqa.retrieval.dedup import collapse_near_duplicates
-from clinqa.retrieval.recency import recency_rerank
+from clinqa.retrieval.recency import newest_first, recency_rerank
 from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.settings import Settings
 from clinqa.store import LanceStore
@@ -254,6 +254,8 @@ class Pipeline:
         hits = result.hits
         if fold:
             groups = collapse_near_duplicates(hits, lambda h: h.chunk.body, threshold=rs.copy_threshold or 0.0)
+            if recency:  # "current ...?": the newest copy speaks for the group
+                groups = [newest_first(kept, dups) for kept, dups in groups]
             hits = [replace(h, rank=i, duplicates=[d.chunk for d in dups]) for i, (h, dups) in enumerate(groups, 1)]
         if reranker is not None:
             t0 = time.perf_counter()

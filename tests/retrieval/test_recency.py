@@ -32,3 +32,14 @@ def test_note_date_beats_year() -> None:
     assert chunk_date(_hit(1, 2020, "2020-03-04").chunk) == datetime.date(2020, 3, 4)
     assert chunk_date(_hit(1, 2020).chunk) == datetime.date(2020, 12, 31)
     assert chunk_date(_hit(1).chunk) is None
+
+
+def test_newest_copy_heads_the_group() -> None:
+    from clinqa.retrieval.recency import newest_first
+
+    kept, dups = _hit(1, note_date="2019-05-01"), [_hit(2, note_date="2023-01-02"), _hit(3, note_date="2021-07-07")]
+    head, rest = newest_first(kept, dups)
+    assert head.chunk.chunk_id == "c2" and head.rank == 1
+    assert [h.chunk.chunk_id for h in rest] == ["c1", "c3"]
+    same, none = newest_first(_hit(4, note_date="2024-01-01"), [])
+    assert same.chunk.chunk_id == "c4" and none == []

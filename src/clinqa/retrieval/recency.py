@@ -36,3 +36,14 @@ def recency_rerank(hits: list[Retrieved], weight: float = 0.5, k: int = 60) -> l
     by_id = {h.chunk.chunk_id: h for h in hits}
     return [replace(by_id[c], rank=r, ranks={**by_id[c].ranks, "relevance": by_id[c].rank})
             for r, (c, _) in enumerate(fused, start=1)]
+
+
+def newest_first(kept: Retrieved, duplicates: list[Retrieved]) -> tuple[Retrieved, list[Retrieved]]:
+    """A copy group re-headed by its newest member (:func:`chunk_date`; ties keep the kept
+    one), which takes the group's rank and score; the others become its duplicates."""
+    group = [kept, *duplicates]
+    newest = max(group, key=lambda h: (chunk_date(h.chunk) or datetime.date.min, h is kept))
+    if newest is kept:
+        return kept, duplicates
+    head = replace(newest, rank=kept.rank, score=kept.score, ranks=kept.ranks, scores=kept.scores)
+    return head, [h for h in group if h is not newest]
