@@ -2,6 +2,7 @@
 
     python bench/notes/generate.py --patients 50 --seed 0 --output /tmp/notes50
     python bench/notes/run.py /tmp/notes50 --data-dir /tmp/notes50-store [--reranker DIR] [--output FILE.json]
+        [--no-time] [--no-fold]   (ablations)
 
 For every question of ``questions.jsonl`` (each belongs to one patient and names its gold
 notes), runs ``Pipeline.search`` and ``Pipeline.ask`` scoped to that patient and reports:
@@ -36,8 +37,12 @@ def main() -> None:
     ap.add_argument("--data-dir", type=Path, required=True)
     ap.add_argument("--reranker", default=None)
     ap.add_argument("--output", type=Path, default=None)
+    ap.add_argument("--no-time", action="store_true", help="ablation: ignore time words in the questions")
+    ap.add_argument("--no-fold", action="store_true", help="ablation: do not fold copied-forward text")
     a = ap.parse_args()
     settings = load_settings(None, data_dir=a.data_dir)
+    settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={
+        "parse_time": not a.no_time, "copy_threshold": None if a.no_fold else settings.retrieval.copy_threshold})})
     if a.reranker:
         settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"model": a.reranker})})
     pipe = Pipeline(settings)
@@ -76,7 +81,8 @@ def main() -> None:
 
     out = {
         "notes": rep.documents + rep.unchanged, "chunks": pipe.store.count(), "ingest_s": round(ingest_s, 1),
-        "questions": len(questions), "reranker": a.reranker,
+        "questions": len(questions), "reranker": a.reranker, "time_intent": not a.no_time,
+        "fold_copies": not a.no_fold,
         "all": agg([r for rows in per_kind.values() for r in rows]),
         "by_kind": {k: agg(v) for k, v in sorted(per_kind.items())},
         "isolation_leaks": leaks, "folded_copies_per_query": round(folded / len(questions), 2),

@@ -350,9 +350,11 @@ def eval_fusion(
         _fail(exc)
         return
     cols = ("MRR@10", "Hit@1", "Hit@10", "nDCG@10", "Recall@30")
-    typer.echo(f"{'rule':<34}" + "".join(f"{c:>24}" for c in cols))
+    typer.echo(f"{'rule':<34}" + "".join(f"{c:>24}" for c in cols) + "   dMRR vs first (p)")
     for r in rows:
-        typer.echo(f"{r['rule']:<34}" + "".join(f"{_fmt_metric(r['metrics'][c]):>24}" for c in cols))
+        d = r["vs_first"]["MRR@10"]
+        typer.echo(f"{r['rule']:<34}" + "".join(f"{_fmt_metric(r['metrics'][c]):>24}" for c in cols)
+                   + f"   {d['diff']:+.3f} ({d['p_value']:.3f})")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "fusion.json").write_text(json.dumps(rows, indent=2))

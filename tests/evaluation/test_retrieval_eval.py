@@ -101,9 +101,16 @@ def test_fusion_study_rules_share_one_pass() -> None:
     assert apply_rule(RULES[5], "What is gout?", *lists["q1"]) == ["A", "B"]
     # q2 two clinical terms -> BM25 0.7: B = .3/62 + .7/61 = .016314 > A = .016208
     assert apply_rule(RULES[5], "CKD and HbA1c targets", *lists["q2"]) == ["B", "A"]
-    rows = {r["rule"]: r["metrics"]["MRR@10"]["value"] for r in fusion_study(ds, lists, n_resamples=50)}
+    study = fusion_study(ds, lists, n_resamples=50)
+    rows = {r["rule"]: r["metrics"]["MRR@10"]["value"] for r in study}
     assert rows["RRF k=60, dynamic alpha"] == 1.0
     assert rows["dense only"] == (1 + 0.5) / 2 and rows["BM25 only"] == (0.5 + 1) / 2
+    # paired test against the first rule (equal RRF: A and B tie on 1/61 + 1/62, id order -> A first
+    # for both queries, so MRR 0.75): dynamic alpha gains +0.25 (per query 0 and +0.5); exact test over
+    # the 4 sign assignments: every |sum| is 0.5 >= observed 0.5 -> p = 4/4 = 1 (one query cannot decide)
+    vs = {r["rule"]: r["vs_first"]["MRR@10"] for r in study}
+    assert vs["RRF k=60, equal"] == {"diff": 0.0, "p_value": 1.0}
+    assert vs["RRF k=60, dynamic alpha"]["diff"] == 0.25 and vs["RRF k=60, dynamic alpha"]["p_value"] == 1.0
 
 
 def test_model_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:

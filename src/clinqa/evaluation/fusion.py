@@ -53,12 +53,20 @@ def apply_rule(rule: FusionRule, query: str, dense: list[tuple[str, str]], bm25:
 
 def fusion_study(dataset: Dataset, lists: Lists, rules: tuple[FusionRule, ...] = RULES,
                  n_resamples: int = 2000, seed: int = 0) -> list[dict[str, Any]]:
-    """One row per rule: name and ``{metric: {value, ci95}}`` (see :func:`with_ci`)."""
+    """One row per rule: name, ``{metric: {value, ci95}}`` (see :func:`with_ci`) and
+    ``vs_first``: the paired randomization test (:func:`clinqa.evaluation.metrics.paired_test`)
+    of MRR@10 and nDCG@10 against the first rule (the production default), ``{metric: {diff,
+    p_value}}``."""
     clusters = {q.qid: dataset.cluster_of(q.qid) for q in dataset.queries}
     text = {q.qid: q.text for q in dataset.queries}
     rows = []
+    first: dict[str, dict[str, float]] | None = None
     for rule in rules:
         run = {qid: apply_rule(rule, text[qid], d, b) for qid, (d, b) in lists.items()}
-        rows.append({"rule": rule.name, "metrics": with_ci(M.evaluate(dataset.qrels, run), clusters,
-                                                          n_resamples, seed)})
+        per_query = M.evaluate(dataset.qrels, run)
+        first = first or per_query
+        vs = {m: M.paired_test({q: v[m] for q, v in per_query.items()}, {q: v[m] for q, v in first.items()},
+                               seed=seed) for m in ("MRR@10", "nDCG@10")}
+        rows.append({"rule": rule.name, "metrics": with_ci(per_query, clusters, n_resamples, seed),
+                     "vs_first": {m: {"diff": r["diff"], "p_value": r["p_value"]} for m, r in vs.items()}})
     return rows

@@ -42,8 +42,14 @@ def retrieval_section(rep: dict[str, Any], where: Path) -> str:
 def fusion_section(rows: list[dict[str, Any]], where: Path) -> str:
     """One row per fusion rule."""
     cols = ["MRR@10", "Hit@1", "Hit@10", "nDCG@10", "Recall@30"]
+
+    def vs(r: dict[str, Any]) -> str:
+        d = r.get("vs_first", {}).get("MRR@10")
+        return f"{d['diff']:+.3f} (p {d['p_value']:.3f})" if d else "-"
+
     return (f"### Fusion study ({where})\n\n"
-            + _table(["rule", *cols], [[r["rule"], *(ci(r["metrics"][c]) for c in cols)] for r in rows]) + "\n")
+            + _table(["rule", *cols, "MRR@10 vs first row (paired p)"],
+                     [[r["rule"], *(ci(r["metrics"][c]) for c in cols), vs(r)] for r in rows]) + "\n")
 
 
 def chunking_section(rows: list[dict[str, Any]], where: Path) -> str:
