@@ -452,13 +452,18 @@ def eval_compare(
     """Paired randomization test per metric between two evaluation runs."""
     from clinqa.evaluation.retrieval import compare_runs
 
-    res = compare_runs(run_a, run_b)
+    try:
+        res = compare_runs(run_a, run_b)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
     if as_json:
         typer.echo(json.dumps(res, indent=2))
         return
     typer.echo(f"{'metric':<11}{'A':>8}{'B':>8}{'B-A':>9}{'p':>8}   (n = {next(iter(res.values()))['n']:.0f})")
     for m, r in res.items():
-        typer.echo(f"{m:<11}{r['mean_a']:>8.3f}{r['mean_b']:>8.3f}{r['diff']:>+9.3f}{r['p_value']:>8.3f}")
+        gain = r["mean_b"] - r["mean_a"]
+        typer.echo(f"{m:<11}{r['mean_a']:>8.3f}{r['mean_b']:>8.3f}{gain:>+9.3f}{r['p_value']:>8.3f}")
 
 
 @eval_app.command("refusal")

@@ -267,6 +267,8 @@ def write_outputs(ev: RetrievalEval, out: Path) -> None:
 def read_per_query(path: Path) -> dict[str, dict[str, float]]:
     """``per_query.csv`` (a file or the output folder holding it) -> ``{qid: {metric: value}}``."""
     path = path / "per_query.csv" if path.is_dir() else path
+    if not path.is_file():
+        raise ConfigError(f"{path}: no per_query.csv (compare the --output folders of `clinqa eval retrieval`)")
     with path.open(newline="") as fh:
         return {row["qid"]: {m: float(row[m]) for m in M.METRICS if m in row} for row in csv.DictReader(fh)}
 
