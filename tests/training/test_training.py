@@ -41,6 +41,12 @@ def test_encoder_training_and_resume(tmp_path: Path, tiny_beir: Path) -> None:
     assert r.exit_code == 0, r.output
     out = tmp_path / "models" / "enc"
     assert (out / "modules.json").exists()
+    # trained at 64 tokens, saved with the base model's limit (chunking must not change with it);
+    # sentence-transformers 6 keeps the limit in tokenizer_config.json, which the encoder reads
+    from clinqa.embedding import build_encoder
+    from clinqa.settings import EmbeddingSettings
+
+    assert build_encoder(EmbeddingSettings(model=str(out))).max_tokens == 256
     assert json.loads((out / "clinqa-training" / "training.json").read_text())["steps"] == 1
     # a second run with a higher step cap resumes from the checkpoint instead of starting over
     r = CliRunner().invoke(app, [*args, "--max-steps", "2"])

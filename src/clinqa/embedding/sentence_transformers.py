@@ -43,7 +43,7 @@ class SentenceTransformerEncoder:
         self.batch_size = batch_size
         self.threads = threads
         self.model_id = f"{name or self.path.name}@{fingerprint(self.path)}"
-        self.max_tokens = int(self._config("sentence_bert_config.json").get("max_seq_length", 512))
+        self.max_tokens = self._max_seq_length()
         self._st: Any = None
         self._onnx: Any = None
         self._lock = threading.Lock()
@@ -52,6 +52,19 @@ class SentenceTransformerEncoder:
         self.dim = int(pool) if pool else int(self._model().get_embedding_dimension())
         tok = self.path / "tokenizer.json"
         self._counter = HFTokenCounter(tok) if tok.exists() else None
+
+    def _max_seq_length(self) -> int:
+        """The model's input limit in tokens: ``max_seq_length`` of ``sentence_bert_config.json``
+        (sentence-transformers < 6), else ``model_max_length`` of ``tokenizer_config.json`` (where
+        sentence-transformers 6 saves it; ignored when it is the "unlimited" sentinel), else the
+        transformer's ``max_position_embeddings``, else 512."""
+        limit = self._config("sentence_bert_config.json").get("max_seq_length")
+        if limit is None:
+            tok = self._config("tokenizer_config.json").get("model_max_length")
+            limit = tok if isinstance(tok, int) and tok < 100_000 else None
+        if limit is None:
+            limit = self._config("config.json").get("max_position_embeddings", 512)
+        return int(limit)
 
     def _config(self, rel: str) -> dict[str, Any]:
         try:

@@ -189,7 +189,8 @@ def train_encoder(examples: list[Example], dev: list[Example], cfg: TrainConfig,
     rows = {"anchor": [ex.query for ex in usable], "positive": [ex.positive for ex in usable],
             "negative": [ex.negatives[0] for ex in usable]}
     model = SentenceTransformer(str(cfg.base_model), device="cpu", local_files_only=True)
-    model.max_seq_length = min(cfg.max_tokens, model.max_seq_length)
+    base_limit = model.max_seq_length
+    model.max_seq_length = min(cfg.max_tokens, base_limit)  # train short; serve with the base limit
 
     def score(q: str, ps: list[str]) -> np.ndarray:
         qv = model.encode([q], normalize_embeddings=True)
@@ -204,6 +205,7 @@ def train_encoder(examples: list[Example], dev: list[Example], cfg: TrainConfig,
     trainer = SentenceTransformerTrainer(model=model, args=args, train_dataset=Dataset.from_dict(rows),
                                          loss=MultipleNegativesRankingLoss(model), callbacks=[budget])
     steps, seconds, curve = _run(trainer, cfg, ckpt, budget)
+    model.max_seq_length = base_limit  # the saved model chunks and encodes like the base model
     after = rerank_dev_metrics(score, dev)
     model.save(str(cfg.output))
     dev_metrics = {**{f"before_{k}": v for k, v in before.items()}, **after}
