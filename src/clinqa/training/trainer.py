@@ -267,7 +267,9 @@ def model_card(res: TrainResult) -> str:
         "## Held-out dev (gold passage vs its mined hard negatives)",
         *[f"- {k}: {v:.4f}" for k, v in res.dev.items()],
         "",
-        "Retrieval metrics on the evaluation sets come from `clinqa eval retrieval --reranker` "
-        "(see docs/benchmarks.md); these dev numbers only show that training moved the model.",
+        "Retrieval metrics on the evaluation sets come from `clinqa eval retrieval` "
+        + ("--reranker <this folder>" if res.kind == "reranker"
+           else "with `embedding.model: <this folder>` in a --config")
+        + " (see docs/benchmarks.md); these dev numbers only show that training moved the model.",
     ]
     return "\n".join(lines) + "\n"
