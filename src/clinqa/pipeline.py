@@ -332,7 +332,7 @@ class Pipeline:
                             f"({gate.calibration.split(' for ')[-1]}): run `clinqa eval refusal ... --save`")
         if missing and s.unknown_terms == "warn":
             warnings.append("the corpus never mentions " + ", ".join(f"'{w}'" for w in missing)
-                            + "; the quoted passages may not answer the question")
+                            + ("; the quoted passages may not answer the question" if decision.answer else ""))
         retrieved = [
             {"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
             for h in result.hits

@@ -87,7 +87,7 @@ class RefusalGate:
             return decision(False, "no passage in the corpus matched the question under the applied filters")
         if top < self.threshold:
             return decision(False, f"the closest passage has {what} {top:.2f}, below the answer threshold "
-                                   f"{self.threshold:.2f}: the ingested corpus does not appear to cover this question")
+                                   f"{self.threshold:.3g}: the ingested corpus does not appear to cover this question")
         return decision(True, f"closest passage {what} {top:.2f}")
 
 
