@@ -543,12 +543,13 @@ def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: 
         if backend != "sentence-transformers":
             raise ClinqaError(f"--base-model {base}: training needs a PyTorch (sentence-transformers) folder")
         out = pipe.data_dir / "models" / name
+        budget_s = parse_duration(time_budget)  # a bad budget fails before any data is read
         plan = gather(medquad, medquad_corpus, list(pairs or []), list(exclude or []), holdout, seed, max_queries)
         typer.echo("training questions: " + ", ".join(f"{k} {len(v)} (held out {len(plan.held[k])})"
                                                       for k, v in plan.train.items()))
         cfg = TrainConfig(base_model=str(base_path), output=out, epochs=epochs, max_steps=max_steps,
                           batch_size=batch_size, learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
-                          time_budget_s=parse_duration(time_budget), threads=pipe.settings.embedding.threads)
+                          time_budget_s=budget_s, threads=pipe.settings.embedding.threads)
         res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty())
     except ClinqaError as exc:
         _fail(exc)

@@ -58,6 +58,11 @@ class IngestReport:
         return dict(self.__dict__)
 
 
+def _norm(text: str) -> str:
+    """Lower-cased text with whitespace runs collapsed, for containment checks."""
+    return " ".join(text.lower().split())
+
+
 class Pipeline:
     """Ingest, search and answer over one data directory; stages are built lazily."""
 
@@ -331,7 +336,10 @@ class Pipeline:
             warnings.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
                             f"({gate.calibration.split(' for ')[-1]}): run `clinqa eval refusal ... --save`")
         if missing and s.unknown_terms == "warn":
-            warnings.append("the corpus never mentions " + ", ".join(f"'{w}'" for w in missing)
+            scoped = (filters.patient_id is not None or filters.year_min is not None or filters.year_max is not None
+                      or bool(filters.sources) or bool(filters.doc_ids))
+            where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
+            warnings.append(where + ", ".join(f"'{w}'" for w in missing)
                             + ("; the quoted passages may not answer the question" if decision.answer else ""))
         retrieved = [
             {"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
@@ -357,7 +365,7 @@ class Pipeline:
                 topics = wider_topics
             elif topics:
                 text += " Related topics that were found: " + "; ".join(topics) + "."
-            if not result.hits and filters.patient_id is not None and not topics:
+            if not result.hits and filters.patient_id is not None and not topics and not has_years:
                 text += f" Patient {filters.patient_id} has no matching notes; check the patient id."
             timings["total"] = (time.perf_counter() - t0) * 1e3
             return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
@@ -378,9 +386,10 @@ class Pipeline:
             warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
                             + ": check that they answer the question")
         copies = {h.chunk.chunk_id: h.duplicates for h in result.hits if h.duplicates}
-        for c in ext.citations:
+        for c in ext.citations:  # name a copy only if it holds every quoted unit, word for word
+            units = [_norm(u) for u in ext.quotes.get(c.chunk_id, [])]
             c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
-                         for d in copies.get(c.chunk_id, [])]
+                         for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
         return Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
                       decision.to_dict(), timings, retrieved, warnings, time_filter)
 

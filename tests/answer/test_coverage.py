@@ -36,3 +36,12 @@ def test_missing_and_rare_terms(tmp_path: Path) -> None:
 def test_unmentioned_in() -> None:
     assert unmentioned_in(["Anticoagulants reduce stroke in Women."], ["anticoagulant", "woman", "warfarin"]) == [
         "warfarin"]
+
+
+def test_time_words_and_patient_are_not_content_terms() -> None:
+    from clinqa.answer.coverage import content_terms
+
+    # read by the time-intent parser instead; a warning that the corpus "never mentions 'since'" misleads
+    assert content_terms("What did guidelines since 2021 say about AKI over the last five years?") == [
+        "guidelines", "aki"]
+    assert content_terms("What is the patient's latest eGFR?") == ["egfr"]

@@ -27,7 +27,10 @@ them themselves then there these they this those through thus to too under until
 used using very via was wasn we well were weren what whats when where whether which while who
 whom whose why will with within without won would wouldn yes yet you your yours yourself
 yourselves tell know want say said says anyone someone something thing things way ways
-""".split())
+since latest last past recent recently current currently newest today year years month months
+week weeks day days decade decades ago two three four five six seven eight nine ten patient
+patients patient's
+""".split())  # the second block: time words (read by clinqa.retrieval.temporal) and "patient"
 
 _word = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
 

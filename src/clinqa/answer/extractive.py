@@ -13,7 +13,7 @@ one always), then shown grouped by source in retrieval order, in their order wit
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -107,10 +107,12 @@ def _clean(cell: str) -> str:
 
 @dataclass
 class Extract:
-    """The extractive answer text and the citations it uses (numbered from 1)."""
+    """The extractive answer text and the citations it uses (numbered from 1). ``quotes`` maps
+    each cited chunk id to its quoted units as they stand in the chunk (labels not prefixed)."""
 
     text: str
     citations: list[Citation]
+    quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
 def extract_answer(
@@ -162,6 +164,7 @@ def extract_answer(
     citations: list[Citation] = []
     quotes: dict[int, list[str]] = {}
     shown: dict[int, list[str]] = {}  # the rendered text: a label shown once per run of units
+    verbatim: dict[str, list[str]] = {}
     last_label: dict[int, str] = {}
     for i in chosen:
         hi, pos, text = units[i]
@@ -175,6 +178,7 @@ def extract_answer(
             shown[hi] = []
         quotes[hi].append(text.rstrip())
         lab, bare = labels[(hi, pos)]
+        verbatim.setdefault(hits[hi].chunk.chunk_id, []).append(bare.strip())
         shown[hi].append(_end(bare.rstrip()) if lab and lab == last_label.get(hi) else _end(text.rstrip()))
         last_label[hi] = lab
     parts: list[str] = []
@@ -183,7 +187,7 @@ def extract_answer(
         path = hits[hi].chunk.section_path
         lead = f"{path[-1]}: " if path else ""
         parts.append(f"{lead}{' '.join(shown[hi])} [{n}]")
-    return Extract("\n".join(parts), citations)
+    return Extract("\n".join(parts), citations, verbatim)
 
 
 def _end(text: str) -> str:
