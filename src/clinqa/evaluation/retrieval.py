@@ -37,7 +37,7 @@ from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.pipeline import Pipeline
 from clinqa.rerank import rerank_hits
 from clinqa.retrieval.fusion import rrf
-from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, fuse_hits
 from clinqa.settings import RetrievalSettings, Settings
 
 RUNS = ("hybrid", "dense", "bm25")
@@ -108,11 +108,7 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
 def production_pool(res: RetrievalResult, rs: RetrievalSettings) -> list[Retrieved]:
     """The candidate pool ``clinqa ask`` reranks, rebuilt from deeper lists: weighted RRF over
     dense top-``rs.dense_k`` and BM25 top-``rs.bm25_k``, every chunk of the union, fused order."""
-    dense, bm25 = res.dense[: rs.dense_k], res.bm25[: rs.bm25_k]
-    fused = rrf({"dense": [h.chunk.chunk_id for h in dense], "bm25": [h.chunk.chunk_id for h in bm25]},
-                {"dense": rs.dense_weight, "bm25": rs.bm25_weight}, k=rs.rrf_k)
-    chunk = {h.chunk.chunk_id: h.chunk for h in [*dense, *bm25]}
-    return [Retrieved(chunk[c], s, i + 1) for i, (c, s) in enumerate(fused)]
+    return fuse_hits(res.dense[: rs.dense_k], res.bm25[: rs.bm25_k], rs)
 
 
 def fuse_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], w_dense: float, w_bm25: float,

@@ -67,6 +67,18 @@ def hybrid_search(
     t2 = time.perf_counter()
     bm25 = store.bm25_search(query, settings.bm25_k, filters)
     t3 = time.perf_counter()
+    hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k)
+    t4 = time.perf_counter()
+    timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
+               "fusion": (t4 - t3) * 1e3}
+    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings)
+
+
+def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
+              top_k: int | None = None) -> list[Retrieved]:
+    """Weighted RRF (``settings.dense_weight``/``bm25_weight``, ``settings.rrf_k``) of a dense
+    and a BM25 list of hits into :class:`Retrieved` chunks, best first, each with its per-list
+    ranks and scores; the first ``top_k`` (all when None)."""
     fused = rrf(
         {"dense": [h.chunk.chunk_id for h in dense], "bm25": [h.chunk.chunk_id for h in bm25]},
         {"dense": settings.dense_weight, "bm25": settings.bm25_weight},
@@ -80,11 +92,4 @@ def hybrid_search(
             by_id.setdefault(h.chunk.chunk_id, h.chunk)
             ranks.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.rank)
             scores.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.score)
-    n = top_k or settings.top_k
-    hits_out = [
-        Retrieved(by_id[cid], s, i + 1, ranks[cid], scores[cid]) for i, (cid, s) in enumerate(fused[:n])
-    ]
-    t4 = time.perf_counter()
-    timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
-               "fusion": (t4 - t3) * 1e3}
-    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings)
+    return [Retrieved(by_id[cid], s, i + 1, ranks[cid], scores[cid]) for i, (cid, s) in enumerate(fused[:top_k])]
