@@ -241,12 +241,13 @@ class Pipeline:
                        exclude_levels=levels)
 
     def search(self, query: str, filters: Filters | None = None, k: int | None = None,
-               rerank: bool = True, recency: bool = False) -> RetrievalResult:
+               rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None) -> RetrievalResult:
         """Hybrid retrieval over the candidate pool (union of dense top-``dense_k`` and BM25
         top-``bm25_k``), then, in order: near-copies folded together for patient-scoped
         queries (``retrieval.copy_threshold``), cross-encoder reranking (``rerank.model``, when
         ``rerank``), newest-first fusion (``recency``); returns ``k`` chunks (default
-        ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store."""
+        ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store.
+        ``query_vector`` skips encoding a query already encoded."""
         self._check_model()
         rs = self.settings.retrieval
         filters = filters or self.filters()
@@ -255,7 +256,7 @@ class Pipeline:
         fold = filters.patient_id is not None and rs.copy_threshold is not None
         whole_pool = reranker is not None or recency or fold
         result = hybrid_search(self.store, self.encoder, query, filters, rs,
-                               top_k=rs.dense_k + rs.bm25_k if whole_pool else n)
+                               top_k=rs.dense_k + rs.bm25_k if whole_pool else n, query_vector=query_vector)
         hits = result.hits
         if fold:
             groups = collapse_near_duplicates(hits, lambda h: h.chunk.body, threshold=rs.copy_threshold or 0.0)
@@ -284,7 +285,7 @@ class Pipeline:
         threshold, source, calibrated = resolve_threshold(s.gate_signal, model_id, s.refusal_threshold,
                                                           self.data_dir)
         label = source if calibrated else f"uncalibrated fallback for {model_id}"
-        return RefusalGate(threshold, s.gate_signal, label)
+        return RefusalGate(threshold, s.gate_signal, label, model_id=model_id, calibrated=calibrated)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
         """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`,
@@ -293,7 +294,7 @@ class Pipeline:
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
         intent = parse_time_intent(question, datetime.date.today())
-        if filters.year_min is not None or filters.year_max is not None:
+        if filters.has_years:
             intent = TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
         elif intent.year_min is not None or intent.year_max is not None:
             filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
@@ -332,12 +333,11 @@ class Pipeline:
         gate = self.gate()
         decision = gate.decide(result, missing, s.unknown_terms)
         warnings = []
-        if gate.calibration.startswith("uncalibrated"):
+        if not gate.calibrated:
             warnings.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
-                            f"({gate.calibration.split(' for ')[-1]}): run `clinqa eval refusal ... --save`")
+                            f"({gate.model_id}): run `clinqa eval refusal ... --save`")
         if missing and s.unknown_terms == "warn":
-            scoped = (filters.patient_id is not None or filters.year_min is not None or filters.year_max is not None
-                      or bool(filters.sources) or bool(filters.doc_ids))
+            scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
             where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
             warnings.append(where + ", ".join(f"'{w}'" for w in missing)
                             + ("; the quoted passages may not answer the question" if decision.answer else ""))
@@ -349,11 +349,10 @@ class Pipeline:
         if not decision.answer:
             topics = self._related_topics(result.hits)
             text = "I cannot answer this from the ingested documents: " + decision.reason + "."
-            has_years = filters.year_min is not None or filters.year_max is not None
             wider_topics: list[str] = []
-            if has_years:  # would the question be answerable outside the year range? (same patient scope)
+            if filters.has_years:  # would the question be answerable outside the year range? (same patient scope)
                 wider = self.search(question, replace(filters, year_min=None, year_max=None),
-                                    rerank=gate.signal == "rerank")
+                                    rerank=gate.signal == "rerank", query_vector=result.query_vector)
                 if gate.decide(wider, missing, s.unknown_terms).answer:
                     wider_topics = self._related_topics(wider.hits)
             if wider_topics:
@@ -365,7 +364,7 @@ class Pipeline:
                 topics = wider_topics
             elif topics:
                 text += " Related topics that were found: " + "; ".join(topics) + "."
-            if not result.hits and filters.patient_id is not None and not topics and not has_years:
+            if not result.hits and filters.patient_id is not None and not topics and not filters.has_years:
                 text += f" Patient {filters.patient_id} has no matching notes; check the patient id."
             timings["total"] = (time.perf_counter() - t0) * 1e3
             return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",

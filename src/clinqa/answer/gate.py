@@ -62,12 +62,17 @@ class GateDecision:
 class RefusalGate:
     """Refuse when the chosen signal is below ``threshold`` (or nothing matched)."""
 
-    def __init__(self, threshold: float, signal: str = "dense_cosine", calibration: str = "") -> None:
+    def __init__(self, threshold: float, signal: str = "dense_cosine", calibration: str = "",
+                 model_id: str = "", calibrated: bool = True) -> None:
+        """``calibration`` says where the threshold came from; ``calibrated`` is False for a
+        fallback threshold that was never measured for ``model_id``."""
         if signal not in SIGNALS:
             raise ValueError(f"unknown gate signal {signal!r}; expected one of {', '.join(SIGNALS)}")
         self.threshold = threshold
         self.signal = signal
         self.calibration = calibration
+        self.model_id = model_id
+        self.calibrated = calibrated
 
     def decide(self, result: RetrievalResult, missing: list[str] | None = None,
                unknown_terms: str = "ignore") -> GateDecision:

@@ -29,6 +29,11 @@ class Filters:
     exclude_levels: tuple[str, ...] = ("document",)
     doc_ids: tuple[str, ...] = field(default=())
 
+    @property
+    def has_years(self) -> bool:
+        """True when a year bound (``year_min`` or ``year_max``) is set."""
+        return self.year_min is not None or self.year_max is not None
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, as shown to users under ``filters``."""
         d = asdict(self)
