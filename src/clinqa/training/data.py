@@ -26,11 +26,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from tqdm.auto import tqdm
 
 from clinqa.errors import ConfigError
+
+if TYPE_CHECKING:
+    from clinqa.pipeline import Pipeline
 
 #: MedQuAD folder -> corpus id prefix (the rule in ../shared/data/liveqa-medquad/README.md)
 MEDQUAD_PREFIX = {
@@ -118,7 +122,7 @@ def sample(queries: list[TrainQuery], n: int | None, seed: int) -> list[TrainQue
     return random.Random(seed).sample(queries, n)
 
 
-def mine_examples(pipe: object, queries: Iterable[TrainQuery], n_negatives: int = 3, depth: int = 30,
+def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: int = 3, depth: int = 30,
                   progress: bool = True) -> list[Example]:
     """Hard negatives for ``queries`` from ``pipe``'s store (see the module docstring).
 
@@ -126,9 +130,6 @@ def mine_examples(pipe: object, queries: Iterable[TrainQuery], n_negatives: int 
     (loaded once, ``(n_chunks, dim)`` float32; the same ranking as the store's exact search),
     BM25 is the store's own. Queries whose gold is not in the store are skipped.
     """
-    from clinqa.pipeline import Pipeline
-
-    assert isinstance(pipe, Pipeline)
     filters = pipe.filters()
     table = pipe.store.export(["chunk_id", "doc_id", "title", "text", "vector"], filters)
     ids = table.column("chunk_id").to_pylist()

@@ -5,7 +5,6 @@ Kept apart from the CLI so the library and the tests run exactly what users run.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,5 +105,4 @@ def train(kind: str, settings: Settings, plan: TrainPlan, cfg: TrainConfig, nega
     meta = Path(cfg.output) / "clinqa-training"
     for name, held in plan.held.items():
         (meta / f"heldout-{name}.txt").write_text("".join(f"{q.qid}\n" for q in held))
-    (meta / "training.json").write_text(json.dumps(res.__dict__, indent=2, default=str))
     return res
