@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,10 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 REPO = Path(__file__).resolve().parents[1]
+
+# the local chat-completions server (tests/llm/chat_server.py) as a fixture for every folder
+sys.path.insert(0, str(Path(__file__).resolve().parent / "llm"))
+from chat_server import chat_server  # noqa: E402,F401
 
 
 @pytest.fixture(scope="session", autouse=True)

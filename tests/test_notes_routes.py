@@ -6,6 +6,7 @@ question becomes a date filter."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -157,3 +158,26 @@ def test_copy_line_never_names_a_note_without_the_quoted_text(tmp_path: Path) ->
     (c,) = ans.citations
     assert c.doc_id == "note:P1:n2" and "fall" in c.quote
     assert c.also_in == []  # the June 2023 note does not contain the fall sentence
+
+
+def test_patient_scope_generated_answers(npipe: Pipeline, questions: list[dict], chat_server) -> None:
+    """The evidence numbered in the LLM prompt comes only from the scoped patient: the model is
+    made to cite every passage it was shown, and flag mode keeps them all as citations."""
+
+    def cite_everything(req: dict) -> str:
+        shown = re.findall(r"^\[(\d+)\] ", req["messages"][-1]["content"], flags=re.M)
+        return "The notes say this " + "".join(f"[{n}]" for n in shown) + "."
+
+    chat_server.responder = cite_everything
+    p = _with(npipe, llm={"backend": "openai", "base_url": chat_server.url, "max_retries": 0},
+              generation={"unsupported": "flag"})
+    for q in questions[:4]:
+        for patient in ("P0001", "P0002", "P0003"):
+            ans = p.ask(q["text"], p.filters(patient_id=patient))
+            if ans.refused:
+                continue
+            assert ans.mode == "generated" and ans.citations
+            assert all(c.doc_id.startswith(f"note:{patient}:") or not c.doc_id.startswith("note:")
+                       for c in ans.citations)
+            _assert_only(patient, ans.to_dict())
+    assert len(chat_server.requests) >= 6

@@ -35,11 +35,15 @@ def _read_ids(path: Path) -> set[str]:
     return {x.strip() for x in lines if x.strip() and not x.startswith("#")}
 
 
-def _pipeline(data_dir: Path | None, config: Path | None, reranker: str | None = None, **chunking: Any):
+def _pipeline(data_dir: Path | None, config: Path | None, reranker: str | None = None,
+              llm: dict[str, Any] | None = None, **chunking: Any):
     from clinqa.pipeline import Pipeline
     from clinqa.settings import load_settings
 
     settings = load_settings(config, data_dir=data_dir)
+    llm = {k: v for k, v in (llm or {}).items() if v is not None}
+    if llm:
+        settings = settings.model_copy(update={"llm": settings.llm.model_copy(update=llm)})
     if reranker is not None:
         settings = settings.model_copy(update={"rerank": settings.rerank.model_copy(update={"model": reranker})})
     if any(v is not None for v in chunking.values()):
@@ -101,6 +105,19 @@ Patient = Annotated[str | None, typer.Option("--patient", help="Restrict to this
 Since = Annotated[int | None, typer.Option("--since", help="Only documents from this year on.")]
 Until = Annotated[int | None, typer.Option("--until", help="Only documents up to this year.")]
 Source = Annotated[list[str] | None, typer.Option("--source", help="Only this source (repeatable).")]
+LLM = Annotated[str | None, typer.Option("--llm", help="Generate the answer with a language model: openai "
+                                         "(any OpenAI-compatible server; $OPENAI_BASE_URL, $OPENAI_API_KEY), "
+                                         "local (llama-cpp-python, clinqa[local-llm]) or none (extractive; "
+                                         "overrides llm.backend).")]
+LLMModel = Annotated[str | None, typer.Option("--llm-model", help="Model id for --llm (overrides llm.model).")]
+LLMUrl = Annotated[str | None, typer.Option("--llm-url", help="Server URL for --llm openai (overrides "
+                                            "llm.base_url and $OPENAI_BASE_URL).")]
+
+
+def _llm_options(llm: str | None, model: str | None, url: str | None) -> dict[str, Any]:
+    if llm is not None and llm not in ("none", "openai", "local"):
+        raise ClinqaError(f"--llm must be openai, local or none, not {llm!r}")
+    return {"backend": llm, "model": model, "base_url": url}
 
 
 def format_answer(ans: dict[str, Any]) -> str:
@@ -115,13 +132,18 @@ def format_answer(ans: dict[str, Any]) -> str:
         lines.append("REFUSED: " + ans["answer"])
         for w in ans.get("warnings", []):
             lines.append(f"WARNING: {w}")
+        lines.extend(_usage_lines(ans))
         return "\n".join(lines)
     lines.append("")
     for w in ans.get("warnings", []):
         lines.append(f"WARNING: {w}")
+    lines.append({"generated": "Answer (written by the language model; each sentence checked against its sources):",
+                  "no-context": "Answer (the language model alone, no sources):"}.get(ans.get("mode", ""),
+                                                                                  "Answer (quoted from the sources):"))
     lines.append(ans["answer"])
-    lines.append("")
-    lines.append("Sources:")
+    if ans["citations"]:
+        lines.append("")
+        lines.append("Sources:")
     for c in ans["citations"]:
         year = f" ({c['year']})" if c["year"] else ""
         where = c["url"] or c["source"]
@@ -133,7 +155,25 @@ def format_answer(ans: dict[str, Any]) -> str:
         if c.get("also_in"):
             lines.append("      same text copied in: " + "; ".join(c["also_in"]))
         lines.append(f"      {where}  chunk: {c['chunk_id']}")
+    dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
+    if dropped:
+        lines.append("")
+        lines.append("Not supported by the cited passages (not shown above):" if ans["mode"] == "generated"
+                     and "[unsupported]" not in ans["answer"] else "Not supported by the cited passages:")
+        for x in dropped:
+            lines.append(f"  - {x['text']}  ({'; '.join(x['reasons'])})")
+    lines.extend(_usage_lines(ans))
     return "\n".join(lines)
+
+
+def _usage_lines(ans: dict[str, Any]) -> list[str]:
+    u = ans.get("llm") or {}
+    if "prompt_tokens" not in u:
+        return []
+    cost = "cost unknown (no price for this model in llm.prices)" if u["cost_usd"] is None \
+        else f"${u['cost_usd']:.6f}"
+    return ["", f"Model: {u['backend']} {u['model']}, {u['prompt_tokens']} prompt + {u['completion_tokens']} "
+            f"completion tokens, {cost}, {u['latency_ms'] / 1e3:.1f} s"]
 
 
 @app.command()
@@ -145,13 +185,24 @@ def ask(
     source: Source = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
     reranker: Reranker = None,
+    llm: LLM = None,
+    llm_model: LLMModel = None,
+    llm_url: LLMUrl = None,
+    no_context: Annotated[bool, typer.Option("--no-context", help="Ask the language model alone, with no "
+                                             "evidence (a baseline for comparison; nothing is checked).")] = False,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
-    """Answer a question with citations from the corpus, or refuse and say why."""
+    """Answer a question with citations from the corpus, or refuse and say why.
+
+    With --llm the model writes the answer from the retrieved passages and every sentence is
+    checked against the passages it cites; unsupported sentences are dropped (--json lists them)."""
     try:
-        pipe = _pipeline(data_dir, config, reranker=reranker)
-        ans = pipe.ask(question, _filters(pipe, patient, since, until, source)).to_dict()
+        pipe = _pipeline(data_dir, config, reranker=reranker, llm=_llm_options(llm, llm_model, llm_url))
+        if no_context:
+            ans = pipe.ask_no_context(question).to_dict()
+        else:
+            ans = pipe.ask(question, _filters(pipe, patient, since, until, source)).to_dict()
     except ClinqaError as exc:
         _fail(exc)
         return
@@ -520,6 +571,73 @@ def eval_refusal(
         (output / "refusal.json").write_text(json.dumps(cal.summary(), indent=2))
         plot_curves(cal, output / "refusal.png")
         typer.echo(f"wrote {output}/refusal.json and refusal.png")
+
+
+@eval_app.command("answers")
+def eval_answers(
+    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder whose queries carry reference answers "
+                                                "(pubmedqa: final_decision + long_answer; liveqa-medquad: "
+                                                "reference_answers).")],
+    llm: LLM = None,
+    llm_model: LLMModel = None,
+    llm_url: LLMUrl = None,
+    judge_llm: Annotated[str | None, typer.Option("--judge-llm", help="Backend of the answer judge (openai, "
+                                                  "local, none); default: the same as --llm.")] = None,
+    judge_model: Annotated[str | None, typer.Option("--judge-model", help="Model id of the judge.")] = None,
+    judge_url: Annotated[str | None, typer.Option("--judge-url", help="Server URL of the judge.")] = None,
+    modes: Annotated[str, typer.Option("--modes", help="Comma-separated: no-context, extractive, "
+                                       "generated.")] = "no-context,extractive,generated",
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="At most this many questions "
+                                              "(seeded random sample).")] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write answers.json and answers.csv here.")] = None,
+    subset: Distractors = None,
+    seed: Seed = 0,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Answer correctness: the model alone vs extractive vs generated answers, judged blind by an LLM
+    against the reference answers; exact yes/no/maybe accuracy for closed questions."""
+    from clinqa.evaluation.answers import evaluate_answers
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.retrieval import build_eval_pipeline
+    from clinqa.llm import make_backend
+
+    try:
+        pipe = _pipeline(data_dir, config, llm=_llm_options(llm, llm_model, llm_url))
+        ds = load_dataset(dataset_dir)
+        epipe, _, _ = build_eval_pipeline(ds, pipe.settings, subset, seed, progress=sys.stderr.isatty())
+        judge_opts = {k: v for k, v in _llm_options(judge_llm, judge_model, judge_url).items() if v is not None}
+        judge_settings = pipe.settings.llm.model_copy(update=judge_opts)
+        judge = make_backend(judge_settings) if judge_opts or judge_settings.backend != "none" else None
+        if judge is not None and judge_settings == pipe.settings.llm and epipe.llm is not None:
+            judge = epipe.llm  # same model: load it once
+        ev = evaluate_answers(ds, epipe, judge, tuple(m.strip() for m in modes.split(",") if m.strip()),
+                              limit, seed, progress=sys.stderr.isatty())
+    except (ClinqaError, ValueError) as exc:
+        _fail(exc)
+        return
+    summary = ev.summary(seed=seed)
+    for mode, blocks in summary["modes"].items():
+        for qtype, b in blocks.items():
+            corr = b["correct"]
+            dec = b["decision_accuracy"]
+            parts = [f"{mode:<10} {qtype:<6} n={b['n']:<4}"]
+            if corr["value"] is not None:
+                parts.append(f"judged correct {corr['value']:.3f} [{corr['ci'][0]:.3f}, {corr['ci'][1]:.3f}]")
+            if dec["value"] is not None:
+                parts.append(f"decision acc {dec['value']:.3f} [{dec['ci'][0]:.3f}, {dec['ci'][1]:.3f}]")
+            parts.append(f"refused {b['refused']:.1%}")
+            if b["dropped_share"] is not None:
+                parts.append(f"sentences dropped {b['dropped_share']:.1%} of {b['sentences']}")
+            if b["tokens_per_query"] is not None:
+                cost = "-" if b["cost_usd_per_query"] is None else f"${b['cost_usd_per_query']:.6f}"
+                parts.append(f"tokens/query {b['tokens_per_query']:.0f}, cost/query {cost}")
+            typer.echo("  ".join(parts))
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "answers.json").write_text(json.dumps(summary, indent=2))
+        ev.write(output)
+        typer.echo(f"wrote {output}/answers.json and answers.csv")
 
 
 train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",

@@ -26,11 +26,14 @@ import numpy as np
 from clinqa.answer import Answer, RefusalGate, extract_answer
 from clinqa.answer.calibration import resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
+from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, build_encoder, encode_with_cache
 from clinqa.errors import ConfigError, LoadError
+from clinqa.llm import LLMBackend, make_backend
+from clinqa.llm.base import LLMError
 from clinqa.rerank import Reranker, build_reranker, rerank_hits
 from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
 from clinqa.retrieval.dedup import collapse_near_duplicates
@@ -76,6 +79,7 @@ class Pipeline:
         self._encoder: Encoder | None = None
         self._store: LanceStore | None = None
         self._reranker: Reranker | None = None
+        self._llm: LLMBackend | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -310,8 +314,24 @@ class Pipeline:
                 break
         return topics
 
-    def ask(self, question: str, filters: Filters | None = None) -> Answer:
-        """Answer ``question`` extractively with citations, or refuse helpfully.
+    @property
+    def llm(self) -> LLMBackend | None:
+        """The language model of ``settings.llm`` (built on first use), or None for ``backend: none``."""
+        if self._llm is None and self.settings.llm.backend != "none":
+            self._llm = make_backend(self.settings.llm)
+        return self._llm
+
+    def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
+            generate: bool = True) -> Answer:
+        """Answer ``question`` with citations, or refuse helpfully.
+
+        The answer is extractive (quoted sentences) unless ``llm.backend`` is set: then the
+        model writes it from the same evidence and every sentence is checked against the
+        passages it cites (:mod:`clinqa.answer.generate`); if the model is unreachable or none
+        of its sentences survives, the extractive answer is returned with a warning saying so.
+        The refusal gate runs first either way: a refused question never reaches the model.
+        ``closed`` asks the model for a leading Yes/No/Maybe (closed questions); ``generate=False``
+        gives the extractive answer even when a model is configured.
 
         The question's time intent ("since 2021", "latest") becomes year filters and newest-first
         ranking (:meth:`time_intent`); the answer reports it under ``time_filter``."""
@@ -389,8 +409,73 @@ class Pipeline:
             units = [_norm(u) for u in ext.quotes.get(c.chunk_id, [])]
             c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
                          for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
-        return Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
-                      decision.to_dict(), timings, retrieved, warnings, time_filter)
+        answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
+                        decision.to_dict(), timings, retrieved, warnings, time_filter)
+        if generate and self.settings.llm.backend != "none":
+            answer = self._generated(answer, result.hits, closed, t0)
+        return answer
+
+    def _generated(self, extractive: Answer, hits: list[Any], closed: bool, t0: float) -> Answer:
+        """The generated answer for a question the gate let through, or ``extractive`` with a
+        warning when the model fails or none of its sentences is supported."""
+        try:
+            backend = self.llm
+            assert backend is not None
+            g = generate_answer(extractive.question, hits, backend, self.settings.generation, self.settings.llm,
+                                closed)
+        except LLMError as exc:
+            extractive.warnings.append(f"no generated answer ({exc}); this is the extractive answer")
+            extractive.llm = {"backend": self.settings.llm.backend, "error": str(exc)}
+            return extractive
+        check = g.verification
+        assert check is not None
+        timings = dict(extractive.timings_ms)
+        timings["generate"] = g.completion.latency_ms
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(),
+                 "identifiers": g.identifiers}
+        n = len(check.sentences)
+        if check.refusal:
+            reason = "the language model found that the retrieved passages do not answer the question"
+            topics = self._related_topics(hits)
+            text = f"I cannot answer this from the ingested documents: {reason}."
+            if topics:
+                text += " Related topics that were found: " + "; ".join(topics) + "."
+            return replace(extractive, refused=True, answer=text, citations=[], related_topics=topics,
+                           reason=reason, mode="refusal", timings_ms=timings, **extra)
+        if not g.text:
+            extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
+                                       "cites; this is the extractive answer")
+            return replace(extractive, timings_ms=timings, **extra)
+        warnings = list(extractive.warnings)
+        if check.dropped:
+            warnings.append(f"{check.dropped} of {n} generated sentences were dropped: not supported by the "
+                            "passages they cite (see 'sentences' in --json)")
+        elif any(not c.supported for c in check.sentences):
+            warnings.append("sentences marked [unsupported] are not backed by the passages they cite")
+        if g.redacted:
+            warnings.append("patient identifiers that are not in the cited passages were redacted")
+        return replace(extractive, answer=g.text, citations=g.citations, mode="generated", timings_ms=timings,
+                       warnings=warnings, **extra)
+
+    def ask_no_context(self, question: str, closed: bool = False) -> Answer:
+        """The language model alone, with no retrieval and no evidence: the baseline that
+        grounded answers are compared with (``clinqa ask --no-context``). Nothing is cited or
+        checked. Raises :class:`ConfigError` when no ``llm.backend`` is set and
+        :class:`clinqa.llm.base.LLMError` when the model fails."""
+        if not question.strip():
+            raise ConfigError("empty question")
+        backend = self.llm
+        if backend is None:
+            raise ConfigError("--no-context needs a language model: set --llm (llm.backend)")
+        t0 = time.perf_counter()
+        g = generate_no_context(question, backend, self.settings.llm, closed,
+                                screen=self.settings.generation.screen_identifiers)
+        warnings = ["answered by the language model alone, from no evidence: nothing here is checked"]
+        if g.redacted:
+            warnings.append("patient identifiers were redacted")
+        return Answer(question, False, g.text, {}, mode="no-context", warnings=warnings, llm=g.usage(),
+                      identifiers=g.identifiers, timings_ms={"total": (time.perf_counter() - t0) * 1e3})
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:

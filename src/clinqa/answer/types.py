@@ -38,7 +38,16 @@ class Answer:
     2021-2026 (from 'since 2021')", "most recent first (from 'latest')"); empty when none.
     ``refused`` answers carry ``reason`` and ``related_topics`` (the sections the search did
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
-    (quoted sentences) or ``refusal``. ``gate`` holds the signal the decision was made on.
+    (quoted sentences), ``generated`` (an LLM's answer whose sentences were checked against
+    their citations), ``no-context`` (the LLM alone, nothing cited or checked) or ``refusal``.
+    ``gate`` holds the signal the decision was made on.
+
+    Generated answers also carry ``sentences`` (every sentence the model wrote, with its
+    ``citations``, ``invalid`` ids, ``supported: true|false``, ``support`` and ``reasons``; the
+    answer text keeps only supported ones unless ``generation.unsupported`` is ``flag``),
+    ``llm`` (backend, model, prompt/completion tokens, cost in USD, latency) and
+    ``identifiers`` (patient identifiers the screen found, with whether each was redacted).
+    ``citations[i].n`` is the number used in the text, so ``[n]`` always maps to its chunk.
     """
 
     question: str
@@ -54,6 +63,9 @@ class Answer:
     retrieved: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     time_filter: str = ""
+    sentences: list[dict[str, Any]] = field(default_factory=list)
+    llm: dict[str, Any] = field(default_factory=dict)
+    identifiers: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """The ``--json`` object: question, refused, answer, filters, citations, ..."""

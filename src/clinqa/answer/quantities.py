@@ -1,0 +1,150 @@
+"""Quantities in clinical text (a number, its unit and the word that qualifies it), so a
+generated sentence's numbers can be checked against the passage it cites.
+
+"within 4 weeks" and "persist for 4 weeks" hold the same number and unit but say different
+things: the first bounds a time (``upper``), the second states a duration (``duration``). A
+quantity is therefore ``(qualifier, low, high, unit)``; two quantities agree only when value,
+unit and qualifier class agree (:func:`agrees`).
+
+Qualifier classes (the one to three words, or the symbol, just before the number):
+
+* ``upper``: within, up to, no more than, at most, less than, fewer than, under, below,
+  maximum, not exceeding, ``<``, ``≤``
+* ``lower``: at least, more than, greater than, over, above, exceeding, minimum, ``>``, ``≥``
+* ``duration``: for, lasting, persists for
+* ``approx``: about, approximately, around, roughly, nearly, ``~``
+* ``after`` / ``before`` / ``every``: after, before, every / each / per
+* ``""``: none of these
+
+Units are normalised (``hrs`` -> ``hour``, ``mg/dl`` -> ``mg/dL``, ``weeks`` -> ``week``);
+spelled-out numbers one to twenty are read as digits. Unit conversion (1 g = 1000 mg) is not
+attempted: a converted number fails the check, which errs towards flagging.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_WORD_NUMBERS = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
+    "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+}
+
+# unit spelling -> canonical unit (matched case-insensitively, longest first)
+_UNITS = {
+    "mg/kg/day": "mg/kg/day", "mg/kg/d": "mg/kg/day", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg", "µg/kg": "mcg/kg",
+    "mg/dl": "mg/dL", "g/dl": "g/dL", "mmol/l": "mmol/L", "µmol/l": "umol/L", "umol/l": "umol/L",
+    "mmol/mol": "mmol/mol", "meq/l": "mEq/L", "ml/min/1.73 m2": "mL/min/1.73m2", "ml/min/1.73m2": "mL/min/1.73m2",
+    "ml/min": "mL/min", "ml/h": "mL/h", "ml/kg": "mL/kg", "mmhg": "mmHg", "bpm": "bpm", "beats per minute": "bpm",
+    "mg": "mg", "milligrams": "mg", "milligram": "mg", "mcg": "mcg", "µg": "mcg", "micrograms": "mcg",
+    "microgram": "mcg", "g": "g", "grams": "g", "gram": "g", "kg": "kg", "kilograms": "kg", "ng/ml": "ng/mL",
+    "ml": "mL", "millilitres": "mL", "milliliters": "mL", "l": "L", "litres": "L", "liters": "L",
+    "iu": "IU", "units": "unit", "unit": "unit", "u": "unit", "%": "%", "percent": "%", "per cent": "%",
+    "°c": "°C", "ºc": "°C", "degrees celsius": "°C", "°f": "°F", "degrees fahrenheit": "°F", "degrees": "degree",
+    "seconds": "second", "second": "second", "sec": "second", "s": "second",
+    "minutes": "minute", "minute": "minute", "mins": "minute", "min": "minute",
+    "hours": "hour", "hour": "hour", "hrs": "hour", "hr": "hour", "h": "hour",
+    "days": "day", "day": "day", "d": "day", "weeks": "week", "week": "week", "wks": "week", "wk": "week",
+    "months": "month", "month": "month", "mo": "month", "years": "year", "year": "year", "yrs": "year",
+    "yr": "year", "times": "time", "doses": "dose", "dose": "dose", "tablets": "tablet", "tablet": "tablet",
+    "patients": "patient", "cm": "cm", "mm": "mm", "m": "m", "inches": "inch", "inch": "inch",
+}
+_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+
+_QUALIFIERS = [  # (pattern before the number, class); longest first within the alternation
+    (r"no more than|not more than|not exceeding|not to exceed|less than|fewer than|up to|at most|within|"
+     r"under|below|maximum of|maximum|max\.?|<=|≤|<", "upper"),
+    (r"at least|more than|greater than|no less than|not less than|exceeding|above|over|minimum of|minimum|"
+     r"min\.?|>=|≥|>", "lower"),
+    (r"persists? for|persisting for|lasts? for|lasting|for", "duration"),
+    (r"approximately|about|around|roughly|nearly|almost|~|≈", "approx"),
+    (r"after", "after"),
+    (r"before|prior to", "before"),
+    (r"every|each|per", "every"),
+]
+_NUM = r"\d+(?:[.,]\d+)?"
+_SPELLED = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+_VALUE = rf"(?:{_NUM}|{_SPELLED})"
+_QUANTITY = re.compile(
+    rf"(?<![\w.])(?P<low>{_VALUE})(?:\s*(?:-|–|to)\s*(?P<high>{_VALUE}))?"
+    rf"(?:\s*(?P<unit>{_UNIT_RE})(?![\w]))?",
+    re.IGNORECASE,
+)
+_MARKER = re.compile(r"\[\s*\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*\s*\]")
+_QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), cls) for p, cls in _QUALIFIERS]
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """A number with its unit and qualifier class. ``low == high`` unless a range ("2-4 weeks").
+    ``unit`` is canonical or ``""``; ``text`` is the matched span."""
+
+    qualifier: str
+    low: float
+    high: float
+    unit: str
+    text: str
+
+
+def _value(raw: str) -> float:
+    raw = raw.lower()
+    if raw in _WORD_NUMBERS:
+        return float(_WORD_NUMBERS[raw])
+    if "," in raw:  # 1,000 is a thousand; 1,5 (decimal comma) is read as 1.5
+        head, tail = raw.split(",", 1)
+        raw = head + tail if len(tail) == 3 else head + "." + tail
+    return float(raw)
+
+
+def _qualifier(before: str) -> str:
+    tail = before[-30:]
+    for pattern, cls in _QUALIFIER_BEFORE:
+        if pattern.search(tail):
+            return cls
+    return ""
+
+
+def extract_quantities(text: str) -> list[Quantity]:
+    """Every quantity in ``text``, in order.
+
+    Numbers inside words or codes ("CHA2DS2-VASc", "HbA1c", "T2") are skipped, as are citation
+    markers ("[2]"). Spelled-out numbers count only with a unit ("four weeks", not "one of").
+    """
+    out: list[Quantity] = []
+    text = _MARKER.sub(lambda m: " " * len(m.group(0)), text)  # citation markers are not numbers
+    for m in _QUANTITY.finditer(text):
+        low_raw, high_raw, unit_raw = m.group("low"), m.group("high"), m.group("unit")
+        spelled = low_raw.lower() in _WORD_NUMBERS
+        if spelled and not unit_raw:
+            continue
+        if unit_raw and unit_raw.lower() in ("s", "d", "h", "m", "l", "u", "g") and text[m.end():m.end() + 1] == "-":
+            continue  # "2-d echo" style compounds
+        unit = _UNITS.get(unit_raw.lower(), unit_raw) if unit_raw else ""
+        low = _value(low_raw)
+        high = _value(high_raw) if high_raw else low
+        out.append(Quantity(_qualifier(text[: m.start()]), low, high, unit, m.group(0).strip()))
+    return out
+
+
+def agrees(claim: Quantity, source: Quantity) -> bool:
+    """Whether ``source`` (from the cited passage) supports ``claim`` (from the answer).
+
+    Value(s) and unit must be equal. Qualifiers must be equal, except that an ``approx`` on
+    either side, or a claim with no qualifier, matches any qualifier in the source (the claim
+    is then less specific, not different). A claim's qualifier with none in the source fails:
+    "up to 40 mg" is not supported by "40 mg daily".
+    """
+    if (claim.low, claim.high, claim.unit) != (source.low, source.high, source.unit):
+        return False
+    if claim.qualifier == source.qualifier or not claim.qualifier:
+        return True
+    return "approx" in (claim.qualifier, source.qualifier)
+
+
+def unsupported_quantities(sentence: str, sources: list[str]) -> list[Quantity]:
+    """The quantities of ``sentence`` that no quantity of any text in ``sources`` agrees with
+    (:func:`agrees`). Empty when every number in the sentence is backed."""
+    available = [q for s in sources for q in extract_quantities(s)]
+    return [q for q in extract_quantities(sentence) if not any(agrees(q, s) for s in available)]

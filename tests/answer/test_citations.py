@@ -1,0 +1,103 @@
+"""Citation checking of generated answers: parsing, range, lexical support, numbers, drop/flag."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinqa.answer.citations import (
+    check_sentence,
+    content_words,
+    parse_markers,
+    split_answer,
+    strip_markers,
+    verify_answer,
+)
+from clinqa.answer.prompt import REFUSAL_PHRASE
+
+EVIDENCE = {
+    1: "Most patients recover fully. Symptoms may persist for 4 weeks after the infection.",
+    2: "Give amoxicillin 500 mg three times daily for 5 days.",
+}
+
+
+def test_parse_markers() -> None:
+    assert parse_markers("a [1, 3] b [2-4] c [1][5] d [2; 6] e [7 and 8]") == [1, 3, 2, 4, 5, 6, 7, 8]
+    assert parse_markers("no markers [REDACTED PERSON] here") == []
+    assert strip_markers("Give 500 mg [2][3].") == "Give 500 mg."
+
+
+def test_split_keeps_markers_with_their_sentence() -> None:
+    text = ("Most patients recover fully.[1] The drug cures cancer [7]. Dr. Smith gave 3.5 mg.\n"
+            "- It is safe.\n[2] Amoxicillin is given for 5 days.")
+    assert split_answer(text) == [
+        "Most patients recover fully.[1]",
+        "The drug cures cancer [7].",
+        "Dr. Smith gave 3.5 mg.",
+        "It is safe. [2]",  # a marker opening a line belongs to the sentence before it
+        "Amoxicillin is given for 5 days.",
+    ]
+
+
+def test_content_words_drop_stop_words_and_stem() -> None:
+    assert content_words("The patients were given amoxicillin daily [2].") == ["patient", "given", "amoxicillin",
+                                                                                  "daily"]
+
+
+def test_supported_sentence() -> None:
+    c = check_sentence("Amoxicillin 500 mg is given three times daily for 5 days [2].", EVIDENCE)
+    # content words: amoxicillin, mg, given, three, time, daily, days; all but "given" are in passage 2
+    # ("Give": the light suffix stripping does not map given -> give), so 6/7
+    assert c.supported and c.citations == [2] and c.invalid == [] and c.reasons == []
+    assert c.support == pytest.approx(6 / 7, abs=1e-4)
+
+
+def test_numeric_mismatch_is_unsupported_even_with_word_overlap() -> None:
+    c = check_sentence("Symptoms may persist within 4 weeks after the infection [1].", EVIDENCE)
+    # symptom, persist, within, week, infection: all but "within" are in passage 1 -> 4/5 ...
+    assert c.support == pytest.approx(0.8)
+    assert not c.supported   # ... but "within 4 weeks" is not "for 4 weeks"
+    assert c.reasons == ["numbers not in the cited text as stated: 'upper 4 weeks'"]
+
+
+def test_hallucinated_citation_id() -> None:
+    c = check_sentence("Most patients recover fully [7].", EVIDENCE)
+    assert not c.supported and c.citations == [] and c.invalid == [7]
+    assert c.reasons == ["cites [7], not in the evidence (1-2)"]
+    # a valid id beside the invalid one still carries the sentence, and the bad id is reported
+    c = check_sentence("Most patients recover fully [1][7].", EVIDENCE)
+    assert c.supported and c.citations == [1] and c.invalid == [7]
+
+
+def test_low_overlap_and_no_citation() -> None:
+    c = check_sentence("Amoxicillin is safe in pregnancy [2].", EVIDENCE)
+    # words: amoxicillin, safe, pregnancy -> 1 of 3 in passage 2
+    assert c.support == pytest.approx(1 / 3, abs=1e-4) and not c.supported
+    assert not check_sentence("Amoxicillin is given for 5 days.", EVIDENCE).supported
+
+
+def test_verify_drop_and_flag() -> None:
+    text = ("Amoxicillin 500 mg is given three times daily for 5 days [2]. Symptoms resolve within 4 weeks [1]. "
+            "It cures cancer [9].")
+    v = verify_answer(text, EVIDENCE, mode="drop", refusal_phrase=REFUSAL_PHRASE)
+    assert v.text == "Amoxicillin 500 mg is given three times daily for 5 days [2]."
+    assert (v.dropped, v.supported_count, v.refusal, v.cited_ids) == (2, 1, False, [2])
+    f = verify_answer(text, EVIDENCE, mode="flag", refusal_phrase=REFUSAL_PHRASE)
+    assert f.dropped == 0 and f.text.count("[unsupported]") == 2 and f.cited_ids == [2, 1]
+    with pytest.raises(ValueError, match="mode"):
+        verify_answer(text, EVIDENCE, mode="keep")
+
+
+def test_refusal_phrase() -> None:
+    v = verify_answer(REFUSAL_PHRASE, EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert v.refusal and v.text == "" and v.dropped == 0
+    # a refusal next to a supported claim is not a refusal
+    v = verify_answer("Most patients recover fully [1]. " + REFUSAL_PHRASE, EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert not v.refusal and v.text == "Most patients recover fully [1]."
+
+
+def test_bare_decision_word_stands_with_the_rest() -> None:
+    v = verify_answer("Yes. Most patients recover fully [1].", EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert v.text == "Yes. Most patients recover fully [1]." and v.dropped == 0
+    v = verify_answer("No. It cures cancer [1].", EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert v.text == "" and v.dropped == 2
+    assert v.sentences[0].reasons == ["a decision with no supported sentence after it"]
