@@ -322,7 +322,7 @@ class Pipeline:
         return self._llm
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
-            generate: bool = True) -> Answer:
+            generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully.
 
         The answer is extractive (quoted sentences) unless ``llm.backend`` is set: then the
@@ -334,7 +334,9 @@ class Pipeline:
         gives the extractive answer even when a model is configured.
 
         The question's time intent ("since 2021", "latest") becomes year filters and newest-first
-        ranking (:meth:`time_intent`); the answer reports it under ``time_filter``."""
+        ranking (:meth:`time_intent`); the answer reports it under ``time_filter``.
+        ``query_vector`` reuses a stored embedding of the question (replay); the answer carries
+        the one used in ``Answer.query_vector``."""
         t0 = time.perf_counter()
         filters = filters or self.filters()
         s = self.settings.answer
@@ -344,7 +346,7 @@ class Pipeline:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         filters, intent = self.time_intent(question, filters)
         time_filter = intent.describe(datetime.date.today())
-        result = self.search(question, filters, recency=intent.recency)
+        result = self.search(question, filters, recency=intent.recency, query_vector=query_vector)
         t_cov = time.perf_counter()
         counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
         missing = [t for t, n in counts.items() if n == 0]
@@ -388,7 +390,8 @@ class Pipeline:
                 text += f" Patient {filters.patient_id} has no matching notes; check the patient id."
             timings["total"] = (time.perf_counter() - t0) * 1e3
             return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
-                          decision.to_dict(), timings, retrieved, warnings, time_filter)
+                          decision.to_dict(), timings, retrieved, warnings, time_filter,
+                          query_vector=result.query_vector)
         t1 = time.perf_counter()
         ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.encoder,
                              s.max_sentences, s.min_sentence_score)
@@ -398,7 +401,7 @@ class Pipeline:
             reason = "the retrieved passages contain no quotable sentence"
             return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
                           filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved,
-                          warnings, time_filter)
+                          warnings, time_filter, query_vector=result.query_vector)
         cited = {c.chunk_id for c in ext.citations}
         unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
         if unmentioned:
@@ -410,7 +413,8 @@ class Pipeline:
             c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
                          for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
         answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
-                        decision.to_dict(), timings, retrieved, warnings, time_filter)
+                        decision.to_dict(), timings, retrieved, warnings, time_filter,
+                        query_vector=result.query_vector)
         if generate and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
         return answer
@@ -481,6 +485,20 @@ class Pipeline:
     def remove(self, doc_id: str) -> int:
         """Delete a document's chunks; returns how many were removed."""
         return self.store.delete_document(doc_id)
+
+    def config_hash(self) -> str:
+        """12 hex digits identifying every setting that can change an answer (all of
+        :class:`Settings` except ``data_dir``, ``service``, ``log`` and ``cache``) plus the
+        encoder's model id: equal hashes give the same answers on the same corpus. For query
+        logs, replay and the answer cache."""
+        h = hashlib.sha256(self.settings.model_dump_json(exclude={"data_dir", "service", "log", "cache"}).encode())
+        h.update(self.store_meta().get("model_id", self.settings.embedding.model).encode())
+        return h.hexdigest()[:12]
+
+    def corpus_version(self) -> int:
+        """The store's version (:meth:`clinqa.store.lancedb.LanceStore.version`): changes with every
+        ingest or removal, so cached answers keyed by it go stale when the corpus changes."""
+        return self.store.version()
 
     def stats(self) -> dict[str, Any]:
         """Counts for ``clinqa stats``: documents, chunks, per level, per source, model."""

@@ -226,6 +226,52 @@ class GenerationSettings(BaseModel):
                                      "identifiers (Presidio); those not in the cited evidence are redacted.")
 
 
+class ApiKey(BaseModel):
+    """One API key of the service and what it may read."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(..., description="Who holds the key (shown in logs, never the key itself).")
+    key: str = Field(..., min_length=1, description="The key itself, or 'env:VAR' to read it from the "
+                     "environment variable VAR at start-up.")
+    patients: list[str] = Field(default_factory=list, description="Patient ids whose notes this key may "
+                                "read; ['*'] for every patient; empty: no patient notes at all.")
+
+
+class ServiceSettings(BaseModel):
+    """The HTTP API and web page (``clinqa serve``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = Field("127.0.0.1", description="Interface to listen on.")
+    port: int = Field(8000, ge=1, le=65535, description="TCP port.")
+    max_body_bytes: int = Field(64_000, ge=1024, description="Larger request bodies get 413.")
+    max_question_chars: int = Field(2000, ge=10, description="Longer questions get 422.")
+    api_keys: list[ApiKey] = Field(default_factory=list, description="Accepted keys (header X-API-Key). "
+                                   "None configured: open access to everything except patient notes.")
+
+
+class LogSettings(BaseModel):
+    """The query log: every question asked through the CLI or the service, with its embedding."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = Field(True, description="Log questions, answers, timings and feedback.")
+    path: Path | None = Field(None, description="SQLite file; default <data_dir>/querylog.sqlite.")
+
+
+class CacheSettings(BaseModel):
+    """Answer and query-embedding cache, keyed by (question, filters, config hash, corpus version)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    backend: Literal["none", "sqlite", "redis"] = Field(
+        "sqlite", description="sqlite: embedded file <data_dir>/cache.sqlite, no server; redis: shared by "
+        "several API workers (cache.redis_url); none: off.")
+    redis_url: str = Field("redis://127.0.0.1:6379/0", description="Redis server for backend redis.")
+    ttl_s: int = Field(7 * 24 * 3600, ge=1, description="Seconds an entry lives.")
+
+
 class Settings(BaseModel):
     """All clinqa settings. ``data_dir`` holds the store and the embedding cache."""
 
@@ -239,6 +285,9 @@ class Settings(BaseModel):
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
+    service: ServiceSettings = Field(default_factory=ServiceSettings)
+    log: LogSettings = Field(default_factory=LogSettings)
+    cache: CacheSettings = Field(default_factory=CacheSettings)
 
 
 def default_data_dir() -> Path:

@@ -48,6 +48,7 @@ class Answer:
     ``llm`` (backend, model, prompt/completion tokens, cost in USD, latency) and
     ``identifiers`` (patient identifiers the screen found, with whether each was redacted).
     ``citations[i].n`` is the number used in the text, so ``[n]`` always maps to its chunk.
+    ``query_vector`` is the question's embedding (None in no-context mode), for the query log.
     """
 
     question: str
@@ -66,9 +67,12 @@ class Answer:
     sentences: list[dict[str, Any]] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
+    query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The ``--json`` object: question, refused, answer, filters, citations, ..."""
+        """The ``--json`` object: question, refused, answer, filters, citations, ... (not the
+        ``query_vector``, a ``(dim,)`` float32 array kept for the query log)."""
         d = dict(self.__dict__)
+        d.pop("query_vector", None)
         d["citations"] = [c.to_dict() for c in self.citations]
         return d

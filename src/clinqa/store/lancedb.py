@@ -217,6 +217,16 @@ class LanceStore:
         n = self._table.count_rows()
         return self._table.search().where(to_sql(filters)).select(columns).limit(max(n, 1)).to_arrow()
 
+    def version(self) -> int:
+        """The table's version: it grows with every write (ingest, removal), also one made by another
+        process since this store was opened; 0 when no table exists. Used to invalidate cached answers."""
+        if self._table is None:
+            if TABLE not in self._list_tables():
+                return 0
+            self._table = self._db.open_table(TABLE)
+        self._table.checkout_latest()
+        return int(self._table.version)
+
     def count(self) -> int:
         """Number of chunks."""
         return 0 if self._table is None else int(self._table.count_rows())
