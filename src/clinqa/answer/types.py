@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -76,3 +77,18 @@ class Answer:
         d.pop("query_vector", None)
         d["citations"] = [c.to_dict() for c in self.citations]
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Answer:
+        """The answer a :meth:`to_dict` dict describes (e.g. one read back from the answer cache):
+        ``citations`` become :class:`Citation` objects, keys that are not fields are ignored,
+        missing optional fields take their defaults, ``query_vector`` is None; nothing is shared with ``d``. Raises
+        ``KeyError`` when ``question``, ``refused``, ``answer`` or ``filters`` is missing and
+        ``TypeError`` for a citation with missing or unknown keys."""
+        names = {f.name for f in fields(cls)} - {"query_vector", "citations"}
+        kwargs = {k: copy.deepcopy(v) for k, v in d.items() if k in names}  # no list shared with d
+        for required in ("question", "refused", "answer", "filters"):
+            if required not in kwargs:
+                raise KeyError(f"answer dict without {required!r}")
+        citations = [Citation(**copy.deepcopy(c)) for c in d.get("citations") or []]
+        return cls(**kwargs, citations=citations)
