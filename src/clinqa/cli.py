@@ -200,13 +200,214 @@ def ask(
     try:
         pipe = _pipeline(data_dir, config, reranker=reranker, llm=_llm_options(llm, llm_model, llm_url))
         if no_context:
-            ans = pipe.ask_no_context(question).to_dict()
+            answer = pipe.ask_no_context(question)
         else:
-            ans = pipe.ask(question, _filters(pipe, patient, since, until, source)).to_dict()
+            answer = pipe.ask(question, _filters(pipe, patient, since, until, source))
     except ClinqaError as exc:
         _fail(exc)
         return
-    typer.echo(json.dumps(ans, indent=2, default=str) if as_json else format_answer(ans))
+    query_id = _log_answer(pipe, answer)
+    ans = answer.to_dict()
+    if as_json:
+        ans["query_id"] = query_id
+        typer.echo(json.dumps(ans, indent=2, default=str))
+        return
+    typer.echo(format_answer(ans))
+    if query_id:
+        typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
+
+
+def _log_answer(pipe, answer) -> str | None:
+    """Record a CLI answer in the query log (``log.enabled``); returns its query id, or None when
+    logging is off or failed. Never raises: a logging failure is a warning on stderr."""
+    try:
+        from clinqa.logs import QueryLog, model_id_of
+
+        log = QueryLog.for_pipeline(pipe)
+        if log is None:
+            return None
+        try:
+            return log.record(answer, config_hash=pipe.config_hash(), model_id=model_id_of(pipe),
+                              corpus_version=pipe.corpus_version(), source="cli")
+        finally:
+            log.close()
+    except Exception as exc:  # logging must never break answering
+        typer.echo(f"warning: the question was not logged: {exc}", err=True)
+        return None
+
+
+LogPath = Annotated[Path | None, typer.Option("--log", help="Query log file (default: log.path, else "
+                                              "<data-dir>/querylog.sqlite).")]
+Output = Annotated[Path | None, typer.Option("--output", help="Write the report files into this folder.")]
+SinceDay = Annotated[str | None, typer.Option("--since", help="Only questions logged on or after this day "
+                                              "(YYYY-MM-DD, UTC).")]
+UntilDay = Annotated[str | None, typer.Option("--until", help="Only questions logged up to the end of this day "
+                                              "(YYYY-MM-DD, UTC).")]
+
+
+def _open_log(pipe, log_path: Path | None):
+    """The existing query log of ``pipe``'s settings (or ``log_path``); ClinqaError when there is none."""
+    from clinqa.logs import QueryLog
+
+    path = Path(log_path or pipe.settings.log.path or pipe.data_dir / "querylog.sqlite")
+    if not path.is_file():
+        raise ClinqaError(f"no query log at {path}: questions are logged by `clinqa ask` when log.enabled is true")
+    return QueryLog(path)
+
+
+def _day(value: str | None, option: str, end: bool = False):
+    """``YYYY-MM-DD`` as a UTC datetime at the start of that day (``end``: of the next day), or None."""
+    import datetime as dt
+
+    if value is None:
+        return None
+    try:
+        day = dt.date.fromisoformat(value)
+    except ValueError:
+        raise ClinqaError(f"{option} {value!r}: expected a day as YYYY-MM-DD") from None
+    start = dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC)
+    return start + dt.timedelta(days=1) if end else start
+
+
+@app.command()
+def feedback(
+    query_id: Annotated[str, typer.Argument(help="The query id printed by `clinqa ask`.")],
+    score: Annotated[float, typer.Argument(help="1.0 (Excellent), 0.6 (Acceptable) or 0.2 (Very poor).")],
+    comment: Annotated[str, typer.Option("--comment", help="Free-text comment.")] = "",
+    category: Annotated[str | None, typer.Option("--category", help="Why it failed: content_missing, "
+                                                 "retrieval_miss, temporal, wrong_answer, citation_wrong, "
+                                                 "other.")] = None,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Rate a logged answer; every rating is kept, reports use the latest."""
+    try:
+        log = _open_log(_pipeline(data_dir, config), log_path)
+        try:
+            log.add_feedback(query_id, score, comment, category)
+        finally:
+            log.close()
+    except (ClinqaError, ValueError) as exc:
+        _fail(exc)
+        return
+    except KeyError as exc:
+        _fail(ClinqaError(exc.args[0] if exc.args else str(exc)))
+        return
+    typer.echo(f"recorded feedback {score} for {query_id}")
+
+
+@app.command()
+def replay(
+    since: SinceDay = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Settings to replay with (YAML/TOML/JSON); "
+                                                "default: the current settings.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the latest N logged questions.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write replay.json and replay.txt here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    record: Annotated[bool, typer.Option("--record", help="Also log the replayed answers (source 'replay').")] = False,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Re-run logged questions with another configuration and report what changed: flipped
+    decisions, overlap@10 of the retrieved chunks, rank shifts of cited chunks. Stored query
+    embeddings are reused when the encoder is unchanged."""
+    from clinqa.logs.replay import format_replay
+    from clinqa.logs.replay import replay as run_replay
+
+    try:
+        pipe = _pipeline(data_dir, config)
+        log = _open_log(pipe, log_path)
+        try:
+            rep = run_replay(pipe, log, since=_day(since, "--since"), limit=limit, record=record,
+                             progress=sys.stderr.isatty() and not as_json)
+        finally:
+            log.close()
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    data, text = rep.to_dict(), format_replay(rep)
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "replay.json").write_text(json.dumps(data, indent=2))
+        (output / "replay.txt").write_text(text + "\n")
+    typer.echo(json.dumps(data, indent=2) if as_json else text)
+    if output and not as_json:
+        typer.echo(f"wrote {output}/replay.json and replay.txt")
+
+
+report_app = typer.Typer(help="Reports on the query log: pilot figures and content gaps.", no_args_is_help=True)
+app.add_typer(report_app, name="report")
+
+
+@report_app.command("pilot")
+def report_pilot(
+    since: SinceDay = None,
+    until: UntilDay = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write pilot.json and pilot.png here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Pilot figures: questions, feedback and success rates, satisfaction, latency p50/p95/max/std,
+    share under 5 s, refusal rate, cost per query, failure categories."""
+    from clinqa.reports.pilot import format_pilot, pilot_figures, plot_pilot
+
+    try:
+        log = _open_log(_pipeline(data_dir, config), log_path)
+        try:
+            rows = log.rows(since=_day(since, "--since"), until=_day(until, "--until", end=True))
+        finally:
+            log.close()
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    fig = pilot_figures(rows)
+    typer.echo(json.dumps(fig, indent=2) if as_json else format_pilot(fig))
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "pilot.json").write_text(json.dumps(fig, indent=2))
+        plot_pilot(rows, output / "pilot.png")
+        if not as_json:
+            typer.echo(f"wrote {output}/pilot.json and pilot.png")
+
+
+@report_app.command("gaps")
+def report_gaps(
+    since: SinceDay = None,
+    until: UntilDay = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write gaps.json and gaps.txt here.")] = None,
+    min_size: Annotated[int, typer.Option("--min-size", min=1, help="Smallest cluster listed as a topic.")] = 2,
+    threshold: Annotated[float, typer.Option("--threshold", min=0.0, max=2.0, help="Cosine-distance threshold "
+                                             "of the agglomerative clustering (average linkage).")] = 0.5,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Content gaps: refused and poorly rated questions clustered by their stored embeddings into
+    topics, labelled by c-TF-IDF terms, with example questions and failure categories."""
+    from clinqa.reports.gaps import format_gaps, gap_report
+
+    try:
+        log = _open_log(_pipeline(data_dir, config), log_path)
+        try:
+            rows = log.rows(since=_day(since, "--since"), until=_day(until, "--until", end=True))
+        finally:
+            log.close()
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    rep = gap_report(rows, min_size=min_size, distance_threshold=threshold)
+    text = format_gaps(rep)
+    typer.echo(json.dumps(rep, indent=2) if as_json else text)
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        (output / "gaps.json").write_text(json.dumps(rep, indent=2))
+        (output / "gaps.txt").write_text(text + "\n")
+        if not as_json:
+            typer.echo(f"wrote {output}/gaps.json and gaps.txt")
 
 
 @app.command()
@@ -737,6 +938,30 @@ def train_encoder_cmd(
     """Domain-adapt the bi-encoder (MultipleNegativesRankingLoss, in-batch + one hard negative)."""
     _train("encoder", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, 1, time_budget,
            max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config)
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option("--host", help="Interface to listen on (default service.host, "
+                                             "127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option("--port", min=1, max=65535, help="TCP port (default service.port, "
+                                             "8000).")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes. Each loads the model and "
+                                         "answers one question at a time.")] = 1,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Start the HTTP API and the web page (uvicorn): http://HOST:PORT/ for clinicians, /docs for the API.
+
+    API keys and their patient scopes come from service.api_keys in --config. The validated
+    settings reach every worker as JSON in $CLINQA_SETTINGS_JSON (see clinqa.service.app.run)."""
+    try:
+        from clinqa.service.app import run
+        from clinqa.settings import load_settings
+
+        run(load_settings(config, data_dir=data_dir), host=host, port=port, workers=workers)
+    except ClinqaError as exc:
+        _fail(exc)
 
 
 def main() -> None:

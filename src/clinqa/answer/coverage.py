@@ -26,7 +26,7 @@ own per please same shall shan she should shouldn so some such take than that th
 them themselves then there these they this those through thus to too under until up upon us use
 used using very via was wasn we well were weren what whats when where whether which while who
 whom whose why will with within without won would wouldn yes yet you your yours yourself
-yourselves tell know want say said says anyone someone something thing things way ways
+yourselves tell know want say said says anyone someone something thing things way ways long
 since latest last past recent recently current currently newest today year years month months
 week weeks day days decade decades ago two three four five six seven eight nine ten patient
 patients patient's

@@ -1,0 +1,536 @@
+"""The HTTP API and the clinicians' web page (``clinqa serve``).
+
+Routes (every data route needs ``X-API-Key`` when ``service.api_keys`` is set, else 401; errors
+are ``{"detail": message}``):
+
+==========================  =====================================================================
+``GET /``                   the web page (no key needed to load it; the page asks for one)
+``GET /health``             200 ``{"status": "ok", ...}`` (no key)
+``GET /whoami``             the key's name and patient scope
+``GET /stats``              counts only (documents, chunks, levels, sources, number of patients)
+``POST /ask``               answer or refusal + ``query_id``; 403 patient out of scope, 409 empty
+                            store, 400 bad input (ClinqaError), 422 invalid/too long, 413 body
+``POST /search``            ranked chunks; same codes as /ask
+``GET /documents``          documents this key may see; ``?patient_id=`` 403 out of scope
+``GET /documents/{id}``     metadata and chunks by section; 404 unknown, 403 another patient's note
+``GET /chunks/{id}``        a chunk, its neighbours, highlight offsets; 404 / 403 as above
+``POST /feedback``          grade a logged answer; 404 unknown query, 403 query scoped to a patient
+                            out of scope, 409 query log disabled, 422 invalid
+``GET /queries/{id}``       the logged query with its feedback; 404 / 403 / 409 as /feedback
+==========================  =====================================================================
+
+Scope: a key reads notes only of the patients it lists (``["*"]``: all). Questions and searches
+without ``patient_id`` never see notes (the store query enforces it); document listings show
+non-patient documents plus notes of patients in scope; everything naming or returning another
+patient's note is 403 (404 only for ids that do not exist).
+
+Concurrency: one :class:`clinqa.pipeline.Pipeline` per process, built when the app is created
+and warmed up (encoder, store) at start-up. FastAPI runs the sync routes in its thread pool;
+questions and searches (encoder, tokenizer, reranker, language model) take one lock, so a process
+answers one question at a time while document and chunk reads go on beside it. Scale with
+``clinqa serve --workers N`` (each worker builds its own app, :func:`app_from_env`). The query log
+and the answer cache are shared by the threads (each is thread- and process-safe).
+
+Every ``POST /ask`` goes through the answer cache (:func:`clinqa.cache.cached_ask`) and is recorded
+in the query log with source ``"web"`` (header ``X-Clinqa-Client: web``, sent by the page) or
+``"api"``, and the key's name.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Awaitable, Callable, MutableMapping
+from contextlib import asynccontextmanager
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as pkg_version
+from pathlib import Path
+from typing import Any
+
+import jinja2
+from fastapi import Depends, FastAPI, HTTPException, Query, Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from clinqa.cache import CacheUnavailable, cached_ask, make_cache
+from clinqa.errors import ClinqaError, ConfigError
+from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
+from clinqa.pipeline import Pipeline
+from clinqa.retrieval import Filters
+from clinqa.service.auth import KeyRing, Principal, principal
+from clinqa.service.models import (
+    MAX_COMMENT_CHARS,
+    AskRequest,
+    AskResponse,
+    ChunkResponse,
+    ChunkText,
+    DocumentDetail,
+    DocumentList,
+    DocumentSummary,
+    ErrorResponse,
+    FeedbackRequest,
+    FeedbackResponse,
+    HealthResponse,
+    QueryRecord,
+    SearchHit,
+    SearchRequest,
+    SearchResponse,
+    SectionModel,
+    StatsResponse,
+    WhoAmI,
+)
+from clinqa.settings import Settings, load_settings
+
+HERE = Path(__file__).resolve().parent
+logger = logging.getLogger(__name__)
+#: header the web page sends so its questions are logged with source "web"
+CLIENT_HEADER = "X-Clinqa-Client"
+#: environment variables read by :func:`app_from_env` (set by ``clinqa serve``)
+ENV_SETTINGS = "CLINQA_SETTINGS_JSON"
+ENV_CONFIG = "CLINQA_CONFIG"
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+class BodyLimitMiddleware:
+    """Reject request bodies over ``max_bytes`` with 413 ``{"detail": ...}``: at once when the
+    ``Content-Length`` header says so, else while reading a streamed (chunked) body. A body within
+    the limit is buffered and replayed to the app unchanged."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def _reject(self, send: Send) -> None:
+        body = json.dumps({"detail": f"request body larger than {self.max_bytes} bytes"}).encode()
+        await send({"type": "http.response.start", "status": 413,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for name, value in scope.get("headers", []):
+            if name == b"content-length":
+                try:
+                    declared = int(value)
+                except ValueError:
+                    declared = -1
+                if declared > self.max_bytes:
+                    await self._reject(send)
+                    return
+        buffered: list[Message] = []
+        size = 0
+        while True:  # read the whole body (bounded) before the app sees any of it
+            message = await receive()
+            if message["type"] != "http.request":
+                buffered.append(message)  # a disconnect: let the app see it
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
+                await self._reject(send)
+                return
+            buffered.append(message)
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return buffered.pop(0) if buffered else await receive()
+
+        await self.app(scope, replay, send)
+
+
+def highlight_spans(body: str, text: str) -> list[tuple[int, int]]:
+    """``[start, end)`` offsets in ``body`` where the sentences of ``text`` occur.
+
+    ``text`` (a citation's quote) is split into sentences; each is searched word for word with any
+    whitespace between words (case-sensitive first, then not), trailing punctuation optional. A
+    sentence not in ``body`` (a table row quoted with its column headers, a clipped passage) is
+    skipped. Spans are sorted and merged."""
+    spans: list[tuple[int, int]] = []
+    for piece in re.split(r"(?<=[.!?;])\s+", text.strip()):
+        words = piece.strip().rstrip(".;!?").split()
+        if words and words[-1] == "...":
+            words = words[:-1]
+        if not words or sum(len(w) for w in words) < 3:
+            continue
+        pattern = r"\s+".join(re.escape(w) for w in words)
+        m = re.search(pattern, body) or re.search(pattern, body, re.IGNORECASE)
+        if m:
+            end = m.end() + (1 if m.end() < len(body) and body[m.end()] in ".;!?" else 0)
+            spans.append((m.start(), end))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1] + 1:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], e))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def _plain(value: Any) -> Any:
+    """JSON-ready copy of ``value``: numpy scalars as numbers, dates as strings, bytes and arrays dropped."""
+
+    def default(o: Any) -> Any:
+        if hasattr(o, "item") and getattr(o, "ndim", 0) == 0:
+            return o.item()
+        if isinstance(o, bytes | bytearray | memoryview) or hasattr(o, "ndim"):
+            return None
+        return str(o)
+
+    return json.loads(json.dumps(value, default=default))
+
+
+class Service:
+    """What the routes share: settings, the pipeline, the key ring, the question lock, the query
+    log and the answer cache (both safe to share between threads)."""
+
+    def __init__(self, settings: Settings, pipeline: Pipeline | None = None) -> None:
+        """Build the pipeline (unless given), resolve the API keys (:class:`ConfigError` for a key
+        read from an unset environment variable), open the query log and the answer cache (a cache
+        that cannot be opened is logged and left out: answers are never refused for it)."""
+        self.settings = settings
+        self.pipe = pipeline or Pipeline(settings)
+        self.keys = KeyRing(settings.service.api_keys)
+        self.lock = threading.Lock()
+        self.log = QueryLog.for_pipeline(self.pipe)
+        try:
+            self.cache = make_cache(self.pipe.settings)
+        except CacheUnavailable as exc:
+            logger.warning("answer cache unavailable, serving without it: %s", exc)
+            self.cache = None
+
+    def warm_up(self) -> None:
+        """Load the encoder and open the store now, not on the first question."""
+        with self.lock:
+            _ = self.pipe.encoder
+            _ = self.pipe.store
+
+    def require_querylog(self) -> QueryLog:
+        """The query log; HTTP 409 when logging is disabled."""
+        if self.log is None:
+            raise HTTPException(409, "the query log is disabled (log.enabled: false): no query ids, no feedback")
+        return self.log
+
+    def require_store(self) -> None:
+        """HTTP 409 when nothing has been ingested."""
+        if self.pipe.store.count() == 0:
+            raise HTTPException(409, "the store is empty: run `clinqa ingest PATH` first")
+
+    def check_length(self, text: str, field: str) -> None:
+        """422 (as a validation error) when ``text`` exceeds ``service.max_question_chars``."""
+        limit = self.settings.service.max_question_chars
+        if len(text) > limit:
+            raise RequestValidationError([{"type": "string_too_long", "loc": ("body", field),
+                                           "msg": f"String should have at most {limit} characters",
+                                           "input": text[:100] + "...", "ctx": {"max_length": limit}}])
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Every document of the store (see :meth:`clinqa.store.lancedb.LanceStore.documents`)."""
+        return self.pipe.store.documents()
+
+    def doc_chunks(self, doc_id: str, patient_id: str | None, columns: list[str]) -> list[dict[str, Any]]:
+        """``columns`` of every chunk of one document (all levels), in stored (reading) order."""
+        f = Filters(patient_id=patient_id, doc_ids=(doc_id,), exclude_levels=())
+        return self.pipe.store.export(columns, f).to_pylist()
+
+    def query_record(self, query_id: str, who: Principal) -> dict[str, Any]:
+        """The logged query, checked against ``who``'s scope: 409 log disabled, 404 unknown id,
+        403 a query scoped to a patient ``who`` may not read."""
+        rec = self.require_querylog().get(query_id)
+        if rec is None:
+            raise HTTPException(404, f"no query {query_id!r} in the query log")
+        who.require_patient((rec.get("filters") or {}).get("patient_id"))
+        return rec
+
+
+def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
+    return {c: {"model": ErrorResponse} for c in codes}
+
+
+def _templates() -> Jinja2Templates:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(HERE / "templates"), autoescape=True)
+    return Jinja2Templates(env=env)
+
+
+PAGE_CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+            "frame-ancestors 'none'; base-uri 'none'; form-action 'self'")
+
+
+def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
+    """The FastAPI app: API routes, the web page at ``/`` and its static files at ``/static``.
+
+    ``settings.service`` gives the keys, body and question limits; the pipeline (built from
+    ``settings`` unless given) answers. Raises :class:`ConfigError` when an ``env:VAR`` key is unset.
+    """
+    svc = Service(settings, pipeline)
+    pipe = svc.pipe
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        svc.warm_up()
+        yield
+
+    try:
+        version = pkg_version("clinqa")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        version = "0"
+    app = FastAPI(title="clinqa", version=version, lifespan=lifespan,
+                  description="Evidence-grounded clinical question answering: cited answers from the ingested "
+                              "documents, or a refusal that says why. Send the API key in the X-API-Key header.")
+    app.state.service = svc
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.service.max_body_bytes)
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = _templates()
+
+    @app.exception_handler(ClinqaError)
+    async def _clinqa_error(request: Request, exc: ClinqaError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.middleware("http")
+    async def _headers(request: Request, call_next: Callable[[Request], Awaitable[Any]]) -> Any:
+        response = await call_next(request)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "no-referrer")
+        return response
+
+    auth = Depends(principal)
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    def page(request: Request) -> HTMLResponse:
+        """The web page (question box, filters, answer, citations, feedback)."""
+        sources = sorted({d["source"] for d in svc.documents() if d["source"] and d["patient_id"] is None})
+        resp = templates.TemplateResponse(request, "index.html", {
+            "keys_required": svc.keys.required,
+            "max_question_chars": settings.service.max_question_chars,
+            "max_comment_chars": MAX_COMMENT_CHARS,
+            "categories": FAILURE_CATEGORIES,
+            "sources": sources,
+            "llm_backend": pipe.settings.llm.backend,
+        })
+        resp.headers["Content-Security-Policy"] = PAGE_CSP
+        return resp
+
+    @app.get("/health", response_model=HealthResponse, tags=["service"])
+    def health() -> dict[str, Any]:
+        """200 when the process is up and its store can be read (no key needed)."""
+        return {"status": "ok", "store_empty": pipe.store.count() == 0, "version": version}
+
+    @app.get("/whoami", response_model=WhoAmI, tags=["service"], responses=_errors(401))
+    def whoami(who: Principal = auth) -> dict[str, Any]:
+        """The key's name and the patients whose notes it may read."""
+        return {"name": who.name, "patients": who.scope(), "keys_required": svc.keys.required}
+
+    @app.get("/stats", response_model=StatsResponse, tags=["service"], responses=_errors(401))
+    def stats(who: Principal = auth) -> dict[str, Any]:
+        """Counts of the store: documents, chunks, per level, per source, number of patients (no ids)."""
+        with svc.lock:
+            s = pipe.stats() | {"corpus_version": pipe.corpus_version()}
+        return {k: s[k] for k in ("documents", "chunks", "levels", "sources", "patients", "model_id", "corpus_version")}
+
+    @app.post("/ask", response_model=AskResponse, tags=["answers"], responses=_errors(400, 401, 403, 409, 413, 422))
+    def ask(req: AskRequest, request: Request, who: Principal = auth) -> dict[str, Any]:
+        """Answer ``question`` from the ingested documents with numbered citations, or refuse and
+        say why (``refused``, ``reason``, ``related_topics``).
+
+        403 when ``patient_id`` is outside the key's scope; 409 when the store is empty; 422 for a
+        question longer than ``service.max_question_chars`` or ``since`` after ``until``. Logged
+        in the query log (``query_id``) and served from the answer cache when possible."""
+        svc.check_length(req.question, "question")
+        who.require_patient(req.patient_id)
+        svc.require_store()
+        filters = pipe.filters(patient_id=req.patient_id, since=req.since, until=req.until, sources=req.sources)
+        with svc.lock:
+            answer, hit = cached_ask(pipe, svc.cache, req.question, filters, closed=req.closed)
+            logged = {"config_hash": pipe.config_hash(), "model_id": model_id_of(pipe),
+                      "corpus_version": pipe.corpus_version()}
+        query_id = None
+        if svc.log is not None:
+            source = "web" if request.headers.get(CLIENT_HEADER, "").lower() == "web" else "api"
+            query_id = svc.log.record(answer, **logged, source=source, api_key=who.name, cache_hit=hit)
+        return {"query_id": query_id, "cache_hit": hit, **_plain(answer.to_dict())}
+
+    @app.post("/search", response_model=SearchResponse, tags=["answers"],
+              responses=_errors(400, 401, 403, 409, 413, 422))
+    def search(req: SearchRequest, who: Principal = auth) -> dict[str, Any]:
+        """Ranked chunks for ``query`` (fused RRF rank plus dense and BM25 ranks and scores).
+        Same scope and status codes as ``POST /ask``; not logged."""
+        svc.check_length(req.query, "query")
+        who.require_patient(req.patient_id)
+        svc.require_store()
+        filters = pipe.filters(patient_id=req.patient_id, since=req.since, until=req.until, sources=req.sources)
+        with svc.lock:
+            res = pipe.search(req.query, filters, k=req.k)
+        hits = []
+        for h in res.hits:
+            c = h.chunk
+            hits.append(SearchHit(
+                rank=h.rank, rrf=float(h.score), dense_rank=h.ranks.get("dense"), dense_cosine=h.scores.get("dense"),
+                bm25_rank=h.ranks.get("bm25"), bm25_score=h.scores.get("bm25"), rerank_score=h.scores.get("rerank"),
+                chunk_id=c.chunk_id, doc_id=c.doc_id, title=c.title, section=c.section, year=c.year, source=c.source,
+                patient_id=c.patient_id, note_date=c.note_date.isoformat() if c.note_date else None, text=c.body))
+        return {"query": req.query, "filters": _plain(res.filters.to_dict()), "hits": hits}
+
+    @app.get("/documents", response_model=DocumentList, tags=["documents"], responses=_errors(401, 403))
+    def documents(patient_id: str | None = Query(None, description="Only this patient's notes (403 out of scope)."),
+                  source: str | None = Query(None, description="Only this source (case-insensitive)."),
+                  who: Principal = auth) -> dict[str, Any]:
+        """Documents this key may see, sorted by id: every non-patient document plus the notes of
+        patients in scope; with ``patient_id``, only that patient's notes."""
+        who.require_patient(patient_id)
+        docs = [d for d in svc.documents() if who.may_read(d["patient_id"])]
+        if patient_id is not None:
+            docs = [d for d in docs if d["patient_id"] == patient_id]
+        if source:
+            docs = [d for d in docs if (d["source"] or "").lower() == source.lower()]
+        return {"count": len(docs), "documents": [DocumentSummary(**d) for d in docs]}
+
+    def _document(doc_id: str, who: Principal) -> dict[str, Any]:
+        doc = next((d for d in svc.documents() if d["doc_id"] == doc_id), None)
+        if doc is None:
+            raise HTTPException(404, f"no document {doc_id!r}")
+        who.require_patient(doc["patient_id"])
+        return doc
+
+    @app.get("/documents/{doc_id:path}", response_model=DocumentDetail, tags=["documents"],
+             responses=_errors(401, 403, 404))
+    def document(doc_id: str, who: Principal = auth) -> dict[str, Any]:
+        """One document: metadata and every chunk grouped by section, in reading order.
+        404 unknown id; 403 a note of a patient outside the key's scope."""
+        doc = _document(doc_id, who)
+        rows = svc.doc_chunks(doc_id, doc["patient_id"], [
+            "chunk_id", "hierarchy_level", "chunk_index", "body", "section_path", "url", "doi", "organization",
+            "authors", "topics", "note_date", "note_type"])
+        sections: dict[tuple[str, ...], list[ChunkText]] = {}
+        for r in rows:
+            sections.setdefault(tuple(r["section_path"] or []), []).append(ChunkText(**{
+                k: r[k] for k in ("chunk_id", "hierarchy_level", "chunk_index", "body")}))
+        first = rows[0] if rows else {}
+        meta = {k: first.get(k) or "" for k in ("url", "doi", "organization", "note_type")}
+        meta |= {"note_date": first.get("note_date") or None, "authors": first.get("authors") or [],
+                 "topics": first.get("topics") or []}
+        return {**doc, **meta, "sections": [
+            SectionModel(section_path=list(p), section=" > ".join(p), chunks=sorted(cs, key=lambda c: c.chunk_index))
+            for p, cs in sections.items()]}
+
+    @app.get("/chunks/{chunk_id:path}", response_model=ChunkResponse, tags=["documents"],
+             responses=_errors(401, 403, 404))
+    def chunk(chunk_id: str,
+              highlight: str = Query("", max_length=20_000, description="Text to locate in the chunk (a citation's "
+                                     "quote); its offsets come back in highlights."),
+              context: int = Query(1, ge=0, le=20, description="Neighbouring chunks to return on each side."),
+              who: Principal = auth) -> dict[str, Any]:
+        """A chunk (a citation's passage) with the chunks just before and after it in the same
+        document and section, and where ``highlight`` occurs in it. Neighbours are found through the
+        store: every chunk of the document (``Filters(doc_ids=[doc], patient_id=its patient)``),
+        kept when it has the same section path and hierarchy level, ordered by ``chunk_index``.
+        404 unknown id; 403 a note of a patient outside the key's scope."""
+        found = pipe.store.get_chunks([chunk_id])
+        if not found:
+            raise HTTPException(404, f"no chunk {chunk_id!r}")
+        c = found[0]
+        who.require_patient(c.patient_id)
+        prev: list[ChunkText] = []
+        nxt: list[ChunkText] = []
+        if context:
+            rows = svc.doc_chunks(c.doc_id, c.patient_id, ["chunk_id", "hierarchy_level", "chunk_index", "body",
+                                                           "section_path"])
+            same = sorted((r for r in rows if list(r["section_path"] or []) == c.section_path
+                           and r["hierarchy_level"] == c.hierarchy_level and r["chunk_id"] != c.chunk_id),
+                          key=lambda r: r["chunk_index"])
+            as_text = [ChunkText(**{k: r[k] for k in ("chunk_id", "hierarchy_level", "chunk_index", "body")})
+                       for r in same]
+            prev = [t for t in as_text if t.chunk_index < c.chunk_index][-context:]
+            nxt = [t for t in as_text if t.chunk_index > c.chunk_index][:context]
+        return {"chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "section": c.section,
+                "section_path": c.section_path, "hierarchy_level": c.hierarchy_level, "chunk_index": c.chunk_index,
+                "year": c.year, "source": c.source, "url": c.url, "patient_id": c.patient_id,
+                "note_date": c.note_date.isoformat() if c.note_date else None, "note_type": c.note_type,
+                "body": c.body, "highlights": highlight_spans(c.body, highlight) if highlight else [],
+                "previous": prev, "next": nxt}
+
+    @app.post("/feedback", response_model=FeedbackResponse, tags=["feedback"],
+              responses=_errors(401, 403, 404, 409, 413, 422))
+    def feedback(req: FeedbackRequest, who: Principal = auth) -> dict[str, Any]:
+        """Grade a logged answer: ``score`` 1.0 (Excellent), 0.6 (Acceptable) or 0.2 (Very poor), an
+        optional comment and failure category. Returns every feedback entry of the query, read
+        back from the log. 404 unknown query; 403 a query scoped to a patient outside the key's
+        scope; 409 query log disabled."""
+        svc.query_record(req.query_id, who)
+        log = svc.require_querylog()
+        try:
+            log.add_feedback(req.query_id, req.score, req.comment, req.category)
+        except KeyError:
+            raise HTTPException(404, f"no query {req.query_id!r} in the query log") from None
+        except ValueError as exc:
+            raise HTTPException(422, str(exc)) from None
+        rec = log.get(req.query_id) or {}
+        return {"query_id": req.query_id, "feedback": _plain(rec.get("feedback") or [])}
+
+    @app.get("/queries/{query_id}", response_model=QueryRecord, tags=["feedback"],
+             responses=_errors(401, 403, 404, 409))
+    def query(query_id: str, who: Principal = auth) -> JSONResponse:
+        """The logged query (question, answer, filters, key name, cache hit, ...) with its
+        feedback, for reading feedback back. 404 unknown; 403 a query scoped to a patient outside
+        the key's scope; 409 query log disabled."""
+        rec = svc.query_record(query_id, who)
+        out = _plain({k: v for k, v in rec.items() if not k.endswith(("vector", "embedding"))})
+        out.setdefault("query_id", query_id)
+        return JSONResponse(jsonable_encoder(QueryRecord.model_validate(out)))
+
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """App factory for ``uvicorn --factory`` (``clinqa serve``; each worker process calls it).
+
+    Settings come from ``$CLINQA_SETTINGS_JSON`` (a JSON dump of :class:`Settings`, written by
+    ``clinqa serve`` after validating the config once), else from the config file
+    ``$CLINQA_CONFIG`` (optional) with ``$CLINQA_DATA_DIR``. Raises :class:`ConfigError`."""
+    raw = os.environ.get(ENV_SETTINGS)
+    if raw:
+        try:
+            settings = Settings.model_validate_json(raw)
+        except ValueError as exc:
+            raise ConfigError(f"${ENV_SETTINGS}: invalid settings: {exc}") from None
+    else:
+        config = os.environ.get(ENV_CONFIG)
+        settings = load_settings(Path(config) if config else None)
+    return create_app(settings)
+
+
+def run(settings: Settings, host: str | None = None, port: int | None = None, workers: int = 1,
+        log_level: str = "info") -> None:
+    """Serve the app with uvicorn until interrupted (``clinqa serve``).
+
+    The settings (``host``/``port`` override ``service.host``/``service.port``) are validated here,
+    API keys included, then passed to every worker as JSON in ``$CLINQA_SETTINGS_JSON``; uvicorn
+    starts ``workers`` processes that each call :func:`app_from_env` (factory mode), so each
+    builds its own pipeline, loads the model once and shares the store, query log and cache files.
+    ``env:VAR`` keys stay references and are read in each worker from its (inherited) environment.
+    Raises :class:`ConfigError` before anything listens."""
+    import uvicorn
+
+    KeyRing(settings.service.api_keys)  # an unset env:VAR key fails here, not in every worker
+    service = settings.service.model_copy(update={"host": host or settings.service.host,
+                                                  "port": port or settings.service.port})
+    settings = settings.model_copy(update={"service": service})
+    os.environ[ENV_SETTINGS] = settings.model_dump_json()
+    if not service.api_keys and service.host not in ("127.0.0.1", "localhost", "::1"):
+        logger.warning("no service.api_keys configured: anyone who reaches %s:%s can ask questions (patient "
+                       "notes stay unreadable without a key)", service.host, service.port)
+    uvicorn.run("clinqa.service.app:app_from_env", factory=True, host=service.host, port=service.port,
+                workers=workers, log_level=log_level)

@@ -1,0 +1,280 @@
+"""Request and response models of the HTTP API (they are also its OpenAPI schema).
+
+Answer fields mirror :meth:`clinqa.answer.types.Answer.to_dict` (the ``clinqa ask --json`` shape),
+so a script can switch between the CLI and the API without reshaping anything.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from clinqa.logs.querylog import FAILURE_CATEGORIES
+
+#: the three feedback grades of the web page: Excellent, Acceptable, Very poor
+Score = Literal[1.0, 0.6, 0.2]
+Category = Literal[FAILURE_CATEGORIES]  # type: ignore[valid-type]
+MAX_COMMENT_CHARS = 2000
+Year = int
+
+
+class _Filtered(BaseModel):
+    """Filters shared by /ask and /search."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    patient_id: str | None = Field(None, max_length=200, description="Restrict the question to this patient's "
+                                   "notes (the key must have the patient in scope, else 403). Without it no "
+                                   "patient note is ever seen.")
+    since: int | None = Field(None, ge=1000, le=9999, description="Only documents (note dates) from this year on.")
+    until: int | None = Field(None, ge=1000, le=9999, description="Only documents (note dates) up to this year.")
+    sources: list[str] = Field(default_factory=list, max_length=20, description="Only these sources, compared "
+                               "case-insensitively (empty: all).")
+
+    @model_validator(mode="after")
+    def _years_in_order(self) -> _Filtered:
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise ValueError(f"since {self.since} is after until {self.until}")
+        return self
+
+
+class AskRequest(_Filtered):
+    """``POST /ask``: a question and optional filters."""
+
+    question: str = Field(..., min_length=1, description="The question; at most service.max_question_chars "
+                          "characters (default 2000), else 422.")
+    closed: bool = Field(False, description="Generated answers only: ask the model for a leading Yes/No/Maybe.")
+
+
+class SearchRequest(_Filtered):
+    """``POST /search``: a query, filters and how many chunks to return."""
+
+    query: str = Field(..., min_length=1, description="The query; at most service.max_question_chars characters.")
+    k: int = Field(10, ge=1, le=100, description="How many fused chunks to return.")
+
+
+class CitationModel(BaseModel):
+    """A numbered source: ``[n]`` in the answer text points at ``chunk_id``; ``quote`` is the text
+    quoted from it (open it in context with ``GET /chunks/{chunk_id}?highlight=<quote>``)."""
+
+    n: int
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    year: int | None
+    source: str
+    url: str
+    score: float
+    quote: str = ""
+    note_date: str | None = None
+    also_in: list[str] = Field(default_factory=list, description="Other notes holding the same quoted text.")
+
+
+class AskResponse(BaseModel):
+    """``POST /ask``: the answer (``clinqa ask --json`` fields) plus its query-log id and cache flag."""
+
+    query_id: str | None = Field(..., description="Id in the query log (for POST /feedback and GET /queries/{id}); "
+                                 "null when the query log is disabled.")
+    cache_hit: bool = Field(..., description="True when the answer came from the answer cache.")
+    question: str
+    refused: bool = Field(..., description="True for a refusal: see reason and related_topics.")
+    answer: str = Field(..., description="Answer text with [n] citation markers, or the refusal text.")
+    filters: dict[str, Any] = Field(..., description="Filters actually applied (year bounds read from the "
+                                    "question included).")
+    citations: list[CitationModel] = Field(default_factory=list)
+    related_topics: list[str] = Field(default_factory=list, description="Refusals: 'Title > Section' found nearby.")
+    reason: str = ""
+    mode: str = Field(..., description="extractive, generated, no-context or refusal.")
+    gate: dict[str, Any] = Field(default_factory=dict, description="Refusal-gate signal, threshold and decision.")
+    timings_ms: dict[str, float] = Field(default_factory=dict)
+    retrieved: list[dict[str, Any]] = Field(default_factory=list, description="Ranked chunk ids with their ranks.")
+    warnings: list[str] = Field(default_factory=list, description="Uncalibrated threshold, unknown words, dropped "
+                                "generated sentences, redactions, model failures.")
+    time_filter: str = Field("", description="Time intent read from the question, as applied.")
+    sentences: list[dict[str, Any]] = Field(default_factory=list, description="Generated answers: every sentence "
+                                            "the model wrote with citations, invalid ids, supported, reasons.")
+    llm: dict[str, Any] = Field(default_factory=dict, description="Generated answers: backend, model, "
+                                "prompt/completion tokens, cost_usd, latency_ms (or error).")
+    identifiers: list[dict[str, Any]] = Field(default_factory=list, description="Generated answers: patient "
+                                              "identifiers found by the screen, with whether each was redacted.")
+
+
+class SearchHit(BaseModel):
+    """One ranked chunk with its fused (RRF), dense, BM25 (and rerank) ranks and scores."""
+
+    rank: int
+    rrf: float
+    dense_rank: int | None = None
+    dense_cosine: float | None = None
+    bm25_rank: int | None = None
+    bm25_score: float | None = None
+    rerank_score: float | None = None
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    year: int | None = None
+    source: str = ""
+    patient_id: str | None = None
+    note_date: str | None = None
+    text: str = Field(..., description="The chunk body (without its context header).")
+
+
+class SearchResponse(BaseModel):
+    """``POST /search``: the query, the filters applied and the ranked chunks."""
+
+    query: str
+    filters: dict[str, Any]
+    hits: list[SearchHit]
+
+
+class DocumentSummary(BaseModel):
+    """One document of the store."""
+
+    doc_id: str
+    title: str = ""
+    year: int | None = None
+    source: str = ""
+    patient_id: str | None = Field(None, description="Set for patient notes.")
+    chunks: int = Field(0, description="Stored chunks (overview chunk included).")
+
+
+class DocumentList(BaseModel):
+    """``GET /documents``: the documents this key may see, sorted by id."""
+
+    count: int
+    documents: list[DocumentSummary]
+
+
+class ChunkText(BaseModel):
+    """A chunk's position and text, without metadata."""
+
+    chunk_id: str
+    hierarchy_level: str = Field(..., description="document (overview), section, paragraph or window.")
+    chunk_index: int = Field(..., description="Position within its section, from 0.")
+    body: str
+
+
+class SectionModel(BaseModel):
+    """A section of a document with its chunks in reading order."""
+
+    section_path: list[str]
+    section: str = Field(..., description="The path as 'A > B' ('' for the overview chunk).")
+    chunks: list[ChunkText]
+
+
+class DocumentDetail(DocumentSummary):
+    """``GET /documents/{doc_id}``: metadata and every chunk, grouped by section in reading order."""
+
+    url: str = ""
+    doi: str = ""
+    organization: str = ""
+    authors: list[str] = Field(default_factory=list)
+    topics: list[str] = Field(default_factory=list)
+    note_date: str | None = None
+    note_type: str = ""
+    sections: list[SectionModel]
+
+
+class ChunkResponse(BaseModel):
+    """``GET /chunks/{chunk_id}``: the chunk, where ``highlight`` occurs in it, and its neighbours.
+
+    ``previous`` and ``next`` are the chunks just before and after it in the same document,
+    section and hierarchy level (by ``chunk_index``), nearest last / nearest first, so
+    ``previous + [this] + next`` reads as a stretch of the section."""
+
+    chunk_id: str
+    doc_id: str
+    title: str
+    section: str
+    section_path: list[str]
+    hierarchy_level: str
+    chunk_index: int
+    year: int | None = None
+    source: str = ""
+    url: str = ""
+    patient_id: str | None = None
+    note_date: str | None = None
+    note_type: str = ""
+    body: str
+    highlights: list[tuple[int, int]] = Field(default_factory=list, description="[start, end) character offsets "
+                                              "in body of the highlight text (the citation's quote), sentence by "
+                                              "sentence, whitespace-insensitive.")
+    previous: list[ChunkText] = Field(default_factory=list)
+    next: list[ChunkText] = Field(default_factory=list)
+
+
+class FeedbackRequest(BaseModel):
+    """``POST /feedback``: a grade for a logged answer."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    query_id: str = Field(..., min_length=1, max_length=200, description="query_id returned by POST /ask.")
+    score: Score = Field(..., description="1.0 Excellent, 0.6 Acceptable, 0.2 Very poor.")
+    comment: str = Field("", max_length=MAX_COMMENT_CHARS, description="Optional free text.")
+    category: Category | None = Field(None, description="Optional failure category.")
+
+
+class FeedbackResponse(BaseModel):
+    """``POST /feedback``: every feedback entry the query now has, as read back from the log."""
+
+    query_id: str
+    feedback: list[dict[str, Any]]
+
+
+class QueryRecord(BaseModel):
+    """``GET /queries/{query_id}``: the logged query as the query log stores it
+    (:meth:`clinqa.logs.querylog.QueryLog.rows`: time, source, key name, question, filters,
+    retrieved and cited chunks, answer, warnings, timings, tokens and cost, cache hit, and
+    ``feedback``, oldest first), without the query embedding."""
+
+    model_config = ConfigDict(extra="allow")
+
+    query_id: str
+    time: str | None = Field(None, description="When it was asked (UTC, ISO 8601).")
+    source: str | None = Field(None, description="cli, api, web or replay.")
+    api_key_name: str | None = Field(None, description="Name of the key that asked (never the key).")
+    question: str = ""
+    filters: dict[str, Any] = Field(default_factory=dict)
+    refused: bool | None = None
+    mode: str | None = None
+    answer: str | None = None
+    cache_hit: bool | None = None
+    feedback: list[dict[str, Any]] = Field(default_factory=list, description="Every rating: {time, score, comment, "
+                                           "category}, oldest first.")
+
+
+class StatsResponse(BaseModel):
+    """``GET /stats``: counts only."""
+
+    documents: int
+    chunks: int
+    levels: dict[str, int]
+    sources: dict[str, int]
+    patients: int = Field(..., description="Number of patients with notes (no ids).")
+    model_id: str | None = None
+    corpus_version: int
+
+
+class HealthResponse(BaseModel):
+    """``GET /health``: the process is up and its store can be read."""
+
+    status: Literal["ok"] = "ok"
+    store_empty: bool
+    version: str
+
+
+class WhoAmI(BaseModel):
+    """``GET /whoami``: the key's name and patient scope."""
+
+    name: str | None = Field(..., description="The key's name; null for anonymous access.")
+    patients: list[str] | Literal["*"] = Field(..., description="'*' for every patient, else the patient ids.")
+    keys_required: bool
+
+
+class ErrorResponse(BaseModel):
+    """Every error: ``{"detail": message}`` (422 validation errors: a list of problems)."""
+
+    detail: str | list[Any]

@@ -1,0 +1,382 @@
+// clinqa web page: ask, show the answer with clickable citations, open a cited passage in its
+// section with the quoted text highlighted, send feedback and read it back.
+// Every piece of server text is inserted with textContent / text nodes, never innerHTML.
+"use strict";
+
+(function () {
+  const KEY_STORE = "clinqa.apiKey";
+  const SCORE_NAMES = { "1": "Excellent", "0.6": "Acceptable", "0.2": "Very poor" };
+  const $ = (id) => document.getElementById(id);
+  const state = { answer: null, queryId: null, score: null };
+
+  function el(tag, attrs, ...children) {
+    const node = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "text") node.textContent = v;
+      else if (k === "dataset") Object.assign(node.dataset, v);
+      else node.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const c of children) {
+      if (c !== null && c !== undefined) node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+  }
+
+  function apiKey() {
+    return $("api-key").value.trim();
+  }
+
+  function headers(json) {
+    const h = { "X-Clinqa-Client": "web", "Accept": "application/json" };
+    if (json) h["Content-Type"] = "application/json";
+    const key = apiKey();
+    if (key) h["X-API-Key"] = key;
+    return h;
+  }
+
+  function errorText(status, body) {
+    let detail = body && body.detail;
+    if (Array.isArray(detail)) {
+      detail = detail.map((d) => (d.loc ? d.loc.filter((x) => x !== "body").join(".") + ": " : "") + d.msg).join("; ");
+    }
+    const what = { 401: "API key missing or not accepted", 403: "Not allowed", 404: "Not found",
+                   409: "Not available", 413: "Request too large", 422: "Invalid input" }[status] || "Error";
+    return `${what} (${status})${detail ? ": " + detail : ""}`;
+  }
+
+  async function call(method, path, body) {
+    const resp = await fetch(path, {
+      method, headers: headers(body !== undefined), body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    let data = null;
+    try { data = await resp.json(); } catch (e) { data = null; }
+    if (!resp.ok) throw new Error(errorText(resp.status, data));
+    return data;
+  }
+
+  function setStatus(text, isError) {
+    const s = $("status");
+    s.textContent = text || "";
+    s.classList.toggle("error", !!isError);
+  }
+
+  // -- API key and patient scope ------------------------------------------------------------
+  async function checkKey() {
+    const status = $("key-status");
+    const hint = $("patient-hint");
+    const list = $("patient-list");
+    clear(list);
+    try {
+      const me = await call("GET", "/whoami");
+      const patient = $("patient");
+      if (me.patients === "*") {
+        patient.disabled = false;
+        hint.textContent = "This key may read every patient's notes.";
+      } else if (me.patients.length) {
+        patient.disabled = false;
+        me.patients.forEach((p) => list.append(el("option", { value: p })));
+        hint.textContent = "This key may read the notes of: " + me.patients.join(", ") + ".";
+      } else {
+        patient.value = "";
+        patient.disabled = true;
+        hint.textContent = "Patient notes are not available with " + (me.name ? "this key." : "anonymous access.");
+      }
+      status.textContent = me.name ? `Key accepted: ${me.name}.` : (me.keys_required ? "" : "No key needed.");
+      status.classList.remove("error");
+    } catch (e) {
+      status.textContent = e.message;
+      status.classList.add("error");
+      hint.textContent = "";
+    }
+  }
+
+  function saveKey() {
+    try {
+      if (apiKey()) localStorage.setItem(KEY_STORE, apiKey());
+      else localStorage.removeItem(KEY_STORE);
+    } catch (e) { /* storage disabled: the key lives in the field only */ }
+    checkKey();
+  }
+
+  // -- answer ----------------------------------------------------------------------------------
+  function citationButton(c) {
+    return el("button", {
+      type: "button", class: "cite", text: `[${c.n}]`, "data-testid": `cite-${c.n}`,
+      "aria-label": `Open source ${c.n}: ${c.title}`, dataset: { n: String(c.n) },
+    });
+  }
+
+  function renderAnswerText(container, text, byN) {
+    clear(container);
+    for (const line of text.split("\n")) {
+      const p = el("p");
+      let last = 0;
+      const re = /\[(\d+)\]/g;
+      let m;
+      while ((m = re.exec(line)) !== null) {
+        const c = byN.get(Number(m[1]));
+        if (!c) continue;
+        p.append(document.createTextNode(line.slice(last, m.index)));
+        p.append(citationButton(c));
+        last = m.index + m[0].length;
+      }
+      p.append(document.createTextNode(line.slice(last)));
+      container.append(p);
+    }
+  }
+
+  function safeUrl(u) {
+    return /^https?:\/\//i.test(u || "") ? u : null;
+  }
+
+  function renderSources(citations) {
+    const ol = $("sources");
+    clear(ol);
+    $("sources-title").hidden = !citations.length;
+    for (const c of citations) {
+      const year = c.year ? ` (${c.year})` : "";
+      const li = el("li", { "data-testid": `source-${c.n}` }, citationButton(c), " ",
+                    el("strong", { text: c.title + year }));
+      const bits = [];
+      if (c.section) bits.push(c.section);
+      if (c.note_date) bits.push("note of " + c.note_date);
+      if (c.source) bits.push(c.source);
+      if (bits.length) li.append(el("div", { class: "hint", text: bits.join(" · ") }));
+      const url = safeUrl(c.url);
+      if (url) li.append(el("a", { href: url, rel: "noopener noreferrer", target: "_blank", text: c.url }));
+      if (c.also_in && c.also_in.length) {
+        li.append(el("div", { class: "hint", text: "Same text also in: " + c.also_in.join("; ") }));
+      }
+      ol.append(li);
+    }
+  }
+
+  function renderGenerated(a) {
+    const box = $("sentences-box");
+    const ol = $("sentences");
+    clear(ol);
+    box.hidden = !(a.sentences && a.sentences.length);
+    if (!box.hidden) {
+      const dropped = a.sentences.filter((s) => !s.supported).length;
+      $("sentences-summary").textContent =
+        `Generated sentences and their checks: ${a.sentences.length - dropped} supported, ${dropped} not supported`;
+      for (const s of a.sentences) {
+        const li = el("li", { class: s.supported ? "supported" : "unsupported",
+                              "data-testid": s.supported ? "sentence-supported" : "sentence-unsupported" },
+                      el("span", { class: "badge", text: s.supported ? "supported" : "not supported" }), " ",
+                      s.text);
+        const reasons = s.reasons || [];
+        if (reasons.length) li.append(el("div", { class: "hint", text: reasons.join("; ") }));
+        ol.append(li);
+      }
+      if (dropped) box.open = true;
+    }
+    const u = a.llm || {};
+    const usage = $("usage");
+    usage.hidden = true;
+    if (u.error) {
+      usage.textContent = `Language model (${u.backend}) failed: ${u.error}`;
+      usage.hidden = false;
+    } else if (u.prompt_tokens !== undefined) {
+      const cost = (u.cost_usd === null || u.cost_usd === undefined) ? "cost unknown"
+        : "$" + Number(u.cost_usd).toFixed(6);
+      const secs = u.latency_ms !== undefined ? `, ${(u.latency_ms / 1000).toFixed(1)} s` : "";
+      usage.textContent = `Model: ${u.backend} ${u.model || ""}: ${u.prompt_tokens} prompt + ` +
+        `${u.completion_tokens} completion tokens${u.token_source ? " (" + u.token_source + ")" : ""}, ${cost}${secs}`;
+      usage.hidden = false;
+    }
+  }
+
+  function renderAnswer(a) {
+    state.answer = a;
+    state.queryId = a.query_id;
+    const byN = new Map((a.citations || []).map((c) => [c.n, c]));
+    $("result").hidden = false;
+    $("passage").hidden = true;
+    $("mode").textContent = {
+      extractive: "Answer quoted from the sources:",
+      generated: "Answer written by the language model; each sentence checked against the passages it cites:",
+      refusal: "No answer from the ingested documents.",
+    }[a.mode] || a.mode;
+    const applied = [];
+    const f = a.filters || {};
+    if (f.patient_id) applied.push("patient " + f.patient_id);
+    if (f.year_min || f.year_max) applied.push(`years ${f.year_min || "…"}–${f.year_max || "…"}`);
+    if (f.sources && f.sources.length) applied.push("source " + f.sources.join(", "));
+    let appliedText = applied.length ? "Filters: " + applied.join("; ") + "." : "";
+    if (a.time_filter) appliedText += ` Time filter read from the question: ${a.time_filter}.`;
+    if (a.cache_hit) appliedText += " (from the answer cache)";
+    $("applied").textContent = appliedText.trim();
+    const w = $("warnings");
+    clear(w);
+    for (const text of a.warnings || []) w.append(el("li", { text }));
+    const redacted = (a.identifiers || []).filter((i) => i.redacted);
+    if (redacted.length) {
+      w.append(el("li", { text: `${redacted.length} identifier(s) redacted: ` +
+                                 [...new Set(redacted.map((i) => i.type))].join(", ") }));
+    }
+    renderAnswerText($("answer"), a.answer, byN);
+    $("answer").classList.toggle("refused", !!a.refused);
+    const refusal = $("refusal");
+    refusal.hidden = !a.refused;
+    const topics = $("topics");
+    clear(topics);
+    if (a.refused) {
+      $("refusal-reason").textContent = a.reason || "";
+      $("topics-box").hidden = !(a.related_topics || []).length;
+      for (const t of a.related_topics || []) {
+        const b = el("button", { type: "button", class: "link", text: t });
+        b.addEventListener("click", () => { $("question").value = t; $("question").focus(); });
+        topics.append(el("li", {}, b));
+      }
+    }
+    renderGenerated(a);
+    renderSources(a.citations || []);
+    resetFeedback();
+  }
+
+  async function ask(ev) {
+    ev.preventDefault();
+    const question = $("question").value.trim();
+    if (!question) return;
+    const body = { question };
+    const since = $("since").value.trim();
+    const until = $("until").value.trim();
+    const source = $("source").value.trim();
+    const patient = $("patient").disabled ? "" : $("patient").value.trim();
+    if (since) body.since = Number(since);
+    if (until) body.until = Number(until);
+    if (source) body.sources = [source];
+    if (patient) body.patient_id = patient;
+    const button = $("ask-button");
+    button.disabled = true;
+    setStatus("Searching the documents…");
+    try {
+      const a = await call("POST", "/ask", body);
+      setStatus("");
+      renderAnswer(a);
+    } catch (e) {
+      setStatus(e.message, true);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // -- cited passage -----------------------------------------------------------------------------
+  function highlighted(body, spans) {
+    const frag = el("div", { class: "passage-text", "data-testid": "passage-cited" });
+    let pos = 0;
+    for (const [start, end] of spans) {
+      if (start < pos) continue;
+      frag.append(document.createTextNode(body.slice(pos, start)));
+      frag.append(el("mark", { "data-testid": "highlight", text: body.slice(start, end) }));
+      pos = end;
+    }
+    frag.append(document.createTextNode(body.slice(pos)));
+    return frag;
+  }
+
+  async function openPassage(n) {
+    const c = state.answer && (state.answer.citations || []).find((x) => x.n === n);
+    if (!c) return;
+    const panel = $("passage");
+    setStatus("Opening source " + n + "…");
+    try {
+      const q = new URLSearchParams({ highlight: c.quote || "", context: "2" });
+      const chunk = await call("GET", "/chunks/" + encodeURIComponent(c.chunk_id) + "?" + q.toString());
+      setStatus("");
+      $("passage-title").textContent = `[${n}] ${chunk.title}${chunk.year ? " (" + chunk.year + ")" : ""}`;
+      const meta = [];
+      if (chunk.note_date) meta.push(`${chunk.note_type || "note"} of ${chunk.note_date}`);
+      if (chunk.source) meta.push(chunk.source);
+      meta.push(chunk.doc_id);
+      $("passage-meta").textContent = meta.join(" · ");
+      $("passage-section").textContent = chunk.section || "Overview";
+      const body = $("passage-body");
+      clear(body);
+      for (const p of chunk.previous) body.append(el("div", { class: "context", text: p.body }));
+      body.append(highlighted(chunk.body, chunk.highlights || []));
+      for (const p of chunk.next) body.append(el("div", { class: "context", text: p.body }));
+      const note = $("passage-note");
+      note.hidden = !!(chunk.highlights || []).length || !c.quote;
+      note.textContent = note.hidden ? "" : "The quoted text was reformatted (a table row or list item with its " +
+        "label): it is in the passage above, not word for word. Quoted: " + c.quote;
+      panel.hidden = false;
+      panel.focus();
+      const mark = panel.querySelector("mark");
+      (mark || panel).scrollIntoView({ block: "center", behavior: "smooth" });
+    } catch (e) {
+      setStatus(e.message, true);
+    }
+  }
+
+  // -- feedback ----------------------------------------------------------------------------------
+  function resetFeedback() {
+    state.score = null;
+    document.querySelectorAll("#feedback .score").forEach((b) => b.setAttribute("aria-pressed", "false"));
+    $("fb-comment").value = "";
+    $("fb-category").value = "";
+    $("fb-submit").disabled = true;
+    $("fb-confirm").textContent = "";
+    $("feedback").hidden = !state.queryId;
+  }
+
+  function scoreName(score) {
+    return SCORE_NAMES[String(Number(score))] || String(score);
+  }
+
+  async function sendFeedback() {
+    if (!state.queryId || state.score === null) return;
+    const category = $("fb-category").value || null;
+    const confirm = $("fb-confirm");
+    $("fb-submit").disabled = true;
+    try {
+      await call("POST", "/feedback", { query_id: state.queryId, score: state.score,
+                                       comment: $("fb-comment").value.trim(), category });
+      const rec = await call("GET", "/queries/" + encodeURIComponent(state.queryId));
+      const items = rec.feedback || [];
+      const last = items[items.length - 1] || {};
+      const parts = [`${scoreName(last.score)} (${last.score})`];
+      if (last.category) parts.push("category: " + String(last.category).replace(/_/g, " "));
+      if (last.comment) parts.push(`comment: “${last.comment}”`);
+      confirm.textContent = `Thank you. Recorded for this answer: ${parts.join(", ")}` +
+        (items.length > 1 ? ` (${items.length} grades so far).` : ".");
+      confirm.classList.remove("error");
+    } catch (e) {
+      confirm.textContent = e.message;
+      confirm.classList.add("error");
+      $("fb-submit").disabled = false;
+    }
+  }
+
+  // -- wiring ------------------------------------------------------------------------------------
+  document.addEventListener("DOMContentLoaded", () => {
+    try {
+      const saved = localStorage.getItem(KEY_STORE);
+      if (saved) $("api-key").value = saved;
+    } catch (e) { /* no storage */ }
+    $("save-key").addEventListener("click", saveKey);
+    $("api-key").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); saveKey(); } });
+    $("ask-form").addEventListener("submit", ask);
+    $("question").addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("ask-form").requestSubmit();
+    });
+    document.body.addEventListener("click", (e) => {
+      const b = e.target.closest("button.cite");
+      if (b) openPassage(Number(b.dataset.n));
+    });
+    $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
+    document.querySelectorAll("#feedback .score").forEach((b) => b.addEventListener("click", () => {
+      state.score = Number(b.dataset.score);
+      document.querySelectorAll("#feedback .score").forEach((x) => x.setAttribute("aria-pressed", String(x === b)));
+      $("fb-submit").disabled = false;
+    }));
+    $("fb-submit").addEventListener("click", sendFeedback);
+    if (document.body.dataset.keysRequired !== "true" || apiKey()) checkKey();
+  });
+})();

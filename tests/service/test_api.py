@@ -1,0 +1,309 @@
+"""The HTTP API on a small real store (FastAPI's TestClient, nothing mocked): every route under
+every key scope, the status codes, the body and question limits, the query log and feedback,
+generated answers through a local chat-completions server, and ``clinqa serve``'s settings hand-over."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from chat_server import ChatServer
+from fastapi.testclient import TestClient
+from service_data import KEYS, headers, patient_chunk_ids, settings_for
+from typer.testing import CliRunner
+
+from clinqa.logs.querylog import QueryLog
+from clinqa.pipeline import Pipeline
+from clinqa.service.app import ENV_SETTINGS, app_from_env, create_app, highlight_spans
+
+P1_Q = {"question": "Which anticoagulant was started?", "patient_id": "P1"}
+P2_Q = {"question": "Which anticoagulant was started?", "patient_id": "P2"}
+GUIDE_Q = {"question": "How long does the cough last after acute bronchitis?"}
+
+
+@pytest.fixture(scope="module")
+def client(service_pipe: Pipeline) -> Iterator[TestClient]:
+    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
+        yield c
+
+
+@pytest.fixture(scope="module")
+def p2_query_id(client: TestClient) -> str:
+    """A question about P2 asked with key "all" (logged, P2-scoped)."""
+    r = client.post("/ask", json=P2_Q, headers=headers("all"))
+    assert r.status_code == 200, r.text
+    return r.json()["query_id"]
+
+
+def _text(payload: object) -> str:
+    return json.dumps(payload)
+
+
+# -- schema, health, stats -----------------------------------------------------------------------
+def test_openapi_lists_routes_and_the_key_header(client: TestClient) -> None:
+    schema = client.get("/openapi.json").json()
+    paths = schema["paths"]
+    for route, method in [("/ask", "post"), ("/search", "post"), ("/documents", "get"),
+                          ("/documents/{doc_id}", "get"), ("/chunks/{chunk_id}", "get"), ("/feedback", "post"),
+                          ("/queries/{query_id}", "get"), ("/health", "get"), ("/stats", "get"),
+                          ("/whoami", "get")]:
+        assert method in paths[route], route
+    assert "/" not in paths  # the web page is not an API route
+    assert schema["components"]["securitySchemes"]["APIKeyHeader"]["name"] == "X-API-Key"
+    ask = paths["/ask"]["post"]
+    assert {"200", "401", "403", "409", "413", "422"} <= set(ask["responses"])
+    fb = schema["components"]["schemas"]["FeedbackRequest"]["properties"]
+    assert fb["score"]["enum"] == [1.0, 0.6, 0.2]
+    assert "description" in schema["components"]["schemas"]["AskRequest"]["properties"]["patient_id"]
+
+
+def test_health_needs_no_key_and_stats_are_counts_only(client: TestClient) -> None:
+    r = client.get("/health")
+    assert r.status_code == 200 and r.json()["status"] == "ok" and r.json()["store_empty"] is False
+    s = client.get("/stats", headers=headers("none"))
+    assert s.status_code == 200
+    body = s.json()
+    assert body["documents"] == 7 and body["patients"] == 2 and body["chunks"] > 7
+    assert "P1" not in s.text and "P2" not in s.text and "data_dir" not in body
+
+
+@pytest.mark.parametrize("method,path,body", [
+    ("post", "/ask", GUIDE_Q), ("post", "/search", {"query": "cough"}), ("get", "/documents", None),
+    ("get", "/documents/bronchitis", None), ("get", "/chunks/bronchitis%23acute-bronchitis%2Fcourse%230", None),
+    ("post", "/feedback", {"query_id": "x", "score": 1.0}), ("get", "/queries/x", None), ("get", "/stats", None),
+    ("get", "/whoami", None),
+])
+def test_missing_or_unknown_key_is_401(client: TestClient, method: str, path: str, body: dict | None) -> None:
+    for h in ({}, {"X-API-Key": "not-a-key"}, {"X-API-Key": KEYS["p1"][0] + "x"}):
+        r = client.request(method.upper(), path, json=body, headers=h)
+        assert r.status_code == 401, (path, h, r.text)
+        assert r.headers["www-authenticate"] == "API-Key"
+
+
+# -- patient scope -------------------------------------------------------------------------------
+def test_key_without_the_patient_gets_403_on_every_route(client: TestClient, service_pipe: Pipeline,
+                                                         p2_query_id: str) -> None:
+    p2_chunk = patient_chunk_ids(service_pipe, "P2")[0]
+    for key in ("p1", "none"):
+        h = headers(key)
+        checks = [
+            client.post("/ask", json=P2_Q, headers=h),
+            client.post("/search", json={"query": "warfarin", "patient_id": "P2"}, headers=h),
+            client.get("/documents", params={"patient_id": "P2"}, headers=h),
+            client.get("/documents/note:P2:N1", headers=h),
+            client.get("/chunks/" + p2_chunk.replace("#", "%23"), headers=h),
+            client.post("/feedback", json={"query_id": p2_query_id, "score": 0.2}, headers=h),
+            client.get(f"/queries/{p2_query_id}", headers=h),
+        ]
+        for r in checks:
+            assert r.status_code == 403, (key, r.request.url, r.text)
+            assert "P2" in r.json()["detail"] and "warfarin" not in r.text.lower()
+    # nothing was recorded by the refused feedback
+    assert QueryLog.for_pipeline(service_pipe).get(p2_query_id)["feedback"] == []
+    # key "all" reads it back
+    assert client.get(f"/queries/{p2_query_id}", headers=headers("all")).status_code == 200
+
+
+def test_key_reads_its_own_patient_only(client: TestClient, service_pipe: Pipeline) -> None:
+    h = headers("p1")
+    ask = client.post("/ask", json=P1_Q, headers=h)
+    assert ask.status_code == 200
+    a = ask.json()
+    assert not a["refused"] and "apixaban" in a["answer"].lower()
+    assert a["citations"] and all(c["doc_id"].startswith("note:P1:") for c in a["citations"])
+    assert "P2" not in _text(a) and "warfarin" not in _text(a).lower()
+    search = client.post("/search", json={"query": "anticoagulant warfarin apixaban", "patient_id": "P1", "k": 20},
+                         headers=h).json()
+    assert search["hits"] and {x["patient_id"] for x in search["hits"]} == {"P1"}
+    docs = client.get("/documents", headers=h).json()
+    ids = {d["doc_id"] for d in docs["documents"]}
+    assert ids == {"bronchitis", "otitis", "perioperative", "note:P1:N1", "note:P1:N2"} and docs["count"] == 5
+    only = client.get("/documents", params={"patient_id": "P1"}, headers=h).json()
+    assert {d["doc_id"] for d in only["documents"]} == {"note:P1:N1", "note:P1:N2"}
+    assert client.get("/documents/note:P1:N2", headers=h).status_code == 200
+    chunk = patient_chunk_ids(service_pipe, "P1")[0]
+    assert client.get("/chunks/" + chunk.replace("#", "%23"), headers=h).status_code == 200
+    # the "all" key lists every note; "none" lists none
+    assert client.get("/documents", headers=headers("all")).json()["count"] == 7
+    none = client.get("/documents", headers=headers("none")).json()
+    assert {d["patient_id"] for d in none["documents"]} == {None}
+    assert client.get("/whoami", headers=h).json() == {"name": "p1", "patients": ["P1"], "keys_required": True}
+    assert client.get("/whoami", headers=headers("all")).json()["patients"] == "*"
+
+
+def test_question_without_patient_never_sees_notes(client: TestClient) -> None:
+    r = client.post("/search", json={"query": "apixaban warfarin anticoagulation", "k": 50}, headers=headers("all"))
+    assert r.status_code == 200
+    assert all(h["patient_id"] is None for h in r.json()["hits"])
+    a = client.post("/ask", json={"question": "Which anticoagulant was started?"}, headers=headers("all")).json()
+    assert "note:" not in _text(a)
+
+
+def test_anonymous_access_when_no_keys_configured(service_pipe: Pipeline) -> None:
+    s = settings_for(service_pipe.data_dir, keys=False)
+    with TestClient(create_app(s, service_pipe)) as c:
+        assert c.post("/ask", json=GUIDE_Q).status_code == 200
+        assert c.get("/whoami").json() == {"name": None, "patients": [], "keys_required": False}
+        r = c.post("/ask", json=P1_Q)
+        assert r.status_code == 403 and "anonymous" in r.json()["detail"]
+        assert {d["patient_id"] for d in c.get("/documents").json()["documents"]} == {None}
+        assert c.get("/documents/note:P1:N1").status_code == 403
+        assert c.get("/", headers={"X-API-Key": "anything"}).status_code == 200
+
+
+# -- errors and limits ---------------------------------------------------------------------------
+def test_status_codes_for_bad_requests(client: TestClient) -> None:
+    h = headers("all")
+    too_long = client.post("/ask", json={"question": "why " * 100}, headers=h)
+    assert too_long.status_code == 422 and "at most 300 characters" in too_long.text
+    assert client.post("/search", json={"query": "x" * 301}, headers=h).status_code == 422
+    assert client.post("/ask", json={"question": "cough", "since": 2020, "until": 2010}, headers=h).status_code == 422
+    assert client.post("/ask", json={"question": "cough", "bogus": 1}, headers=h).status_code == 422
+    empty = client.post("/ask", json={"question": "   "}, headers=h)  # ClinqaError from the pipeline
+    assert empty.status_code == 400 and empty.json() == {"detail": "empty question"}
+    assert client.get("/documents/nope", headers=h).status_code == 404
+    assert client.get("/chunks/nope%23x%230", headers=h).status_code == 404
+    assert client.get("/queries/" + "0" * 32, headers=h).status_code == 404
+    assert client.post("/feedback", json={"query_id": "0" * 32, "score": 1.0}, headers=h).status_code == 404
+
+
+def test_request_body_limit_is_413(client: TestClient) -> None:
+    big = json.dumps({"question": "cough", "sources": ["x" * 5000]})
+    r = client.post("/ask", content=big, headers={**headers("all"), "Content-Type": "application/json"})
+    assert r.status_code == 413 and "4096 bytes" in r.json()["detail"]
+
+    def streamed() -> Iterator[bytes]:  # no Content-Length: chunked transfer
+        yield b'{"question": "cough", "sources": ["'
+        for _ in range(10):
+            yield b"x" * 1000
+        yield b'"]}'
+
+    r = client.post("/ask", content=streamed(), headers={**headers("all"), "Content-Type": "application/json"})
+    assert r.status_code == 413
+    # a small streamed body still reaches the route
+    small = client.post("/ask", content=iter([b'{"question": "How long does the cough ', b'last?"}']),
+                        headers={**headers("all"), "Content-Type": "application/json"})
+    assert small.status_code == 200, small.text
+
+
+def test_empty_store_is_409(tmp_path: Path) -> None:
+    s = settings_for(tmp_path / "empty")
+    with TestClient(create_app(s)) as c:
+        r = c.post("/ask", json=GUIDE_Q, headers=headers("all"))
+        assert r.status_code == 409 and "empty" in r.json()["detail"]
+        assert c.post("/search", json={"query": "cough"}, headers=headers("all")).status_code == 409
+        assert c.get("/health").json()["store_empty"] is True
+
+
+# -- answers, passages, feedback -----------------------------------------------------------------
+def test_ask_logs_and_feedback_reads_back(client: TestClient, service_pipe: Pipeline) -> None:
+    h = headers("p1")
+    r = client.post("/ask", json=GUIDE_Q, headers={**h, "X-Clinqa-Client": "web"})
+    a = r.json()
+    assert r.status_code == 200 and a["query_id"] and a["mode"] == "extractive" and a["citations"]
+    assert set(a) >= {"question", "refused", "answer", "filters", "citations", "related_topics", "reason", "gate",
+                      "timings_ms", "retrieved", "warnings", "time_filter", "sentences", "llm", "identifiers",
+                      "cache_hit"}
+    again = client.post("/ask", json=GUIDE_Q, headers=h).json()
+    assert again["cache_hit"] is True and again["answer"] == a["answer"] and again["query_id"] != a["query_id"]
+    fb = client.post("/feedback", json={"query_id": a["query_id"], "score": 0.6, "comment": "too short",
+                                        "category": "content_missing"}, headers=h)
+    assert fb.status_code == 200
+    assert [(x["score"], x["comment"], x["category"]) for x in fb.json()["feedback"]] == [
+        (0.6, "too short", "content_missing")]
+    q = client.get(f"/queries/{a['query_id']}", headers=h).json()
+    assert q["source"] == "web" and q["api_key_name"] == "p1" and q["question"] == GUIDE_Q["question"]
+    assert q["feedback"][0]["score"] == 0.6 and "query_vector" not in q
+    logged = QueryLog.for_pipeline(service_pipe).get(again["query_id"])
+    assert logged["source"] == "api" and logged["cache_hit"] is True and logged["api_key_name"] == "p1"
+    # invalid grades and categories are 422
+    for bad in ({"score": 0.5}, {"score": 1.0, "category": "nonsense"}, {"score": 1.0, "comment": "x" * 2001}):
+        r = client.post("/feedback", json={"query_id": a["query_id"], **bad}, headers=h)
+        assert r.status_code == 422, bad
+
+
+def test_refusal_has_reason_and_related_topics(client: TestClient) -> None:
+    a = client.post("/ask", json={"question": "How do I change a car tyre?"}, headers=headers("none")).json()
+    assert a["refused"] and a["mode"] == "refusal" and a["reason"] and a["related_topics"] and not a["citations"]
+
+
+def test_chunk_in_context_with_highlight(client: TestClient) -> None:
+    h = headers("none")
+    a = client.post("/ask", json=GUIDE_Q, headers=h).json()
+    cite = next(c for c in a["citations"] if c["chunk_id"].endswith("course#1"))
+    r = client.get("/chunks/" + cite["chunk_id"].replace("#", "%23").replace("/", "%2F"),
+                   params={"highlight": cite["quote"], "context": 2}, headers=h)
+    assert r.status_code == 200
+    c = r.json()
+    assert c["chunk_id"] == cite["chunk_id"] and c["section"] == "Acute bronchitis > Course"
+    marked = [c["body"][s:e] for s, e in c["highlights"]]
+    assert marked == [cite["quote"]]
+    assert [x["chunk_id"] for x in c["previous"]] == ["bronchitis#acute-bronchitis/course#0"]
+    assert [x["chunk_id"] for x in c["next"]] == ["bronchitis#acute-bronchitis/course#2"]
+    assert "Sputum colour" in c["next"][0]["body"]
+    none = client.get("/chunks/" + cite["chunk_id"].replace("#", "%23"), params={"context": 0}, headers=h).json()
+    assert none["previous"] == none["next"] == [] and none["highlights"] == []
+    doc = client.get("/documents/bronchitis", headers=h).json()
+    assert doc["year"] == 2019 and doc["source"] == "NICE"
+    course = next(s for s in doc["sections"] if s["section"] == "Acute bronchitis > Course")
+    assert [x["chunk_index"] for x in course["chunks"]] == [0, 1, 2]
+
+
+def test_highlight_spans() -> None:
+    body = "Women:\nCHA2DS2-VASc = 2: OAC may be\n considered. Men: never.\n\nOther text."
+    spans = highlight_spans(body, "CHA2DS2-VASc = 2: OAC may be considered.")
+    assert [body[s:e] for s, e in spans] == ["CHA2DS2-VASc = 2: OAC may be\n considered."]
+    spans = highlight_spans(body, "Nothing here. men: never. Other text")
+    assert [body[s:e] for s, e in spans] == ["Men: never.", "Other text."]
+    assert highlight_spans(body, "not in it") == []
+
+
+# -- generated answers ---------------------------------------------------------------------------
+def test_generated_answer_shows_sentences_warnings_and_usage(service_pipe: Pipeline, chat_server: ChatServer) -> None:
+    s = service_pipe.settings.model_copy(update={"llm": service_pipe.settings.llm.model_copy(update={
+        "backend": "openai", "base_url": chat_server.url, "model": "gpt-4o-mini", "max_retries": 0, "timeout_s": 5})})
+    pipe = Pipeline(s)
+    pipe._encoder = service_pipe.encoder
+
+    def responder(req: dict) -> str:
+        user = req["messages"][-1]["content"]
+        n = next(b.split("]")[0] for b in user.split("\n\n[") if "persist for 4 weeks" in b).lstrip("[")
+        return f"The cough may persist for 4 weeks after the infection [{n}]. Antibiotics cure bronchitis [9]."
+
+    chat_server.responder = responder
+    with TestClient(create_app(s, pipe)) as c:
+        a = c.post("/ask", json=GUIDE_Q, headers=headers("all")).json()
+    assert a["mode"] == "generated" and a["answer"].startswith("The cough may persist")
+    assert [x["supported"] for x in a["sentences"]] == [True, False]
+    assert any("1 of 2 generated sentences were dropped" in w for w in a["warnings"])
+    assert a["llm"]["prompt_tokens"] > 0 and a["llm"]["cost_usd"] is not None and a["llm"]["model"] == "gpt-4o-mini"
+
+
+# -- clinqa serve ---------------------------------------------------------------------------------
+def test_serve_hands_validated_settings_to_the_workers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import uvicorn
+
+    from clinqa.cli import app as cli
+
+    calls: list[tuple[tuple, dict]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: calls.append((a, k)))
+    monkeypatch.setenv(ENV_SETTINGS, "")  # restored after the test: run() sets it
+    monkeypatch.setenv("SERVICE_TEST_KEY", "from-env-123")
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("service: {port: 9001, api_keys: [{name: ops, key: 'env:SERVICE_TEST_KEY', patients: ['*']}]}\n")
+    r = CliRunner().invoke(cli, ["serve", "--config", str(cfg), "--data-dir", str(tmp_path / "d"), "--workers", "3",
+                                 "--host", "0.0.0.0"])
+    assert r.exit_code == 0, r.output
+    (args, kw), = calls
+    assert args == ("clinqa.service.app:app_from_env",) and kw["factory"] is True and kw["workers"] == 3
+    assert kw["host"] == "0.0.0.0" and kw["port"] == 9001
+    app = app_from_env()  # what each worker does
+    svc = app.state.service
+    assert svc.settings.data_dir == tmp_path / "d" and svc.settings.service.port == 9001
+    assert svc.keys.authenticate("from-env-123").name == "ops"
+    # an env: key whose variable is unset fails before anything listens
+    monkeypatch.delenv("SERVICE_TEST_KEY")
+    r = CliRunner().invoke(cli, ["serve", "--config", str(cfg), "--data-dir", str(tmp_path / "d")])
+    assert r.exit_code == 2 and "SERVICE_TEST_KEY" in r.output and len(calls) == 1

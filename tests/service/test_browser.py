@@ -1,0 +1,224 @@
+"""The web page in a real headless Chromium (Debian's /usr/bin/chromium driven by Playwright) against
+the app served for real by uvicorn on a free 127.0.0.1 port: enter a key, ask, open a citation (the
+passage appears in its section with the quote in <mark>), grade the answer and read the grade back;
+a refusal with related topics; a generated answer with its checked sentences, warnings and tokens.
+
+Skipped only when /usr/bin/chromium is absent. A screenshot of the answered page goes to
+``$CLINQA_SCREENSHOT`` when set (else the test's tmp folder)."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from chat_server import ChatServer
+from service_data import KEYS
+
+from clinqa.logs.querylog import QueryLog
+from clinqa.pipeline import Pipeline
+from clinqa.service.app import create_app
+
+CHROMIUM = Path("/usr/bin/chromium")
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
+                                "/usr/bin/chromium (apt-get install chromium); the browser test needs it")
+CHROMIUM_ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 30_000
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """The app served by uvicorn in a background thread on a free port."""
+
+    def __init__(self, app: Any) -> None:
+        import uvicorn
+
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=self.port, log_level="warning",
+                                                    lifespan="on"))
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+
+    def __enter__(self) -> Served:
+        self.thread.start()
+        deadline = time.monotonic() + 60
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("uvicorn did not start")
+            time.sleep(0.05)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def served(service_pipe: Pipeline) -> Iterator[Served]:
+    with Served(create_app(service_pipe.settings, service_pipe)) as s:
+        yield s
+
+
+def _phone_page(browser: Any) -> Any:
+    ctx = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2, is_mobile=True,
+                              has_touch=True)
+    page = ctx.new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+def _enter_key(page: Any, name: str) -> None:
+    page.get_by_test_id("api-key").fill(KEYS[name][0])
+    page.get_by_test_id("save-key").click()
+    page.get_by_test_id("key-status").filter(has_text=f"Key accepted: {name}").wait_for()
+
+
+def test_ask_open_citation_and_send_feedback(browser: Any, served: Served, service_pipe: Pipeline,
+                                             tmp_path: Path) -> None:
+    t0 = time.monotonic()
+    page = _phone_page(browser)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    failed: list[str] = []
+    page.on("response", lambda r: failed.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    page.goto(served.url + "/")
+    assert page.title().startswith("clinqa")
+    _enter_key(page, "all")
+    assert "every patient" in page.get_by_test_id("patient-hint").text_content()
+
+    question = "How long does the cough last after acute bronchitis?"
+    page.get_by_test_id("question").fill(question)
+    with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
+        page.get_by_test_id("ask").click()
+    answer_json = resp_info.value.json()
+    query_id = answer_json["query_id"]
+    answer = page.get_by_test_id("answer")
+    answer.get_by_test_id("cite-1").wait_for()
+    assert "persist for 4 weeks" in answer.inner_text()
+    assert page.get_by_test_id("mode").inner_text().startswith("Answer quoted from the sources")
+    assert page.get_by_test_id("sources").get_by_test_id("source-1").is_visible()
+    # one column on a phone: nothing wider than the screen
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot = Path(os.environ.get("CLINQA_SCREENSHOT") or tmp_path / "answer.png")
+    shot.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 10_000
+
+    # open the cited passage: shown in its section, the quote highlighted
+    cite = next(c for c in answer_json["citations"] if c["n"] == 1)
+    answer.get_by_test_id("cite-1").click()
+    passage = page.get_by_test_id("passage")
+    passage.get_by_test_id("highlight").first.wait_for()
+    assert passage.get_by_test_id("passage-section").inner_text() == cite["section"]
+    marks = passage.locator("mark").all_inner_texts()
+    assert marks and all(" ".join(m.split()) in " ".join(cite["quote"].split()) for m in marks)
+    assert " ".join("".join(marks).split()) == " ".join(cite["quote"].split())
+    assert passage.get_by_test_id("passage-title").inner_text().startswith("[1] Acute bronchitis")
+    if not cite["chunk_id"].endswith("#0"):  # a neighbour before it, in the same section
+        assert passage.locator(".context").count() >= 1
+    shot_passage = shot.with_name(shot.stem + "-passage" + shot.suffix)
+    page.screenshot(path=str(shot_passage), full_page=True)
+
+    # feedback: Acceptable + comment + category, then the page reads it back
+    fb = page.get_by_test_id("feedback")
+    assert fb.get_by_test_id("feedback-submit").is_disabled()
+    fb.get_by_test_id("feedback-acceptable").click()
+    assert fb.get_by_test_id("feedback-acceptable").get_attribute("aria-pressed") == "true"
+    fb.get_by_test_id("feedback-comment").fill("Good quote, but <b>no</b> duration range")
+    fb.get_by_test_id("feedback-category").select_option("content_missing")
+    fb.get_by_test_id("feedback-submit").click()
+    confirm = fb.get_by_test_id("feedback-confirmation")
+    confirm.filter(has_text="Recorded").wait_for()
+    text = confirm.inner_text()
+    assert "Acceptable (0.6)" in text and "content missing" in text and "<b>no</b> duration range" in text
+    assert confirm.locator("b").count() == 0  # shown as text, not markup
+    logged = QueryLog.for_pipeline(service_pipe).get(query_id)
+    assert logged["source"] == "web" and logged["api_key_name"] == "all" and logged["question"] == question
+    assert [(f["score"], f["comment"], f["category"]) for f in logged["feedback"]] == [
+        (0.6, "Good quote, but <b>no</b> duration range", "content_missing")]
+
+    # a refusal: the reason and related topics; clicking a topic fills the question box
+    page.get_by_test_id("question").fill("How do I change a car tyre?")
+    page.get_by_test_id("ask").click()
+    refusal = page.get_by_test_id("refusal")
+    refusal.wait_for()
+    assert "below the answer threshold" in page.get_by_test_id("refusal-reason").inner_text()
+    topics = page.get_by_test_id("related-topics").locator("button")
+    assert topics.count() >= 1
+    first = topics.first.inner_text()
+    topics.first.click()
+    assert page.get_by_test_id("question").input_value() == first
+    assert page.get_by_test_id("passage").is_hidden() and page.get_by_test_id("sources").locator("li").count() == 0
+
+    # a key limited to P1: the patient field offers P1; a P2 question is refused with 403 on the page
+    page.get_by_test_id("api-key").fill(KEYS["p1"][0])
+    page.get_by_test_id("save-key").click()
+    page.get_by_test_id("key-status").filter(has_text="Key accepted: p1").wait_for()
+    page.get_by_test_id("filters").locator("summary").click()
+    page.get_by_test_id("patient").fill("P2")
+    page.get_by_test_id("question").fill("Which anticoagulant was started?")
+    page.get_by_test_id("ask").click()
+    page.get_by_test_id("status").filter(has_text="403").wait_for()
+    assert "P2" in page.get_by_test_id("status").inner_text()
+    page.get_by_test_id("patient").fill("P1")
+    page.get_by_test_id("ask").click()
+    page.get_by_test_id("answer").filter(has_text="Apixaban").wait_for()
+    assert page.evaluate("localStorage.getItem('clinqa.apiKey')") == KEYS["p1"][0]
+    assert failed == [f"403 {served.url}/ask"], failed  # only the P2 question was refused
+    assert all("403" in e for e in errors), errors  # the browser logs that refusal; nothing else
+    print(f"browser test: {time.monotonic() - t0:.1f} s; screenshot {shot}")
+
+
+def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat_server: ChatServer) -> None:
+    s = service_pipe.settings.model_copy(update={"llm": service_pipe.settings.llm.model_copy(update={
+        "backend": "openai", "base_url": chat_server.url, "model": "gpt-4o-mini", "max_retries": 0, "timeout_s": 5})})
+    pipe = Pipeline(s)
+    pipe._encoder = service_pipe.encoder
+
+    def responder(req: dict) -> str:
+        user = req["messages"][-1]["content"]
+        n = re.search(r"\[(\d+)\] [^\n]*\n[^\[]*persist for 4 weeks", user).group(1)
+        return (f"The cough may persist for 4 weeks after the infection [{n}]. "
+                "Antibiotics always cure bronchitis within 2 days [9].")
+
+    chat_server.responder = responder
+    with Served(create_app(s, pipe)) as served:
+        page = _phone_page(browser)
+        page.goto(served.url + "/")
+        _enter_key(page, "none")
+        assert page.get_by_test_id("patient").is_disabled()
+        page.get_by_test_id("question").fill("How long does the cough last after acute bronchitis?")
+        page.get_by_test_id("ask").click()
+        page.get_by_test_id("usage").filter(has_text="tokens").wait_for()
+        usage = page.get_by_test_id("usage").inner_text()
+        assert re.search(r"openai gpt-4o-mini: \d+ prompt \+ \d+ completion tokens \(server\), \$\d+\.\d{6}", usage)
+        assert page.get_by_test_id("mode").inner_text().startswith("Answer written by the language model")
+        assert "1 of 2 generated sentences were dropped" in page.get_by_test_id("warnings").inner_text()
+        assert page.get_by_test_id("sentence-supported").count() == 1
+        dropped = page.get_by_test_id("sentence-unsupported")
+        assert dropped.count() == 1 and dropped.is_visible() and "always cure" in dropped.inner_text()
+        page.get_by_test_id("answer").get_by_role("button").first.click()
+        page.get_by_test_id("passage").get_by_test_id("passage-section").wait_for()
