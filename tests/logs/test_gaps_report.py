@@ -76,7 +76,7 @@ def test_two_clear_clusters_become_two_topics(gap_log: QueryLog) -> None:
     assert rep["failure_categories"] == {"content_missing": 1, "retrieval_miss": 1, "temporal": 1,
                                          "wrong_answer": 0, "citation_wrong": 0, "other": 0}
     text = format_gaps(rep)
-    assert "1. media, otitis" in text and "4 questions (3 refused, 1 poorly rated)" in text
+    assert "1. media, otitis" in text and "4 asks of 4 distinct questions (3 refused, 1 poorly rated)" in text
     assert "1 without a stored embedding" in text and "1 embedded by another model than m" in text
     assert "content_missing 1, retrieval_miss 1, temporal 1" in text
     # min_size 1 lists the singleton too
@@ -104,3 +104,19 @@ def test_cluster_vectors_edge_cases() -> None:
     assert labels[0] == labels[1] != labels[2]
     empty = gap_report([])
     assert empty["topics"] == [] and empty["questions"] == 0 and "failing questions: 0" in format_gaps(empty)
+
+
+def test_one_question_asked_twice_is_not_a_topic() -> None:
+    from datetime import UTC, datetime
+
+    import numpy as np
+
+    rows = [{"source": "api", "refused": True, "feedback": [], "query_vector": np.array([1.0, 0.0, 0.0]),
+             "model_id": "m", "question": q, "query_id": str(i), "time": datetime(2026, 1, 1, tzinfo=UTC)}
+            for i, q in enumerate(["Is lithium safe in pregnancy?", "is lithium  safe in pregnancy?",
+                                   "How to climb Everest?"])]
+    rows[2]["query_vector"] = np.array([0.0, 1.0, 0.0])
+    rep = gap_report(rows, min_size=2)
+    assert rep["topics"] == [] and rep["unclustered"] == 3
+    rep = gap_report(rows, min_size=1)
+    assert [(t["count"], t["distinct"]) for t in rep["topics"]] == [(2, 1), (1, 1)]

@@ -12,7 +12,9 @@ be found and ingested.
   clustering (:class:`sklearn.cluster.AgglomerativeClustering`) with cosine distance, average
   linkage and a distance threshold (default 0.5): two groups merge while the mean cosine
   distance between their questions is below the threshold, i.e. their mean cosine similarity is
-  above 0.5. Clusters smaller than ``min_size`` are not listed as topics (``unclustered``).
+  above 0.5. Clusters with fewer than ``min_size`` distinct questions (case and spacing
+  ignored) are not listed as topics (``unclustered``): the same question asked twice is not a
+  topic. A topic's ``count`` counts every ask, ``distinct`` the different questions.
 - **Labels**: the three most distinctive terms of each cluster by class-based TF-IDF (c-TF-IDF,
   Grootendorst 2022, BERTopic): each cluster is one class; ``tf(t, c)`` is the number of the
   cluster's questions containing the content word ``t`` (stopwords dropped, as in
@@ -92,8 +94,8 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
 
     Returns ``{questions, refused, poorly_rated, clustered, skipped_no_embedding,
     skipped_other_model, unclustered, model_id, distance_threshold, min_size, topics,
-    failure_categories}``; each topic is ``{label, terms, count, refused, poorly_rated, examples,
-    query_ids}``. ``failure_categories`` counts the latest rating's category of every failing
+    failure_categories}``; each topic is ``{label, terms, count, distinct, refused, poorly_rated,
+    examples, query_ids}``. ``failure_categories`` counts the latest rating's category of every failing
     question. Raises :class:`ValueError` for ``min_size < 1``."""
     if min_size < 1:
         raise ValueError(f"min_size must be at least 1, got {min_size}")
@@ -118,7 +120,8 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
         terms = ctfidf_labels([[usable[i]["question"] for i in members[c]] for c in classes])
         for c, t in zip(classes, terms, strict=True):
             idx = members[c]
-            if len(idx) < min_size:
+            distinct = {" ".join(usable[i]["question"].lower().split()) for i in idx}
+            if len(distinct) < min_size:  # one question asked twice is not a topic
                 unclustered += len(idx)
                 continue
             centre = x[idx].mean(axis=0)
@@ -133,6 +136,7 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
                     break
             topics.append({
                 "label": ", ".join(t) or "(no content words)", "terms": t, "count": len(idx),
+                "distinct": len(distinct),
                 "refused": sum(usable[i]["refused"] for i in idx),
                 "poorly_rated": sum(_poor(usable[i]) for i in idx),
                 "examples": examples, "query_ids": [usable[i]["query_id"] for i in idx],
@@ -169,12 +173,12 @@ def format_gaps(rep: dict[str, Any]) -> str:
     if rep["skipped_other_model"]:
         skipped.append(f"{rep['skipped_other_model']} embedded by another model than {rep['model_id']}")
     if rep["unclustered"]:
-        skipped.append(f"{rep['unclustered']} in clusters smaller than {rep['min_size']}")
+        skipped.append(f"{rep['unclustered']} in clusters of fewer than {rep['min_size']} distinct questions")
     if skipped:
         lines.append("not in a topic: " + "; ".join(skipped))
     for n, tp in enumerate(rep["topics"], 1):
-        lines.append(f"{n}. {tp['label']}: {tp['count']} questions ({tp['refused']} refused, "
-                     f"{tp['poorly_rated']} poorly rated)")
+        lines.append(f"{n}. {tp['label']}: {tp['count']} asks of {tp['distinct']} distinct questions "
+                     f"({tp['refused']} refused, {tp['poorly_rated']} poorly rated)")
         lines.extend(f"     - {q}" for q in tp["examples"])
     cats = {c: k for c, k in rep["failure_categories"].items() if k}
     lines.append("failure categories of these questions: "
