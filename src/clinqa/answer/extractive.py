@@ -129,7 +129,8 @@ def extract_answer(
     ``question_vector``: ``(dim,)`` unit vector of the question. Each unit is scored
     ``unit_weight * cos(question, unit) + (1 - unit_weight) * cos(question, chunk)``: a unit
     must match the question and come from a passage that does (table rows and list items
-    rarely repeat the question's words). The best ``max_sentences`` units scoring at least
+    rarely repeat the question's words); ``cos(question, chunk)`` is the dense search's score when
+    the hit has one (``scores["dense"]``), else computed. The best ``max_sentences`` units scoring at least
     ``min_score`` are kept (the best one always). In the text, the units of each cited chunk
     follow its section title, then ``[n]``: "Intraventricular colistimethate: 10 mg ... [2]".
     Returns an empty text when the hits hold no quotable unit.
@@ -144,9 +145,14 @@ def extract_answer(
     if not units:
         return Extract("", [])
     q = np.asarray(question_vector, dtype=np.float32)
-    vecs = encoder.encode_passages([u for _, _, u in units] + [h.chunk.text for h in hits])
+    # a hit from the dense list already carries cos(question, chunk): encode only the others
+    known = [h.scores.get("dense") for h in hits]
+    need = [i for i, s in enumerate(known) if s is None]
+    vecs = encoder.encode_passages([u for _, _, u in units] + [hits[i].chunk.text for i in need])
     unit_sims = vecs[: len(units)] @ q
-    chunk_sims = vecs[len(units) :] @ q
+    chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
+    for j, i in enumerate(need):
+        chunk_sims[i] = vecs[len(units) + j] @ q
     scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _, _ in units]]
     order = np.argsort(-scores, kind="stable")
     chosen: list[int] = []
