@@ -457,6 +457,10 @@ class Pipeline:
                             "passages they cite (see 'sentences' in --json)")
         elif any(not c.supported for c in check.sentences):
             warnings.append("sentences marked [unsupported] are not backed by the passages they cite")
+        bad_ids = sorted({i for c in check.sentences for i in c.invalid})
+        if bad_ids:
+            warnings.append("the model cited passages that do not exist (" + ", ".join(f"[{i}]" for i in bad_ids)
+                            + "); those citations were removed")
         if g.redacted:
             warnings.append("patient identifiers that are not in the cited passages were redacted")
         return replace(extractive, answer=g.text, citations=g.citations, mode="generated", timings_ms=timings,

@@ -56,7 +56,7 @@ def test_numeric_mismatch_is_unsupported_even_with_word_overlap() -> None:
     # symptom, persist, within, week, infection: all but "within" are in passage 1 -> 4/5 ...
     assert c.support == pytest.approx(0.8)
     assert not c.supported   # ... but "within 4 weeks" is not "for 4 weeks"
-    assert c.reasons == ["numbers not in the cited text as stated: 'upper 4 weeks'"]
+    assert c.reasons == ["numbers not in the cited text as stated: 'within 4 weeks'"]
 
 
 def test_hallucinated_citation_id() -> None:
@@ -101,3 +101,58 @@ def test_bare_decision_word_stands_with_the_rest() -> None:
     v = verify_answer("No. It cures cancer [1].", EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
     assert v.text == "" and v.dropped == 2
     assert v.sentences[0].reasons == ["a decision with no supported sentence after it"]
+
+
+# the tester's cases: claims that reuse the cited words but change their meaning
+BRONCHITIS = {
+    1: "Acute bronchitis > Course: Most patients recover fully. The cough may persist for 3 weeks.",
+    2: "Acute bronchitis > Treatment: Antibiotics are not recommended for acute bronchitis in otherwise healthy "
+       "adults. Dextromethorphan up to 30 mg every 6 hours may be used for cough in adults.",
+    3: "Chlorhexidine: Chlorhexidine must not be used on mucous membranes or in the middle ear.",
+}
+
+
+@pytest.mark.parametrize("claim, reason", [
+    ("Antibiotics are recommended for acute bronchitis in otherwise healthy adults [2].", "drops the negation"),
+    ("Chlorhexidine can be used on mucous membranes and in the middle ear [3].", "drops the negation"),
+    ("Most patients do not recover fully [1].", "negates the cited text"),
+    ("Dextromethorphan may be used for cough in children [2].", "names 'children'"),
+    ("Dextromethorphan 30 mg every 6 hours may be used for cough in adults [2].", "'30 mg'"),
+    # 2 of 6 words in each passage, 6 of 6 in the three pooled: citing [1-3] must not pool them
+    ("Patients recover with chlorhexidine on membranes and dextromethorphan for hours [1-3].", "only 33%"),
+    ("Evidence: [1]", "no content to check"),
+])
+def test_changed_meaning_is_unsupported(claim: str, reason: str) -> None:
+    c = check_sentence(claim, BRONCHITIS)
+    assert not c.supported and any(reason in r for r in c.reasons), c.reasons
+
+
+def test_faithful_paraphrases_pass() -> None:
+    for claim in ("Antibiotics are not recommended for acute bronchitis in healthy adults [2].",
+                  "Chlorhexidine must not be used on mucous membranes [3].",
+                  "Dextromethorphan up to 30 mg every 6 hours may be used for cough in adults [2].",
+                  "The cough may persist for 3 weeks [1]."):
+        c = check_sentence(claim, BRONCHITIS)
+        assert c.supported, (claim, c.reasons)
+
+
+def test_iso_dates_and_redactions() -> None:
+    ev = {1: "clinic note 2019-10-30 > ASSESSMENT (2019-10-30): GI bleed; apixaban stopped."}
+    assert check_sentence("Apixaban was stopped after a GI bleed on 2019-10-30 [1].", ev).supported
+    assert not check_sentence("Apixaban was stopped after a GI bleed on 2019-10-31 [1].", ev).supported
+    c = check_sentence("[REDACTED PERSON] stopped apixaban after the GI bleed [1].", ev)
+    assert c.supported and c.support == 1.0
+
+
+def test_refusal_phrase_must_stand_alone() -> None:
+    echoed = 'If the evidence does not answer the question, reply exactly: "' + REFUSAL_PHRASE + '"'
+    v = verify_answer(echoed, EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert not v.refusal and not v.sentences[0].supported
+
+
+def test_invalid_ids_leave_the_shown_text_and_repeats_drop() -> None:
+    text = "Most patients recover fully [1][7]. Most patients recover fully [1]. Give 500 mg [2, 9]."
+    v = verify_answer(text, EVIDENCE, refusal_phrase=REFUSAL_PHRASE)
+    assert v.text == "Most patients recover fully [1]. Give 500 mg [2]."  # [7] and [9] do not exist
+    assert v.sentences[1].reasons == ["repeats an earlier sentence"] and v.dropped == 1
+    assert v.sentences[2].invalid == [9]

@@ -46,7 +46,8 @@ def test_agreement_rules() -> None:
     upper = Quantity("upper", 40, 40, "mg", "40 mg")
     bare = Quantity("", 40, 40, "mg", "40 mg")
     approx = Quantity("approx", 40, 40, "mg", "40 mg")
-    assert agrees(bare, upper)          # the claim is less specific, not different
+    assert not agrees(bare, upper)      # "40 mg" is not backed by "up to 40 mg" (a bound)
+    assert agrees(bare, Quantity("duration", 40, 40, "mg", "40 mg"))  # less specific, not different
     assert not agrees(upper, bare)      # "up to 40 mg" is not backed by "40 mg daily"
     assert agrees(approx, upper) and agrees(upper, approx)
     assert not agrees(bare, Quantity("", 40, 40, "g", "40 g"))       # unit
@@ -62,3 +63,8 @@ def test_spelled_and_digit_numbers_match() -> None:
 def test_numbers_must_appear_in_a_cited_text() -> None:
     missing = unsupported_quantities("Start 5 mg, then 10 mg after 2 weeks [1].", ["Start 5 mg once daily."])
     assert [(x.qualifier, x.text) for x in missing] == [("", "10 mg"), ("after", "2 weeks")]
+
+
+def test_iso_date_is_one_value() -> None:
+    assert q("seen on 2019-10-30 for review") == [("", 20191030, 20191030, "date")]
+    assert [x.phrase for x in extract_quantities("resolve within 4 weeks")] == ["within 4 weeks"]

@@ -58,7 +58,8 @@ class Reply:
     object; its counts are ``prompt_tokens`` / ``completion_tokens`` when given, else the number of
     whitespace-separated words of all message contents / of ``text``. ``finish_reason``: of the
     choice. ``headers``: extra response headers. ``disconnect``: close the connection without
-    any response (a dropped connection).
+    any response (a dropped connection). ``raw_body``: send these bytes as the 200 body instead
+    of a completion (a malformed reply).
     """
 
     text: str = "ok"
@@ -71,6 +72,7 @@ class Reply:
     error: str | None = None
     headers: dict[str, str] = field(default_factory=dict)
     disconnect: bool = False
+    raw_body: bytes | None = None
 
 
 Responder = Callable[[dict[str, Any]], "str | Reply"]
@@ -251,6 +253,13 @@ class _Handler(BaseHTTPRequestHandler):
             self.connection.close()
             return
         headers = dict(reply.headers)
+        if reply.raw_body is not None:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply.raw_body)))
+            self.end_headers()
+            self.wfile.write(reply.raw_body)
+            return
         if reply.status != 200:
             if server.retry_after_ms is not None:
                 headers.setdefault("retry-after-ms", str(server.retry_after_ms))

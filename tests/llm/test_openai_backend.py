@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from chat_server import ChatServer, Reply
 
-from clinqa.llm import LLMBackend, LLMError, LLMUnavailable, Message, count_messages, make_backend
+from clinqa.llm import LLMBackend, LLMError, LLMUnavailable, Message, count_messages, count_tokens, make_backend
 from clinqa.llm.openai_backend import OpenAIBackend, is_local_url
 from clinqa.settings import LLMSettings
 
@@ -206,3 +206,20 @@ def test_chat_server_responder_and_unscripted(chat_server: ChatServer,
     assert backend.complete(QUESTION).text == "echo: What dose of apixaban?"
     chat_server.push("queued first")
     assert backend.complete(QUESTION).text == "queued first"
+
+
+def test_malformed_reply_is_an_llm_error(chat_server: ChatServer) -> None:
+    chat_server.push(Reply(raw_body=b'{"choices": [ {"message": '))
+    backend = OpenAIBackend(LLMSettings(backend="openai", base_url=chat_server.url, max_retries=0))
+    with pytest.raises(LLMError, match="not a chat completion") as err:
+        backend.complete([Message("user", "hi")])
+    assert not isinstance(err.value, LLMUnavailable)
+
+
+def test_reply_far_longer_than_max_tokens_is_cut_and_counted(chat_server: ChatServer) -> None:
+    long = "Antibiotics are not recommended. " * 3000  # ~99k characters, the server claims 50 tokens
+    chat_server.push(Reply(text=long, completion_tokens=50))
+    c = OpenAIBackend(LLMSettings(backend="openai", base_url=chat_server.url, max_retries=0)).complete(
+        [Message("user", "hi")], max_tokens=100)
+    assert len(c.text) == 800 and c.finish_reason.startswith("length (cut by clinqa")
+    assert c.completion_tokens == count_tokens(long) > 50

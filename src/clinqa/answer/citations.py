@@ -42,8 +42,17 @@ me might more most must my myself no nor not now of off on once only or other ou
 over own same shall she should so some such than that the their theirs them themselves then there these
 they this those through to too under until up upon us very was we were what when where which while who
 whom why will with would you your yours yourself yourselves according evidence passage passages source
-sources states stated says said reported report reports suggest suggests recommended recommend
+sources states stated says said reported report reports
 """.split())
+#: negation cues; a claim and the cited sentence it matches best must agree on negation
+_NEGATORS = frozenset("not no never nor neither cannot without none".split())
+_NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
+#: population words: a claim naming one must find it in the cited text ("in children" is not "in adults")
+_POPULATION = frozenset("""child children pediatric paediatric infant infants neonate neonates newborn newborns
+adolescent adolescents adult adults elderly pregnant pregnancy breastfeeding lactation lactating women men
+""".split())
+_REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
+_SOURCE_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
 
 
 def parse_markers(text: str) -> list[int]:
@@ -103,8 +112,34 @@ def _stem(word: str) -> str:
 
 
 def content_words(text: str) -> list[str]:
-    """Stemmed content words of ``text`` (see module docstring), in order, with repeats."""
+    """Stemmed content words of ``text`` (see module docstring), in order, with repeats.
+    Redaction placeholders ("[REDACTED PERSON]") are not words."""
+    text = _REDACTED.sub(" ", text)
     return [_stem(w.strip("'-")) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` carries a negation cue (not, no, never, nor, cannot, without, n't ...)."""
+    low = text.lower()
+    return bool(_NEG_CONTRACTION.search(low)) or any(w in _NEGATORS for w in _WORD.findall(low))
+
+
+def _support(words: list[str], text: str) -> float:
+    have = set(content_words(text))
+    return sum(w in have for w in words) / len(words) if words else 0.0
+
+
+def best_source_sentence(claim: str, texts: list[str]) -> str:
+    """The sentence (split at . ! ? ; : and line breaks) of ``texts`` sharing the largest share of
+    ``claim``'s content words; "" when none shares any."""
+    words = content_words(claim)
+    best, score = "", 0.0
+    for t in texts:
+        for sent in _SOURCE_SENTENCE.split(t):
+            sc = _support(words, sent)
+            if sc > score:
+                best, score = sent, sc
+    return best
 
 
 @dataclass
@@ -142,7 +177,7 @@ def check_sentence(sentence: str, evidence: dict[int, str], min_support: float =
     if invalid:
         known = f"1-{max(evidence)}" if evidence else "none"
         reasons.append(f"cites {', '.join(f'[{i}]' for i in invalid)}, not in the evidence ({known})")
-    if refusal_phrase and _norm(refusal_phrase) in _norm(bare):
+    if refusal_phrase and _norm(refusal_phrase) == _norm(bare):
         return CheckedSentence(sentence, valid, invalid, True, 1.0, [])
     if not valid:
         if not ids:
@@ -150,18 +185,44 @@ def check_sentence(sentence: str, evidence: dict[int, str], min_support: float =
         return CheckedSentence(sentence, valid, invalid, False, 0.0, reasons)
     cited = [evidence[i] for i in valid]
     words = content_words(bare)
-    have = set(content_words(" ".join(cited)))
-    support = sum(w in have for w in words) / len(words) if words else 1.0
+    if not words:  # "Evidence: [1]" says nothing a citation could support
+        reasons.append("no content to check")
+        return CheckedSentence(sentence, valid, invalid, False, 0.0, reasons)
+    # support from the best single cited passage: citing [1-5] must not pool five passages' words
+    per_passage = [_support(words, t) for t in cited]
+    support = max(per_passage)
     if support < min_support:
+        have = set(content_words(cited[per_passage.index(support)]))
         missing = [w for w in dict.fromkeys(words) if w not in have][:6]
         reasons.append(f"only {support:.0%} of its words are in the cited text (missing: {', '.join(missing)})")
+    source = best_source_sentence(bare, cited)
+    if source and negated(bare) != negated(source):
+        reasons.append(f"{'negates' if negated(bare) else 'drops the negation of'} the cited text: "
+                       f"\"{' '.join(source.split())[:120]}\"")
+    have_all = set(content_words(" ".join(cited)))
+    populations = [w for w in dict.fromkeys(_WORD.findall(bare.lower())) if w in _POPULATION
+                   and _stem(w) not in have_all]
+    if populations:
+        reasons.append("names " + ", ".join(f"'{w}'" for w in populations) + ", which the cited text does not")
     numbers = unsupported_quantities(bare, cited)
     if numbers:
-        reasons.append("numbers not in the cited text as stated: "
-                       + ", ".join(f"'{(q.qualifier + ' ') if q.qualifier else ''}{q.text}'" for q in numbers))
-    supported = support >= min_support and not numbers
+        reasons.append("numbers not in the cited text as stated: " + ", ".join(f"'{q.phrase}'" for q in numbers))
+    supported = not reasons or reasons == [r for r in reasons if r.startswith("cites [")]
     return CheckedSentence(sentence, valid, invalid, supported, round(support, 4),
                            [] if supported and not invalid else reasons)
+
+
+def without_ids(text: str, ids: list[int]) -> str:
+    """``text`` with the citation ids ``ids`` removed from its markers ("[1][7]" -> "[1]",
+    "[1, 7]" -> "[1]"; a marker left empty disappears with the space before it)."""
+    if not ids:
+        return text
+
+    def keep(m: re.Match[str]) -> str:
+        left = [i for i in parse_markers(m.group(0)) if i not in ids]
+        return f" [{', '.join(map(str, left))}]" if left else ""
+
+    return re.sub(r"\s*" + _MARKER.pattern, keep, text).strip()
 
 
 def _norm(text: str) -> str:
@@ -173,7 +234,8 @@ class Verification:
     """The checked answer.
 
     ``text``: the answer to show (unsupported sentences removed under ``drop``, or suffixed
-    " [unsupported]" under ``flag``); ``sentences``: every sentence with its verdict, in order;
+    " [unsupported]" under ``flag``; citation ids that are not evidence removed from the kept
+    sentences, :func:`without_ids`); ``sentences``: every sentence with its verdict, in order;
     ``dropped``: how many were removed; ``refusal``: the model answered with the refusal phrase
     and nothing else that is supported.
     """
@@ -209,7 +271,14 @@ def verify_answer(text: str, evidence: dict[int, str], min_support: float = 0.5,
     if mode not in ("drop", "flag"):
         raise ValueError(f"mode must be 'drop' or 'flag', not {mode!r}")
     checked = [check_sentence(s, evidence, min_support, refusal_phrase) for s in split_answer(text)]
-    is_refusal = [bool(refusal_phrase) and _norm(refusal_phrase or "") in _norm(c.text) for c in checked]
+    seen: set[str] = set()
+    for c in checked:  # a reply that repeats itself (small models loop) keeps one copy
+        key = _norm(strip_markers(c.text))
+        if key in seen:
+            c.supported, c.reasons = False, ["repeats an earlier sentence"]
+        seen.add(key)
+    is_refusal = [bool(refusal_phrase) and _norm(refusal_phrase or "") == _norm(strip_markers(c.text))
+                  for c in checked]
     answer_sentences = [c for c, r in zip(checked, is_refusal, strict=True) if not r]
     refusal = any(is_refusal) and not any(c.supported for c in answer_sentences)
     # a bare leading "Yes." / "No." / "Maybe." (closed questions) stands or falls with the rest
@@ -219,9 +288,10 @@ def verify_answer(text: str, evidence: dict[int, str], min_support: float = 0.5,
         head.supported, head.support = rest_ok, 1.0 if rest_ok else 0.0
         head.reasons = [] if rest_ok else ["a decision with no supported sentence after it"]
     if mode == "drop":
-        kept = [c.text for c in answer_sentences if c.supported]
+        kept = [without_ids(c.text, c.invalid) for c in answer_sentences if c.supported]
         dropped = sum(not c.supported for c in answer_sentences)
     else:
-        kept = [c.text if c.supported else f"{c.text} [unsupported]" for c in answer_sentences]
+        kept = [without_ids(c.text, c.invalid) if c.supported else f"{c.text} [unsupported]"
+                for c in answer_sentences]
         dropped = 0
     return Verification(" ".join(kept), checked, dropped, refusal, mode)

@@ -98,7 +98,9 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     if gen.screen_identifiers and raw:
         cited_texts = [shown[n - 1].chunk.text for n in parse_markers(raw) if n in by_n]
         text, identifiers, redacted = _screen(raw, cited_texts)
-    check = verify_answer(text, {e.n: e.text for e in evidence}, gen.min_support, gen.unsupported, REFUSAL_PHRASE)
+    # checked against what the model was shown: heading (title, section, date) and text
+    check = verify_answer(text, {e.n: f"{e.heading}\n{e.text}" for e in evidence}, gen.min_support,
+                          gen.unsupported, REFUSAL_PHRASE)
     citations = []
     for n in check.cited_ids:
         h = shown[n - 1]

@@ -79,13 +79,20 @@ _QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), c
 @dataclass(frozen=True)
 class Quantity:
     """A number with its unit and qualifier class. ``low == high`` unless a range ("2-4 weeks").
-    ``unit`` is canonical or ``""``; ``text`` is the matched span."""
+    ``unit`` is canonical or ``""`` (``"date"`` for an ISO date, valued ``YYYYMMDD``); ``text``
+    is the matched span; ``cue`` the qualifier's own words ("within", "up to"), if any."""
 
     qualifier: str
     low: float
     high: float
     unit: str
     text: str
+    cue: str = ""
+
+    @property
+    def phrase(self) -> str:
+        """The quantity as written, with its qualifier: "within 4 weeks"."""
+        return f"{self.cue} {self.text}" if self.cue else self.text
 
 
 def _value(raw: str) -> float:
@@ -98,12 +105,16 @@ def _value(raw: str) -> float:
     return float(raw)
 
 
-def _qualifier(before: str) -> str:
+def _qualifier(before: str) -> tuple[str, str]:
     tail = before[-30:]
     for pattern, cls in _QUALIFIER_BEFORE:
-        if pattern.search(tail):
-            return cls
-    return ""
+        m = pattern.search(tail)
+        if m:
+            return cls, m.group(0).strip(" (,;")
+    return "", ""
+
+
+_DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
 
 
 def extract_quantities(text: str) -> list[Quantity]:
@@ -114,6 +125,10 @@ def extract_quantities(text: str) -> list[Quantity]:
     """
     out: list[Quantity] = []
     text = _MARKER.sub(lambda m: " " * len(m.group(0)), text)  # citation markers are not numbers
+    for m in _DATE.finditer(text):  # ISO dates are one value, not "2019-10" and "30"
+        value = float(m.group(1) + m.group(2) + m.group(3))
+        out.append(Quantity("", value, value, "date", m.group(0)))
+    text = _DATE.sub(lambda m: " " * len(m.group(0)), text)
     for m in _QUANTITY.finditer(text):
         low_raw, high_raw, unit_raw = m.group("low"), m.group("high"), m.group("unit")
         spelled = low_raw.lower() in _WORD_NUMBERS
@@ -124,7 +139,8 @@ def extract_quantities(text: str) -> list[Quantity]:
         unit = _UNITS.get(unit_raw.lower(), unit_raw) if unit_raw else ""
         low = _value(low_raw)
         high = _value(high_raw) if high_raw else low
-        out.append(Quantity(_qualifier(text[: m.start()]), low, high, unit, m.group(0).strip()))
+        cls, cue = _qualifier(text[: m.start()])
+        out.append(Quantity(cls, low, high, unit, m.group(0).strip(), cue))
     return out
 
 
@@ -132,15 +148,20 @@ def agrees(claim: Quantity, source: Quantity) -> bool:
     """Whether ``source`` (from the cited passage) supports ``claim`` (from the answer).
 
     Value(s) and unit must be equal. Qualifiers must be equal, except that an ``approx`` on
-    either side, or a claim with no qualifier, matches any qualifier in the source (the claim
-    is then less specific, not different). A claim's qualifier with none in the source fails:
-    "up to 40 mg" is not supported by "40 mg daily".
+    either side matches any, and a claim with no qualifier matches any but a bound (``upper`` /
+    ``lower``): "for 4 weeks" backs "4 weeks", "up to 30 mg" does not back "30 mg". A claim's
+    qualifier with none in the source fails: "up to 40 mg" is not supported by "40 mg daily".
+    Dates agree on their value alone.
     """
     if (claim.low, claim.high, claim.unit) != (source.low, source.high, source.unit):
         return False
-    if claim.qualifier == source.qualifier or not claim.qualifier:
+    if claim.unit == "date" or claim.qualifier == source.qualifier:
         return True
-    return "approx" in (claim.qualifier, source.qualifier)
+    if "approx" in (claim.qualifier, source.qualifier):
+        return True
+    # a bare number is less specific than most qualifiers, but not than a bound: "30 mg" is not
+    # backed by "up to 30 mg", nor "4 weeks" by "at least 4 weeks"
+    return not claim.qualifier and source.qualifier not in ("upper", "lower")
 
 
 def unsupported_quantities(sentence: str, sources: list[str]) -> list[Quantity]:

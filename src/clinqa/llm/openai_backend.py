@@ -120,17 +120,27 @@ class OpenAIBackend:
                            f"{_server_message(exc)}") from exc
         except openai.OpenAIError as exc:
             raise LLMError(f"{where}: {exc}") from exc
+        except (ValueError, TypeError, AttributeError) as exc:  # a body that is not a chat completion
+            raise LLMError(f"{where} sent a reply that is not a chat completion ({type(exc).__name__}: "
+                           f"{str(exc)[:120]})") from exc
         latency_ms = (time.perf_counter() - start) * 1000.0
 
         if not response.choices:
             raise LLMError(f"{where} returned no choices for model {self.model!r}")
         choice = response.choices[0]
         text = (choice.message.content if choice.message is not None else None) or ""
+        finish = str(choice.finish_reason or "")
         usage = response.usage
         if usage is not None and usage.prompt_tokens is not None and usage.completion_tokens is not None:
             prompt_tokens, completion_tokens, source = usage.prompt_tokens, usage.completion_tokens, "server"
         else:
             prompt_tokens, completion_tokens, source = count_messages(messages), count_tokens(text), TOKEN_SOURCE
+        # a server that ignores max_tokens: keep what was asked for (about 4 characters a token, with
+        # room) and count what was actually sent, whatever the server claims
+        limit = self.settings.max_tokens if max_tokens is None else max_tokens
+        if len(text) > limit * 8:
+            completion_tokens = max(int(completion_tokens), count_tokens(text))
+            text, finish = text[: limit * 8], "length (cut by clinqa: longer than max_tokens)"
         return Completion(
             text=text,
             model=self.model,
@@ -139,7 +149,7 @@ class OpenAIBackend:
             completion_tokens=int(completion_tokens),
             latency_ms=latency_ms,
             token_source=source,
-            finish_reason=str(choice.finish_reason or ""),
+            finish_reason=finish,
         )
 
     def close(self) -> None:
