@@ -269,6 +269,15 @@ def _day(value: str | None, option: str, end: bool = False):
     return start + dt.timedelta(days=1) if end else start
 
 
+def _days(since: str | None, until: str | None):
+    """``(since, until)`` of :func:`_day` (``until`` at the end of its day); ClinqaError naming both
+    days when ``since`` is after ``until`` (that window holds no question: an error, not an empty report)."""
+    start, end = _day(since, "--since"), _day(until, "--until", end=True)
+    if start is not None and end is not None and start >= end:
+        raise ClinqaError(f"--since {since} is after --until {until}: no day is in that window")
+    return start, end
+
+
 @app.command()
 def feedback(
     query_id: Annotated[str, typer.Argument(help="The query id printed by `clinqa ask`.")],
@@ -300,6 +309,7 @@ def feedback(
 @app.command()
 def replay(
     since: SinceDay = None,
+    until: UntilDay = None,
     config: Annotated[Path | None, typer.Option("--config", help="Settings to replay with (YAML/TOML/JSON); "
                                                 "default: the current settings.")] = None,
     limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the latest N logged questions.")] = None,
@@ -316,10 +326,11 @@ def replay(
     from clinqa.logs.replay import replay as run_replay
 
     try:
+        start, end = _days(since, until)
         pipe = _pipeline(data_dir, config)
         log = _open_log(pipe, log_path)
         try:
-            rep = run_replay(pipe, log, since=_day(since, "--since"), limit=limit, record=record,
+            rep = run_replay(pipe, log, since=start, until=end, limit=limit, record=record,
                              progress=sys.stderr.isatty() and not as_json)
         finally:
             log.close()
@@ -355,9 +366,10 @@ def report_pilot(
     from clinqa.reports.pilot import format_pilot, pilot_figures, plot_pilot
 
     try:
+        start, end = _days(since, until)
         log = _open_log(_pipeline(data_dir, config), log_path)
         try:
-            rows = log.rows(since=_day(since, "--since"), until=_day(until, "--until", end=True))
+            rows = log.rows(since=start, until=end)
         finally:
             log.close()
     except ClinqaError as exc:
@@ -391,9 +403,10 @@ def report_gaps(
     from clinqa.reports.gaps import format_gaps, gap_report
 
     try:
+        start, end = _days(since, until)
         log = _open_log(_pipeline(data_dir, config), log_path)
         try:
-            rows = log.rows(since=_day(since, "--since"), until=_day(until, "--until", end=True))
+            rows = log.rows(since=start, until=end)
         finally:
             log.close()
     except ClinqaError as exc:

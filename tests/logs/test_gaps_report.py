@@ -79,6 +79,12 @@ def test_two_clear_clusters_become_two_topics(gap_log: QueryLog) -> None:
     assert "1. media, otitis" in text and "4 asks of 4 distinct questions (3 refused, 1 poorly rated)" in text
     assert "1 without a stored embedding" in text and "1 embedded by another model than m" in text
     assert "content_missing 1, retrieval_miss 1, temporal 1" in text
+    # the failing questions in no topic, newest first: another model's, the one without embedding, the tyre
+    assert [(x["question"], x["refused"], x["rating"], x["category"], x["asks"]) for x in rep["unclustered_examples"]] \
+        == [("Other-model question", True, None, None, 1),
+            ("Question answered by the model alone", True, 0.2, "temporal", 1),
+            ("How do I change a car tyre?", True, None, None, 1)]
+    assert "unclustered failing questions" not in text  # topics formed: the text lists the topics only
     # min_size 1 lists the singleton too
     rep1 = gaps_from_log(gap_log, min_size=1)
     assert [t["count"] for t in rep1["topics"]] == [4, 3, 1] and rep1["unclustered"] == 0
@@ -120,3 +126,37 @@ def test_one_question_asked_twice_is_not_a_topic() -> None:
     assert rep["topics"] == [] and rep["unclustered"] == 3
     rep = gap_report(rows, min_size=1)
     assert [(t["count"], t["distinct"]) for t in rep["topics"]] == [(2, 1), (1, 1)]
+
+
+def test_failing_questions_without_a_topic_are_listed_anyway(qlog: QueryLog, answer_factory, rec) -> None:
+    # three unrelated failing questions (orthogonal embeddings): no topic of two distinct questions
+    rec(qlog, answer_factory("How do I change a car tyre?", refused=True, vector=unit(2)))
+    poor = rec(qlog, answer_factory("Dose of lithium in pregnancy?", vector=unit(3)))
+    qlog.add_feedback(poor, 0.2, category="content_missing")
+    rec(qlog, answer_factory("Is Everest climbable in winter?", refused=True, vector=unit(4)))
+    rec(qlog, answer_factory("how do I change a car  tyre?", refused=True, vector=unit(2)))  # asked again
+    rec(qlog, answer_factory("A well answered question", vector=unit(5)))  # not failing
+    rep = gaps_from_log(qlog, min_size=2)
+    assert rep["topics"] == [] and rep["questions"] == 4 and rep["unclustered"] == 4
+    assert [(x["question"], x["refused"], x["rating"], x["category"], x["asks"]) for x in rep["unclustered_examples"]] \
+        == [("how do I change a car  tyre?", True, None, None, 2),
+            ("Is Everest climbable in winter?", True, None, None, 1),
+            ("Dose of lithium in pregnancy?", False, 0.2, "content_missing", 1)]
+    assert all(x["query_id"] and x["time"] for x in rep["unclustered_examples"])
+    text = format_gaps(rep)
+    assert "unclustered failing questions (newest first, up to 10):" in text
+    assert "     - how do I change a car  tyre? (refused, asked 2 times)" in text
+    assert "     - Dose of lithium in pregnancy? (rated 0.2, content_missing)" in text
+    assert text.index("Everest") < text.index("lithium")
+
+
+def test_at_most_ten_unclustered_examples() -> None:
+    from datetime import UTC, datetime
+
+    rows = [{"source": "api", "refused": True, "feedback": [], "query_vector": None, "model_id": None,
+             "question": f"question {i}", "query_id": str(i), "time": datetime(2026, 1, 1, 0, i, tzinfo=UTC)}
+            for i in range(12)]
+    rep = gap_report(rows)
+    assert rep["skipped_no_embedding"] == 12
+    assert [x["question"] for x in rep["unclustered_examples"]] == [f"question {i}" for i in range(11, 1, -1)]
+    assert gap_report([])["unclustered_examples"] == []

@@ -110,6 +110,27 @@ def test_replay_command(data_dir: Path, asked: dict[str, str], tmp_path: Path) -
     assert bad.exit_code == 2 and "expected a day as YYYY-MM-DD" in bad.stderr
     future = CliRunner().invoke(app, ["replay", "--since", "2999-01-01", "--data-dir", str(data_dir)])
     assert future.exit_code == 0 and "replayed 0 logged questions" in future.stdout
+    early = CliRunner().invoke(app, ["replay", "--until", "2000-01-01", "--data-dir", str(data_dir)])
+    assert early.exit_code == 0 and "replayed 0 logged questions" in early.stdout
+    same_day = CliRunner().invoke(app, ["replay", "--since", "2000-01-01", "--until", "2000-01-01", "--limit", "1",
+                                        "--data-dir", str(data_dir)])
+    assert same_day.exit_code == 0, same_day.output
+    crossed = CliRunner().invoke(app, ["replay", "--since", "2026-12-01", "--until", "2026-11-01",
+                                       "--data-dir", str(data_dir)])
+    assert crossed.exit_code == 2 and crossed.stdout == ""
+    assert "--since 2026-12-01 is after --until 2026-11-01" in crossed.stderr
+
+
+@pytest.mark.parametrize("report", ["pilot", "gaps"])
+def test_report_since_after_until_is_an_error(data_dir: Path, asked: dict[str, str], report: str) -> None:
+    r = CliRunner().invoke(app, ["report", report, "--since", "2026-12-01", "--until", "2026-11-01",
+                                 "--data-dir", str(data_dir)])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "error: --since 2026-12-01 is after --until 2026-11-01" in r.stderr
+    # one day (since == until) is a valid window
+    r = CliRunner().invoke(app, ["report", report, "--json", "--since", "2026-11-01", "--until", "2026-11-01",
+                                 "--data-dir", str(data_dir)])
+    assert r.exit_code == 0, r.output
 
 
 def test_report_commands(data_dir: Path, asked: dict[str, str], tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 
 from clinqa.logs.querylog import QueryLog
 from clinqa.pipeline import Pipeline
+from clinqa.retrieval import Filters
 from clinqa.service.app import ENV_SETTINGS, app_from_env, create_app, highlight_spans
 
 P1_Q = {"question": "Which anticoagulant was started?", "patient_id": "P1"}
@@ -62,11 +63,31 @@ def test_openapi_lists_routes_and_the_key_header(client: TestClient) -> None:
 def test_health_needs_no_key_and_stats_are_counts_only(client: TestClient) -> None:
     r = client.get("/health")
     assert r.status_code == 200 and r.json()["status"] == "ok" and r.json()["store_empty"] is False
-    s = client.get("/stats", headers=headers("none"))
+    s = client.get("/stats", headers=headers("all"))
     assert s.status_code == 200
     body = s.json()
     assert body["documents"] == 7 and body["patients"] == 2 and body["chunks"] > 7
     assert "P1" not in s.text and "P2" not in s.text and "data_dir" not in body
+
+
+def test_stats_count_only_what_the_key_may_see(client: TestClient, service_pipe: Pipeline) -> None:
+    every = client.get("/stats", headers=headers("all")).json()
+    assert every["sources"] == {"NICE": 1, "AAFP": 1, "ACC/AHA": 1, "notes": 4}
+    note_chunks = {p: len(service_pipe.store.export(["chunk_id"], Filters(patient_id=p, exclude_levels=())))
+                   for p in ("P1", "P2")}
+    # "none": the three guidelines only; nothing tells that notes of two patients exist
+    none = client.get("/stats", headers=headers("none")).json()
+    assert none["documents"] == 3 and none["patients"] == 0
+    assert none["sources"] == {"NICE": 1, "AAFP": 1, "ACC/AHA": 1}
+    assert none["chunks"] == every["chunks"] - note_chunks["P1"] - note_chunks["P2"]
+    assert sum(none["levels"].values()) == none["chunks"]
+    guide_chunks = sum(d["chunks"] for d in client.get("/documents", headers=headers("none")).json()["documents"])
+    assert none["chunks"] == guide_chunks
+    # "p1": the guidelines and P1's two notes
+    p1 = client.get("/stats", headers=headers("p1")).json()
+    assert p1["documents"] == 5 and p1["patients"] == 1 and p1["sources"]["notes"] == 2
+    assert p1["chunks"] == none["chunks"] + note_chunks["P1"] and sum(p1["levels"].values()) == p1["chunks"]
+    assert p1["model_id"] == every["model_id"] and p1["corpus_version"] == every["corpus_version"]
 
 
 @pytest.mark.parametrize("method,path,body", [
@@ -104,6 +125,22 @@ def test_key_without_the_patient_gets_403_on_every_route(client: TestClient, ser
     assert QueryLog.for_pipeline(service_pipe).get(p2_query_id)["feedback"] == []
     # key "all" reads it back
     assert client.get(f"/queries/{p2_query_id}", headers=headers("all")).status_code == 200
+
+
+def test_note_ids_out_of_scope_are_403_whether_or_not_they_exist(client: TestClient, service_pipe: Pipeline) -> None:
+    p2_chunk = patient_chunk_ids(service_pipe, "P2")[0].replace("#", "%23")
+    for key in ("p1", "none"):
+        h = headers(key)
+        for path in ("/documents/note:P2:N1", "/documents/note:P2:BOGUS", "/documents/note:P9:N1",
+                     "/chunks/" + p2_chunk, "/chunks/note:P2:BOGUS%23hpi%230", "/chunks/note:P9:N1%23x%230"):
+            r = client.get(path, headers=h)
+            assert r.status_code == 403, (key, path, r.text)
+    # a key that may read the patient gets 404 for ids that do not exist
+    assert client.get("/documents/note:P1:BOGUS", headers=headers("p1")).status_code == 404
+    assert client.get("/chunks/note:P1:N1%23bogus%230", headers=headers("p1")).status_code == 404
+    assert client.get("/documents/note:P2:BOGUS", headers=headers("all")).status_code == 404
+    # ids that are not note ids: 404 as before
+    assert client.get("/documents/nope", headers=headers("none")).status_code == 404
 
 
 def test_key_reads_its_own_patient_only(client: TestClient, service_pipe: Pipeline) -> None:
@@ -151,6 +188,30 @@ def test_anonymous_access_when_no_keys_configured(service_pipe: Pipeline) -> Non
         assert {d["patient_id"] for d in c.get("/documents").json()["documents"]} == {None}
         assert c.get("/documents/note:P1:N1").status_code == 403
         assert c.get("/", headers={"X-API-Key": "anything"}).status_code == 200
+
+
+def test_service_sees_an_ingest_made_by_another_pipeline(tmp_path: Path, service_pipe: Pipeline) -> None:
+    """``clinqa serve`` keeps its store open; ``clinqa ingest`` of an edited file in another process
+    (here another Pipeline on the same data dir) shows at once in /search and in /ask with the cache off."""
+    doc = tmp_path / "corpus" / "cough.md"
+    doc.parent.mkdir()
+    doc.write_text("# Cough\n\n## Course\n\nThe cough of acute bronchitis may persist for 3 weeks.\n")
+    s = settings_for(tmp_path / "data")
+    s = s.model_copy(update={"cache": s.cache.model_copy(update={"backend": "none"})})
+    served, writer = Pipeline(s), Pipeline(s)
+    served._encoder = writer._encoder = service_pipe.encoder
+    writer.ingest([doc.parent], progress=False)
+    question = "How long does the cough last after acute bronchitis?"
+    with TestClient(create_app(s, served)) as c:
+        h = headers("none")
+        first = c.post("/search", json={"query": question}, headers=h).json()["hits"]
+        assert "3 weeks" in first[0]["text"]
+        doc.write_text("# Cough\n\n## Course\n\nThe cough of acute bronchitis may persist for 8 weeks.\n")
+        writer.ingest([doc.parent], progress=False)
+        hits = c.post("/search", json={"query": question}, headers=h).json()["hits"]
+        assert "8 weeks" in hits[0]["text"] and not any("3 weeks" in x["text"] for x in hits)
+        answer = c.post("/ask", json={"question": question}, headers=h).json()
+        assert "8 weeks" in answer["answer"] and "3 weeks" not in answer["answer"]
 
 
 # -- errors and limits ---------------------------------------------------------------------------
@@ -222,6 +283,33 @@ def test_ask_logs_and_feedback_reads_back(client: TestClient, service_pipe: Pipe
     for bad in ({"score": 0.5}, {"score": 1.0, "category": "nonsense"}, {"score": 1.0, "comment": "x" * 2001}):
         r = client.post("/feedback", json={"query_id": a["query_id"], **bad}, headers=h)
         assert r.status_code == 422, bad
+
+
+def test_a_key_reads_and_rates_only_its_own_queries(client: TestClient, service_pipe: Pipeline) -> None:
+    a = client.post("/ask", json=GUIDE_Q, headers=headers("p1")).json()
+    for key in ("none", "all"):  # no patient involved: only the key name decides, "*" included
+        h = headers(key)
+        r = client.get(f"/queries/{a['query_id']}", headers=h)
+        assert r.status_code == 403 and "own queries" in r.json()["detail"], (key, r.text)
+        assert GUIDE_Q["question"] not in r.text
+        r = client.post("/feedback", json={"query_id": a["query_id"], "score": 0.2}, headers=h)
+        assert r.status_code == 403, (key, r.text)
+    assert QueryLog.for_pipeline(service_pipe).get(a["query_id"])["feedback"] == []  # nothing recorded
+    assert client.post("/feedback", json={"query_id": a["query_id"], "score": 1.0},
+                       headers=headers("p1")).status_code == 200
+    assert client.get(f"/queries/{a['query_id']}", headers=headers("p1")).json()["feedback"][0]["score"] == 1.0
+    # unknown ids stay 404 for every key
+    assert client.get("/queries/" + "0" * 32, headers=headers("none")).status_code == 404
+
+
+def test_anonymous_queries_stay_readable_without_keys(service_pipe: Pipeline) -> None:
+    s = settings_for(service_pipe.data_dir, keys=False)
+    with TestClient(create_app(s, service_pipe)) as c:
+        qid = c.post("/ask", json=GUIDE_Q).json()["query_id"]
+        assert c.post("/feedback", json={"query_id": qid, "score": 0.6}).status_code == 200
+        assert c.get(f"/queries/{qid}").json()["feedback"][0]["score"] == 0.6
+        st = c.get("/stats").json()  # anonymous access has no "*" scope: the guidelines only
+        assert st["documents"] == 3 and st["patients"] == 0
 
 
 def test_refusal_has_reason_and_related_topics(client: TestClient) -> None:

@@ -216,7 +216,10 @@ def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat
         usage = page.get_by_test_id("usage").inner_text()
         assert re.search(r"openai gpt-4o-mini: \d+ prompt \+ \d+ completion tokens \(server\), \$\d+\.\d{6}", usage)
         assert page.get_by_test_id("mode").inner_text().startswith("Answer written by the language model")
-        assert "1 of 2 generated sentences were dropped" in page.get_by_test_id("warnings").inner_text()
+        warnings = page.get_by_test_id("warnings").inner_text()
+        assert "1 of 2 generated sentences were dropped" in warnings
+        # the command line's "(see 'sentences' in --json)" points at the list on the page instead
+        assert "--json" not in warnings and "listed under \u201cGenerated sentences and their checks\u201d" in warnings
         assert page.get_by_test_id("sentence-supported").count() == 1
         dropped = page.get_by_test_id("sentence-unsupported")
         assert dropped.count() == 1 and dropped.is_visible() and "always cure" in dropped.inner_text()

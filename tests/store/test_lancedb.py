@@ -90,3 +90,68 @@ def test_delete_and_documents(store: LanceStore) -> None:
 def test_punctuation_only_query(store: LanceStore) -> None:
     assert store.bm25_search("?!", 5, Filters()) == []
     assert ids(store.bm25_search("What's warfarin's dose?", 5, Filters()))[0] == "g1#s#1"
+
+
+# -- freshness: writes by another store object / process are seen at once --------------------------
+def test_reader_sees_writes_of_another_store_at_once(store: LanceStore, tmp_path: Path) -> None:
+    reader = LanceStore(tmp_path / "db")
+    assert reader.count() == 5 and reader.get_chunks(["g2#s#0"])[0].text.startswith("statin")
+    before = reader.version()
+    # the writer replaces g2's text and adds a document; the reader was opened before
+    store.replace_documents(["g2"], [chunk("g2", 0, "ezetimibe added after myocardial infarction", year=2022)],
+                            np.stack([vec(2)]))
+    store.replace_documents(["g3"], [chunk("g3", 0, "colchicine for pericarditis", year=2024)], np.stack([vec(6)]))
+    store.refresh_indexes()
+    assert reader.get_chunks(["g2#s#0"])[0].text == "ezetimibe added after myocardial infarction"
+    assert reader.dense_search(vec(2), 1, Filters())[0].chunk.text.startswith("ezetimibe")
+    assert ids(reader.bm25_search("ezetimibe", 5, Filters())) == ["g2#s#0"]
+    assert ids(reader.bm25_search("statin", 5, Filters())) == []
+    assert ids(reader.bm25_search("colchicine", 5, Filters())) == ["g3#s#0"]
+    assert reader.count() == 6 and "g3" in reader.doc_hashes()
+    assert [d["doc_id"] for d in reader.documents()] == ["g1", "g2", "g3", "nA", "nB"]
+    assert reader.level_counts() == {"document": 1, "section": 5}
+    assert "colchicine for pericarditis" in reader.sample_texts(10)
+    assert reader.export(["chunk_id"], Filters(doc_ids=("g3",))).column("chunk_id").to_pylist() == ["g3#s#0"]
+    assert reader.version() > before
+    assert store.delete_document("g3") == 1
+    assert reader.get_chunks(["g3#s#0"]) == [] and reader.count() == 5
+
+
+def test_reader_opened_before_the_table_existed(tmp_path: Path) -> None:
+    reader = LanceStore(tmp_path / "db")
+    assert reader.count() == 0 and reader.dim is None and reader.version() == 0
+    writer = LanceStore(tmp_path / "db")
+    writer.replace_documents(["g1"], [chunk("g1", 0, "warfarin dosing in atrial fibrillation")], np.stack([vec(1)]))
+    writer.refresh_indexes()  # builds the FTS index
+    version = writer.version()
+    assert reader.count() == 1 and reader.dim == DIM
+    assert ids(reader.dense_search(vec(1), 5, Filters())) == ["g1#s#0"]
+    assert ids(reader.bm25_search("warfarin", 5, Filters())) == ["g1#s#0"]
+    assert reader.version() == version  # the reader used the writer's index, it did not build its own
+
+
+_WRITER = """
+import sys
+import numpy as np
+from clinqa.chunking.base import Chunk
+from clinqa.retrieval.filters import Filters
+from clinqa.store import LanceStore
+s = LanceStore(sys.argv[1])
+c = Chunk(chunk_id="g2#s#0", doc_id="g2", text=sys.argv[2], body=sys.argv[2], year=2022)
+v = np.zeros(8, dtype=np.float32)
+v[2] = 1.0
+s.replace_documents(["g2"], [c], v[None, :])
+s.refresh_indexes()
+"""
+
+
+def test_reader_sees_an_ingest_by_another_process(store: LanceStore, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    assert ids(store.bm25_search("statin", 5, Filters())) == ["g2#s#0"]
+    subprocess.run([sys.executable, "-c", _WRITER, str(tmp_path / "db"), "rosuvastatin replaced by inclisiran"],
+                   check=True, timeout=120)
+    assert store.get_chunks(["g2#s#0"])[0].text == "rosuvastatin replaced by inclisiran"
+    assert ids(store.bm25_search("inclisiran", 5, Filters())) == ["g2#s#0"]
+    assert store.dense_search(vec(2), 1, Filters())[0].chunk.text.startswith("rosuvastatin")

@@ -153,15 +153,16 @@ class ReplayReport:
 
 
 def replay(pipe: Pipeline, log: QueryLog, since: datetime | None = None, limit: int | None = None,
-           record: bool = False, progress: bool = False) -> ReplayReport:
-    """Re-run the logged questions (all sources but ``replay``, asked at or after ``since``; the
-    latest ``limit`` of them when given) through ``pipe`` and compare with what was logged.
+           record: bool = False, progress: bool = False, until: datetime | None = None) -> ReplayReport:
+    """Re-run the logged questions (all sources but ``replay``, asked at or after ``since`` and
+    before ``until``; the latest ``limit`` of them when given) through ``pipe`` and compare with
+    what was logged.
 
     The logged embedding is reused when its ``model_id`` and dimension match ``pipe``'s encoder;
     otherwise the question is encoded again. With ``record`` every replayed answer is logged
     with source ``replay`` (``ReplayItem.new_query_id``). Errors of :meth:`Pipeline.ask`
     (:class:`clinqa.errors.ConfigError`, e.g. an empty store) propagate."""
-    rows = [r for r in log.rows(since=since) if r["source"] != "replay"]
+    rows = [r for r in log.rows(since=since, until=until) if r["source"] != "replay"]
     if limit is not None:
         rows = rows[-limit:] if limit > 0 else []
     report = ReplayReport(config_hash=pipe.config_hash(), recorded=record)

@@ -23,6 +23,10 @@ be found and ingested.
   ``f(t)`` the count of ``t`` over all classes (small clusters included as classes).
 - **Examples**: up to three distinct questions of a cluster, those closest (cosine) to the
   cluster's mean direction.
+- **Unclustered examples**: the failing questions in no topic (clusters too small, no stored
+  embedding, another encoder), newest first, up to ten distinct ones (case and spacing ignored),
+  each with whether it was refused and its latest rating, so the corpus owner sees something even
+  when no topic forms. The text report lists them when there is no topic; the JSON always has them.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, latest_feedback
 DISTANCE_THRESHOLD = 0.5
 #: a question whose latest rating is below this counts as poorly rated
 POOR_BELOW = 0.6
+#: how many failing questions outside every topic are listed (``unclustered_examples``)
+MAX_UNCLUSTERED_EXAMPLES = 10
 
 
 def failing(row: dict[str, Any]) -> bool:
@@ -94,9 +100,12 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
 
     Returns ``{questions, refused, poorly_rated, clustered, skipped_no_embedding,
     skipped_other_model, unclustered, model_id, distance_threshold, min_size, topics,
-    failure_categories}``; each topic is ``{label, terms, count, distinct, refused, poorly_rated,
-    examples, query_ids}``. ``failure_categories`` counts the latest rating's category of every failing
-    question. Raises :class:`ValueError` for ``min_size < 1``."""
+    failure_categories, unclustered_examples}``; each topic is ``{label, terms, count, distinct, refused,
+    poorly_rated, examples, query_ids}``. ``failure_categories`` counts the latest rating's category of
+    every failing question. ``unclustered_examples`` lists up to ten distinct failing questions in no
+    topic, newest first, as ``{question, query_id, time, asks, refused, rating, category}`` (the newest
+    ask's query id, time, refusal and latest rating; ``rating`` None when unrated; ``asks`` how often it
+    was asked among those questions). Raises :class:`ValueError` for ``min_size < 1``."""
     if min_size < 1:
         raise ValueError(f"min_size must be at least 1, got {min_size}")
     cands = [r for r in rows if r["source"] != "replay" and failing(r)]
@@ -111,6 +120,7 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
     usable = [r for r in with_vec if r["model_id"] == model_id and r["query_vector"].shape[0] == dim]
     topics: list[dict[str, Any]] = []
     unclustered = 0
+    in_topic: set[str] = set()
     if usable:
         x = np.stack([r["query_vector"] for r in usable]).astype(np.float64)
         x /= np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-12)
@@ -141,6 +151,7 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
                 "poorly_rated": sum(_poor(usable[i]) for i in idx),
                 "examples": examples, "query_ids": [usable[i]["query_id"] for i in idx],
             })
+            in_topic.update(usable[i]["query_id"] for i in idx)
     topics.sort(key=lambda tp: (-tp["count"], tp["label"]))
     return {
         "questions": len(cands), "refused": sum(r["refused"] for r in cands),
@@ -148,7 +159,24 @@ def gap_report(rows: list[dict[str, Any]], min_size: int = 2,
         "skipped_no_embedding": len(cands) - len(with_vec), "skipped_other_model": len(with_vec) - len(usable),
         "unclustered": unclustered, "model_id": model_id, "distance_threshold": distance_threshold,
         "min_size": min_size, "topics": topics, "failure_categories": cats,
+        "unclustered_examples": _unclustered_examples([r for r in cands if r["query_id"] not in in_topic]),
     }
+
+
+def _unclustered_examples(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Up to :data:`MAX_UNCLUSTERED_EXAMPLES` distinct questions of ``rows`` (oldest first, as logged),
+    newest first; see :func:`gap_report`."""
+    out: dict[str, dict[str, Any]] = {}
+    for r in reversed(rows):
+        key = " ".join(r["question"].lower().split())
+        if key in out:
+            out[key]["asks"] += 1
+            continue
+        f = latest_feedback(r)
+        out[key] = {"question": r["question"], "query_id": r["query_id"], "time": str(r["time"]), "asks": 1,
+                    "refused": bool(r["refused"]), "rating": None if f is None else float(f["score"]),
+                    "category": None if f is None else (f["category"] or None)}
+    return list(out.values())[:MAX_UNCLUSTERED_EXAMPLES]
 
 
 def _poor(row: dict[str, Any]) -> bool:
@@ -180,6 +208,15 @@ def format_gaps(rep: dict[str, Any]) -> str:
         lines.append(f"{n}. {tp['label']}: {tp['count']} asks of {tp['distinct']} distinct questions "
                      f"({tp['refused']} refused, {tp['poorly_rated']} poorly rated)")
         lines.extend(f"     - {q}" for q in tp["examples"])
+    examples = rep.get("unclustered_examples") or []
+    if examples and not rep["topics"]:
+        lines.append(f"unclustered failing questions (newest first, up to {MAX_UNCLUSTERED_EXAMPLES}):")
+        for ex in examples:
+            why = ["refused"] if ex["refused"] else []
+            if ex["rating"] is not None:
+                why.append(f"rated {ex['rating']:g}" + (f", {ex['category']}" if ex["category"] else ""))
+            asks = f", asked {ex['asks']} times" if ex["asks"] > 1 else ""
+            lines.append(f"     - {ex['question']} ({'; '.join(why) or 'failing'}{asks})")
     cats = {c: k for c, k in rep["failure_categories"].items() if k}
     lines.append("failure categories of these questions: "
                  + (", ".join(f"{c} {k}" for c, k in cats.items()) or "none recorded"))

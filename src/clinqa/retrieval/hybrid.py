@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -13,7 +14,9 @@ from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import rrf
 from clinqa.settings import RetrievalSettings
-from clinqa.store.base import Hit, Store
+
+if TYPE_CHECKING:  # annotations only: clinqa.store.base imports clinqa.retrieval.filters
+    from clinqa.store.base import Hit, Store
 
 
 @dataclass

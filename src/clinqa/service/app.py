@@ -7,22 +7,28 @@ are ``{"detail": message}``):
 ``GET /``                   the web page (no key needed to load it; the page asks for one)
 ``GET /health``             200 ``{"status": "ok", ...}`` (no key)
 ``GET /whoami``             the key's name and patient scope
-``GET /stats``              counts only (documents, chunks, levels, sources, number of patients)
+``GET /stats``              counts only, of what the key may see (documents, chunks, levels, ...)
 ``POST /ask``               answer or refusal + ``query_id``; 403 patient out of scope, 409 empty
                             store, 400 bad input (ClinqaError), 422 invalid/too long, 413 body
 ``POST /search``            ranked chunks; same codes as /ask
 ``GET /documents``          documents this key may see; ``?patient_id=`` 403 out of scope
 ``GET /documents/{id}``     metadata and chunks by section; 404 unknown, 403 another patient's note
+                            (a note id of such a patient is 403 whether or not the note exists)
 ``GET /chunks/{id}``        a chunk, its neighbours, highlight offsets; 404 / 403 as above
 ``POST /feedback``          grade a logged answer; 404 unknown query, 403 query scoped to a patient
-                            out of scope, 409 query log disabled, 422 invalid
+                            out of scope or logged under another key, 409 query log disabled,
+                            422 invalid
 ``GET /queries/{id}``       the logged query with its feedback; 404 / 403 / 409 as /feedback
 ==========================  =====================================================================
 
 Scope: a key reads notes only of the patients it lists (``["*"]``: all). Questions and searches
 without ``patient_id`` never see notes (the store query enforces it); document listings show
 non-patient documents plus notes of patients in scope; everything naming or returning another
-patient's note is 403 (404 only for ids that do not exist).
+patient's note is 403. A note id names its patient (``note:<patient>:<note>``), so the scope is
+decided from the id before the store is asked: an out-of-scope note id is 403 whether or not the
+note exists (404 would tell which notes exist); 404 only for ids the key could read if they existed.
+``/stats`` counts only what the key may see. With keys configured, a logged query (``/queries``,
+``/feedback``) is readable and ratable only with the key it was asked with.
 
 Concurrency: one :class:`clinqa.pipeline.Pipeline` per process, built when the app is created
 and warmed up (encoder, store) at start-up. FastAPI runs the sync routes in its thread pool;
@@ -181,6 +187,23 @@ def highlight_spans(body: str, text: str) -> list[tuple[int, int]]:
     return merged
 
 
+def note_patients(doc_id: str) -> list[str]:
+    """The patients a note id (``note:<patient_id>:<note_id>``, see
+    :mod:`clinqa.documents.loaders.notes`) or a chunk id of a note (the note id followed by the
+    section and index) may belong to: every prefix up to a ``:`` (a patient id may itself hold a
+    colon). Empty for ids that are not note ids.
+
+    >>> note_patients("note:P2:N1#hpi#0")
+    ['P2']
+    >>> note_patients("bronchitis#course#0")
+    []
+    """
+    if not doc_id.startswith("note:"):
+        return []
+    rest = doc_id[len("note:"):]
+    return [rest[:i] for i, ch in enumerate(rest) if ch == ":" and 0 < i < len(rest) - 1]
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready copy of ``value``: numpy scalars as numbers, dates as strings, bytes and arrays dropped."""
 
@@ -249,12 +272,50 @@ class Service:
 
     def query_record(self, query_id: str, who: Principal) -> dict[str, Any]:
         """The logged query, checked against ``who``'s scope: 409 log disabled, 404 unknown id,
-        403 a query scoped to a patient ``who`` may not read."""
+        403 a query scoped to a patient ``who`` may not read, 403 (when API keys are configured)
+        a query logged under another key's name. Without keys every request is anonymous and may
+        read any non-patient query."""
         rec = self.require_querylog().get(query_id)
         if rec is None:
             raise HTTPException(404, f"no query {query_id!r} in the query log")
         who.require_patient((rec.get("filters") or {}).get("patient_id"))
+        if self.keys.required and rec.get("api_key_name") != who.name:
+            raise HTTPException(403, f"query {query_id!r} was not asked with API key {who.name!r}: a key reads and "
+                                     "rates only its own queries")
         return rec
+
+    def require_id_scope(self, doc_id: str, who: Principal) -> list[str]:
+        """403 before any store lookup when ``doc_id`` is a note id (or a note's chunk id) of a
+        patient ``who`` may not read, so 403 vs 404 does not tell which notes exist. Returns the
+        patients the id may belong to (:func:`note_patients`)."""
+        cands = note_patients(doc_id)
+        if cands and not any(who.may_read(p) for p in cands):
+            who.require_patient(cands[0])
+        return cands
+
+    def not_found(self, what: str, ident: str, cands: list[str], who: Principal) -> HTTPException:
+        """404 for an unknown id, unless the id could also name a patient out of scope (a patient id
+        with a colon): then 403, as for an existing note of that patient."""
+        for p in cands:
+            who.require_patient(p)
+        return HTTPException(404, f"no {what} {ident!r}")
+
+    def scoped_stats(self, who: Principal) -> dict[str, Any]:
+        """``documents, chunks, levels, sources, patients`` counted over what ``who`` may see:
+        documents of no patient plus the notes of patients in scope (``patients``: how many of
+        those have notes). A ``"*"`` key sees the whole store."""
+        docs = [d for d in self.documents() if who.may_read(d["patient_id"])]
+        sources: dict[str, int] = {}
+        for d in docs:
+            sources[d["source"] or ""] = sources.get(d["source"] or "", 0) + 1
+        patients = sorted({d["patient_id"] for d in docs if d["patient_id"]})
+        levels: dict[str, int] = {}
+        for pid in [None, *patients]:
+            t = self.pipe.store.export(["hierarchy_level"], Filters(patient_id=pid, exclude_levels=()))
+            for lv in t.column("hierarchy_level").to_pylist():
+                levels[lv] = levels.get(lv, 0) + 1
+        return {"documents": len(docs), "chunks": sum(levels.values()), "levels": levels, "sources": sources,
+                "patients": len(patients)}
 
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
@@ -336,9 +397,17 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
 
     @app.get("/stats", response_model=StatsResponse, tags=["service"], responses=_errors(401))
     def stats(who: Principal = auth) -> dict[str, Any]:
-        """Counts of the store: documents, chunks, per level, per source, number of patients (no ids)."""
+        """Counts of the store (no ids): documents, chunks, per level, per source, number of patients
+        with notes. A key with the ``"*"`` scope gets the counts of the whole store; any other key
+        (and anonymous access) only of what it may see: documents of no patient plus the notes of
+        the patients in its scope, so the counts never tell how many patients or notes exist
+        outside it (``patients`` counts the patients in scope that have notes)."""
         with svc.lock:
-            s = pipe.stats() | {"corpus_version": pipe.corpus_version()}
+            if who.all_patients:
+                s = pipe.stats()
+            else:
+                s = svc.scoped_stats(who) | {"model_id": pipe.store_meta().get("model_id")}
+            s["corpus_version"] = pipe.corpus_version()
         return {k: s[k] for k in ("documents", "chunks", "levels", "sources", "patients", "model_id", "corpus_version")}
 
     @app.post("/ask", response_model=AskResponse, tags=["answers"], responses=_errors(400, 401, 403, 409, 413, 422))
@@ -399,9 +468,10 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         return {"count": len(docs), "documents": [DocumentSummary(**d) for d in docs]}
 
     def _document(doc_id: str, who: Principal) -> dict[str, Any]:
+        cands = svc.require_id_scope(doc_id, who)
         doc = next((d for d in svc.documents() if d["doc_id"] == doc_id), None)
         if doc is None:
-            raise HTTPException(404, f"no document {doc_id!r}")
+            raise svc.not_found("document", doc_id, cands, who)
         who.require_patient(doc["patient_id"])
         return doc
 
@@ -409,7 +479,8 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
              responses=_errors(401, 403, 404))
     def document(doc_id: str, who: Principal = auth) -> dict[str, Any]:
         """One document: metadata and every chunk grouped by section, in reading order.
-        404 unknown id; 403 a note of a patient outside the key's scope."""
+        404 unknown id; 403 a note of a patient outside the key's scope, decided from a note id
+        (``note:<patient>:...``) before looking it up: 403 whether or not such a note exists."""
         doc = _document(doc_id, who)
         rows = svc.doc_chunks(doc_id, doc["patient_id"], [
             "chunk_id", "hierarchy_level", "chunk_index", "body", "section_path", "url", "doi", "organization",
@@ -437,10 +508,12 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         document and section, and where ``highlight`` occurs in it. Neighbours are found through the
         store: every chunk of the document (``Filters(doc_ids=[doc], patient_id=its patient)``),
         kept when it has the same section path and hierarchy level, ordered by ``chunk_index``.
-        404 unknown id; 403 a note of a patient outside the key's scope."""
+        404 unknown id; 403 a note of a patient outside the key's scope, decided from the id (a
+        note's chunk ids start with its ``note:<patient>:`` id) before looking it up."""
+        cands = svc.require_id_scope(chunk_id, who)
         found = pipe.store.get_chunks([chunk_id])
         if not found:
-            raise HTTPException(404, f"no chunk {chunk_id!r}")
+            raise svc.not_found("chunk", chunk_id, cands, who)
         c = found[0]
         who.require_patient(c.patient_id)
         prev: list[ChunkText] = []
@@ -468,7 +541,7 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         """Grade a logged answer: ``score`` 1.0 (Excellent), 0.6 (Acceptable) or 0.2 (Very poor), an
         optional comment and failure category. Returns every feedback entry of the query, read
         back from the log. 404 unknown query; 403 a query scoped to a patient outside the key's
-        scope; 409 query log disabled."""
+        scope, or (API keys configured) asked with another key; 409 query log disabled."""
         svc.query_record(req.query_id, who)
         log = svc.require_querylog()
         try:
@@ -485,7 +558,7 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
     def query(query_id: str, who: Principal = auth) -> JSONResponse:
         """The logged query (question, answer, filters, key name, cache hit, ...) with its
         feedback, for reading feedback back. 404 unknown; 403 a query scoped to a patient outside
-        the key's scope; 409 query log disabled."""
+        the key's scope, or (API keys configured) asked with another key; 409 query log disabled."""
         rec = svc.query_record(query_id, who)
         out = _plain({k: v for k, v in rec.items() if not k.endswith(("vector", "embedding"))})
         out.setdefault("query_id", query_id)

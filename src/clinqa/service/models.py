@@ -247,13 +247,14 @@ class QueryRecord(BaseModel):
 
 
 class StatsResponse(BaseModel):
-    """``GET /stats``: counts only."""
+    """``GET /stats``: counts only, of what the key may see (the whole store for a ``"*"`` key)."""
 
     documents: int
     chunks: int
     levels: dict[str, int]
     sources: dict[str, int]
-    patients: int = Field(..., description="Number of patients with notes (no ids).")
+    patients: int = Field(..., description="Number of patients with notes that the key may read (no ids); the "
+                          "whole store for a \"*\" key.")
     model_id: str | None = None
     corpus_version: int
 

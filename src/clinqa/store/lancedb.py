@@ -8,6 +8,13 @@ searches pre-filter inside the query (``prefilter=True``).
 Replacing a document is one ``merge_insert`` commit (upsert by ``chunk_id`` and, in the same
 transaction, delete the document's chunks that are no longer produced), so a reader or a
 crash sees the old or the new version of each document, never half of one.
+
+Freshness: a LanceDB table handle keeps reading the version it opened until told otherwise, so a
+long-running reader (``clinqa serve``) would not see an ingest made by another process. Every read
+therefore starts with :meth:`LanceStore.sync`: ``checkout_latest()`` on the open table (it reads the
+latest manifest: about 0.2 ms on a local disk, so it is done on every read, not throttled), or, while
+no table is open, a listing of the folder so a table created by another process is opened. Index
+changes (an FTS index built or rebuilt elsewhere) are part of the manifest and are seen the same way.
 """
 
 from __future__ import annotations
@@ -68,12 +75,30 @@ class LanceStore:
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
         self._db = lancedb.connect(str(self.path))
-        self._table = self._db.open_table(TABLE) if TABLE in self._list_tables() else None
-        self._fts_ready = self._table is not None and self._has_fts()
+        self._table: Any = None
+        self._fts_ready = False
+        self.sync()
 
     def _list_tables(self) -> list[str]:
         res = self._db.list_tables()
         return list(getattr(res, "tables", res))
+
+    def sync(self) -> bool:
+        """Move to the latest committed version of the table, also one written (or the table
+        created, or its FTS index built) by another process since this store was opened; called
+        by every read. Returns whether a table exists."""
+        if self._table is None:
+            if TABLE not in self._list_tables():
+                return False
+            try:
+                self._table = self._db.open_table(TABLE)
+            except ValueError:  # the folder exists but its first commit has not landed yet
+                return False
+        else:
+            self._table.checkout_latest()
+        if not self._fts_ready:
+            self._fts_ready = self._has_fts()
+        return True
 
     def _has_fts(self) -> bool:
         assert self._table is not None
@@ -82,7 +107,7 @@ class LanceStore:
     @property
     def dim(self) -> int | None:
         """Vector dimension of the stored chunks, ``None`` while empty."""
-        if self._table is None:
+        if not self.sync():
             return None
         return int(self._table.schema.field("vector").type.list_size)
 
@@ -91,7 +116,7 @@ class LanceStore:
         if not doc_ids:
             return
         rows = [_row(c, v) for c, v in zip(chunks, vectors, strict=True)]
-        if self._table is None:
+        if not self.sync():
             if not rows:
                 return
             self._table = self._create(len(rows[0]["vector"]))
@@ -116,7 +141,7 @@ class LanceStore:
 
     def delete_document(self, doc_id: str) -> int:
         """Delete ``doc_id``'s chunks; returns the number deleted."""
-        if self._table is None:
+        if not self.sync():
             return 0
         where = f"doc_id = {sql_literal(doc_id)}"
         n = self._table.count_rows(where)
@@ -125,8 +150,9 @@ class LanceStore:
         return n
 
     def refresh_indexes(self) -> None:
-        """Create the FTS index on first use; afterwards fold new rows into it."""
-        if self._table is None:
+        """Create the FTS index on first use (unless another process made it); afterwards fold new
+        rows into it."""
+        if not self.sync():
             return
         if not self._fts_ready:
             from lancedb.index import FTS
@@ -138,7 +164,7 @@ class LanceStore:
 
     def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
         """Exact cosine top-``k`` under ``filters`` (pre-filtered)."""
-        if self._table is None:
+        if not self.sync():
             return []
         q = (
             self._table.search(np.asarray(vector, dtype=np.float32), vector_column_name="vector")
@@ -151,7 +177,7 @@ class LanceStore:
 
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
         """BM25 top-``k`` under ``filters`` (pre-filtered); empty for a query with no words."""
-        if self._table is None:
+        if not self.sync():
             return []
         text = fts_query(query)
         if not text:
@@ -170,7 +196,7 @@ class LanceStore:
 
     def get_chunks(self, chunk_ids: list[str]) -> list[Chunk]:
         """Chunks by id in the order asked; unknown ids are skipped."""
-        if self._table is None or not chunk_ids:
+        if not chunk_ids or not self.sync():
             return []
         ids = ", ".join(sql_literal(c) for c in chunk_ids)
         rows = self._table.search().where(f"chunk_id IN ({ids})").limit(len(chunk_ids)).to_list()
@@ -184,14 +210,14 @@ class LanceStore:
 
     def doc_hashes(self) -> dict[str, str]:
         """``{doc_id: doc_hash}``."""
-        if self._table is None:
+        if not self.sync():
             return {}
         t = self._columns(["doc_id", "doc_hash"])
         return dict(zip(t.column("doc_id").to_pylist(), t.column("doc_hash").to_pylist(), strict=True))
 
     def documents(self) -> list[dict[str, Any]]:
         """One dict per document (doc_id, title, year, source, patient_id, chunks), sorted by id."""
-        if self._table is None:
+        if not self.sync():
             return []
         t = self._columns(["doc_id", "title", "year", "source", "patient_id"]).to_pylist()
         docs: dict[str, dict[str, Any]] = {}
@@ -203,7 +229,7 @@ class LanceStore:
     def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
         """The embedded texts of the first ``n`` chunks by chunk id (deterministic), for
         throughput measurements."""
-        if self._table is None:
+        if not self.sync():
             return []
         t = self._columns(["chunk_id", "text", "hierarchy_level"]).to_pylist()
         rows = sorted((r for r in t if r["hierarchy_level"] not in exclude_levels), key=lambda r: r["chunk_id"])
@@ -212,7 +238,7 @@ class LanceStore:
     def export(self, columns: list[str], filters: Filters) -> pa.Table:
         """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table (for bulk
         jobs such as hard-negative mining; ``vector`` is a fixed-size list column)."""
-        if self._table is None:
+        if not self.sync():
             return pa.table({c: [] for c in columns})
         n = self._table.count_rows()
         return self._table.search().where(to_sql(filters)).select(columns).limit(max(n, 1)).to_arrow()
@@ -220,20 +246,17 @@ class LanceStore:
     def version(self) -> int:
         """The table's version: it grows with every write (ingest, removal), also one made by another
         process since this store was opened; 0 when no table exists. Used to invalidate cached answers."""
-        if self._table is None:
-            if TABLE not in self._list_tables():
-                return 0
-            self._table = self._db.open_table(TABLE)
-        self._table.checkout_latest()
+        if not self.sync():
+            return 0
         return int(self._table.version)
 
     def count(self) -> int:
         """Number of chunks."""
-        return 0 if self._table is None else int(self._table.count_rows())
+        return int(self._table.count_rows()) if self.sync() else 0
 
     def level_counts(self) -> dict[str, int]:
         """Chunks per hierarchy level."""
-        if self._table is None:
+        if not self.sync():
             return {}
         out: dict[str, int] = {}
         for lv in self._columns(["hierarchy_level"]).column("hierarchy_level").to_pylist():

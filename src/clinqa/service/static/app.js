@@ -156,6 +156,15 @@
     }
   }
 
+  // The pipeline's warnings are written for the command line: "(see 'sentences' in --json)" points
+  // at the JSON output. On the page the sentences are listed under "Generated sentences and their
+  // checks", so point there instead and drop any other "--json" hint.
+  function webWarning(text) {
+    return String(text)
+      .replace(/\s*\(see 'sentences' in --json\)/g, " (listed under \u201cGenerated sentences and their checks\u201d)")
+      .replace(/\s*\(see '[^']*' in --json\)/g, "");
+  }
+
   function renderGenerated(a) {
     const box = $("sentences-box");
     const ol = $("sentences");
@@ -214,7 +223,7 @@
     $("applied").textContent = appliedText.trim();
     const w = $("warnings");
     clear(w);
-    for (const text of a.warnings || []) w.append(el("li", { text }));
+    for (const text of a.warnings || []) w.append(el("li", { text: webWarning(text) }));
     const redacted = (a.identifiers || []).filter((i) => i.redacted);
     if (redacted.length) {
       w.append(el("li", { text: `${redacted.length} identifier(s) redacted: ` +
