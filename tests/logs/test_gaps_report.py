@@ -160,3 +160,13 @@ def test_at_most_ten_unclustered_examples() -> None:
     assert rep["skipped_no_embedding"] == 12
     assert [x["question"] for x in rep["unclustered_examples"]] == [f"question {i}" for i in range(11, 1, -1)]
     assert gap_report([])["unclustered_examples"] == []
+
+
+def test_an_accepted_refusal_is_not_a_gap() -> None:
+    from clinqa.reports.gaps import failing
+
+    base = {"source": "api", "refused": True}
+    assert failing({**base, "feedback": []})
+    assert not failing({**base, "feedback": [{"score": 1.0, "category": None, "ts": "t"}]})
+    assert failing({**base, "refused": False, "feedback": [{"score": 0.2, "category": None, "ts": "t"}]})
+    assert not failing({**base, "refused": False, "feedback": []})

@@ -4,9 +4,10 @@ In a published clinician pilot, 43% of failures were content missing from the co
 report groups the failing questions of the query log into topics, so the missing content can
 be found and ingested.
 
-- **Which questions**: refused ones and poorly rated ones (latest rating < 0.6), from every
-  source but ``replay``. Questions logged without an embedding (model-only ``no-context``
-  answers) are skipped and counted, and so are questions embedded by another encoder than
+- **Which questions**: poorly rated ones (latest rating < 0.6) and refused ones nobody rated
+  0.6 or better (an accepted refusal is not a gap), from every source but ``replay``.
+  Questions logged without an embedding (model-only ``no-context`` answers) are skipped and
+  counted, and so are questions embedded by another encoder than
   the newest failing question's (their vectors are not comparable).
 - **Clustering**: the L2-normalised logged query embeddings are clustered by agglomerative
   clustering (:class:`sklearn.cluster.AgglomerativeClustering`) with cosine distance, average
@@ -49,9 +50,13 @@ MAX_UNCLUSTERED_EXAMPLES = 10
 
 
 def failing(row: dict[str, Any]) -> bool:
-    """True when a logged question was refused or its latest rating is below 0.6."""
+    """True when a logged question's latest rating is below 0.6, or it was refused and nobody
+    rated the refusal 0.6 or better (a refusal the user accepted, e.g. of an off-topic
+    question, is not missing content)."""
     f = latest_feedback(row)
-    return bool(row["refused"]) or (f is not None and float(f["score"]) < POOR_BELOW)
+    if f is not None:
+        return float(f["score"]) < POOR_BELOW
+    return bool(row["refused"])
 
 
 def cluster_vectors(vectors: np.ndarray, distance_threshold: float = DISTANCE_THRESHOLD) -> np.ndarray:
