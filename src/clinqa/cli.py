@@ -255,6 +255,14 @@ def _open_log(pipe, log_path: Path | None):
     return QueryLog(path)
 
 
+def _logged_rows(data_dir: Path | None, config: Path | None, log_path: Path | None, since: str | None,
+                 until: str | None) -> list[dict[str, Any]]:
+    """The logged questions between the ``--since`` and ``--until`` days, for the reports."""
+    start, end = _days(since, until)
+    with _open_log(_pipeline(data_dir, config), log_path) as log:
+        return log.rows(since=start, until=end)
+
+
 def _day(value: str | None, option: str, end: bool = False):
     """``YYYY-MM-DD`` as a UTC datetime at the start of that day (``end``: of the next day), or None."""
     import datetime as dt
@@ -292,11 +300,8 @@ def feedback(
 ) -> None:
     """Rate a logged answer; every rating is kept, reports use the latest."""
     try:
-        log = _open_log(_pipeline(data_dir, config), log_path)
-        try:
+        with _open_log(_pipeline(data_dir, config), log_path) as log:
             log.add_feedback(query_id, score, comment, category)
-        finally:
-            log.close()
     except (ClinqaError, ValueError) as exc:
         _fail(exc)
         return
@@ -328,12 +333,9 @@ def replay(
     try:
         start, end = _days(since, until)
         pipe = _pipeline(data_dir, config)
-        log = _open_log(pipe, log_path)
-        try:
+        with _open_log(pipe, log_path) as log:
             rep = run_replay(pipe, log, since=start, until=end, limit=limit, record=record,
                              progress=sys.stderr.isatty() and not as_json)
-        finally:
-            log.close()
     except ClinqaError as exc:
         _fail(exc)
         return
@@ -366,12 +368,7 @@ def report_pilot(
     from clinqa.reports.pilot import format_pilot, pilot_figures, plot_pilot
 
     try:
-        start, end = _days(since, until)
-        log = _open_log(_pipeline(data_dir, config), log_path)
-        try:
-            rows = log.rows(since=start, until=end)
-        finally:
-            log.close()
+        rows = _logged_rows(data_dir, config, log_path, since, until)
     except ClinqaError as exc:
         _fail(exc)
         return
@@ -403,12 +400,7 @@ def report_gaps(
     from clinqa.reports.gaps import format_gaps, gap_report
 
     try:
-        start, end = _days(since, until)
-        log = _open_log(_pipeline(data_dir, config), log_path)
-        try:
-            rows = log.rows(since=start, until=end)
-        finally:
-            log.close()
+        rows = _logged_rows(data_dir, config, log_path, since, until)
     except ClinqaError as exc:
         _fail(exc)
         return

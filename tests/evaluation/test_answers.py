@@ -18,17 +18,8 @@ from clinqa.evaluation.datasets import load_dataset
 from clinqa.evaluation.retrieval import build_eval_pipeline
 from clinqa.llm import make_backend
 from clinqa.settings import Settings
+from tiny_data import TINY_DOCS
 
-TINY_DOCS = {  # hand-made passages (the same as tests/conftest.py's tiny BEIR set)
-    "d1": ("Apixaban", "Apixaban 5 mg twice daily is used for stroke prevention in atrial fibrillation."),
-    "d2": ("Metformin", "Metformin is the first-line drug for type 2 diabetes; reduce the dose when eGFR is low."),
-    "d3": ("Sepsis fluids", "Give 30 mL/kg of intravenous crystalloid within the first 3 hours of sepsis."),
-    "d4": ("Asthma", "Inhaled corticosteroids are the controller treatment for persistent asthma."),
-    "d5": ("Gout", "Allopurinol lowers urate; start low and titrate to a serum urate below 6 mg/dL."),
-    "d6": ("Hypertension", "Thiazides, ACE inhibitors, ARBs or calcium-channel blockers are first-line."),
-    "d7": ("Warfarin", "Warfarin needs INR monitoring with a target INR of 2 to 3 in atrial fibrillation."),
-    "d8": ("Pneumonia", "Amoxicillin is first-line for low-severity community-acquired pneumonia."),
-}
 QUERIES = [  # two closed (PubMedQA style), two open (LiveQA style)
     {"_id": "c1", "text": "Does apixaban prevent stroke in atrial fibrillation?",
      "metadata": {"final_decision": "yes", "long_answer": TINY_DOCS["d1"][1]}},

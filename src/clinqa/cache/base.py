@@ -108,6 +108,21 @@ def dump_answer(answer: dict[str, Any]) -> str:
     return json.dumps(to_jsonable(answer), separators=(",", ":"), ensure_ascii=False)
 
 
+def load_answer(raw: str | bytes | None) -> dict[str, Any] | None:
+    """The answer dict stored by :func:`dump_answer`, or None for no entry or text that is not JSON."""
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def load_vector(raw: bytes | None) -> np.ndarray | None:
+    """The ``(dim,)`` float32 vector stored as raw bytes (``as_vector(v).tobytes()``), or None."""
+    return None if raw is None else np.frombuffer(raw, dtype=np.float32).copy()
+
+
 def as_vector(vector: np.ndarray) -> np.ndarray:
     """``vector`` as a contiguous ``(dim,)`` float32 array; ValueError unless it has one axis."""
     v = np.ascontiguousarray(np.asarray(vector, dtype=np.float32))

@@ -6,7 +6,6 @@ them; answers are JSON text, vectors raw float32 bytes.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 import time
@@ -18,7 +17,7 @@ import redis
 from redis.backoff import NoBackoff
 from redis.retry import Retry
 
-from clinqa.cache.base import CacheUnavailable, Counters, as_vector, dump_answer
+from clinqa.cache.base import CacheUnavailable, Counters, as_vector, dump_answer, load_answer, load_vector
 
 log = logging.getLogger(__name__)
 
@@ -100,13 +99,7 @@ class RedisCache:
     # -- the Cache protocol -----------------------------------------------------------
     def get_answer(self, key: str) -> dict[str, Any] | None:
         """The answer dict under ``key``, or None (absent, expired, or server unreachable)."""
-        raw = self._call("read", self._r.get, f"{PREFIX}answer:{key}")
-        answer = None
-        if raw is not None:
-            try:
-                answer = json.loads(raw)
-            except ValueError:
-                answer = None
+        answer = load_answer(self._call("read", self._r.get, f"{PREFIX}answer:{key}"))
         self._counters.count("answer", answer is not None)
         return answer
 
@@ -118,7 +111,7 @@ class RedisCache:
     def get_vector(self, key: str) -> np.ndarray | None:
         """The ``(dim,)`` float32 vector under ``key``, or None (absent, expired, server unreachable)."""
         raw = self._call("read", self._r.get, f"{PREFIX}vector:{key}")
-        vec = None if raw is None else np.frombuffer(raw, dtype=np.float32).copy()
+        vec = load_vector(raw)
         self._counters.count("vector", vec is not None)
         return vec
 

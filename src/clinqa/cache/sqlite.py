@@ -6,7 +6,6 @@ workers, a CLI next to the service) share the file through WAL mode and a busy t
 
 from __future__ import annotations
 
-import json
 import logging
 import sqlite3
 import threading
@@ -17,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from clinqa.cache.base import CacheUnavailable, Counters, as_vector, dump_answer
+from clinqa.cache.base import CacheUnavailable, Counters, as_vector, dump_answer, load_answer, load_vector
 
 log = logging.getLogger(__name__)
 
@@ -103,13 +102,7 @@ class SQLiteCache:
     # -- the Cache protocol -----------------------------------------------------------
     def get_answer(self, key: str) -> dict[str, Any] | None:
         """The answer dict under ``key``, or None when absent or expired."""
-        raw = self._get("answers", key)
-        answer = None
-        if raw is not None:
-            try:
-                answer = json.loads(raw)
-            except ValueError:
-                answer = None
+        answer = load_answer(self._get("answers", key))
         self._counters.count("answer", answer is not None)
         return answer
 
@@ -120,7 +113,7 @@ class SQLiteCache:
     def get_vector(self, key: str) -> np.ndarray | None:
         """The ``(dim,)`` float32 vector under ``key``, or None when absent or expired."""
         raw = self._get("vectors", key)
-        vec = None if raw is None else np.frombuffer(raw, dtype=np.float32).copy()
+        vec = load_vector(raw)
         self._counters.count("vector", vec is not None)
         return vec
 

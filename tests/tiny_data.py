@@ -1,0 +1,22 @@
+"""Hand-made passages and questions shared by several test folders (importable as ``tiny_data``:
+the tests folder is on sys.path; a module named ``conftest`` is not safe to import by name)."""
+
+#: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
+TINY_DOCS = {
+    "d1": ("Apixaban", "Apixaban 5 mg twice daily is used for stroke prevention in atrial fibrillation."),
+    "d2": ("Metformin", "Metformin is the first-line drug for type 2 diabetes; reduce the dose when eGFR is low."),
+    "d3": ("Sepsis fluids", "Give 30 mL/kg of intravenous crystalloid within the first 3 hours of sepsis."),
+    "d4": ("Asthma", "Inhaled corticosteroids are the controller treatment for persistent asthma."),
+    "d5": ("Gout", "Allopurinol lowers urate; start low and titrate to a serum urate below 6 mg/dL."),
+    "d6": ("Hypertension", "Thiazides, ACE inhibitors, ARBs or calcium-channel blockers are first-line."),
+    "d7": ("Warfarin", "Warfarin needs INR monitoring with a target INR of 2 to 3 in atrial fibrillation."),
+    "d8": ("Pneumonia", "Amoxicillin is first-line for low-severity community-acquired pneumonia."),
+}
+TINY_QUERIES = {
+    "q1": ("What dose of apixaban prevents stroke in AF?", "d1"),
+    "q2": ("First-line drug for type 2 diabetes?", "d2"),
+    "q3": ("How much fluid in sepsis?", "d3"),
+    "q4": ("What controls persistent asthma?", "d4"),
+    "q5": ("How to lower urate in gout?", "d5"),
+    "q6": ("What INR target for warfarin?", "d7"),
+}
