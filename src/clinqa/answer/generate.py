@@ -52,7 +52,6 @@ class Generated:
     """
 
     text: str
-    raw_text: str
     completion: Completion
     cost_usd: float | None
     verification: Verification | None = None
@@ -108,7 +107,7 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
         citations.append(Citation(n, c.chunk_id, c.doc_id, c.title, c.section, c.year, c.source, c.url,
                                   round(float(h.score), 6), quote=by_n[n].text,
                                   note_date=c.note_date.isoformat() if c.note_date else None))
-    return Generated(check.text, raw, completion, cost_usd(completion.model, completion.prompt_tokens,
+    return Generated(check.text, completion, cost_usd(completion.model, completion.prompt_tokens,
                                                             completion.completion_tokens, llm.prices),
                      check, citations, identifiers, redacted)
 
@@ -122,6 +121,6 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
                                   max_tokens=llm.max_tokens, temperature=llm.temperature)
     raw = completion.text.strip()
     text, identifiers, redacted = (_screen(raw, []) if screen and raw else (raw, [], False))
-    return Generated(text, raw, completion, cost_usd(completion.model, completion.prompt_tokens,
+    return Generated(text, completion, cost_usd(completion.model, completion.prompt_tokens,
                                                      completion.completion_tokens, llm.prices),
                      None, [], identifiers, redacted)
