@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 
 from clinqa.retrieval.filters import Filters
+from clinqa.retrieval.pool import run_all
 from clinqa.store.base import Store
 
 #: function words and question scaffolding; content words are what is left
@@ -72,13 +73,19 @@ def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_B
     ``cap`` = a specific, rare word such as a drug name).
 
     A hyphenated word counts by its rarest part ("beta-blocker"); a word also matches its
-    irregular plural/singular ("woman" / "women"). One BM25 lookup per word and variant.
+    irregular plural/singular ("woman" / "women"). One full-text lookup per distinct word and
+    variant, run concurrently (:mod:`clinqa.retrieval.pool`).
     """
-    counts: dict[str, int] = {}
-    for term in content_terms(question):
-        parts = [p for p in re.split(r"[-']", term) if p and p not in STOPWORDS] or [term]
-        counts[term] = min(max(len(store.bm25_search(v, cap, filters)) for v in variants(p)) for p in parts)
-    return counts
+    counter = getattr(store, "count_matches", None)  # ids only: ~3x cheaper than full BM25 hits
+
+    def count(text: str) -> int:
+        return counter(text, cap, filters) if counter else len(store.bm25_search(text, cap, filters))
+
+    plan = {term: [p for p in re.split(r"[-']", term) if p and p not in STOPWORDS] or [term]
+            for term in content_terms(question)}
+    lookups = list(dict.fromkeys(v for parts in plan.values() for p in parts for v in variants(p)))
+    found = dict(zip(lookups, run_all([lambda v=v: count(v) for v in lookups]), strict=True))
+    return {term: min(max(found[v] for v in variants(p)) for p in parts) for term, parts in plan.items()}
 
 
 def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:

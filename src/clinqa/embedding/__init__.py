@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from clinqa.embedding.base import Encoder
-from clinqa.embedding.cache import EmbeddingCache, encode_with_cache
+from clinqa.embedding.cache import CachedEncoder, EmbeddingCache, encode_with_cache, text_hash
 from clinqa.embedding.shipped import DEFAULT_MODEL, ONNX_OPTIONS, resolve_model
 from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
 
-__all__ = ["DEFAULT_MODEL", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache"]
+__all__ = ["DEFAULT_MODEL", "CachedEncoder", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache",
+           "text_hash"]
 
 
 def build_encoder(settings: EmbeddingSettings) -> Encoder:

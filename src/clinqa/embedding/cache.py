@@ -5,7 +5,9 @@ Re-ingesting unchanged text costs a lookup instead of a forward pass.
 
 from __future__ import annotations
 
+import hashlib
 import sqlite3
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -15,11 +17,13 @@ from clinqa.embedding.base import Encoder
 
 
 class EmbeddingCache:
-    """Vectors stored as float32 blobs in ``path`` (a SQLite file, WAL mode)."""
+    """Vectors stored as float32 blobs in ``path`` (a SQLite file, WAL mode). One connection,
+    shared by threads under a lock; processes share the file through SQLite's own locking."""
 
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(str(path), timeout=30)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
             "CREATE TABLE IF NOT EXISTS emb (model TEXT, hash TEXT, vec BLOB, "
@@ -30,22 +34,62 @@ class EmbeddingCache:
     def get(self, model_id: str, hashes: list[str]) -> dict[str, np.ndarray]:
         """Cached vectors for those ``hashes`` that are present: ``{hash: (dim,) float32}``."""
         out: dict[str, np.ndarray] = {}
-        for i in range(0, len(hashes), 500):
-            part = hashes[i : i + 500]
-            q = f"SELECT hash, vec FROM emb WHERE model = ? AND hash IN ({','.join('?' * len(part))})"
-            for h, blob in self._db.execute(q, [model_id, *part]):
-                out[h] = np.frombuffer(blob, dtype=np.float32)
+        with self._lock:
+            for i in range(0, len(hashes), 500):
+                part = hashes[i : i + 500]
+                q = f"SELECT hash, vec FROM emb WHERE model = ? AND hash IN ({','.join('?' * len(part))})"
+                for h, blob in self._db.execute(q, [model_id, *part]):
+                    out[h] = np.frombuffer(blob, dtype=np.float32)
         return out
 
     def put(self, model_id: str, hashes: list[str], vectors: np.ndarray) -> None:
         """Store ``vectors`` (``(n, dim)``) under ``hashes`` (n of them)."""
         rows = [(model_id, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in zip(hashes, vectors, strict=True)]
-        self._db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?, ?)", rows)
-        self._db.commit()
+        with self._lock:
+            self._db.executemany("INSERT OR REPLACE INTO emb VALUES (?, ?, ?)", rows)
+            self._db.commit()
 
     def close(self) -> None:
         """Close the database."""
-        self._db.close()
+        with self._lock:
+            self._db.close()
+
+
+def text_hash(text: str) -> str:
+    """SHA-256 hex digest of ``text`` (UTF-8): the cache key, the same as a chunk's ``content_hash``."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class CachedEncoder:
+    """An :class:`~clinqa.embedding.base.Encoder` whose ``encode_passages`` reads vectors from an
+    :class:`EmbeddingCache` first and stores the ones it computes (keyed by :func:`text_hash`).
+
+    The extractive answer embeds the quotable units (sentences, list items, table rows) of the
+    top chunks for every question; ingest pre-computes them (``answer.precompute_units``), so at
+    question time this is a SQLite lookup instead of a forward pass: about 2.4 s saved per
+    answered question on 2 cores (``docs/benchmarks.md``). Queries are never cached.
+    """
+
+    def __init__(self, encoder: Encoder, cache: EmbeddingCache) -> None:
+        self.inner = encoder
+        self.cache = cache
+        self.model_id = encoder.model_id
+        self.dim = encoder.dim
+        self.max_tokens = encoder.max_tokens
+
+    @property
+    def token_counter(self):  # type: ignore[no-untyped-def]
+        """The wrapped encoder's token counter."""
+        return self.inner.token_counter
+
+    def encode_queries(self, texts: list[str]) -> np.ndarray:
+        """``(n, dim)`` query vectors from the wrapped encoder (not cached)."""
+        return self.inner.encode_queries(texts)
+
+    def encode_passages(self, texts: list[str], progress: bool = False) -> np.ndarray:
+        """``(n, dim)`` passage vectors, cached ones read back, the rest computed and stored."""
+        vecs, _ = encode_with_cache(self.inner, texts, [text_hash(t) for t in texts], self.cache, progress)
+        return vecs
 
 
 def encode_with_cache(
