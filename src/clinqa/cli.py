@@ -493,6 +493,43 @@ def remove(
     typer.echo(f"removed {doc_id}: {n} chunks")
 
 
+@app.command()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target backend (only 'qdrant').")],
+    qdrant_url: Annotated[str | None, typer.Option("--qdrant-url", help="Qdrant server URL (default "
+                                                   "store.qdrant_url, else $QDRANT_URL, else local mode "
+                                                   "in <data-dir>/qdrant).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a Qdrant collection that already "
+                                            "holds chunks.")] = False,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Chunks per write.")] = 256,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+) -> None:
+    """Copy the data dir's LanceDB store (chunks and their vectors, no re-embedding) into Qdrant,
+    check the counts, and print the settings that switch to it (see docs/qdrant.md)."""
+    if to != "qdrant":
+        _fail(ClinqaError(f"--to {to!r}: the only target is 'qdrant'"))
+        return
+    try:
+        from clinqa.settings import load_settings
+        from clinqa.store import LanceStore, open_store
+        from clinqa.store.migrate import migrate_to_qdrant
+
+        settings = load_settings(config, data_dir=data_dir)
+        update: dict[str, Any] = {"backend": "qdrant"} | ({"qdrant_url": qdrant_url} if qdrant_url else {})
+        settings = settings.model_copy(update={"store": settings.store.model_copy(update=update)})
+        target = open_store(settings)
+        report = migrate_to_qdrant(LanceStore(settings.data_dir / "lancedb"), target,  # type: ignore[arg-type]
+                                   batch_chunks=batch_size, progress=not quiet, overwrite=overwrite)
+    except ClinqaError as exc:
+        _fail(exc)
+        return
+    typer.echo(f"migrated {report.chunks} chunks of {report.documents} documents to {report.target} in "
+               f"{report.seconds:.1f} s; counts match (BM25 avgdl {report.avgdl:.1f}).")
+    typer.echo("To use it, put this in your --config file:\n\n" + "\n".join(report.config))
+
+
 DEMO_QUESTIONS = [
     "Should beta-blockers be started on the day of surgery in a beta-blocker naive patient?",
     "What is the first-line treatment for an acute gout flare?",

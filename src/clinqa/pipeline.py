@@ -23,14 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from clinqa.answer import Answer, RefusalGate, extract_answer
+from clinqa.answer import Answer, RefusalGate, extract_answer, units_of
 from clinqa.answer.calibration import resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
-from clinqa.embedding import EmbeddingCache, Encoder, build_encoder, encode_with_cache
+from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder, encode_with_cache, text_hash
 from clinqa.errors import ConfigError, LoadError
 from clinqa.llm import LLMBackend, make_backend
 from clinqa.llm.base import LLMError
@@ -40,7 +40,7 @@ from clinqa.retrieval.dedup import collapse_near_duplicates
 from clinqa.retrieval.recency import newest_first, recency_rerank
 from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.settings import Settings
-from clinqa.store import LanceStore
+from clinqa.store import Store, open_store
 
 
 @dataclass
@@ -52,6 +52,7 @@ class IngestReport:
     unchanged: int = 0
     chunks: int = 0
     embedded: int = 0
+    units_embedded: int = 0
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -77,7 +78,8 @@ class Pipeline:
         self.data_dir = Path(self.settings.data_dir)
         self.cache_path = cache_path or self.data_dir / "embeddings.sqlite"
         self._encoder: Encoder | None = None
-        self._store: LanceStore | None = None
+        self._unit_encoder: Encoder | None = None
+        self._store: Store | None = None
         self._reranker: Reranker | None = None
         self._llm: LLMBackend | None = None
 
@@ -90,10 +92,22 @@ class Pipeline:
         return self._encoder
 
     @property
-    def store(self) -> LanceStore:
-        """The chunk store (opened on first use)."""
+    def unit_encoder(self) -> Encoder:
+        """The encoder the extractive answer embeds its units with: :attr:`encoder` behind the
+        embedding cache (:class:`clinqa.embedding.CachedEncoder`) when ``embedding.cache`` is on, so
+        units pre-computed at ingest (``answer.precompute_units``) or seen before are looked up."""
+        if self._unit_encoder is None or self._unit_encoder.model_id != self.encoder.model_id:
+            enc = self.encoder
+            self._unit_encoder = (CachedEncoder(enc, EmbeddingCache(self.cache_path))
+                                  if self.settings.embedding.cache else enc)
+        return self._unit_encoder
+
+    @property
+    def store(self) -> Store:
+        """The chunk store ``settings.store`` configures (:func:`clinqa.store.open_store`; LanceDB in
+        ``<data_dir>/lancedb`` by default), opened on first use."""
         if self._store is None:
-            self._store = LanceStore(self.data_dir / "lancedb")
+            self._store = open_store(self.settings, self.data_dir)
         return self._store
 
     @property
@@ -153,7 +167,7 @@ class Pipeline:
         the batches it finished and a re-run continues with the rest. Bad files are reported in
         ``failed`` and do not stop the run; ``on_error(path, reason)`` is called for each.
         """
-        items = iter_documents([Path(p) for p in paths], format)
+        items = iter_documents([Path(p) for p in paths], format, limits=self.settings.ingest)
         return self.ingest_documents(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error)
 
     def ingest_documents(
@@ -190,6 +204,12 @@ class Pipeline:
                                          vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
             report.embedded += n_new
             report.chunks += len(pending_chunks)
+            if cache is not None and self.settings.answer.precompute_units:
+                units = list(dict.fromkeys(u for c in pending_chunks if c.hierarchy_level != "document"
+                                           for u in units_of(c.body)))
+                _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
+                                               progress=progress and len(units) > 64)
+                report.units_embedded += n_units
             pending_docs.clear()
             pending_chunks.clear()
 
@@ -229,7 +249,8 @@ class Pipeline:
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()
-        if report.documents:
+        stale = getattr(self.store, "stale_indexes", None)  # a killed run may have left rows unindexed
+        if report.documents or (stale is not None and stale()):
             self.store.refresh_indexes()
         if cache:
             cache.close()
@@ -393,7 +414,7 @@ class Pipeline:
                           decision.to_dict(), timings, retrieved, warnings, time_filter,
                           query_vector=result.query_vector)
         t1 = time.perf_counter()
-        ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.encoder,
+        ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
                              s.max_sentences, s.min_sentence_score)
         timings["extract"] = (time.perf_counter() - t1) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
@@ -492,10 +513,11 @@ class Pipeline:
 
     def config_hash(self) -> str:
         """12 hex digits identifying every setting that can change an answer (all of
-        :class:`Settings` except ``data_dir``, ``service``, ``log`` and ``cache``) plus the
+        :class:`Settings` except ``data_dir``, ``ingest``, ``service``, ``log`` and ``cache``) plus the
         encoder's model id: equal hashes give the same answers on the same corpus. For query
         logs, replay and the answer cache."""
-        h = hashlib.sha256(self.settings.model_dump_json(exclude={"data_dir", "service", "log", "cache"}).encode())
+        unrelated = {"data_dir", "ingest", "service", "log", "cache"}
+        h = hashlib.sha256(self.settings.model_dump_json(exclude=unrelated).encode())
         h.update(self.store_meta().get("model_id", self.settings.embedding.model).encode())
         return h.hexdigest()[:12]
 

@@ -25,7 +25,7 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def minilm() -> SentenceTransformerEncoder:
-    enc = build_encoder(EmbeddingSettings())
+    enc = build_encoder(EmbeddingSettings(precision="fp32"))
     assert isinstance(enc, SentenceTransformerEncoder)
     return enc
 
@@ -46,6 +46,23 @@ def test_onnx_fast_path_equals_pytorch(minilm: SentenceTransformerEncoder) -> No
     bulk = minilm.encode_passages(TEXTS * (SMALL_BATCH // len(TEXTS) + 1))[: len(TEXTS)]  # PyTorch
     assert minilm._onnx is not None and minilm._st is not None
     assert np.abs(fast - bulk).max() < 1e-5
+
+
+def test_bf16_bulk_path_close_to_fp32(minilm: SentenceTransformerEncoder) -> None:
+    """bfloat16 autocast (the default where the CPU has bf16 units) keeps every vector within a
+    cosine of 0.9999 of fp32; emulated where the CPU lacks the units, so this runs everywhere."""
+    bf16 = build_encoder(EmbeddingSettings(precision="bf16"))
+    assert isinstance(bf16, SentenceTransformerEncoder) and bf16.bf16 and not minilm.bf16
+    assert bf16.model_id == minilm.model_id  # same weights, same cache
+    many = TEXTS * (SMALL_BATCH // len(TEXTS) + 1)  # over SMALL_BATCH: the PyTorch bulk path
+    a, b = bf16.encode_passages(many)[: len(TEXTS)], minilm.encode_passages(many)[: len(TEXTS)]
+    cos = np.sum(a * b, axis=1)
+    assert cos.min() > 0.9999 and np.abs(a - b).max() > 0  # close, and really computed differently
+
+
+def test_precision_is_checked(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="precision"):
+        SentenceTransformerEncoder(minilm_folder(), precision="fp8")
 
 
 def test_int8_onnx_close_to_fp32(minilm: SentenceTransformerEncoder) -> None:

@@ -155,3 +155,18 @@ def test_reader_sees_an_ingest_by_another_process(store: LanceStore, tmp_path: P
     assert store.get_chunks(["g2#s#0"])[0].text == "rosuvastatin replaced by inclisiran"
     assert ids(store.bm25_search("inclisiran", 5, Filters())) == ["g2#s#0"]
     assert store.dense_search(vec(2), 1, Filters())[0].chunk.text.startswith("rosuvastatin")
+
+
+def test_stale_indexes_after_unindexed_writes(tmp_path: Path) -> None:
+    """Rows written after the last index update (an ingest killed before it refreshed) are found by
+    BM25 all the same (LanceDB searches unindexed rows flat) and reported stale until refreshed."""
+    s = LanceStore(tmp_path / "db")
+    s.replace_documents(["a"], [chunk("a", 0, "alpha beta")], np.stack([vec(0)]))
+    assert s.stale_indexes()  # no full-text index yet
+    s.refresh_indexes()
+    assert not s.stale_indexes()
+    s.replace_documents(["b"], [chunk("b", 0, "gamma zeta")], np.stack([vec(1)]))
+    assert s.stale_indexes()
+    assert ids(s.bm25_search("zeta", 3, Filters())) == ["b#s#0"]
+    s.refresh_indexes()
+    assert not s.stale_indexes()

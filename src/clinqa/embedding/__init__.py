@@ -35,4 +35,5 @@ def build_encoder(settings: EmbeddingSettings) -> Encoder:
     from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
 
     return SentenceTransformerEncoder(path, name=settings.model, batch_size=settings.batch_size,
-                                      threads=settings.threads, fast_queries=settings.fast_queries)
+                                      threads=settings.threads, fast_queries=settings.fast_queries,
+                                      precision=settings.precision)

@@ -27,21 +27,44 @@ from clinqa.embedding.fingerprint import fingerprint
 SMALL_BATCH = 128
 
 
+def cpu_has_bf16() -> bool:
+    """True when ``/proc/cpuinfo`` lists ``amx_bf16`` or ``avx512_bf16`` (x86 bfloat16 units);
+    False elsewhere or when it cannot be read."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    flags = set(line.split(":", 1)[1].split())
+                    return bool(flags & {"amx_bf16", "avx512_bf16"})
+    except OSError:
+        pass
+    return False
+
+
 class SentenceTransformerEncoder:
     """all-MiniLM-L6-v2 by default (Reimers & Gurevych 2019, Sentence-BERT; model card
     sentence-transformers/all-MiniLM-L6-v2: 384-d, 256 word pieces).
 
     Loads with ``local_files_only``: a missing model is an error, never a download.
     ``threads`` pins torch's and ONNX Runtime's intra-op threads. Backends load lazily.
+
+    ``precision``: bulk passage encoding in ``"fp32"`` or ``"bf16"`` (``torch.autocast``: matrix
+    products in bfloat16, run on AMX/AVX512-BF16 units through oneDNN); ``"auto"`` picks bf16 when
+    the CPU has such units (:func:`cpu_has_bf16`). bf16 vectors agree with fp32 to a cosine of
+    0.99997 or better on real chunks (``bench/encoder/throughput.py``), so both share ``model_id``
+    and the cache, like the ONNX query path.
     """
 
     def __init__(self, path: Path, name: str | None = None, batch_size: int = 32,
-                 threads: int | None = None, fast_queries: bool = True) -> None:
+                 threads: int | None = None, fast_queries: bool = True, precision: str = "auto") -> None:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")  # clinqa never downloads weights
         os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
         self.path = Path(path)
         self.batch_size = batch_size
         self.threads = threads
+        if precision not in ("auto", "fp32", "bf16"):
+            raise ValueError(f"precision must be auto, fp32 or bf16, not {precision!r}")
+        self.bf16 = precision == "bf16" or (precision == "auto" and cpu_has_bf16())
         self.model_id = f"{name or self.path.name}@{fingerprint(self.path)}"
         self.max_tokens = self._max_seq_length()
         self._st: Any = None
@@ -118,10 +141,19 @@ class SentenceTransformerEncoder:
         groups = length_sorted_batches(texts, self.batch_size * 8)
         for idx in tqdm(groups, disable=not progress, desc="embedding", unit="batch",
                         unit_scale=self.batch_size * 8):
-            vecs = model.encode([texts[i] for i in idx], batch_size=self.batch_size,
-                                convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
+            with self._precision():
+                vecs = model.encode([texts[i] for i in idx], batch_size=self.batch_size,
+                                    convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False)
             out[idx] = vecs
         return normalise(out)
+
+    def _precision(self) -> Any:
+        """The autocast context of :attr:`bf16` (a no-op context for fp32)."""
+        import contextlib
+
+        import torch
+
+        return torch.autocast("cpu", dtype=torch.bfloat16) if self.bf16 else contextlib.nullcontext()
 
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """``(n, dim)`` unit vectors for questions."""

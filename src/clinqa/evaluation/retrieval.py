@@ -166,7 +166,9 @@ def build_eval_pipeline(dataset: Dataset, settings: Settings, distractors: int |
     probe = Pipeline(settings)
     model_id = probe.encoder.model_id
     store = eval_store_dir(dataset, settings, model_id, ids)
-    eval_settings = settings.model_copy(update={"data_dir": store})
+    # retrieval studies quote nothing: answer units are embedded (and cached) only when asked for
+    eval_settings = settings.model_copy(update={
+        "data_dir": store, "answer": settings.answer.model_copy(update={"precompute_units": False})})
     pipe = Pipeline(eval_settings, cache_path=Path(settings.data_dir) / "embeddings.sqlite")
     pipe._encoder = probe.encoder  # same model: load it once
     total = len(ids) if ids is not None else None

@@ -1,6 +1,36 @@
-"""Stores: the Store protocol and the embedded LanceDB implementation."""
+"""Stores: the Store protocol, the embedded LanceDB implementation (default) and Qdrant."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from clinqa.store.base import Hit, Store
 from clinqa.store.lancedb import LanceStore
 
-__all__ = ["Hit", "LanceStore", "Store"]
+if TYPE_CHECKING:
+    from clinqa.settings import Settings
+
+__all__ = ["Hit", "LanceStore", "Store", "open_store"]
+
+
+def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
+    """The store ``settings.store`` configures, for ``data_dir`` (default ``settings.data_dir``):
+    ``lancedb`` -> :class:`LanceStore` in ``<data_dir>/lancedb``; ``qdrant`` ->
+    :class:`clinqa.store.qdrant.QdrantStore` on ``store.qdrant_url`` (else ``$QDRANT_URL``), else
+    in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory). Raises
+    :class:`clinqa.errors.ConfigError` for an unusable Qdrant configuration (an unset ``env:VAR``
+    API key, ``shard_by_patient`` in local mode, a local folder held by another process)."""
+    cfg = settings.store
+    data_dir = Path(data_dir if data_dir is not None else settings.data_dir)
+    if cfg.backend == "lancedb":
+        return LanceStore(data_dir / "lancedb")
+    from clinqa.store.qdrant import QdrantStore  # imported only when configured
+
+    url = cfg.resolved_url()
+    common = {"collection": cfg.collection, "shard_by_patient": cfg.shard_by_patient}
+    if url == ":memory:":
+        return QdrantStore(":memory:", **common)
+    if url:
+        return QdrantStore(url=url, api_key=cfg.resolved_api_key(), **common)
+    return QdrantStore(data_dir / "qdrant", **common)

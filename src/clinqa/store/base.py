@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 import numpy as np
+import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
 from clinqa.retrieval.filters import Filters
@@ -26,12 +27,36 @@ class Hit:
 
 
 class Store(Protocol):
-    """A chunk store with dense and BM25 search under the same pre-filters."""
+    """A chunk store with dense and BM25 search under the same pre-filters.
+
+    Implementations: :class:`clinqa.store.lancedb.LanceStore` (embedded default) and
+    :class:`clinqa.store.qdrant.QdrantStore`; :func:`clinqa.store.open_store` picks one from the
+    settings. ``tests/store/test_contract.py`` runs the same contract on both. Every read on a
+    store with nothing written yet returns an empty result (``[]``, ``{}``, ``0``, ``None``).
+    """
+
+    def sync(self) -> bool:
+        """Catch up with writes made elsewhere (another store object or process) where the
+        backend needs it; returns whether the store holds a table/collection yet."""
+        ...
+
+    @property
+    def dim(self) -> int | None:
+        """Dimension of the stored vectors, ``None`` while nothing is stored."""
+        ...
+
+    def version(self) -> int:
+        """A number that grows with every write (ingest, removal), also one made by another
+        process; 0 while nothing is stored. Keys the answer cache."""
+        ...
 
     def replace_documents(self, doc_ids: list[str], chunks: list[Chunk], vectors: np.ndarray) -> None:
-        """Atomically replace all chunks of ``doc_ids`` by ``chunks`` (``vectors``: ``(n, dim)``).
+        """Replace all chunks of ``doc_ids`` by ``chunks`` (``vectors``: ``(n, dim)`` float, row
+        ``i`` for ``chunks[i]``): chunks of those documents not in ``chunks`` are deleted. Creates
+        the store on the first write. Raises ``ValueError`` when lengths differ.
 
-        Readers see either the old or the new chunks of each document, never a mix.
+        LanceDB does this in one commit (readers see the old or the new chunks of each document,
+        never a mix); Qdrant cannot (see :mod:`clinqa.store.qdrant` for what a reader may see).
         """
         ...
 
@@ -40,11 +65,13 @@ class Store(Protocol):
         ...
 
     def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
-        """Exact top-``k`` by cosine similarity among chunks passing ``filters``."""
+        """Exact top-``k`` by cosine similarity among chunks passing ``filters`` (``vector``:
+        ``(dim,)``); hits of kind ``"cosine"``, ranks from 1, best first."""
         ...
 
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
-        """Top-``k`` by BM25 among chunks passing ``filters``."""
+        """Top-``k`` by BM25 among chunks passing ``filters`` that share a term with ``query``;
+        hits of kind ``"bm25"``; ``[]`` for a query without words (punctuation only)."""
         ...
 
     def get_chunks(self, chunk_ids: list[str]) -> list[Chunk]:
@@ -63,6 +90,21 @@ class Store(Protocol):
         """Number of chunks."""
         ...
 
+    def level_counts(self) -> dict[str, int]:
+        """``{hierarchy_level: number of chunks}`` for the levels that have chunks."""
+        ...
+
+    def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
+        """The ``text`` of the first ``n`` chunks by chunk id, leaving out ``exclude_levels``."""
+        ...
+
+    def export(self, columns: list[str], filters: Filters) -> pa.Table:
+        """The ``columns`` (names of :class:`Chunk` fields, or ``vector``: a fixed-size list of
+        float32 of width ``dim``) of every chunk ``filters`` admit, one row per chunk, in no
+        particular order. Raises when a column is unknown."""
+        ...
+
     def refresh_indexes(self) -> None:
-        """Bring the BM25 (and any other) index up to date after writes."""
+        """Bring the BM25 (and any other) index up to date after writes (a no-op where the
+        index follows every write)."""
         ...

@@ -179,9 +179,19 @@ class LanceStore:
         have = {c for ix in self._table.list_indices() for c in (ix.columns or [])}
         for col, kind in SCALAR_INDEXES:
             if col not in have:
-                from lancedb.index import BTree, Bitmap
+                from lancedb.index import Bitmap, BTree
 
                 self._table.create_index(col, config=BTree() if kind == "BTREE" else Bitmap(), replace=True)
+
+    def stale_indexes(self) -> bool:
+        """True when rows were written after the full-text index was last updated (e.g. by an ingest
+        killed before its final :meth:`refresh_indexes`), or when the index is missing."""
+        if not self.sync():
+            return False
+        if not self._fts_ready:
+            return True
+        names = [ix.name for ix in self._table.list_indices() if "text" in (ix.columns or [])]
+        return any(self._table.index_stats(n).num_unindexed_rows > 0 for n in names)
 
     def dense_index(self) -> DenseIndex | None:
         """The in-memory exact index of the current table version (built or rebuilt on first use

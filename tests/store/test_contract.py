@@ -1,0 +1,321 @@
+"""The Store contract, run on every backend: LanceDB (embedded), Qdrant local mode, and a real
+Qdrant server when ``QDRANT_URL`` is set (skipped otherwise).
+
+The corpus is hand-made: 7 chunks of 5 documents, two of them patient notes, with seeded random
+unit vectors (8-d) so dense rankings can be checked against numpy brute force. Expected id sets
+of every filter are written out by hand below.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from clinqa.chunking.base import Chunk
+from clinqa.retrieval.filters import Filters
+from clinqa.store import LanceStore, Store
+
+DIM = 8
+RNG = np.random.default_rng(7)
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    return (v / np.linalg.norm(v)).astype(np.float32)
+
+
+def chunk(cid: str, text: str, **kw) -> Chunk:
+    doc = cid.split("#")[0]
+    return Chunk(chunk_id=cid, doc_id=doc, text=text, body=text, doc_hash=f"h-{doc}", **kw)
+
+
+CHUNKS = [
+    chunk("g1#document#0", "guideline overview warfarin evidence", hierarchy_level="document", year=2014,
+          source="BTS", title="G1"),
+    chunk("g1#s#1", "warfarin dosing in atrial fibrillation evidence", year=2014, source="BTS", title="G1"),
+    chunk("g2#s#0", "statin therapy after myocardial infarction evidence", year=2022, source="NICE", title="G2"),
+    chunk("g3#p#0", "apixaban compared with warfarin in elderly evidence", hierarchy_level="paragraph",
+          source="nice", title="G3"),  # no year
+    chunk("nA#s#0", "patient A takes warfarin daily evidence", patient_id="A", year=2023, source="EHR",
+          note_date="2023-02-01", title="note A"),
+    chunk("nA#s#1", "patient A started colchicine for pericarditis evidence", patient_id="A", year=2023,
+          source="EHR", note_date="2023-02-01", title="note A"),
+    chunk("nB#s#0", "patient B takes warfarin twice evidence", patient_id="B", year=2021, source="EHR",
+          note_date="2021-05-01", title="note B"),
+]
+VECS = np.stack([unit(RNG.normal(size=DIM)) for _ in CHUNKS])
+ID = {c.chunk_id: i for i, c in enumerate(CHUNKS)}
+GENERAL = {"g1#s#1", "g2#s#0", "g3#p#0"}  # Filters(): no patient, overview chunks left out
+
+# (filters, the chunk ids they admit), worked out by hand from CHUNKS
+FILTER_CASES: list[tuple[Filters, set[str]]] = [
+    (Filters(), GENERAL),
+    (Filters(exclude_levels=()), GENERAL | {"g1#document#0"}),
+    (Filters(exclude_levels=("section",)), {"g1#document#0", "g3#p#0"}),
+    (Filters(exclude_levels=("section", "paragraph")), {"g1#document#0"}),
+    (Filters(patient_id="A"), {"nA#s#0", "nA#s#1"}),
+    (Filters(patient_id="B"), {"nB#s#0"}),
+    (Filters(patient_id="C"), set()),
+    (Filters(year_min=2020), {"g2#s#0"}),  # g3 has no year: excluded once a bound is set
+    (Filters(year_max=2014), {"g1#s#1"}),
+    (Filters(year_min=2014, year_max=2014, exclude_levels=()), {"g1#document#0", "g1#s#1"}),
+    (Filters(year_min=2015, year_max=2021), set()),
+    (Filters(sources=("nice",)), {"g2#s#0", "g3#p#0"}),  # "NICE" and "nice": case-insensitive
+    (Filters(sources=("bts", "NICE")), GENERAL),
+    (Filters(sources=("who",)), set()),
+    (Filters(doc_ids=("g1", "g3")), {"g1#s#1", "g3#p#0"}),
+    (Filters(doc_ids=("nA",)), set()),  # a note's doc id without its patient: nothing
+    (Filters(patient_id="A", year_min=2023, sources=("ehr",), doc_ids=("nA",)), {"nA#s#0", "nA#s#1"}),
+    (Filters(patient_id="A", year_max=2022), set()),
+    (Filters(patient_id="B", year_min=2021, year_max=2021, sources=("Ehr",)), {"nB#s#0"}),
+    (Filters(sources=("nice",), year_min=2020, doc_ids=("g2", "g3")), {"g2#s#0"}),
+    (Filters(sources=("nice", "bts"), exclude_levels=("paragraph",), year_max=2030),
+     {"g1#document#0", "g1#s#1", "g2#s#0"}),  # excluding paragraphs keeps the overview chunk
+]
+
+
+def _qdrant_local(tmp_path: Path):
+    from clinqa.store.qdrant import QdrantStore
+
+    return QdrantStore(tmp_path / "qdrant")
+
+
+BACKENDS = ["lancedb", "qdrant-local", "qdrant-server"]
+
+
+def _open(backend: str, tmp_path: Path) -> Iterator[Store]:
+    """An empty store of ``backend`` (closed/dropped afterwards)."""
+    if backend == "lancedb":
+        yield LanceStore(tmp_path / "lancedb")
+        return
+    from clinqa.store.qdrant import QdrantStore
+
+    if backend == "qdrant-local":
+        s = QdrantStore(tmp_path / "qdrant")
+        yield s
+        s.close()
+        return
+    url = os.environ.get("QDRANT_URL")
+    if not url:
+        pytest.skip("QDRANT_URL is not set: no Qdrant server to test against")
+    s = QdrantStore(url=url, api_key=os.environ.get("QDRANT_API_KEY"), collection=f"clinqa_test_{uuid.uuid4().hex}")
+    yield s
+    s.drop()
+    s.close()
+
+
+def _fill(s: Store) -> Store:
+    s.replace_documents(sorted({c.doc_id for c in CHUNKS}), CHUNKS, VECS)
+    s.refresh_indexes()
+    return s
+
+
+@pytest.fixture(params=BACKENDS)
+def empty(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """An empty store of each backend."""
+    yield from _open(request.param, tmp_path)
+
+
+@pytest.fixture()
+def store(empty: Store) -> Store:
+    """The hand-made corpus in a fresh store of each backend (for tests that write)."""
+    return _fill(empty)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def ro_store(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
+    """The hand-made corpus, shared by the read-only tests of a module (keeps the suite fast)."""
+    for s in _open(request.param, tmp_path_factory.mktemp(request.param)):
+        yield _fill(s)
+
+
+def ids(hits) -> list[str]:
+    return [h.chunk.chunk_id for h in hits]
+
+
+def brute_force(q: np.ndarray, allowed: set[str], k: int) -> list[tuple[str, float]]:
+    """Exact cosine top-k among ``allowed`` by numpy."""
+    qn = q / np.linalg.norm(q)
+    scored = sorted(((cid, float(VECS[ID[cid]] @ qn)) for cid in allowed), key=lambda x: -x[1])
+    return scored[:k]
+
+
+# -- empty store ---------------------------------------------------------------------------------
+def test_empty_store(empty: Store) -> None:
+    assert empty.sync() is False
+    assert empty.count() == 0 and empty.dim is None and empty.version() == 0
+    assert empty.dense_search(VECS[0], 5, Filters()) == []
+    assert empty.bm25_search("warfarin", 5, Filters()) == []
+    assert empty.get_chunks(["g1#s#1"]) == []
+    assert empty.doc_hashes() == {} and empty.documents() == [] and empty.level_counts() == {}
+    assert empty.sample_texts(3) == []
+    assert empty.export(["chunk_id"], Filters()).num_rows == 0
+    assert empty.delete_document("g1") == 0
+    empty.replace_documents(["g1"], [], np.zeros((0, DIM), dtype=np.float32))  # nothing to store: no table
+    assert empty.count() == 0 and empty.version() == 0 and empty.sync() is False
+
+
+# -- writes --------------------------------------------------------------------------------------
+def test_counts_documents_and_hashes(ro_store: Store) -> None:
+    assert ro_store.sync() is True and ro_store.dim == DIM
+    assert ro_store.count() == 7
+    assert ro_store.level_counts() == {"document": 1, "section": 5, "paragraph": 1}
+    assert ro_store.doc_hashes() == {"g1": "h-g1", "g2": "h-g2", "g3": "h-g3", "nA": "h-nA", "nB": "h-nB"}
+    docs = ro_store.documents()
+    assert [d["doc_id"] for d in docs] == ["g1", "g2", "g3", "nA", "nB"]
+    assert docs[0] == {"doc_id": "g1", "title": "G1", "year": 2014, "source": "BTS", "patient_id": None, "chunks": 2}
+    assert docs[2]["year"] is None and docs[3]["patient_id"] == "A" and docs[3]["chunks"] == 2
+
+
+def test_get_chunks_in_asked_order_unknown_skipped(ro_store: Store) -> None:
+    got = ro_store.get_chunks(["nB#s#0", "nope#s#0", "g1#document#0", "g2#s#0"])
+    assert [c.chunk_id for c in got] == ["nB#s#0", "g1#document#0", "g2#s#0"]
+    assert got[0] == CHUNKS[ID["nB#s#0"]]  # every field round-trips (note_date, patient_id, ...)
+    assert got[1].hierarchy_level == "document" and got[1].year == 2014
+    assert ro_store.get_chunks([]) == []
+
+
+def test_replace_documents_replaces_only_those_documents(store: Store) -> None:
+    before = {c.chunk_id: c for c in store.get_chunks(list(ID))}
+    new = [chunk("g1#s#5", "edoxaban replaces the old guideline evidence", year=2015, source="BTS"),
+           chunk("g1#s#1", "warfarin dosing revised evidence", year=2015, source="BTS")]
+    store.replace_documents(["g1"], new, np.stack([VECS[0], VECS[1]]))
+    assert store.count() == 7 - 2 + 2
+    assert [c.chunk_id for c in store.get_chunks(["g1#document#0", "g1#s#1", "g1#s#5"])] == ["g1#s#1", "g1#s#5"]
+    assert store.get_chunks(["g1#s#1"])[0].text == "warfarin dosing revised evidence"
+    for cid in ("g2#s#0", "g3#p#0", "nA#s#0", "nA#s#1", "nB#s#0"):  # other documents untouched
+        assert store.get_chunks([cid]) == [before[cid]]
+    assert ids(store.bm25_search("edoxaban", 5, Filters())) == ["g1#s#5"]
+    assert ids(store.bm25_search("overview", 5, Filters(exclude_levels=()))) == []
+    assert store.doc_hashes()["g1"] == "h-g1"
+    # replacing a document by no chunks removes it
+    store.replace_documents(["g3"], [], np.zeros((0, DIM), dtype=np.float32))
+    assert "g3" not in store.doc_hashes() and store.count() == 6
+
+
+def test_replace_checks_lengths(store: Store) -> None:
+    with pytest.raises(ValueError):
+        store.replace_documents(["g2"], [CHUNKS[2]], np.stack([VECS[2], VECS[3]]))
+
+
+def test_delete_document_returns_count(store: Store) -> None:
+    assert store.delete_document("nA") == 2
+    assert store.delete_document("nA") == 0
+    assert store.delete_document("unknown") == 0
+    assert store.count() == 5
+    assert ids(store.bm25_search("colchicine", 5, Filters(patient_id="A"))) == []
+
+
+def test_version_grows_with_every_write(store: Store) -> None:
+    v1 = store.version()
+    assert v1 > 0
+    store.replace_documents(["g2"], [CHUNKS[2]], VECS[2:3])
+    v2 = store.version()
+    assert v2 > v1
+    assert store.delete_document("g2") == 1
+    v3 = store.version()
+    assert v3 > v2
+    assert store.delete_document("g2") == 0
+    assert store.version() == v3  # nothing written
+
+
+# -- filters -------------------------------------------------------------------------------------
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_every_filter_field_alone_and_combined(ro_store: Store, filters: Filters, expected: set[str]) -> None:
+    assert set(ids(ro_store.dense_search(VECS[0], 50, filters))) == expected
+    assert set(ids(ro_store.bm25_search("evidence", 50, filters))) == expected  # a word every chunk has
+    assert set(ro_store.export(["chunk_id"], filters).column("chunk_id").to_pylist()) == expected
+
+
+def test_patient_isolation(ro_store: Store) -> None:
+    b_vec = VECS[ID["nB#s#0"]]
+    # B's own chunk is the nearest neighbour of its vector, yet A and the general scope never see it
+    assert ids(ro_store.dense_search(b_vec, 1, Filters(patient_id="B"))) == ["nB#s#0"]
+    assert set(ids(ro_store.dense_search(b_vec, 10, Filters(patient_id="A")))) == {"nA#s#0", "nA#s#1"}
+    assert "nB#s#0" not in ids(ro_store.dense_search(b_vec, 10, Filters(exclude_levels=())))
+    assert ids(ro_store.bm25_search("twice", 5, Filters(patient_id="B"))) == ["nB#s#0"]
+    assert ids(ro_store.bm25_search("twice", 5, Filters(patient_id="A"))) == []
+    assert ids(ro_store.bm25_search("twice", 5, Filters())) == []  # no patient: no notes at all
+    assert ids(ro_store.bm25_search("colchicine", 5, Filters(patient_id="B"))) == []
+    # "patient" occurs only in notes: the general scope matches on "warfarin" alone
+    assert set(ids(ro_store.bm25_search("patient warfarin", 5, Filters()))) == {"g1#s#1", "g3#p#0"}
+
+
+# -- dense ---------------------------------------------------------------------------------------
+@pytest.mark.parametrize("case", [0, 1, 4, 11, 16, 20])
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_dense_is_exact_under_filters(ro_store: Store, case: int, k: int) -> None:
+    filters, allowed = FILTER_CASES[case]
+    for q in (VECS[3] + 0.3 * VECS[5], np.random.default_rng(case * 10 + k).normal(size=DIM).astype(np.float32)):
+        hits = ro_store.dense_search(q, k, filters)
+        want = brute_force(q, allowed, k)
+        assert ids(hits) == [cid for cid, _ in want]
+        assert [h.score for h in hits] == pytest.approx([s for _, s in want], abs=1e-5)
+        assert [h.rank for h in hits] == list(range(1, len(want) + 1))
+        assert all(h.kind == "cosine" for h in hits)
+
+
+# -- BM25 ----------------------------------------------------------------------------------------
+def test_bm25_rare_term_ranks_first(ro_store: Store) -> None:
+    hits = ro_store.bm25_search("apixaban warfarin", 10, Filters())
+    # g3 holds both words, g1#s#1 only warfarin (which is in 5 of 7 chunks, apixaban in 1)
+    assert ids(hits) == ["g3#p#0", "g1#s#1"]
+    assert hits[0].score > hits[1].score > 0
+    assert [h.rank for h in hits] == [1, 2] and all(h.kind == "bm25" for h in hits)
+    assert ids(ro_store.bm25_search("Colchicine?", 10, Filters(patient_id="A")))[0] == "nA#s#1"
+    assert ids(ro_store.bm25_search("STATIN", 3, Filters())) == ["g2#s#0"]  # case-insensitive
+
+
+def test_bm25_matches_only_chunks_with_a_query_word(ro_store: Store) -> None:
+    assert set(ids(ro_store.bm25_search("warfarin", 10, Filters(exclude_levels=())))) == \
+        {"g1#document#0", "g1#s#1", "g3#p#0"}
+    assert ro_store.bm25_search("zzzunknownword", 5, Filters()) == []
+
+
+def test_punctuation_only_query(ro_store: Store) -> None:
+    assert ro_store.bm25_search("?!", 5, Filters()) == []
+    assert ro_store.bm25_search("...", 5, Filters(patient_id="A")) == []
+    assert ids(ro_store.bm25_search("statin's therapy?", 5, Filters()))[0] == "g2#s#0"
+
+
+# -- bulk reads ----------------------------------------------------------------------------------
+def test_export_columns_and_types(ro_store: Store) -> None:
+    t = ro_store.export(["chunk_id", "doc_id", "year", "patient_id", "vector"], Filters(patient_id="A"))
+    assert t.column_names == ["chunk_id", "doc_id", "year", "patient_id", "vector"]
+    assert t.schema.field("vector").type == pa.list_(pa.float32(), DIM)
+    assert t.schema.field("year").type == pa.int32()
+    rows = sorted(t.to_pylist(), key=lambda r: r["chunk_id"])
+    assert [r["chunk_id"] for r in rows] == ["nA#s#0", "nA#s#1"]
+    assert all(r["doc_id"] == "nA" and r["year"] == 2023 and r["patient_id"] == "A" for r in rows)
+    for r in rows:  # unit vectors come back as stored
+        assert np.allclose(r["vector"], VECS[ID[r["chunk_id"]]], atol=1e-6)
+    with pytest.raises(Exception):  # noqa: B017 - each backend raises its own error type
+        ro_store.export(["no_such_column"], Filters())
+
+
+def test_sample_texts_first_by_chunk_id(ro_store: Store) -> None:
+    # non-overview chunk ids sorted: g1#s#1, g2#s#0, g3#p#0, nA#s#0, ...
+    assert ro_store.sample_texts(2) == [CHUNKS[1].text, CHUNKS[2].text]
+    assert ro_store.sample_texts(1, exclude_levels=()) == [CHUNKS[0].text]  # "g1#document#0" < "g1#s#1"
+
+
+def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path: Path) -> None:
+    if isinstance(store, LanceStore):
+        other: Store = LanceStore(store.path)
+    else:
+        from clinqa.store.qdrant import QdrantStore
+
+        assert isinstance(store, QdrantStore)
+        other = QdrantStore(store.path, collection=store.collection) if store.local else \
+            QdrantStore(url=store.url, api_key=os.environ.get("QDRANT_API_KEY"), collection=store.collection)
+    assert other.count() == 7
+    store.replace_documents(["g4"], [chunk("g4#s#0", "tenecteplase in stroke evidence", year=2024)], VECS[:1])
+    assert ids(other.bm25_search("tenecteplase", 5, Filters())) == ["g4#s#0"]
+    assert other.count() == 8 and other.version() == store.version()
+    if not isinstance(other, LanceStore):
+        other.close()
