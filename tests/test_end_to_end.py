@@ -215,3 +215,43 @@ def test_year_filter_that_empties_the_pool_suggests_widening(pipe: Pipeline) -> 
     assert "Nothing close enough is dated in the years ...-2004" in ans.answer
     assert "Widen or remove the year range" in ans.answer
     assert any("sepsis" in t.lower() for t in ans.related_topics)
+
+
+def test_answer_units_are_precomputed_at_ingest(pipe: Pipeline) -> None:
+    """Ingest embedded every quotable unit (answer.precompute_units, the default) into the cache, so
+    an extractive answer embeds nothing: the wrapped encoder is never called for its units, and the
+    answer is the same as one computed without the cache."""
+    from clinqa.answer import units_of
+    from clinqa.embedding import CachedEncoder, text_hash
+
+    question = "Should a beta-blocker be started on the day of surgery?"
+    res = pipe.search(question)
+    units = [u for h in res.hits[:5] for u in units_of(h.chunk.body)]
+    enc = pipe.unit_encoder
+    assert isinstance(enc, CachedEncoder) and units
+    assert len(enc.cache.get(enc.model_id, [text_hash(u) for u in units])) == len(set(units))
+
+    calls: list[int] = []
+    inner = enc.inner
+
+    class Counting:
+        def __getattr__(self, name: str):
+            return getattr(inner, name)
+
+        def encode_passages(self, texts: list[str], progress: bool = False):
+            calls.append(len(texts))
+            return inner.encode_passages(texts, progress)
+
+    enc.inner = Counting()  # type: ignore[assignment]
+    try:
+        cached = pipe.ask(question)
+    finally:
+        enc.inner = inner
+    assert calls == []
+    pipe._unit_encoder = pipe.encoder  # no cache: units embedded on the spot
+    try:
+        fresh = pipe.ask(question)
+    finally:
+        pipe._unit_encoder = None
+    assert cached.answer == fresh.answer
+    assert [c.chunk_id for c in cached.citations] == [c.chunk_id for c in fresh.citations]

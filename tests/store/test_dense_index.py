@@ -69,8 +69,8 @@ def test_dense_search_equals_brute_force(mixed) -> None:
     rng = np.random.default_rng(9)
     for f in FILTERS[::7]:
         q = rng.standard_normal(DIM).astype(np.float32)
-        admitted = [i for i, c in enumerate(chunks) if c.chunk_id in
-                    set(store.export(["chunk_id"], f).column("chunk_id").to_pylist())]
+        allowed = set(store.export(["chunk_id"], f).column("chunk_id").to_pylist())
+        admitted = [i for i, c in enumerate(chunks) if c.chunk_id in allowed]
         cos = vecs[admitted] @ (q / np.linalg.norm(q))
         order = [chunks[admitted[j]].chunk_id for j in np.argsort(-cos, kind="stable")[:5]]
         hits = store.dense_search(q, 5, f)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 import threading
 import warnings
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -164,24 +165,46 @@ class LanceStore:
             self._table.delete(where)
         return n
 
+    def _indexed(self) -> set[str]:
+        return {c for ix in self._table.list_indices() for c in (ix.columns or [])}
+
+    def _commit_index(self, build: Callable[[], object], present: Callable[[], bool]) -> None:
+        """Run an index commit. When another process committed first (LanceDB's retryable commit
+        conflict: two service workers, or a worker and an ingest, building the same index), move to
+        the latest version and stop if ``present()`` now holds, else retry (3 attempts)."""
+        for attempt in range(3):
+            try:
+                build()
+                return
+            except RuntimeError as exc:
+                if "commit conflict" not in str(exc).lower() or attempt == 2:
+                    raise
+                self._table.checkout_latest()
+                if present():
+                    return
+
     def refresh_indexes(self) -> None:
         """Create the FTS index on first use (unless another process made it); afterwards fold new
-        rows into it."""
+        rows into it. Also creates the scalar indexes on the filter columns (:data:`SCALAR_INDEXES`)."""
         if not self.sync():
             return
         if not self._fts_ready:
             from lancedb.index import FTS
 
-            self._table.create_index("text", config=FTS(with_position=False), replace=True)
+            self._commit_index(
+                lambda: self._table.create_index("text", config=FTS(with_position=False), replace=True),
+                self._has_fts)
             self._fts_ready = True
         else:
-            self._table.optimize()
-        have = {c for ix in self._table.list_indices() for c in (ix.columns or [])}
-        for col, kind in SCALAR_INDEXES:
-            if col not in have:
-                from lancedb.index import Bitmap, BTree
+            self._commit_index(self._table.optimize, lambda: False)
+        from lancedb.index import Bitmap, BTree
 
-                self._table.create_index(col, config=BTree() if kind == "BTREE" else Bitmap(), replace=True)
+        for col, kind in SCALAR_INDEXES:
+            if col not in self._indexed():
+                self._commit_index(
+                    lambda col=col, kind=kind: self._table.create_index(
+                        col, config=BTree() if kind == "BTREE" else Bitmap(), replace=True),
+                    lambda col=col: col in self._indexed())
 
     def stale_indexes(self) -> bool:
         """True when rows were written after the full-text index was last updated (e.g. by an ingest
@@ -201,11 +224,11 @@ class LanceStore:
         with self._dense_lock:
             version = int(self._table.version)
             if self._dense is None or version != self._dense_version:
-                n = self._table.count_rows()
-                t = (self._table.search().with_row_id(True).select(DENSE_COLUMNS)
-                     .limit(max(n, 1)).to_arrow())
-                self._dense = DenseIndex(t, t.column("_rowid").to_numpy())
-                self._dense_version = version
+                t = self._table.search().with_row_id(True).select(DENSE_COLUMNS).limit(None).to_arrow()
+                index = DenseIndex(t, t.column("_rowid").to_numpy())
+                if int(self._table.version) != version:  # another thread moved the table meanwhile
+                    return index  # use it for this query, rebuild on the next
+                self._dense, self._dense_version = index, version
             return self._dense
 
     def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
@@ -282,8 +305,8 @@ class LanceStore:
 
     def _columns(self, cols: list[str]) -> pa.Table:
         assert self._table is not None
-        n = self._table.count_rows()
-        return self._table.search().select(cols).limit(max(n, 1)).to_arrow()
+        # one unbounded read: a count first could be cut short by a version change in between
+        return self._table.search().select(cols).limit(None).to_arrow()
 
     def doc_hashes(self) -> dict[str, str]:
         """``{doc_id: doc_hash}``."""
@@ -317,8 +340,7 @@ class LanceStore:
         jobs such as hard-negative mining; ``vector`` is a fixed-size list column)."""
         if not self.sync():
             return pa.table({c: [] for c in columns})
-        n = self._table.count_rows()
-        return self._table.search().where(to_sql(filters)).select(columns).limit(max(n, 1)).to_arrow()
+        return self._table.search().where(to_sql(filters)).select(columns).limit(None).to_arrow()
 
     def version(self) -> int:
         """The table's version: it grows with every write (ingest, removal), also one made by another
