@@ -36,7 +36,8 @@ def chunk_texts(n: int, seed: int) -> list[str]:
     chunker = build_chunker(Settings().chunking, enc.token_counter, enc.max_tokens)
     ds = load_dataset(DATA)
     rng = random.Random(seed)
-    ids = set(rng.sample(sorted(ds.corpus), min(len(ds.corpus), n)))
+    all_ids = ds.corpus_ids()
+    ids = set(rng.sample(all_ids, min(len(all_ids), n)))
     texts = [c.text for d in ds.documents(ids) for c in chunker.chunk(d) if c.hierarchy_level != "document"]
     return rng.sample(texts, min(n, len(texts)))
 

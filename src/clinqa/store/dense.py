@@ -62,12 +62,24 @@ class DenseIndex:
         self._doc, self._docs = _codes(table.column("doc_id").to_pylist())
         years = table.column("year").to_numpy(zero_copy_only=False)
         self._year = np.where(np.isnan(years.astype(float)), _NO_YEAR, years.astype(float)).astype(np.int64)
+        self._masks: dict[Filters, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
     def mask(self, f: Filters) -> np.ndarray:
-        """``(n,)`` bool: the rows ``f`` admits (same semantics as :func:`~clinqa.retrieval.filters.to_sql`)."""
+        """``(n,)`` bool: the rows ``f`` admits (same semantics as :func:`~clinqa.retrieval.filters.to_sql`).
+        The last 32 distinct filters' masks are kept (most queries share one: no patient, no years);
+        treat the result as read-only."""
+        cached = self._masks.get(f)
+        if cached is None:
+            cached = self._compute_mask(f)
+            if len(self._masks) >= 32:
+                self._masks.pop(next(iter(self._masks)), None)
+            self._masks[f] = cached
+        return cached
+
+    def _compute_mask(self, f: Filters) -> np.ndarray:
         if f.patient_id is None:
             m = self._patient == -1
         else:
