@@ -513,10 +513,13 @@ class Pipeline:
 
     def config_hash(self) -> str:
         """12 hex digits identifying every setting that can change an answer (all of
-        :class:`Settings` except ``data_dir``, ``ingest``, ``service``, ``log`` and ``cache``) plus the
+        :class:`Settings` except ``data_dir``, ``ingest``, ``service``, ``log``, ``cache`` and the store's
+        address and credentials) plus the
         encoder's model id: equal hashes give the same answers on the same corpus. For query
         logs, replay and the answer cache."""
-        unrelated = {"data_dir", "ingest", "service", "log", "cache"}
+        # where the store lives and its credentials do not change answers; its backend (BM25 flavour) does
+        unrelated: dict[str, Any] = {k: True for k in ("data_dir", "ingest", "service", "log", "cache")}
+        unrelated["store"] = {"qdrant_url", "qdrant_api_key", "collection", "shard_by_patient"}
         h = hashlib.sha256(self.settings.model_dump_json(exclude=unrelated).encode())
         h.update(self.store_meta().get("model_id", self.settings.embedding.model).encode())
         return h.hexdigest()[:12]

@@ -60,3 +60,16 @@ def test_answer_from_dict_round_trip() -> None:
     # unknown keys are ignored, missing optional ones take defaults
     assert Answer.from_dict({"question": "q", "refused": True, "answer": "no", "filters": {}, "new": 1}).mode == \
         "extractive"
+
+
+def test_config_hash_ignores_store_address_not_backend(tmp_path) -> None:
+    """Rotating the Qdrant API key or moving the server keeps cached answers; switching the backend
+    (another BM25) does not."""
+    from clinqa.pipeline import Pipeline
+    from clinqa.settings import Settings, StoreSettings
+
+    base = Pipeline(Settings(data_dir=tmp_path / "a")).config_hash()
+    moved = Pipeline(Settings(data_dir=tmp_path / "b", store=StoreSettings(
+        qdrant_url="http://qdrant:6333", qdrant_api_key="k2", collection="other"))).config_hash()
+    other = Pipeline(Settings(data_dir=tmp_path / "a", store=StoreSettings(backend="qdrant"))).config_hash()
+    assert base == moved and base != other
