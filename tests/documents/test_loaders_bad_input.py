@@ -11,6 +11,7 @@ from fpdf import FPDF
 from clinqa.documents.loaders import FORMATS, Skipped, detect_format, iter_documents, load_file
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
+from clinqa.settings import IngestSettings
 
 BOMB = b"""<?xml version="1.0"?>
 <!DOCTYPE lolz [
@@ -121,8 +122,14 @@ def test_file_too_large(tmp_path: Path) -> None:
     path = tmp_path / "huge.md"
     with path.open("wb") as fh:  # sparse: no 200 MB actually written
         fh.truncate(201 * 1024 * 1024)
-    with pytest.raises(LoadError, match=r"file too large \(201.0 MB > 200 MB limit\)"):
+    with pytest.raises(LoadError, match=r"file too large \(201.0 MB > 200 MB limit: setting ingest.max_file_mb\)"):
         load_file(path)
+    small = tmp_path / "small.md"
+    small.write_text("# Small\n\n" + "word " * 300_000, encoding="utf-8")  # 1.5 MB
+    with pytest.raises(LoadError, match=r"file too large \(1.4 MB > 1 MB limit: setting ingest.max_file_mb\)"):
+        load_file(small, limits=IngestSettings(max_file_mb=1))
+    [item] = list(iter_documents([small], limits=IngestSettings(max_file_mb=1)))
+    assert isinstance(item, LoadError) and item.reason.startswith("file too large (1.4 MB > 1 MB limit")
 
 
 def test_deeply_nested_input_does_not_crash(tmp_path: Path) -> None:

@@ -108,9 +108,9 @@ class HierarchicalChunker:
         doc_hash = doc.content_hash()
         out: list[Chunk] = []
         ov = overview_text(doc, self.overview_max_words)
-        if ov or doc.title:
+        if ov or doc.title.strip():  # a whitespace title alone makes no overview
             out.append(
-                make_chunk(doc, body=ov or doc.title, section_path=[], index=0, level="document",
+                make_chunk(doc, body=ov or doc.title.strip(), section_path=[], index=0, level="document",
                            counter=self.counter, header=doc.title, doc_hash=doc_hash)
             )
         for path, section in doc.walk():

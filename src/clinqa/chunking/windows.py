@@ -6,21 +6,69 @@ from clinqa.chunking.base import TokenCounter
 from clinqa.chunking.sentences import split_units
 
 
+def _tokens(text: str, counter: TokenCounter) -> int:
+    return counter.count(text) - counter.special_tokens
+
+
+def _cut_word(word: str, budget: int, counter: TokenCounter) -> list[str]:
+    """Cut one "word" that alone is over ``budget`` tokens (a run of punctuation-separated
+    tokens with no space, e.g. ``"a,b,c,..."``) into character runs that each fit."""
+    pieces: list[str] = []
+    rest = word
+    while rest:
+        # the longest prefix that fits (at least one character): widen by doubling, then bisect,
+        # so each cut costs O(piece length x log) and the whole word O(n log n)
+        lo, hi = 1, min(len(rest), 4 * budget)
+        while _tokens(rest[:hi], counter) <= budget:
+            if hi == len(rest):
+                pieces.append(rest)
+                return pieces
+            lo, hi = hi, min(len(rest), 2 * hi)
+        hi -= 1  # rest[:hi + 1] is over the budget
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if _tokens(rest[:mid], counter) <= budget:
+                lo = mid
+            else:
+                hi = mid - 1
+        pieces.append(rest[:lo])
+        rest = rest[lo:]
+    return pieces
+
+
 def _hard_split(unit: str, budget: int, counter: TokenCounter) -> list[str]:
     """Cut one over-long unit (a sentence with no boundary in reach) into word runs that
-    each fit ``budget`` tokens. The only place a sentence is ever cut."""
-    words = unit.split()
-    pieces: list[str] = []
+    each fit ``budget`` tokens. The only place a sentence is ever cut; a single word over the
+    budget is cut between characters.
+
+    Words are counted once each and runs grow while the sum fits (exact for WordPiece, which
+    tokenises words independently); a run whose real count is over (other tokenizers) is cut
+    again, so the result is right for any tokenizer in linear time.
+    """
+    words: list[str] = []
+    raw = unit.split()
+    for w, cost in zip(raw, counter.count_many(raw), strict=True):
+        words.extend([w] if cost - counter.special_tokens <= budget else _cut_word(w, budget, counter))
+    costs = [c - counter.special_tokens for c in counter.count_many(words)]
+    runs: list[list[str]] = []
     cur: list[str] = []
-    for w in words:
-        cand = [*cur, w]
-        if cur and counter.count(" ".join(cand)) - counter.special_tokens > budget:
-            pieces.append(" ".join(cur))
-            cur = [w]
-        else:
-            cur = cand
+    total = 0
+    for w, cost in zip(words, costs, strict=True):
+        if cur and total + cost > budget:
+            runs.append(cur)
+            cur, total = [], 0
+        cur.append(w)
+        total += cost
     if cur:
-        pieces.append(" ".join(cur))
+        runs.append(cur)
+    pieces: list[str] = []
+    for run in runs:
+        if len(run) > 1 and _tokens(" ".join(run), counter) > budget:
+            half = len(run) // 2
+            pieces.extend(_hard_split(" ".join(run[:half]), budget, counter))
+            pieces.extend(_hard_split(" ".join(run[half:]), budget, counter))
+        else:
+            pieces.append(" ".join(run))
     return pieces
 
 
@@ -37,8 +85,9 @@ def sentence_windows(
     :func:`clinqa.chunking.sentences.split_units`). Consecutive windows share ``overlap``
     units (2 by default), unless that would stop the window from advancing. For tables the
     header row(s) (the lines before the ``|---|`` rule) are repeated at the top of every
-    window instead of overlapping rows. ``budget`` counts body tokens only (no special
-    tokens). Returns ``[text]`` when the whole block fits.
+    window instead of overlapping rows, unless they leave fewer than 8 tokens for rows.
+    ``budget`` counts body tokens only (no special tokens). Returns ``[text]`` when the
+    whole block fits.
 
     Token counts of joined units are the sum of the units' counts: WordPiece tokenises
     each whitespace-separated word independently, so this is exact for BERT tokenizers.
@@ -51,6 +100,8 @@ def sentence_windows(
     sep = "\n" if kind in ("table", "code", "list") else " "
     # split any single unit that cannot fit on its own
     pre_cost = sum(counter.count(u) - counter.special_tokens for u in prefix)
+    if budget - pre_cost < 8:  # header rows leave no room for a row: window the rows without them
+        prefix, units, pre_cost = [], prefix + units, 0
     fitted: list[str] = []
     for u in units:
         if counter.count(u) - counter.special_tokens > budget - pre_cost:

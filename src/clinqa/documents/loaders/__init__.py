@@ -10,6 +10,12 @@ Public API:
   (:mod:`clinqa.documents.registry`).
 
 Each format has its own module with a ``load(path) -> list[Document]`` function.
+
+Limits (:class:`~clinqa.settings.IngestSettings`, ``limits=`` of :func:`load_file` and
+:func:`iter_documents`): a file over ``max_file_mb`` is refused unread; Markdown and text with
+a line over ``max_block_chars`` are refused before parsing; a loaded document with a block over
+``max_block_chars`` or a title/heading over ``max_heading_chars`` fails its file; Markdown and
+PDF parsing stops after ``max_parse_seconds``. Each is a LoadError naming the setting.
 """
 
 from __future__ import annotations
@@ -22,9 +28,16 @@ from pathlib import Path
 from clinqa.documents import registry as _registry
 from clinqa.documents.loaders import beir, html, jats, markdown, medquad, notes, pdf, pubmedqa, text
 from clinqa.documents.loaders._common import path_doc_id
-from clinqa.documents.loaders._io import iter_jsonl, read_head, sniff_xml_root
+from clinqa.documents.loaders._io import (
+    applying_limits,
+    check_document_limits,
+    iter_jsonl,
+    read_head,
+    sniff_xml_root,
+)
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
+from clinqa.settings import IngestSettings
 
 __all__ = ["FORMATS", "Skipped", "detect_format", "iter_documents", "load_file"]
 
@@ -132,18 +145,24 @@ def detect_format(path: Path) -> str:
     raise LoadError(path, "unrecognised JSONL: line 1 has neither '_id' (BEIR corpus) nor 'patient_id' (notes)")
 
 
-def _load(path: Path, format: str | None, base_dir: Path | None) -> list[Document]:
+def _load(path: Path, format: str | None, base_dir: Path | None, limits: IngestSettings | None) -> list[Document]:
     fmt = format
     try:
-        fmt = format or detect_format(path)
-        loader = _LOADERS.get(fmt)
-        if loader is None:
-            raise LoadError(path, f"unknown format {fmt!r} (expected one of: {', '.join(FORMATS)})")
-        docs = loader(path)
+        with applying_limits(limits, path):
+            fmt = format or detect_format(path)
+            loader = _LOADERS.get(fmt)
+            if loader is None:
+                raise LoadError(path, f"unknown format {fmt!r} (expected one of: {', '.join(FORMATS)})")
+            docs = loader(path)
+            check_document_limits(path, docs)
     except LoadError:
         raise
+    except RecursionError:
+        raise LoadError(path, f"could not parse as {fmt or 'unknown format'}: nested too deeply") from None
+    except MemoryError:
+        raise LoadError(path, f"could not parse as {fmt or 'unknown format'}: out of memory") from None
     except Exception as exc:  # the contract is LoadError and nothing else
-        detail = " ".join(str(exc).split()) or type(exc).__name__
+        detail = " ".join(str(exc).split())[:300] or type(exc).__name__
         raise LoadError(path, f"could not parse as {fmt or 'unknown format'}: {detail}") from exc
     if base_dir is not None and fmt in _PATH_ID_FORMATS:
         fallback = path_doc_id(path)
@@ -153,8 +172,9 @@ def _load(path: Path, format: str | None, base_dir: Path | None) -> list[Documen
     return docs
 
 
-def load_file(path: Path, format: str | None = None) -> list[Document]:
-    """Load one file; ``format`` (one of :data:`FORMATS`) overrides detection.
+def load_file(path: Path, format: str | None = None, limits: IngestSettings | None = None) -> list[Document]:
+    """Load one file; ``format`` (one of :data:`FORMATS`) overrides detection; ``limits``
+    (default: :class:`~clinqa.settings.IngestSettings` defaults) caps sizes and parse time.
 
     Returns the file's Documents (one for Markdown/text/HTML/PDF/JATS/MedQuAD; one per
     record for PubMedQA JSON, BEIR corpora and notes files). doc_id is the format's native
@@ -162,7 +182,7 @@ def load_file(path: Path, format: str | None = None) -> list[Document]:
     Raises :class:`~clinqa.errors.LoadError` and nothing else: unexpected failures become
     ``LoadError(path, "could not parse as <format>: <error>")``.
     """
-    return _load(Path(path), format, None)
+    return _load(Path(path), format, None, limits)
 
 
 def _skip_name(name: str) -> str | None:
@@ -187,7 +207,11 @@ def _registries(
 
 
 def _load_one(
-    path: Path, format: str | None, base_dir: Path | None, entries: dict[str, _registry.RegistryEntry]
+    path: Path,
+    format: str | None,
+    base_dir: Path | None,
+    entries: dict[str, _registry.RegistryEntry],
+    limits: IngestSettings | None,
 ) -> Iterator[Document | LoadError | Skipped]:
     if format is None and base_dir is not None:  # in a walk, unknown types are skipped
         suffix = path.suffix.lower()
@@ -200,7 +224,7 @@ def _load_one(
             )
             return
     try:
-        docs = _load(path, format, base_dir)
+        docs = _load(path, format, base_dir, limits)
     except medquad.NoAnsweredPairs as err:
         yield Skipped(str(path), f"skipped: {err.reason}")
         return
@@ -220,6 +244,7 @@ def _walk(
     inherited: dict[str, _registry.RegistryEntry],
     seen: set[str],
     exclude: frozenset[Path] = frozenset(),
+    limits: IngestSettings | None = None,
 ) -> Iterator[Document | LoadError | Skipped]:
     real = os.path.realpath(directory)
     if real in seen:
@@ -252,21 +277,29 @@ def _walk(
                 except OSError:
                     md_files = []  # the recursive walk below reports the unreadable directory
                 if md_files:
-                    doc, errs = _registry.load_registry_folder(child, entry, md_files)
+                    with applying_limits(limits, child):
+                        doc, errs = _registry.load_registry_folder(child, entry, md_files)
+                        try:
+                            check_document_limits(child, [doc] if doc is not None else [])
+                        except LoadError as err:
+                            errs.append(err)
+                            doc = None
                     yield from errs
                     if doc is not None:
                         yield doc
                     grouped = frozenset(md_files)
-            yield from _walk(child, base_dir, format, entries, seen, grouped)
+            yield from _walk(child, base_dir, format, entries, seen, grouped, limits)
         elif child.is_file():
             reason = _skip_name(child.name)
             if reason is not None:
                 yield Skipped(str(child), reason)
                 continue
-            yield from _load_one(child, format, base_dir, entries)
+            yield from _load_one(child, format, base_dir, entries, limits)
 
 
-def iter_documents(paths: Sequence[Path], format: str | None = None) -> Iterator[Document | LoadError | Skipped]:
+def iter_documents(
+    paths: Sequence[Path], format: str | None = None, limits: IngestSettings | None = None
+) -> Iterator[Document | LoadError | Skipped]:
     """Load files and directories, yielding Documents, Skipped notices and LoadErrors.
 
     Directories are walked recursively in sorted order; hidden files and directories are
@@ -276,12 +309,14 @@ def iter_documents(paths: Sequence[Path], format: str | None = None) -> Iterator
     :mod:`clinqa.documents.registry`) are read from each walked directory (the passed one and
     those below it); for a file passed directly, from the file's own directory. doc_ids of
     path-identified formats are the slugged path relative to the passed directory, without
-    extension (the slugged stem for a file passed directly). Never raises for bad input.
+    extension (the slugged stem for a file passed directly). ``limits`` (default: the
+    :class:`~clinqa.settings.IngestSettings` defaults) caps sizes and parse time per file.
+    Never raises for bad input.
     """
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            yield from _walk(path, path, format, {}, set())
+            yield from _walk(path, path, format, {}, set(), limits=limits)
         elif path.is_file():
             reason = _skip_name(path.name) if path.name.lower() in _registry.REGISTRY_NAMES else None
             if reason is not None:
@@ -290,7 +325,7 @@ def iter_documents(paths: Sequence[Path], format: str | None = None) -> Iterator
             errors: list[LoadError] = []
             entries = _registries(path.parent, {}, errors)
             yield from errors
-            yield from _load_one(path, format, None, entries)
+            yield from _load_one(path, format, None, entries, limits)
         elif path.exists():
             yield LoadError(path, "not a regular file or directory")
         else:

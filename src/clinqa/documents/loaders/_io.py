@@ -2,14 +2,22 @@
 
 Every function here raises :class:`~clinqa.errors.LoadError` with a one-line reason and
 nothing else for the problems it checks (missing file, empty file, file too large, binary
-content, invalid UTF-8, XML bombs, XML that is not well-formed).
+content, invalid UTF-8, XML bombs, XML that is not well-formed, lines, blocks and headings
+over the limits, parsing past its time limit).
+
+The limits are those of :class:`~clinqa.settings.IngestSettings`. The loaders read them from
+:func:`current_limits`, which :func:`applying_limits` sets for the duration of one file's load
+(``iter_documents(..., limits=settings.ingest)``); outside it the defaults apply.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +25,67 @@ import defusedxml.ElementTree as defused_et
 from defusedxml import DefusedXmlException
 from lxml import etree
 
+from clinqa.documents.model import Document
 from clinqa.errors import LoadError
+from clinqa.settings import IngestSettings
 
-#: Largest file the whole-file readers accept (text, Markdown, HTML, XML, JSON, CSV, PDF).
-MAX_FILE_BYTES = 200 * 1024 * 1024
+#: Default largest file the whole-file readers accept (text, Markdown, HTML, XML, JSON, CSV, PDF);
+#: ``ingest.max_file_mb`` sets it.
+MAX_FILE_BYTES = int(IngestSettings().max_file_mb * 1024 * 1024)
 #: Largest single line accepted by the streaming JSONL reader (whole files are not capped:
 #: BEIR corpora are streamed line by line).
 MAX_LINE_BYTES = 64 * 1024 * 1024
 
 _UTF8_BOM = b"\xef\xbb\xbf"
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+#: a JSON escape of a UTF-16 surrogate: valid in pairs (emoji), invalid alone
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+_SURROGATE_ESCAPE_STR = re.compile(_SURROGATE_ESCAPE.pattern.decode())
+
+#: file signatures, to say what a binary file under a text name is
+_MAGIC = (
+    (b"%PDF-", "a PDF document: give it the extension .pdf"),
+    (b"PK\x03\x04", "a ZIP archive, or a .docx/.xlsx/.odt file: unpack it or save it as text"),
+    (b"PK\x05\x06", "an empty ZIP archive"),
+    (b"\x1f\x8b", "gzip-compressed: decompress it first"),
+    (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file (.doc/.xls): save it as text"),
+    (b"\x89PNG", "a PNG image"),
+    (b"\xff\xd8\xff", "a JPEG image"),
+    (b"GIF8", "a GIF image"),
+)
+
+_LIMITS: ContextVar[IngestSettings | None] = ContextVar("clinqa_ingest_limits", default=None)
+_DEADLINE: ContextVar[tuple[float, Path] | None] = ContextVar("clinqa_parse_deadline", default=None)
+
+
+def current_limits() -> IngestSettings:
+    """The limits in force for the file being loaded (the defaults outside :func:`applying_limits`)."""
+    return _LIMITS.get() or IngestSettings()
+
+
+@contextmanager
+def applying_limits(limits: IngestSettings | None, path: Path) -> Iterator[IngestSettings]:
+    """Apply ``limits`` (``None``: the defaults) and start the parse clock of ``max_parse_seconds``
+    for the code run inside the ``with`` block (the load of ``path``). Not for use across a ``yield``."""
+    limits = limits or IngestSettings()
+    token = _LIMITS.set(limits)
+    clock = _DEADLINE.set((time.monotonic() + limits.max_parse_seconds, Path(path)))
+    try:
+        yield limits
+    finally:
+        _DEADLINE.reset(clock)
+        _LIMITS.reset(token)
+
+
+def check_deadline(what: str = "parsing") -> None:
+    """Raise LoadError "<path>: <what> took longer than N s ..." once the parse clock of
+    :func:`applying_limits` has run out; does nothing outside it. Loaders call it between
+    units of work (Markdown paragraphs, PDF pages)."""
+    clock = _DEADLINE.get()
+    if clock is not None and time.monotonic() > clock[0]:
+        path, limit = clock[1], current_limits().max_parse_seconds
+        raise LoadError(path, f"{what} took longer than {limit:g} s: the file is too large or its markup "
+                              "too complex (limit: setting ingest.max_parse_seconds)")
 
 
 def _stat_size(path: Path) -> int:
@@ -44,15 +103,19 @@ def _stat_size(path: Path) -> int:
 
 
 def _too_large(path: Path, size: int, limit: int) -> LoadError:
-    return LoadError(path, f"file too large ({size / 1048576:.1f} MB > {limit / 1048576:.0f} MB limit)")
+    return LoadError(path, f"file too large ({size / 1048576:.1f} MB > {limit / 1048576:.0f} MB limit: "
+                           "setting ingest.max_file_mb)")
 
 
-def read_bytes(path: Path, max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """Read a whole file as bytes.
+def read_bytes(path: Path, max_bytes: int | None = None) -> bytes:
+    """Read a whole file as bytes; ``max_bytes`` defaults to ``ingest.max_file_mb``
+    (:func:`current_limits`), checked before anything is read.
 
     Raises LoadError: "no such file", "is a directory, not a file", "permission denied",
     "empty file", "file too large (...)".
     """
+    if max_bytes is None:
+        max_bytes = int(current_limits().max_file_mb * 1024 * 1024)
     size = _stat_size(path)
     if size == 0:
         raise LoadError(path, "empty file")
@@ -88,10 +151,15 @@ def _line_of(data: bytes, offset: int) -> int:
 def decode_text(path: Path, data: bytes, *, line_prefix: str = "") -> str:
     """Decode UTF-8 bytes (a leading BOM is dropped) after checking they are text.
 
-    Raises LoadError: "binary content, not text (NUL bytes)", "UTF-16 text is not supported
+    Raises LoadError: "binary content, not text (NUL bytes)" (or, for a whole file with a known
+    signature, "(a PDF document: ...)", "(a ZIP archive ...)"), "UTF-16 text is not supported
     (convert to UTF-8)", "invalid UTF-8 at byte N (line L)". ``line_prefix`` (e.g.
     ``"line 7: "``) is put in front of the reason, for streaming readers.
     """
+    if not line_prefix:
+        for magic, kind in _MAGIC:
+            if data.startswith(magic):
+                raise LoadError(path, f"binary content, not text ({kind})")
     if data.startswith(_UTF16_BOMS):
         raise LoadError(path, f"{line_prefix}UTF-16 text is not supported (convert to UTF-8)")
     if b"\x00" in data:
@@ -105,7 +173,7 @@ def decode_text(path: Path, data: bytes, *, line_prefix: str = "") -> str:
         raise LoadError(path, f"{line_prefix}invalid UTF-8 at byte {offset}{where}") from None
 
 
-def read_text(path: Path, max_bytes: int = MAX_FILE_BYTES) -> str:
+def read_text(path: Path, max_bytes: int | None = None) -> str:
     """Read a whole UTF-8 text file, newlines normalised to ``\\n``.
 
     Raises LoadError: everything :func:`read_bytes` and :func:`decode_text` raise, and
@@ -146,11 +214,14 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not raw.strip():
                 continue
             prefix = f"line {line_no}: "
-            text = decode_text(path, raw, line_prefix=prefix)
+            text = decode_text(path, raw, line_prefix=prefix).rstrip("\r\n")  # columns of a cut line stay right
             try:
                 obj = json.loads(text)
+                if _SURROGATE_ESCAPE.search(raw):
+                    _check_surrogates(path, obj, prefix)
             except json.JSONDecodeError as exc:
-                raise LoadError(path, f"{prefix}invalid JSON ({exc.msg} at column {exc.colno})") from None
+                at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
+                raise LoadError(path, f"{prefix}invalid JSON ({exc.msg}{at} column {exc.colno})") from None
             except RecursionError:
                 raise LoadError(path, f"{prefix}invalid JSON (nested too deeply)") from None
             if not isinstance(obj, dict):
@@ -162,9 +233,13 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
 
 
 def parse_json(path: Path, text: str) -> Any:
-    """``json.loads`` with a LoadError "invalid JSON at line L column C: msg" on failure."""
+    """``json.loads`` with a LoadError "invalid JSON at line L column C: msg" on failure (also
+    for a ``\\uD800``-style escape of a lone UTF-16 surrogate, which is no character)."""
     try:
-        return json.loads(text)
+        obj = json.loads(text)
+        if _SURROGATE_ESCAPE_STR.search(text):
+            _check_surrogates(path, obj, "")
+        return obj
     except json.JSONDecodeError as exc:
         raise LoadError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     except RecursionError:
@@ -221,6 +296,9 @@ def parse_xml(path: Path, data: bytes) -> etree._Element:
     try:
         root = etree.fromstring(data, parser=parser)
     except etree.XMLSyntaxError as exc:
+        limit = xml_limit_reason(str(exc))
+        if limit:
+            raise LoadError(path, f"XML {limit}") from None
         raise LoadError(path, f"XML is not well-formed: {_one_line(str(exc))}") from None
     if root is None:
         raise LoadError(path, "XML is not well-formed: no root element")
@@ -229,3 +307,68 @@ def parse_xml(path: Path, data: bytes) -> etree._Element:
 
 def _one_line(msg: str) -> str:
     return " ".join(msg.split())
+
+
+def xml_limit_reason(msg: str) -> str | None:
+    """A plain reason for libxml2's resource-limit errors (which suggest an option users cannot set)."""
+    m = re.search(r"Excessive depth in document: (\d+)", msg)
+    if m:
+        return f"is nested too deeply (more than {m.group(1)} levels of elements)"
+    if "limit exceeded" in msg.lower() or "huge text node" in msg.lower():
+        return "has a single text run or tag too large for the parser (over 10 MB)"
+    return None
+
+
+def _check_surrogates(path: Path, obj: Any, prefix: str) -> None:
+    try:
+        json.dumps(obj, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise LoadError(path, f"{prefix}invalid JSON string: a \\uD800-\\uDFFF escape that is not part of a "
+                              "surrogate pair (no character)") from None
+
+
+def check_line_lengths(path: Path, text: str) -> None:
+    """Refuse text with a line longer than ``ingest.max_block_chars`` before it is parsed.
+
+    Raises LoadError "line N is C characters long (limit L: ...)". Linear in the text length.
+    """
+    limit = current_limits().max_block_chars
+    if len(text) <= limit:
+        return
+    start, line_no, n = 0, 1, len(text)
+    while start < n:
+        end = text.find("\n", start)
+        end = n if end < 0 else end
+        if end - start > limit:
+            raise LoadError(path, f"line {line_no} is {end - start:,} characters long (limit {limit:,}: "
+                                  "setting ingest.max_block_chars)")
+        start, line_no = end + 1, line_no + 1
+
+
+_NATIVE_ID_FORMATS = frozenset({"notes", "beir", "pubmedqa", "medquad"})
+
+
+def check_document_limits(path: Path, docs: Sequence[Document]) -> None:
+    """Refuse documents whose title, headings or blocks are over the limits of :func:`current_limits`.
+
+    Raises LoadError naming the document (when it has an id of its own: notes, corpus records), the section and the
+    setting: "a paragraph of 250,000 characters in section 'Methods' (limit 200,000: setting
+    ingest.max_block_chars)".
+    """
+    limits = current_limits()
+    for doc in docs:
+        named = len(docs) > 1 or doc.format in _NATIVE_ID_FORMATS
+        where = f"document {doc.doc_id!r}: " if named else ""
+        if len(doc.title) > limits.max_heading_chars:
+            raise LoadError(path, f"{where}a title of {len(doc.title):,} characters (limit "
+                                  f"{limits.max_heading_chars:,}: setting ingest.max_heading_chars)")
+        for sec_path, section in doc.walk():
+            if len(section.title) > limits.max_heading_chars:
+                raise LoadError(path, f"{where}a heading of {len(section.title):,} characters (limit "
+                                      f"{limits.max_heading_chars:,}: setting ingest.max_heading_chars)")
+            for block in section.blocks:
+                if len(block.text) > limits.max_block_chars:
+                    name = " > ".join(t[:60] for t in sec_path if t)
+                    inside = f" in section {name!r}" if name else ""
+                    raise LoadError(path, f"{where}a {block.kind} block of {len(block.text):,} characters{inside} "
+                                          f"(limit {limits.max_block_chars:,}: setting ingest.max_block_chars)")

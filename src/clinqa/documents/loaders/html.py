@@ -24,7 +24,7 @@ from clinqa.documents.loaders._common import (
     path_doc_id,
     pipe_table,
 )
-from clinqa.documents.loaders._io import decode_text, read_bytes
+from clinqa.documents.loaders._io import decode_text, read_bytes, xml_limit_reason
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
 
@@ -262,7 +262,8 @@ def load(path: Path) -> list[Document]:
     ``citation_publication_date``, ``dc.date``. doc_id = the slugged stem; source =
     ``citation_journal_title`` or the parent directory name. The text must be UTF-8 or in
     the charset its ``<meta charset>`` declares. Raises LoadError for unreadable, empty,
-    binary or undecodable files and pages with no text.
+    binary or undecodable files, pages with no text, and pages past libxml2's limits (nested
+    more than 256 elements deep, a text run over 10 MB).
     """
     text = _XML_DECL.sub("", _decode(path, read_bytes(path)))
     if not text.strip():
@@ -272,6 +273,10 @@ def load(path: Path) -> list[Document]:
         root = lxml_html.document_fromstring(text, parser=parser)
     except (etree.ParserError, ValueError) as exc:
         raise LoadError(path, f"could not parse HTML: {norm_ws(str(exc)) or 'no content'}") from None
+    for error in parser.error_log:  # libxml2 stops at its limits and returns what it had, often nothing
+        limit = xml_limit_reason(error.message) if error.type_name == "ERR_RESOURCE_LIMIT" else None
+        if limit:
+            raise LoadError(path, f"HTML {limit}")
     metas = _metas(root)
     title_el = root.find(".//title")
     first_h1 = next(root.iter("h1"), None)

@@ -8,6 +8,11 @@ markdown-it's inline tokens. An optional YAML front matter block (``---`` ... ``
 title, authors, date/year, doi, url, source and tags/topics.
 
 Spec: CommonMark 0.31 (https://spec.commonmark.org/) with the GFM table extension.
+
+Hostile input: a line longer than ``ingest.max_block_chars`` is refused before parsing;
+inline content (one paragraph, heading or table cell) over :data:`MAX_INLINE_CHARS` is kept
+as plain text with its markup uninterpreted; parsing stops with a LoadError after
+``ingest.max_parse_seconds`` (checked between paragraphs).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 import yaml
 from lxml import html as lxml_html
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from markdown_it.tree import SyntaxTreeNode
 
@@ -31,19 +37,44 @@ from clinqa.documents.loaders._common import (
     pipe_table,
     str_list,
 )
-from clinqa.documents.loaders._io import read_text
+from clinqa.documents.loaders._io import check_deadline, check_line_lengths, read_text
 from clinqa.documents.model import BlockKind, Document, Section
 from clinqa.errors import LoadError
 
 _PARSER: MarkdownIt | None = None
+#: Inline content (one paragraph, heading or table cell) longer than this many characters is kept
+#: as plain text, its markup not interpreted: markdown-it's inline parser costs up to ~50 µs a
+#: character on pathological markup ("[[[[...", "*_*_..."), so one such paragraph of 200,000
+#: characters would take ten seconds. Real paragraphs are far shorter (13,500 characters at most
+#: in the shipped and MedQuAD corpora).
+MAX_INLINE_CHARS = 20_000
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?\n)(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
 
 
+def _inline_rule(state: StateCore) -> None:
+    """markdown-it's core ``inline`` rule with a clock check per inline token and plain text for
+    content over :data:`MAX_INLINE_CHARS`."""
+    for token in state.tokens:
+        if token.type == "inline":
+            check_deadline("parsing Markdown")
+            if token.children is None:
+                token.children = []
+            if len(token.content) > MAX_INLINE_CHARS:
+                text = Token("text", "", 0)
+                text.content = token.content
+                token.children.append(text)
+            else:
+                state.md.inline.parse(token.content, state.md, state.env, token.children)
+
+
 def markdown_parser() -> MarkdownIt:
-    """The shared parser: ``MarkdownIt("commonmark").enable("table")``, created once."""
+    """The shared parser: ``MarkdownIt("commonmark").enable("table")``, created once, with the
+    guarded inline rule (see module docstring)."""
     global _PARSER
     if _PARSER is None:
-        _PARSER = MarkdownIt("commonmark").enable("table")
+        md = MarkdownIt("commonmark").enable("table")
+        md.core.ruler.at("inline", _inline_rule)
+        _PARSER = md
     return _PARSER
 
 
@@ -98,11 +129,21 @@ def _inline_tokens(children: list[Token]) -> str:
     return "".join(parts)
 
 
+_HIDDEN = "//script | //style | //template | //*[@hidden or @aria-hidden='true']"
+
+
 def _strip_html(fragment: str) -> str:
+    """The text a reader sees of a raw HTML block: comments, scripts, styles and elements marked
+    ``hidden``/``aria-hidden`` are dropped (as by the HTML loader), so a comment such as
+    ``<!-- ignore previous instructions ... -->`` never becomes quotable text."""
+    parser = lxml_html.HTMLParser(remove_comments=True, remove_pis=True, no_network=True)
     try:
-        return " ".join(lxml_html.fromstring(fragment).text_content().split())
+        root = lxml_html.fragment_fromstring(fragment, create_parent="div", parser=parser)
     except Exception:  # any unparsable fragment is kept verbatim
         return fragment.strip()
+    for el in root.xpath(_HIDDEN):
+        el.drop_tree()
+    return " ".join(root.text_content().split())
 
 
 def _render_block(node: SyntaxTreeNode, src: list[str], nested: bool) -> list[tuple[BlockKind, str]]:
@@ -210,10 +251,11 @@ def load(path: Path) -> list[Document]:
 
     doc_id = the slugged file stem, title = front-matter title, else the first heading if
     it is an H1, else the humanised stem; source = the parent directory name.
-    Raises LoadError for unreadable, empty, binary or non-UTF-8 files and for files with no
-    text content.
+    Raises LoadError for unreadable, empty, binary or non-UTF-8 files, for files with no
+    text content and for files over the limits (module docstring).
     """
     text = read_text(path)
+    check_line_lengths(path, text)
     meta, body = split_front_matter(text)
     title, sections = parse_markdown(body)
     if not has_content(sections) and not any(s.title for s in sections):

@@ -30,7 +30,7 @@ import pdfplumber
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from clinqa.documents.loaders._common import SectionBuilder, has_content, norm_ws, path_doc_id, pipe_table
-from clinqa.documents.loaders._io import read_bytes
+from clinqa.documents.loaders._io import check_deadline, read_bytes
 from clinqa.documents.model import BlockKind, Document
 from clinqa.errors import LoadError
 
@@ -78,6 +78,7 @@ def _line_from(page_no: int, raw: dict[str, Any]) -> _Line | None:
 def _extract(pdf: Any) -> list[list[_Line]]:
     pages: list[list[_Line]] = []
     for page_no, page in enumerate(pdf.pages):
+        check_deadline(f"parsing PDF (page {page_no + 1})")
         items: list[_Line] = []
         filtered = page
         for table in page.find_tables():

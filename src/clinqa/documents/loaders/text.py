@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 
 from clinqa.documents.loaders._common import path_doc_id
-from clinqa.documents.loaders._io import read_text
+from clinqa.documents.loaders._io import check_line_lengths, read_text
 from clinqa.documents.model import Block, Document, Section
 
 _BLANK_LINES = re.compile(r"\n[ \t]*\n")
@@ -31,9 +31,10 @@ def load(path: Path) -> list[Document]:
     Title = the first line when it is shorter than 120 characters (that line is then not
     repeated as a paragraph if it stands alone), else the file stem. doc_id = the slugged
     stem, source = the parent directory name. Raises LoadError for unreadable, empty,
-    binary or non-UTF-8 files.
+    binary or non-UTF-8 files and for a line longer than ``ingest.max_block_chars``.
     """
     text = read_text(path)
+    check_line_lengths(path, text)
     paragraphs = split_paragraphs(text)
     first_line = paragraphs[0].split("\n", 1)[0].strip() if paragraphs else ""
     if first_line and len(first_line) < MAX_TITLE_CHARS:
