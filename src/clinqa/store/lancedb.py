@@ -49,6 +49,8 @@ _LIST = ["section_path", "authors", "topics"]
 _INT = ["chunk_index", "n_words", "n_tokens", "year"]
 #: every column but the vector: what a hit needs to become a Chunk
 ROW_COLUMNS = _STR + _LIST + _INT + ["split"]
+#: chunks kept in memory by :meth:`LanceStore._materialize` (cleared when the table changes)
+ROW_CACHE = 4096
 #: scalar indexes made with the full-text index: (column, LanceDB index type)
 SCALAR_INDEXES = [("chunk_id", "BTREE"), ("doc_id", "BTREE"), ("patient_id", "BTREE"),
                   ("hierarchy_level", "BITMAP"), ("year", "BTREE")]
@@ -93,6 +95,9 @@ class LanceStore:
         self._dense: DenseIndex | None = None
         self._dense_version = -1
         self._dense_lock = threading.Lock()
+        self._rows: dict[str, Chunk] = {}
+        self._rows_version = -1
+        self._rows_lock = threading.Lock()
         self.sync()
 
     def _list_tables(self) -> list[str]:
@@ -240,15 +245,37 @@ class LanceStore:
         if not len(pos):
             return []
         wanted = [index.chunk_ids[p] for p in pos]
-        rows = (self._table.take_row_ids([int(index.row_ids[p]) for p in pos])
-                .select(ROW_COLUMNS).to_arrow().to_pylist())
-        by_id = {r["chunk_id"]: r for r in rows}
-        if len(by_id) != len(wanted) or any(c not in by_id for c in wanted):  # rows moved under us
-            chunks = {c.chunk_id: c for c in self.get_chunks(wanted)}
-        else:
-            chunks = {c: _chunk(by_id[c]) for c in wanted}
+        chunks = self._materialize(wanted, [int(index.row_ids[p]) for p in pos])
         return [Hit(chunks[c], float(sc), i + 1, "cosine")
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(wanted, sims, strict=True) if c in chunks)]
+
+    def _materialize(self, ids: list[str], row_ids: list[int]) -> dict[str, Chunk]:
+        """``{chunk_id: Chunk}`` for hits found by id and row id. Rows already read at the current
+        table version come from a small cache (the dense and BM25 lists of one question overlap, and
+        popular passages recur); the rest are read in one take by row id, or by chunk id if the rows
+        moved (compaction by another process) since the ids were read."""
+        version = int(self._table.version)
+        with self._rows_lock:
+            if version != self._rows_version:
+                self._rows.clear()
+                self._rows_version = version
+            out = {c: self._rows[c] for c in ids if c in self._rows}
+        missing = [(c, r) for c, r in zip(ids, row_ids, strict=True) if c not in out]
+        if missing:
+            rows = (self._table.take_row_ids([r for _, r in missing]).select(ROW_COLUMNS)
+                    .to_arrow().to_pylist())
+            by_id = {r["chunk_id"]: r for r in rows}
+            if any(c not in by_id for c, _ in missing):
+                fresh = {c.chunk_id: c for c in self.get_chunks([c for c, _ in missing])}
+            else:
+                fresh = {c: _chunk(by_id[c]) for c, _ in missing}
+            out.update(fresh)
+            with self._rows_lock:
+                if version == self._rows_version:
+                    if len(self._rows) > ROW_CACHE:
+                        self._rows.clear()
+                    self._rows.update(fresh)
+        return out
 
     def _fts(self, query: str, k: int, filters: Filters) -> pa.Table | None:
         """Row ids, chunk ids and BM25 scores of the full-text top-``k`` (None: no words, no table)."""
@@ -277,12 +304,7 @@ class LanceStore:
         if t is None or not t.num_rows:
             return []
         ids = t.column("chunk_id").to_pylist()
-        rows = self._table.take_row_ids(t.column("_rowid").to_pylist()).select(ROW_COLUMNS).to_arrow().to_pylist()
-        by_id = {r["chunk_id"]: r for r in rows}
-        if any(c not in by_id for c in ids):  # rows moved under us (compaction): read them by id
-            chunks = {c.chunk_id: c for c in self.get_chunks(ids)}
-        else:
-            chunks = {c: _chunk(by_id[c]) for c in ids}
+        chunks = self._materialize(ids, t.column("_rowid").to_pylist())
         scores = t.column("_score").to_pylist()
         return [Hit(chunks[c], float(sc), i + 1, "bm25")
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(ids, scores, strict=True) if c in chunks)]
