@@ -1,7 +1,7 @@
 """Exact dense search in memory: one float32 matrix and the filter columns as integer codes.
 
-LanceDB's brute-force vector search scans the table for every query (about 70 ms at 54k chunks
-and 300 ms at 300k on 2 cores, ``bench/scale``); a matrix product over the same vectors held in
+LanceDB's brute-force vector search scans the table for every query (50-70 ms at 54k chunks on
+2 cores, so about 300 ms at 300k); a matrix product over the same vectors held in
 memory takes a few milliseconds. :class:`DenseIndex` is built from the store's columns, applies
 :class:`~clinqa.retrieval.filters.Filters` as a boolean mask *before* the top-``k`` cut
 (pre-filtering, the same semantics as :func:`clinqa.retrieval.filters.to_sql`), and returns row
