@@ -170,3 +170,17 @@ def test_stale_indexes_after_unindexed_writes(tmp_path: Path) -> None:
     assert ids(s.bm25_search("zeta", 3, Filters())) == ["b#s#0"]
     s.refresh_indexes()
     assert not s.stale_indexes()
+
+
+def test_counts_and_rows_follow_writes(tmp_path: Path) -> None:
+    """count_matches and the hit rows are kept per table version: a write is seen at once."""
+    s = LanceStore(tmp_path / "db")
+    s.replace_documents(["a"], [chunk("a", 0, "zeta one")], np.stack([vec(0)]))
+    s.refresh_indexes()
+    assert s.count_matches("zeta", 30, Filters()) == 1
+    assert s.dense_search(vec(0), 1, Filters())[0].chunk.text == "zeta one"
+    s.replace_documents(["a", "b"], [chunk("a", 0, "zeta two"), chunk("b", 0, "zeta three")],
+                        np.stack([vec(0), vec(1)]))
+    assert s.count_matches("zeta", 30, Filters()) == 2
+    assert s.dense_search(vec(0), 1, Filters())[0].chunk.text == "zeta two"  # same id, new text
+    assert {h.chunk.text for h in s.bm25_search("zeta", 5, Filters())} == {"zeta two", "zeta three"}
