@@ -1,6 +1,8 @@
 """Hand-made passages and questions shared by several test folders (importable as ``tiny_data``:
 the tests folder is on sys.path; a module named ``conftest`` is not safe to import by name)."""
 
+from clinqa.chunking.tokens import WordCounter
+
 #: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
 TINY_DOCS = {
     "d1": ("Apixaban", "Apixaban 5 mg twice daily is used for stroke prevention in atrial fibrillation."),
@@ -20,3 +22,16 @@ TINY_QUERIES = {
     "q5": ("How to lower urate in gout?", "d5"),
     "q6": ("What INR target for warfarin?", "d7"),
 }
+
+
+class WordsPlusSpecial(WordCounter):
+    """Whitespace words plus 2 special tokens: additive like WordPiece, fast, and countable by hand
+    (the chunking and fuzz tests' token counter)."""
+
+    special_tokens = 2
+
+    def count(self, text: str) -> int:
+        return len(text.split()) + 2
+
+    def count_many(self, texts: list[str]) -> list[int]:
+        return [self.count(t) for t in texts]

@@ -4,21 +4,10 @@ from __future__ import annotations
 
 from clinqa.chunking import HierarchicalChunker, chunk_id
 from clinqa.chunking.sentences import split_sentences
-from clinqa.chunking.tokens import HFTokenCounter, WordCounter
+from clinqa.chunking.tokens import HFTokenCounter
 from clinqa.documents.model import Block, Document, Section
 from clinqa.embedding.shipped import minilm_folder
-
-
-class WordsPlusSpecial(WordCounter):
-    """Counts whitespace words plus 2 special tokens, so expected chunks can be computed by hand."""
-
-    special_tokens = 2
-
-    def count(self, text: str) -> int:
-        return len(text.split()) + 2
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        return [self.count(t) for t in texts]
+from tiny_data import WordsPlusSpecial
 
 
 def sentence(i: int) -> str:

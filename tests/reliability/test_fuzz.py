@@ -33,6 +33,7 @@ from clinqa.documents.model import Block, Document, Section
 from clinqa.embedding.shipped import minilm_folder
 from clinqa.errors import LoadError
 from clinqa.settings import IngestSettings
+from tiny_data import WordsPlusSpecial
 
 #: CLINQA_FUZZ_EXAMPLES=N: N random examples per property (soak); unset: a few fixed ones (CI)
 SOAK = int(os.environ.get("CLINQA_FUZZ_EXAMPLES", "0") or 0)
@@ -245,16 +246,6 @@ def test_windowed_sentence_split_equals_pysbd(parts: list[str], window: int) -> 
     if max(len(s) for s in whole) < window // 2:
         assert windowed == whole
 
-class WordsPlusSpecial(WordCounter):
-    """Whitespace words plus 2 special tokens: additive like WordPiece, and fast."""
-
-    special_tokens = 2
-
-    def count(self, text: str) -> int:
-        return len(text.split()) + 2
-
-    def count_many(self, texts: list[str]) -> list[int]:
-        return [self.count(t) for t in texts]
 
 
 _HF: HFTokenCounter | None = None
