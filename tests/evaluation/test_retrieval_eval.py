@@ -125,3 +125,35 @@ def test_model_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:
     assert [r["max_tokens"] for r in rows[:4:2]] == [256, 128]
     assert all(r["chunks_per_s"] > 0 and r["tokens_per_s"] > r["chunks_per_s"] for r in rows[:4])
     assert all(0.5 <= r["Hit@10"]["value"] <= 1.0 for r in rows)
+
+
+def test_chunking_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:
+    """Each row's counts equal what its chunker gives document by document (context loss computed
+    without the shared per-document structure), and the store holds those chunks plus the overview
+    chunks (one per document, none for fixed windows)."""
+    from clinqa.chunking import build_chunker
+    from clinqa.embedding import build_encoder
+    from clinqa.evaluation.chunking import LossCounts, compare_chunking, context_loss
+    from clinqa.settings import EmbeddingSettings
+
+    ds = load_dataset(tiny)
+    settings = Settings(data_dir=tmp_path / "d", embedding=EmbeddingSettings(model="all-MiniLM-L6-v2-int8"))
+    strategies = {"fixed (40 words)": {"strategy": "fixed", "fixed_words": 40},
+                  "hierarchical": {"strategy": "hierarchical"}}
+    rows = compare_chunking(ds, settings, progress=False, strategies=strategies)
+    assert [r["strategy"] for r in rows] == list(strategies)
+    enc = build_encoder(settings.embedding)
+    for row, over in zip(rows, strategies.values(), strict=True):
+        chunker = build_chunker(settings.chunking.model_copy(update=over), enc.token_counter, enc.max_tokens)
+        want, overviews = LossCounts(), 0
+        for doc in ds.documents(ds.subset_ids(None, 0)):
+            chunks = chunker.chunk(doc)
+            want.add(context_loss(doc, chunks))
+            overviews += sum(c.hierarchy_level == "document" for c in chunks)
+        got = (row["chunks"], row["context_loss"], row["splits_paragraph"])
+        assert got == (want.chunks, want.rate, want.splits_paragraph)
+        assert row["store_chunks"] == want.chunks + overviews
+        assert 0.0 < row["MRR@10"]["value"] <= 1.0
+        assert overviews == (0 if over["strategy"] == "fixed" else len(ds.corpus_ids()))
+    # 40-word windows cut sentences and paragraphs; hierarchical chunks of these short abstracts do not
+    assert rows[0]["context_loss"] > 0.5 and rows[1]["context_loss"] < rows[0]["context_loss"]

@@ -55,7 +55,11 @@ class LossCounts:
                 "splits_paragraph": self.splits_paragraph, "context_loss": self.rate}
 
 
-def _structure(doc: Document) -> tuple[list[str], set[int], list[tuple[int, int]]]:
+Structure = tuple[list[str], set[int], list[tuple[int, int]]]
+
+
+def _structure(doc: Document) -> Structure:
+    """``(W, S, P)`` of the module docstring: body words, sentence-start positions, block spans."""
     words: list[str] = []
     starts: set[int] = set()
     blocks: list[tuple[int, int]] = []
@@ -83,9 +87,11 @@ def _locate(words: list[str], target: list[str], hint: int) -> int | None:
     return None
 
 
-def context_loss(doc: Document, chunks: Iterable[Chunk]) -> LossCounts:
-    """Context-loss counts of ``chunks`` (from ``doc``) by the definition in the module docstring."""
-    words, starts, blocks = _structure(doc)
+def context_loss(doc: Document, chunks: Iterable[Chunk], structure: Structure | None = None) -> LossCounts:
+    """Context-loss counts of ``chunks`` (from ``doc``) by the definition in the module docstring.
+    ``structure``: ``doc``'s ``(W, S, P)`` when the caller already has it (sentence splitting is
+    the costly part, and it does not depend on the strategy)."""
+    words, starts, blocks = structure if structure is not None else _structure(doc)
     out = LossCounts()
     hint = 0
     for c in chunks:
@@ -137,6 +143,7 @@ def compare_chunking(dataset: Any, settings: Any, distractors: int | None = None
 
     rows = []
     ids = dataset.subset_ids(distractors, seed)
+    structures: dict[str, Structure] = {}  # per document, shared by the strategies
     for name, over in (strategies or STRATEGIES).items():
         s = settings.model_copy(update={"chunking": settings.chunking.model_copy(update=over)})
         pipe, _, _ = build_eval_pipeline(dataset, s, distractors, seed, progress)
@@ -147,7 +154,10 @@ def compare_chunking(dataset: Any, settings: Any, distractors: int | None = None
         over = 0
         for doc in dataset.documents(ids):
             chunks = chunker.chunk(doc)
-            loss.add(context_loss(doc, chunks))
+            st = structures.get(doc.doc_id)
+            if st is None:
+                st = structures[doc.doc_id] = _structure(doc)
+            loss.add(context_loss(doc, chunks, st))
             over += sum(c.n_tokens > enc.max_tokens for c in chunks if c.hierarchy_level != "document")
         rows.append({"strategy": name, **loss.to_dict(), "store_chunks": ev.n_chunks,
                      "over_limit": over / loss.chunks if loss.chunks else 0.0,
