@@ -675,11 +675,15 @@ def eval_chunking(
     except ClinqaError as exc:
         _fail(exc)
         return
-    typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'>limit':>8}{'MRR@10':>24}{'Hit@10':>24}")
+    ref = rows[0]["vs_reference"]["strategy"] if rows else ""
+    typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'>limit':>8}{'MRR@10':>24}{'Hit@10':>24}"
+               f"  MRR@10 vs {ref} (paired p)")
     for r in rows:
+        d = r["vs_reference"]["MRR@10"]
         typer.echo(f"{r['strategy']:<28}{r['chunks']:>8}{r['mean_words']:>8.1f}{r['context_loss']:>8.1%}"
                    f"{r['over_limit']:>8.1%}"
-                   f"{_fmt_metric(r['MRR@10']):>24}{_fmt_metric(r['Hit@10']):>24}")
+                   f"{_fmt_metric(r['MRR@10']):>24}{_fmt_metric(r['Hit@10']):>24}"
+                   f"  {d['diff']:+.3f} (p {d['p_value']:.3f})")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "chunking.json").write_text(json.dumps(rows, indent=2))

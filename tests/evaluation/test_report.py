@@ -26,10 +26,18 @@ def test_render(tmp_path: Path) -> None:
         [{"rule": "RRF k=60, equal", "metrics": {k: m(0.6) for k in METRICS}}]))
     (tmp_path / "f" / "refusal.json").write_text(json.dumps(
         {"chosen": {"threshold": 0.3612, "target_oos": 0.95, "rates": {"in_scope": 0.0, "out_of_scope": 0.952}}}))
+    (tmp_path / "f" / "chunking.json").write_text(json.dumps([
+        {"strategy": "section", "chunks": 12, "mean_words": 40.25, "context_loss": 0.125, "over_limit": 0.5,
+         "MRR@10": m(0.5), "Hit@10": m(1.0),
+         "vs_reference": {"strategy": "hierarchical", "MRR@10": {"diff": -0.25, "p_value": 0.5}}}]))
     md = render(tmp_path)
     assert "### Retrieval: toy" in md and "subset: judged + 5 distractors (seed 0)" in md
     assert "| MRR@10 | 0.750 [0.650, 0.800] | 0.250 [0.150, 0.300] |" in md
     assert "| RRF k=60, equal | 0.600 [0.500, 0.650]" in md
+    assert "| strategy | chunks | mean words | context loss | over model limit | MRR@10 | Hit@10 | " \
+           "MRR@10 vs hierarchical (paired p) |" in md
+    assert ("| section | 12 | 40.2 | 12.5% | 50.0% | 0.500 [0.400, 0.550] | 1.000 [0.900, 1.050] | "
+            "-0.250 (p 0.500) |") in md
     assert "Chosen threshold 0.361 (refuse >= 95% of out-of-scope): in_scope 0.0%, out_of_scope 95.2%." in md
     (tmp_path / "empty").mkdir()
     assert "No evaluation outputs" in render(tmp_path / "empty")

@@ -155,5 +155,11 @@ def test_chunking_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:
         assert row["store_chunks"] == want.chunks + overviews
         assert 0.0 < row["MRR@10"]["value"] <= 1.0
         assert overviews == (0 if over["strategy"] == "fixed" else len(ds.corpus_ids()))
+    # paired test against the reference strategy (hierarchical): itself -> diff 0, p 1
+    assert rows[1]["vs_reference"] == {"strategy": "hierarchical", "MRR@10": {"diff": 0.0, "p_value": 1.0},
+                                       "Hit@10": {"diff": 0.0, "p_value": 1.0}}
+    fixed_vs = rows[0]["vs_reference"]["MRR@10"]
+    assert fixed_vs["diff"] == pytest.approx(rows[0]["MRR@10"]["value"] - rows[1]["MRR@10"]["value"])
+    assert 0.0 < fixed_vs["p_value"] <= 1.0
     # 40-word windows cut sentences and paragraphs; hierarchical chunks of these short abstracts do not
     assert rows[0]["context_loss"] > 0.5 and rows[1]["context_loss"] < rows[0]["context_loss"]

@@ -54,10 +54,17 @@ def fusion_section(rows: list[dict[str, Any]], where: Path) -> str:
 
 def chunking_section(rows: list[dict[str, Any]], where: Path) -> str:
     """One row per chunking strategy."""
+    def vs(r: dict[str, Any]) -> str:
+        d = r.get("vs_reference", {}).get("MRR@10")
+        return f"{d['diff']:+.3f} (p {d['p_value']:.3f})" if d else "-"
+
+    ref = next((r["vs_reference"]["strategy"] for r in rows if "vs_reference" in r), "reference")
     return (f"### Chunking comparison ({where})\n\n"
-            + _table(["strategy", "chunks", "mean words", "context loss", "over model limit", "MRR@10", "Hit@10"],
+            + _table(["strategy", "chunks", "mean words", "context loss", "over model limit", "MRR@10", "Hit@10",
+                      f"MRR@10 vs {ref} (paired p)"],
                      [[r["strategy"], str(r["chunks"]), f"{r['mean_words']:.1f}", f"{r['context_loss']:.1%}",
-                       f"{r.get('over_limit', 0):.1%}", ci(r["MRR@10"]), ci(r["Hit@10"])] for r in rows]) + "\n")
+                       f"{r.get('over_limit', 0):.1%}", ci(r["MRR@10"]), ci(r["Hit@10"]), vs(r)] for r in rows])
+            + "\n")
 
 
 def models_section(rows: list[dict[str, Any]], where: Path) -> str:
