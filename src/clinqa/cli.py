@@ -667,6 +667,7 @@ def eval_chunking(
     """Chunking comparison: fixed, section, hybrid, hierarchical (+ paragraphs) with context loss."""
     from clinqa.evaluation.chunking import compare_chunking
     from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.report import paired
 
     try:
         pipe = _pipeline(data_dir, config)
@@ -679,11 +680,10 @@ def eval_chunking(
     typer.echo(f"{'strategy':<28}{'chunks':>8}{'words':>8}{'loss':>8}{'>limit':>8}{'MRR@10':>24}{'Hit@10':>24}"
                f"  MRR@10 vs {ref} (paired p)")
     for r in rows:
-        d = r["vs_reference"]["MRR@10"]
         typer.echo(f"{r['strategy']:<28}{r['chunks']:>8}{r['mean_words']:>8.1f}{r['context_loss']:>8.1%}"
                    f"{r['over_limit']:>8.1%}"
                    f"{_fmt_metric(r['MRR@10']):>24}{_fmt_metric(r['Hit@10']):>24}"
-                   f"  {d['diff']:+.3f} (p {d['p_value']:.3f})")
+                   f"  {paired(r['vs_reference']['MRR@10'])}")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "chunking.json").write_text(json.dumps(rows, indent=2))

@@ -19,6 +19,11 @@ def ci(m: dict[str, Any]) -> str:
     return f"{m['value']:.3f} [{m['ci95'][0]:.3f}, {m['ci95'][1]:.3f}]"
 
 
+def paired(d: dict[str, Any] | None) -> str:
+    """``"+0.037 (p 0.069)"`` from a paired test's ``{"diff", "p_value"}``; ``"-"`` when there is none."""
+    return f"{d['diff']:+.3f} (p {d['p_value']:.3f})" if d else "-"
+
+
 def _table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
                      + ["| " + " | ".join(r) + " |" for r in rows])
@@ -42,28 +47,21 @@ def retrieval_section(rep: dict[str, Any], where: Path) -> str:
 def fusion_section(rows: list[dict[str, Any]], where: Path) -> str:
     """One row per fusion rule."""
     cols = ["MRR@10", "Hit@1", "Hit@10", "nDCG@10", "Recall@30"]
-
-    def vs(r: dict[str, Any]) -> str:
-        d = r.get("vs_first", {}).get("MRR@10")
-        return f"{d['diff']:+.3f} (p {d['p_value']:.3f})" if d else "-"
-
     return (f"### Fusion study ({where})\n\n"
             + _table(["rule", *cols, "MRR@10 vs first row (paired p)"],
-                     [[r["rule"], *(ci(r["metrics"][c]) for c in cols), vs(r)] for r in rows]) + "\n")
+                     [[r["rule"], *(ci(r["metrics"][c]) for c in cols), paired(r.get("vs_first", {}).get("MRR@10"))]
+                      for r in rows]) + "\n")
 
 
 def chunking_section(rows: list[dict[str, Any]], where: Path) -> str:
     """One row per chunking strategy."""
-    def vs(r: dict[str, Any]) -> str:
-        d = r.get("vs_reference", {}).get("MRR@10")
-        return f"{d['diff']:+.3f} (p {d['p_value']:.3f})" if d else "-"
-
     ref = next((r["vs_reference"]["strategy"] for r in rows if "vs_reference" in r), "reference")
     return (f"### Chunking comparison ({where})\n\n"
             + _table(["strategy", "chunks", "mean words", "context loss", "over model limit", "MRR@10", "Hit@10",
                       f"MRR@10 vs {ref} (paired p)"],
                      [[r["strategy"], str(r["chunks"]), f"{r['mean_words']:.1f}", f"{r['context_loss']:.1%}",
-                       f"{r.get('over_limit', 0):.1%}", ci(r["MRR@10"]), ci(r["Hit@10"]), vs(r)] for r in rows])
+                       f"{r.get('over_limit', 0):.1%}", ci(r["MRR@10"]), ci(r["Hit@10"]),
+                       paired(r.get("vs_reference", {}).get("MRR@10"))] for r in rows])
             + "\n")
 
 
