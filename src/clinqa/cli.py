@@ -794,25 +794,37 @@ def eval_refusal(
         _fail(exc)
         return
     c = cal.chosen
-    typer.echo(f"chosen threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
+    typer.echo(f"dense gate alone: threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
                ", ".join(f"{b} refused {r:.1%}" for b, r in c["rates"].items()) +
                ("" if c["meets_target"] else f"  [in-scope refusal above {c['max_in_scope']:.0%}]"))
+    j = cal.joint
+    if j:
+        typer.echo(f"with the key-term test: threshold {j['threshold']:.4f}, key terms below Zipf "
+                   f"{j['key_term_max_zipf']:.1f}: " + ", ".join(f"{b} refused {r:.1%}" for b, r in j["rates"].items())
+                   + ("" if j["meets_target"] else f"  [in-scope refusal above {j['max_in_scope']:.0%}]"))
+        typer.echo(f"related topics listed above signal {j['related_threshold']:.4f} "
+                   f"({j['oos_with_topics']:.1%} of out-of-scope questions would list some)")
+        for z, row in j["per_cut"].items():
+            typer.echo(f"  Zipf < {z}: threshold {row['threshold']:.4f}: "
+                       + ", ".join(f"{b} {r:.1%}" for b, r in row["rates"].items()))
     from clinqa.answer.calibration import Calibration, resolve_threshold, save_calibration
     from clinqa.evaluation.refusal import refusal_rates
 
     current, source, _ = resolve_threshold(cal.signal, cal.model_id, pipe.settings.answer.refusal_threshold,
                                            pipe.data_dir)
     rates = refusal_rates(cal.signals, cal.buckets, [current])
-    typer.echo(f"current threshold {current:.4f} ({source}): " +
+    typer.echo(f"current threshold {current:.4f} ({source}), dense gate alone: " +
                ", ".join(f"{b} refused {r[0]:.1%}" for b, r in rates.items()))
     if save:
         import datetime
 
+        best = j or c
         path = save_calibration(pipe.data_dir, Calibration(
-            cal.signal, cal.model_id, c["threshold"], c["target_oos"], c["rates"],
+            cal.signal, cal.model_id, best["threshold"], best["target_oos"], best["rates"],
             f"{dataset_dir} over {corpus}" + (f" (subset {subset}, seed {seed})" if subset is not None else ""),
-            datetime.date.today().isoformat()))
-        typer.echo(f"saved threshold {c['threshold']:.4f} for {cal.signal} / {cal.model_id} in {path}")
+            datetime.date.today().isoformat(), "reference", j.get("related_threshold") if j else None,
+            j.get("key_term_max_zipf") if j else None))
+        typer.echo(f"saved threshold {best['threshold']:.4f} for {cal.signal} / {cal.model_id} in {path}")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "refusal.json").write_text(json.dumps(cal.summary(), indent=2))

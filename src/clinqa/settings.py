@@ -187,6 +187,27 @@ class AnswerSettings(BaseModel):
         "passage into the embedding cache, so an extractive answer looks its units up instead of "
         "embedding them per question (ask about 10x faster; ingest about 2x slower). Needs embedding.cache.",
     )
+    key_terms: Literal["refuse", "warn", "ignore"] = Field(
+        "refuse",
+        description="The answerability test (clinqa.answer.answerability): when a key term of the question "
+        "(a drug, condition, test, population such as children or pregnancy, a number with its unit) is "
+        "mentioned by none of the passages that would be quoted, refuse and name it, warn in the answer, "
+        "or ignore it.",
+    )
+    key_term_max_zipf: float | None = Field(
+        None,
+        ge=0.0,
+        le=8.0,
+        description="A content word rarer than this in general English (wordfreq Zipf frequency) is a key "
+        "term. Unset: the value calibrated with the gate, else 4.0.",
+    )
+    related_threshold: float | None = Field(
+        None,
+        ge=-1.0,
+        le=1.0,
+        description="A refusal lists related topics only when the gate signal is at least this (clearly "
+        "off-topic questions get none). Unset: the value calibrated with the gate, else 0.25.",
+    )
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "
