@@ -374,6 +374,34 @@ class Pipeline:
         ctx = list(hits)[: self.settings.answer.context_chunks]
         return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents)
 
+    def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
+        """``question`` with its misspelt words replaced by the corpus words they most likely mean
+        (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
+
+        Only words of at least 4 letters that no passage has (American spelling tried too) and that
+        are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired; for a
+        patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
+        from clinqa.answer.answerability import fold, zipf
+        from clinqa.retrieval.vocabulary import WORD
+
+        vocab = self.vocabulary
+        if filters is not None and filters.patient_id is not None:
+            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
+            vocab = vocab.merged(Vocabulary.from_texts(own))
+        fixes: dict[str, str] = {}
+        out, last = [], 0
+        for m in WORD.finditer(question):
+            w = m.group(0)
+            low = w.lower()
+            if len(low) < 4 or not low.isalpha() or low in vocab or fold(low) in vocab or zipf(low) >= 2.5:
+                continue
+            fixed = vocab.repair(low)
+            if fixed:
+                fixes[w] = fixed
+                out.append(question[last:m.start()] + fixed)
+                last = m.end()
+        return "".join(out) + question[last:], fixes
+
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
         """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`,
         today's date) to ``filters``: its year bounds when ``filters`` has none (explicit
@@ -419,9 +447,14 @@ class Pipeline:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         filters, intent = self.time_intent(question, filters)
         time_filter = intent.describe(datetime.date.today())
-        result = self.search(question, filters, recency=intent.recency, query_vector=query_vector)
+        t_rep = time.perf_counter()
+        asked, repairs = self.repair_question(question, filters) if self.settings.retrieval.repair_spelling \
+            else (question, {})
+        rep_ms = (time.perf_counter() - t_rep) * 1e3
+        result = self.search(asked, filters, recency=intent.recency, query_vector=query_vector)
+        result.timings_ms["repair"] = rep_ms
         t_cov = time.perf_counter()
-        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
+        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, asked, filters)
         missing = [t for t, n in counts.items() if n == 0]
         rare = [t for t, n in counts.items() if 0 < n < RARE_BELOW]
         result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
@@ -433,7 +466,7 @@ class Pipeline:
         check: Answerability | None = None
         if s.key_terms != "ignore" and result.hits:
             t_key = time.perf_counter()
-            check = self.answerability(question, result.hits, max_zipf, filters)
+            check = self.answerability(asked, result.hits, max_zipf, filters)
             result.timings_ms["key_terms"] = (time.perf_counter() - t_key) * 1e3
         warnings = []
         if not gate.calibrated:
@@ -449,7 +482,7 @@ class Pipeline:
         ]
         timings = dict(result.timings_ms)
         extra: dict[str, Any] = {"answerability": check.to_dict() if check else {},
-                                 "missing_terms": check.missing_names() if check else []}
+                                 "missing_terms": check.missing_names() if check else [], "query_repair": repairs}
         # a missing key term refuses; it also names what is missing when the dense gate refused anyway
         key_refusal = bool(check is not None and check.missing and s.key_terms == "refuse")
         if key_refusal and check is not None:
@@ -479,7 +512,7 @@ class Pipeline:
                 reason = assemble.NOT_COVERED
             if filters.has_years and not key_refusal:  # answerable outside the year range? (same patient scope)
                 wide_filters = replace(filters, year_min=None, year_max=None)
-                wider = self.search(question, wide_filters,
+                wider = self.search(asked, wide_filters,
                                     rerank=gate.signal == "rerank", query_vector=result.query_vector)
                 inside = {h.chunk.chunk_id for h in result.hits}
                 outside = [h for h in wider.hits if h.chunk.chunk_id not in inside
@@ -497,7 +530,7 @@ class Pipeline:
             return refusal(reason, topics)
         t1 = time.perf_counter()
         ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
-                             s.max_sentences, s.min_sentence_score, question=question)
+                             s.max_sentences, s.min_sentence_score, question=asked)
         timings["extract"] = (time.perf_counter() - t1) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
         if not ext.text:

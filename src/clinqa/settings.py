@@ -137,6 +137,12 @@ class RetrievalSettings(BaseModel):
         description="Patient-scoped queries: fold chunks whose body 3-word-shingle Jaccard with a "
         "better-ranked chunk is at least this (copied-forward note text) into it; unset: off.",
     )
+    repair_spelling: bool = Field(
+        True,
+        description="Search with misspelt question words replaced by the corpus words they most likely mean "
+        "(edit distance 1-2 against the corpus vocabulary; clinqa.retrieval.vocabulary); the question is "
+        "shown and logged as typed, the replacements are in --json `query_repair`.",
+    )
 
 
 class RerankSettings(BaseModel):

@@ -119,3 +119,17 @@ def test_in_scope_question_on_the_same_file_is_answered(asthma_store: Path) -> N
     ans = json.loads(r.output)
     assert ans["refused"] is False, ans["reason"]
     assert "formoterol" in ans["answer"] and ans["missing_terms"] == []
+
+
+def test_repairs_never_turn_a_medical_word_into_common_english() -> None:
+    v = Vocabulary.from_texts(["A group of patients with asthma.", "Pancreatitis: fluid resuscitation."])
+    assert v.repair("croup") is None  # "group" is one edit away but common English (Zipf 5.5)
+    assert v.repair("pancreatitus") == "pancreatitis" and v.repair("resusitation") == "resuscitation"
+
+
+def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() -> None:
+    v = Vocabulary.from_texts(["Wells criteria for pulmonary embolism.", "Sepsis and septic shock."])
+    assert [t.text for t in key_terms("abx timing in sepsis", vocabulary=v)] == ["sepsis"]
+    assert [t.text for t in key_terms("PERC rule for pulmonary embolism", vocabulary=v)] == [
+        "perc", "pulmonary", "embolism"]
+    assert check("haemorrhage and oedema", ["Intracerebral hemorrhage with edema."]).answerable  # UK ~ US

@@ -13,13 +13,16 @@ are
   renal impairment, older adults ... (a dose for adults is no answer for children);
 - **quantities**: a number with its unit ("500 mg", "30 ml/min"): the number must appear.
 
-Question scaffolding ("dose", "criteria", "first-line", :data:`SCAFFOLD`) and the stopwords of
-:mod:`clinqa.answer.coverage` are never key. A key word the corpus lacks is first repaired
-against the corpus vocabulary (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), so a
+Question scaffolding ("dose", "criteria", "first-line", :data:`SCAFFOLD`, also by stem: "defines")
+and the stopwords of :mod:`clinqa.answer.coverage` are never key, nor is a short abbreviation that
+neither the corpus nor the synonym table knows, typed in lower case ("abx": no evidence either way;
+"PERC", typed as an abbreviation, stays key). A key word the
+corpus lacks is first repaired against the corpus vocabulary
+(:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), so a
 typo is not a missing topic. A key term is *mentioned* by a passage when the passage has the
-term, its Snowball stem as a word start (Porter 2001, English stemmer of the ``snowballstemmer``
-package: "diabetes" ~ "diabetic"), an irregular plural, a population equivalent
-("children" ~ "paediatric"), or an equivalent from the synonym table when one is given.
+term, its Snowball stem (Porter 2001, English stemmer of the ``snowballstemmer`` package:
+"diabetes" ~ "diabetic"), its American spelling ("haemorrhage" ~ "hemorrhage"), an irregular
+plural, a population equivalent ("children" ~ "paediatric"), or an equivalent from the synonym table when one is given.
 
 A key term that none of the quotable passages (the top ``answer.context_chunks`` chunks)
 mentions makes the question unanswerable from them: the gate refuses and names the term.
@@ -90,6 +93,21 @@ class grade grades stage stages type types kind kinds evidence level-of-evidence
 dysfunction insufficiency
 """.split())
 
+_SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the stemmer loaded)
+
+
+def fold(word: str) -> str:
+    """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
+    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e)."""
+    return word.replace("ae", "e").replace("oe", "e")
+
+
+def _is_scaffold(word: str) -> bool:
+    if not _SCAFFOLD_STEMS:
+        _SCAFFOLD_STEMS.update(stem(w) for w in SCAFFOLD)
+    return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
+
+
 _QUANTITY = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
@@ -158,7 +176,8 @@ class Answerability:
 
 
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
-              phrases: Iterable[str] = ()) -> list[KeyTerm]:
+              phrases: Iterable[str] = (),
+              equivalents: Callable[[str], Iterable[str]] | None = None) -> list[KeyTerm]:
     """The key terms of ``question`` in order (see module docstring).
 
     ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
@@ -178,8 +197,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if all(t.match != num for t in out):
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
-    for m in WORD.finditer(q):
-        w = m.group(0).strip("'")
+    for m in WORD.finditer(question):
+        typed = m.group(0).strip("'")
+        w = typed.lower()
         if w.endswith("'s"):
             w = w[:-2]
         if w in taken or len(w) < 3 or w.replace("-", "").replace(".", "").isdigit():
@@ -190,9 +210,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 groups_seen.add(group)
                 out.append(KeyTerm(w, "population", group))
             continue
-        if w in STOPWORDS or w in SCAFFOLD:
+        if w in STOPWORDS or _is_scaffold(w):
             continue
-        parts = [p for p in w.split("-") if p and p not in STOPWORDS and p not in SCAFFOLD] if "-" in w else [w]
+        parts = [p for p in w.split("-") if p and p not in STOPWORDS and not _is_scaffold(p)] if "-" in w else [w]
         if not parts:
             continue
         has_digit = any(ch.isdigit() for ch in w)
@@ -201,8 +221,11 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if any(t.text == w for t in out):
             continue
         repaired = None
-        if vocabulary is not None and w not in vocabulary and "-" not in w:
+        if vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w:
             repaired = vocabulary.repair(w)
+            known = equivalents is not None and set(equivalents(w)) - {w}
+            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
+                continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
         out.append(KeyTerm(w, "specific", repaired or w, repaired))
     return out
 
@@ -211,6 +234,7 @@ def _passage_index(text: str) -> tuple[str, set[str], set[str]]:
     """(lower-cased text with single spaces, its words, their stems) for presence tests."""
     low = " ".join(text.lower().split())
     ws = set(words_of(low))
+    ws |= {fold(w) for w in ws}
     return low, ws, {stem(w) for w in ws if len(w) >= 4}
 
 
@@ -228,6 +252,7 @@ def mentions(term: KeyTerm, passage: tuple[str, set[str], set[str]],
     if equivalents is not None:
         for c in list(cands):
             cands.extend(equivalents(c))
+    cands.extend(fold(c) for c in list(cands))
     for c in dict.fromkeys(x.lower() for x in cands if x):
         if " " in c or ("-" in c and c not in ws):
             if re.search(r"(?<![^\W_])" + re.escape(c) + r"(?![^\W_])", low):
@@ -249,7 +274,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Pure function of its inputs; no store access."""
-    terms = key_terms(question, vocabulary, max_zipf, phrases)
+    terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
     missing = [t for t in terms if not any(mentions(t, p, equivalents) for p in idx)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}

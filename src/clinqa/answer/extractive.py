@@ -22,8 +22,10 @@ Selection (:func:`extract_answer`), in order:
    question's content stems found in the unit, its label and its section heading; retrieval order
    breaks ties. The best ``max_sentences`` scoring at least ``min_score`` are kept (the best one
    always).
-4. When the question asks for criteria, components, steps or a list (:data:`LIST_QUESTION`) and
-   a kept unit is a list item, the whole list is quoted, with its intro, up to ``max_list_items``.
+4. When the question asks for criteria, components, steps or a list (:data:`LIST_QUESTION`), list
+   items and table rows whose intro, label or section heading shares a content word with the
+   question gain ``list_bonus``, and when a kept unit is a list item or table row, the whole list
+   (or table) is quoted, with its intro, up to ``max_list_items``.
 5. Table cells: when the question names a row (its first cell) and one column (by its header's
    words and numbers), that row is quoted as ``row label, header: cell``
    ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and other rows are kept only if their own label is
@@ -313,8 +315,9 @@ def extract_answer(
     max_units: int = 120,
     question: str = "",
     lexical_weight: float = 0.3,
-    max_list_items: int = 10,
+    max_list_items: int = 12,
     max_words: int = 150,
+    list_bonus: float = 0.25,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -330,8 +333,8 @@ def extract_answer(
     q_stems = _stems(question) if question else set()
     quals = _qualifiers(question) if question else []
 
-    def headings(hi: int) -> str:
-        return " ".join(hits[hi].chunk.section_path[-1:])
+    def headings(hi: int) -> str:  # the section path below the document title
+        return " ".join(hits[hi].chunk.section_path)
 
     def usable(hi: int, u: Unit) -> bool:
         if BOILERPLATE.search(u.full) or _is_suspicious(u.full):
@@ -358,6 +361,12 @@ def extract_answer(
         overlap = np.array([len(q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")) / len(q_stems)
                             for hi, u in keep], dtype=np.float32)
         scores = scores + lexical_weight * overlap
+    wants_list = bool(question and LIST_QUESTION.search(question))
+    if wants_list:  # a list or table introduced (intro, label, heading) by the question's words answers it
+        bonus = np.array([list_bonus if u.kind != "sentence" and q_stems & _stems(f"{u.intro} {u.label} "
+                                                                                   f"{headings(hi)}") else 0.0
+                          for hi, u in keep], dtype=np.float32)
+        scores = scores + bonus
     # a row named in the question beats rows of other drugs; other rows stay only if named too
     cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
@@ -375,8 +384,8 @@ def extract_answer(
             break
         seen.add(key)
         chosen.append(i)
-    if question and LIST_QUESTION.search(question):  # criteria / components / steps: the whole list
-        lists = {(keep[i][0], keep[i][1].group) for i in chosen if keep[i][1].kind == "item"}
+    if wants_list:  # criteria / components / steps: the whole list or table
+        lists = {(keep[i][0], keep[i][1].group) for i in chosen if keep[i][1].kind != "sentence"}
         for hi, grp in lists:
             members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
             chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members

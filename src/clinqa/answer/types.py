@@ -56,6 +56,8 @@ class Answer:
     the question is clearly off topic. ``missing_terms`` are key terms of the question that no
     quotable passage mentions, and ``answerability`` the whole key-term test
     (:mod:`clinqa.answer.answerability`: ``key_terms``, ``missing``, ``in_corpus``).
+    ``query_repair`` maps each question word that was spelled as no passage spells it to the corpus
+    word searched instead (``{"resusitation": "resuscitation"}``); ``question`` stays as typed.
     """
 
     question: str
@@ -77,6 +79,7 @@ class Answer:
     related: list[dict[str, Any]] = field(default_factory=list)
     missing_terms: list[str] = field(default_factory=list)
     answerability: dict[str, Any] = field(default_factory=dict)
+    query_repair: dict[str, str] = field(default_factory=dict)
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:

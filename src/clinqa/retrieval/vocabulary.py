@@ -99,12 +99,14 @@ class Vocabulary:
         """Chunks containing ``word`` (0 when unknown)."""
         return self.counts.get(word.lower(), 0)
 
-    def repair(self, word: str) -> str | None:
+    def repair(self, word: str, max_candidate_zipf: float = 4.5) -> str | None:
         """The corpus word ``word`` is most likely a misspelling of, or ``None``.
 
         Only for words of at least 4 letters that the corpus lacks and that contain no digit; edit
         distance 1 for words of 4-7 letters, 2 for longer ones (optimal string alignment distance);
-        among the closest candidates the one in most chunks wins (ties: alphabetical order, last)."""
+        among the closest candidates the one in most chunks wins (ties: alphabetical order, last).
+        A candidate common in general English (wordfreq Zipf >= ``max_candidate_zipf``) is never the
+        repair: "croup" is not a misspelling of "group", whatever the corpus says."""
         w = word.lower()
         if len(w) < 4 or w in self.counts or any(ch.isdigit() for ch in w):
             return None
@@ -115,7 +117,10 @@ class Vocabulary:
             self._speller = [t for t, n in self.counts.items()
                              if len(t) >= 3 and not any(ch.isdigit() for ch in t)]
         dist = 1 if len(w) <= 7 else 2
-        found = process.extract(w, self._speller, scorer=OSA.distance, score_cutoff=dist, limit=None)
+        from wordfreq import zipf_frequency
+
+        found = [f for f in process.extract(w, self._speller, scorer=OSA.distance, score_cutoff=dist, limit=None)
+                 if zipf_frequency(f[0], "en") < max_candidate_zipf]
         if not found:
             return None
         best = min(d for _, d, _ in found)
