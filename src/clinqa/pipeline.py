@@ -412,7 +412,7 @@ class Pipeline:
             timings["total"] = (time.perf_counter() - t0) * 1e3
             return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
                           decision.to_dict(), timings, retrieved, warnings, time_filter,
-                          query_vector=result.query_vector)
+                          query_vector=result.query_vector, query_expansion=result.expansion)
         t1 = time.perf_counter()
         ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
                              s.max_sentences, s.min_sentence_score)
@@ -422,7 +422,8 @@ class Pipeline:
             reason = "the retrieved passages contain no quotable sentence"
             return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
                           filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved,
-                          warnings, time_filter, query_vector=result.query_vector)
+                          warnings, time_filter, query_vector=result.query_vector,
+                          query_expansion=result.expansion)
         cited = {c.chunk_id for c in ext.citations}
         unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
         if unmentioned:
@@ -435,7 +436,7 @@ class Pipeline:
                          for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
         answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
                         decision.to_dict(), timings, retrieved, warnings, time_filter,
-                        query_vector=result.query_vector)
+                        query_vector=result.query_vector, query_expansion=result.expansion)
         if generate and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
         return answer

@@ -50,6 +50,9 @@ class Answer:
     ``identifiers`` (patient identifiers the screen found, with whether each was redacted).
     ``citations[i].n`` is the number used in the text, so ``[n]`` always maps to its chunk.
     ``query_vector`` is the question's embedding (None in no-context mode), for the query log.
+    ``query_expansion`` maps each phrase of the question found in the synonym table to the terms
+    added to the BM25 query (``{"SGLT2 inhibitor": ["empagliflozin", ...]}``; empty when none,
+    :mod:`clinqa.retrieval.synonyms`); ``question`` stays as typed.
     """
 
     question: str
@@ -68,6 +71,7 @@ class Answer:
     sentences: list[dict[str, Any]] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
+    query_expansion: dict[str, list[str]] = field(default_factory=dict)
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
