@@ -119,7 +119,7 @@ TABLE: tuple[Entry, ...] = (
     _lay(("swollen legs", "swollen ankles", "leg swelling", "ankle swelling"), ("edema", "oedema")),
     _lay(("fluid on the lungs",), ("pulmonary edema", "congestion")),
     _lay(("painkiller", "pain killer", "pain medication"), ("analgesic", "acetaminophen", "paracetamol", "NSAID")),
-    _lay(("broken bone", "broke a bone"), ("fracture",)),
+    _lay(("broken bone", "broke a bone", "break a bone"), ("fracture",)),
     _lay(("diabetes medication", "diabetes medicine", "diabetes drug", "diabetes tablet"),
          ("metformin", "SGLT2 inhibitor", "insulin", "GLP-1 agonist", "sulfonylurea")),
     _lay(("low sugar", "hypo"), ("hypoglycemia",)),
