@@ -297,6 +297,9 @@ def term_matches(term: str, text: str) -> bool:
     return False
 
 
+_PHRASES = tuple(sorted({p for e in TABLE for p in e.phrases}, key=lambda p: (-len(p), p)))  # longest first
+
+
 def _mentions(text: str, term: str) -> bool:
     return _regex(term).search(text) is not None
 
@@ -308,10 +311,9 @@ def expand(question: str) -> Expansion:
     names of a class: "SGLT2 inhibitor" adds its members, not "SGLT2i"). ``text`` is the
     question followed by every added term once, for the BM25 query; the dense query and the
     question shown stay as typed."""
-    phrases = sorted({p for e in TABLE for p in e.phrases}, key=lambda p: (-len(p), p))
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, str, str]] = []  # (position, text as written, the table phrase)
-    for p in phrases:
+    for p in _PHRASES:
         for m in _regex(p).finditer(question):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue
