@@ -15,7 +15,8 @@ or digit on either side blocks a match), words joined by spaces or hyphens ("bet
 "beta blocker"), the last word with an optional plural ``s``/``es`` ("blood thinners", "statins").
 Short abbreviations that are also English words or units (``CAP``, ``HR``, ``MI``, ``PE``,
 ``SOB``, ``CAD``, ``TIA``, ``LAMA``; :data:`CASE_SENSITIVE`) match only in upper case, so "cap"
-and "24 hr" are not pneumonia and heart rate.
+and "24 hr" are not pneumonia and heart rate. Known limit: in notes "PE" also abbreviates
+"physical examination", which this table reads as pulmonary embolism.
 
 Equivalence is followed through other entries (``"blood thinner"`` -> ``"DOAC"`` -> the DOACs;
 ``"cholesterol"`` -> ``"statin"`` -> the statins), a few steps deep, so :func:`equivalents` and
@@ -122,7 +123,7 @@ TABLE: tuple[Entry, ...] = (
     _lay(("broken bone", "broke a bone", "break a bone"), ("fracture",)),
     _lay(("diabetes medication", "diabetes medicine", "diabetes drug", "diabetes tablet"),
          ("metformin", "SGLT2 inhibitor", "insulin", "GLP-1 agonist", "sulfonylurea")),
-    _lay(("low sugar", "hypo"), ("hypoglycemia",)),
+    _lay(("low sugar", "low blood sugar"), ("hypoglycemia",)),
     _lay(("high sugar",), ("hyperglycemia",)),
     _lay(("liver test", "liver function"), ("LFT", "ALT", "AST", "bilirubin")),
     _lay(("flu shot", "flu jab", "flu vaccine"), ("influenza vaccine",)),
