@@ -65,14 +65,13 @@ class IngestReport:
         return dict(self.__dict__)
 
 
-def _synonym_hooks(question: str) -> tuple[list[str], Any]:
-    """The synonym table's phrases found in ``question`` and its ``equivalents`` function
-    (:mod:`clinqa.retrieval.synonyms`), or ``([], None)`` where the table is absent."""
-    try:
-        from clinqa.retrieval import synonyms
-    except ImportError:
-        return [], None
-    return [p for p in synonyms.expand(question).added if " " in p or "-" in p], synonyms.equivalents
+def _synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
+    """The synonym table's multi-word phrases found in ``question``, its ``equivalents`` and its
+    ``term_matches`` (:mod:`clinqa.retrieval.synonyms`)."""
+    from clinqa.retrieval import synonyms
+
+    phrases = [p for p in synonyms.expand(question).added if " " in p or "-" in p]
+    return phrases, synonyms.equivalents, synonyms.term_matches
 
 
 def _in_years(chunk: Chunk, year_min: int | None, year_max: int | None) -> bool:
@@ -370,9 +369,10 @@ class Pipeline:
         if filters is not None and filters.patient_id is not None:
             own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
             vocab = vocab.merged(Vocabulary.from_texts(own))
-        phrases, equivalents = _synonym_hooks(question)
+        phrases, equivalents, matcher = _synonym_hooks(question)
         ctx = list(hits)[: self.settings.answer.context_chunks]
-        return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents)
+        return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents,
+                                   matcher)
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
         """``question`` with its misspelt words replaced by the corpus words they most likely mean
@@ -482,7 +482,8 @@ class Pipeline:
         ]
         timings = dict(result.timings_ms)
         extra: dict[str, Any] = {"answerability": check.to_dict() if check else {},
-                                 "missing_terms": check.missing_names() if check else [], "query_repair": repairs}
+                                 "missing_terms": check.missing_names() if check else [], "query_repair": repairs,
+                                 "query_expansion": result.expansion}
         # a missing key term refuses; it also names what is missing when the dense gate refused anyway
         key_refusal = bool(check is not None and check.missing and s.key_terms == "refuse")
         if key_refusal and check is not None:

@@ -132,6 +132,12 @@ class RetrievalSettings(BaseModel):
     )
     recency_weight: float = Field(0.5, ge=0.0, description="RRF weight of the newest-first list for "
                                   "'latest/current' questions (relevance has weight 1).")
+    expand_synonyms: bool = Field(
+        True,
+        description="Append the lay, abbreviation and drug-class equivalents of the question's phrases "
+        "(clinqa.retrieval.synonyms: 'blood sugar' -> glucose, HbA1c; 'SGLT2 inhibitor' -> empagliflozin, ...) "
+        "to the BM25 query; the dense query and the question shown stay as typed.",
+    )
     copy_threshold: float | None = Field(
         0.8, ge=0.0, le=1.0,
         description="Patient-scoped queries: fold chunks whose body 3-word-shingle Jaccard with a "

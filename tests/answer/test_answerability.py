@@ -133,3 +133,25 @@ def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() 
     assert [t.text for t in key_terms("PERC rule for pulmonary embolism", vocabulary=v)] == [
         "perc", "pulmonary", "embolism"]
     assert check("haemorrhage and oedema", ["Intracerebral hemorrhage with edema."]).answerable  # UK ~ US
+
+
+def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> None:
+    from clinqa.pipeline import _synonym_hooks
+
+    q = "What SGLT2 inhibitor was started?"
+    phrases, eq, match = _synonym_hooks(q)
+    note = "Chronic kidney disease stage 3b. eGFR 38. Started dapagliflozin 10 mg once daily."
+    a = check(q, [note], phrases=phrases, equivalents=eq, matcher=match)
+    assert [t.text for t in a.key_terms] == ["sglt2 inhibitor"] and a.answerable
+    q = "Is the patient on an ACE inhibitor?"
+    a = check(q, ["Lisinopril 10 mg daily."], phrases=_synonym_hooks(q)[0], equivalents=eq, matcher=match)
+    assert a.answerable
+    q = "First-line antibiotic for outpatient CAP?"
+    cap = "Community-acquired pneumonia > Outpatient treatment: amoxicillin 1 g three times daily; antibiotic."
+    assert check(q, [cap], equivalents=eq, matcher=match).answerable  # CAP ~ community-acquired pneumonia
+    assert check(q, [cap]).missing_names() == ["cap"]  # without the table the abbreviation is not found
+
+
+def test_capital_abbreviations_are_key_but_not_in_a_shouted_question() -> None:
+    assert [t.text for t in key_terms("First-line imaging when PE is likely?")] == ["imaging", "pe"]
+    assert [t.text for t in key_terms("CAN A UPPER GI SHOW LIVER CANCER")] == ["liver"]  # a population word only

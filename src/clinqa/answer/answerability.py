@@ -5,6 +5,8 @@ for community-acquired pneumonia?" sits close enough to an asthma guideline to p
 answer then quotes the asthma dose. This test looks at *what* the question asks. Its key terms
 are
 
+- **abbreviations** typed in capitals ("CAP", "PE", "AKI"), however common the word is in English
+  (not in a question typed all in capitals);
 - **specific words**: content words that are rare in general English (Zipf frequency below
   ``max_zipf`` in the ``wordfreq`` lists, Speer et al. 2018): drugs, conditions, procedures,
   tests, abbreviations ("amoxicillin", "pneumonia", "qsofa", "hba1c"); words with a digit
@@ -108,6 +110,11 @@ def _is_scaffold(word: str) -> bool:
     return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
 
 
+#: words typed in capitals that are not clinical abbreviations
+NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
+                               "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
+                               "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP"})
+
 _QUANTITY = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
@@ -139,12 +146,15 @@ class KeyTerm:
     """One thing the question asks about. ``text`` is as typed (lower case); ``kind`` is
     ``specific``, ``population``, ``quantity`` or ``phrase`` (a synonym-table phrase); ``match``
     is what a passage must mention: the repaired spelling, the population group name, the
-    number; ``repaired`` is set when the typed word was corrected against the corpus."""
+    number; ``repaired`` is set when the typed word was corrected against the corpus; ``typed`` keeps
+    the question's casing (abbreviations such as "CAP" are matched case-sensitively by the synonym
+    table)."""
 
     text: str
     kind: str
     match: str
     repaired: str | None = None
+    typed: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -188,35 +198,39 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     out: list[KeyTerm] = []
     taken: set[str] = set()
     for ph in phrases:
-        ph = ph.lower()
+        typed_ph, ph = ph, ph.lower()
         if ph and ph in q and all(t.text != ph for t in out):
-            out.append(KeyTerm(ph, "phrase", ph))
+            out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
             taken.update(words_of(ph))
     for m in _QUANTITY.finditer(question):
         num = m.group(1).replace(",", ".")
         if all(t.match != num for t in out):
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
+    typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
+    shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
     for m in WORD.finditer(question):
         typed = m.group(0).strip("'")
         w = typed.lower()
         if w.endswith("'s"):
             w = w[:-2]
-        if w in taken or len(w) < 3 or w.replace("-", "").replace(".", "").isdigit():
+        abbreviation = (not shouting and typed.isupper() and typed.isalpha() and 2 <= len(typed) <= 6
+                        and typed not in NOT_ABBREVIATIONS)
+        if w in taken or (len(w) < 3 and not abbreviation) or w.replace("-", "").replace(".", "").isdigit():
             continue
         if w in POPULATION_WORDS:
             group = POPULATION_WORDS[w]
             if group not in groups_seen:
                 groups_seen.add(group)
-                out.append(KeyTerm(w, "population", group))
+                out.append(KeyTerm(w, "population", group, typed=typed))
             continue
-        if w in STOPWORDS or _is_scaffold(w):
+        if not abbreviation and (w in STOPWORDS or _is_scaffold(w)):
             continue
         parts = [p for p in w.split("-") if p and p not in STOPWORDS and not _is_scaffold(p)] if "-" in w else [w]
         if not parts:
             continue
         has_digit = any(ch.isdigit() for ch in w)
-        if not has_digit and min(zipf(p) for p in parts) >= max_zipf:
+        if not has_digit and not abbreviation and min(zipf(p) for p in parts) >= max_zipf:
             continue
         if any(t.text == w for t in out):
             continue
@@ -226,23 +240,31 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             known = equivalents is not None and set(equivalents(w)) - {w}
             if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
                 continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
-        out.append(KeyTerm(w, "specific", repaired or w, repaired))
+        out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
     return out
 
 
-def _passage_index(text: str) -> tuple[str, set[str], set[str]]:
-    """(lower-cased text with single spaces, its words, their stems) for presence tests."""
-    low = " ".join(text.lower().split())
+Passage = tuple[str, str, set[str], set[str]]
+
+
+def _passage_index(text: str) -> Passage:
+    """(text with single spaces, the same lower-cased, its words, their stems) for presence tests."""
+    orig = " ".join(text.split())
+    low = orig.lower()
     ws = set(words_of(low))
     ws |= {fold(w) for w in ws}
-    return low, ws, {stem(w) for w in ws if len(w) >= 4}
+    return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}
 
 
-def mentions(term: KeyTerm, passage: tuple[str, set[str], set[str]],
-             equivalents: Callable[[str], Iterable[str]] | None = None) -> bool:
+def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
+             matcher: Callable[[str, str], bool] | None = None) -> bool:
     """Does an indexed passage (:func:`_passage_index`) mention ``term``? See module docstring.
-    ``equivalents(term) -> terms`` adds synonyms (e.g. :func:`clinqa.retrieval.synonyms.equivalents`)."""
-    low, ws, stems = passage
+    ``equivalents(term) -> terms`` adds synonyms (e.g. :func:`clinqa.retrieval.synonyms.equivalents`);
+    ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
+    (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril")."""
+    orig, low, ws, stems = passage
+    if matcher is not None and term.kind != "quantity" and matcher(term.typed or term.match, orig):
+        return True
     if term.kind == "quantity":
         return re.search(r"(?<![\d.,])" + re.escape(term.match) + r"(?![\d])", low) is not None
     if term.kind == "population":
@@ -271,12 +293,13 @@ def mentions(term: KeyTerm, passage: tuple[str, set[str], set[str]],
 
 
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
-          phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None) -> Answerability:
+          phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
+          matcher: Callable[[str, str], bool] | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Pure function of its inputs; no store access."""
     terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
-    missing = [t for t in terms if not any(mentions(t, p, equivalents) for p in idx)]
+    missing = [t for t in terms if not any(mentions(t, p, equivalents, matcher) for p in idx)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
     return Answerability(terms, missing, in_corpus)
 

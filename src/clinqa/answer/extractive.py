@@ -23,9 +23,11 @@ Selection (:func:`extract_answer`), in order:
    breaks ties. The best ``max_sentences`` scoring at least ``min_score`` are kept (the best one
    always).
 4. When the question asks for criteria, components, steps or a list (:data:`LIST_QUESTION`), list
-   items and table rows whose intro, label or section heading shares a content word with the
-   question gain ``list_bonus``, and when a kept unit is a list item or table row, the whole list
-   (or table) is quoted, with its intro, up to ``max_list_items``.
+   items and table rows gain ``list_bonus`` times the share of the question's content stems found in
+   their intro, label and section path, and when a kept unit is a list item or table row, the whole list
+   (or table) is quoted, with its intro, up to ``max_list_items``. When it asks for a number (a
+   dose, threshold, target or duration: :data:`NUMBER_QUESTION`), units holding a digit gain
+   ``number_bonus``.
 5. Table cells: when the question names a row (its first cell) and one column (by its header's
    words and numbers), that row is quoted as ``row label, header: cell``
    ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and other rows are kept only if their own label is
@@ -67,6 +69,12 @@ BOILERPLATE = re.compile(
 LIST_QUESTION = re.compile(
     r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
     r"factors|parameters|what are the|which are the|checklist)\b", re.IGNORECASE)
+
+#: a question asking for a number: a dose, a threshold or target, a duration
+NUMBER_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
+    r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
 
 #: qualifier -> the words that state its opposite (in a heading or label)
 OPPOSITES: dict[str, tuple[str, ...]] = {
@@ -318,6 +326,7 @@ def extract_answer(
     max_list_items: int = 12,
     max_words: int = 150,
     list_bonus: float = 0.25,
+    number_bonus: float = 0.1,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -362,11 +371,13 @@ def extract_answer(
                             for hi, u in keep], dtype=np.float32)
         scores = scores + lexical_weight * overlap
     wants_list = bool(question and LIST_QUESTION.search(question))
-    if wants_list:  # a list or table introduced (intro, label, heading) by the question's words answers it
-        bonus = np.array([list_bonus if u.kind != "sentence" and q_stems & _stems(f"{u.intro} {u.label} "
-                                                                                   f"{headings(hi)}") else 0.0
-                          for hi, u in keep], dtype=np.float32)
+    if wants_list and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
+        bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
+                          if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
+    if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
+        scores = scores + np.array([number_bonus if _NUMBER.search(u.text) else 0.0 for _, u in keep],
+                                   dtype=np.float32)
     # a row named in the question beats rows of other drugs; other rows stay only if named too
     cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}

@@ -58,6 +58,9 @@ class Answer:
     (:mod:`clinqa.answer.answerability`: ``key_terms``, ``missing``, ``in_corpus``).
     ``query_repair`` maps each question word that was spelled as no passage spells it to the corpus
     word searched instead (``{"resusitation": "resuscitation"}``); ``question`` stays as typed.
+    ``query_expansion`` maps each phrase of the question found in the synonym table to the terms
+    added to the BM25 query (``{"SGLT2 inhibitor": ["empagliflozin", ...]}``; empty when none,
+    :mod:`clinqa.retrieval.synonyms`); ``question`` stays as typed.
     """
 
     question: str
@@ -80,6 +83,7 @@ class Answer:
     missing_terms: list[str] = field(default_factory=list)
     answerability: dict[str, Any] = field(default_factory=dict)
     query_repair: dict[str, str] = field(default_factory=dict)
+    query_expansion: dict[str, list[str]] = field(default_factory=dict)
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
