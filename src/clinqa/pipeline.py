@@ -530,8 +530,8 @@ class Pipeline:
                                            "check the patient id.")
             return refusal(reason, topics)
         t1 = time.perf_counter()
-        ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
-                             s.max_sentences, s.min_sentence_score, question=asked)
+        ext = extract_answer(result.query_vector, result.hits, self.unit_encoder,
+                             s.max_sentences, s.min_sentence_score, question=asked, max_hits=s.context_chunks)
         timings["extract"] = (time.perf_counter() - t1) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
         if not ext.text:
