@@ -959,6 +959,7 @@ def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path
                  ("share of facts found", F.fmt_rate(summary["fact_share"])),
                  (f"wrong-passage rate (n={summary['wrong_passage_rate']['n']} answered)",
                   F.fmt_rate(summary["wrong_passage_rate"])),
+                 ("citation [1] from another guideline", F.fmt_rate(summary["first_citation_wrong_rate"])),
                  ("in-scope refusal rate", F.fmt_rate(summary["in_scope_refusal_rate"])),
                  ("uncovered refusal rate", F.fmt_rate(summary["uncovered_refusal_rate"])),
                  ("answer words median / p90", f"{F.median_or_dash(summary['answer_words']['median'])} / "

@@ -60,7 +60,7 @@ def test_score_question_answer_text_and_quotes_differ() -> None:
     assert row["facts_found_quotes"] == ["22 breaths per minute", "GCS) < 15", "100 mmHg"]
     assert (row["all_facts"], row["any_fact"], row["all_facts_quotes"]) == (False, True, True)
     assert row["fact_share"] == pytest.approx(2 / 3)
-    assert row["wrong_passage"] is False
+    assert row["wrong_passage"] is False and row["first_citation_wrong"] is False
     # whitespace-separated tokens once the two markers are removed: "qSOFA Criteria: Respiratory Rate: ≥ 22
     # breaths per minute. Altered Mentation." = 11
     assert row["words"] == 11
@@ -71,6 +71,9 @@ def test_score_question_wrong_passage_and_refusal() -> None:
     other = score_question(QSOFA, answer("Score 2 [1]. 100 mmHg [2].", [cite(1, "rcp_news2_2017", "Score 2"),
                                                                         cite(2, "rcp_news2_2017", "100 mmHg")]))
     assert other["wrong_passage"] is True and other["cited_doc_ids"] == ["rcp_news2_2017"]
+    second = score_question(QSOFA, answer("a [1]. b [2].", [cite(1, "ssc_sepsis_2021", "a"),
+                                                             cite(2, "sepsis3_2016", "b")]))
+    assert (second["wrong_passage"], second["first_citation_wrong"]) == (False, True)
     assert (other["all_facts"], other["any_fact"], other["fact_share"]) == (False, True, pytest.approx(1 / 3))
     refused = score_question(QSOFA, answer("The documents do not cover 22 breaths per minute.", [], refused=True))
     assert (refused["all_facts"], refused["any_fact"], refused["wrong_passage"], refused["words"]) == (
@@ -82,7 +85,7 @@ def _row(qid: str, kind: str, doc: str | None, refused: bool, all_facts: bool = 
     r = {"id": qid, "kind": kind, "doc_id": doc, "refused": refused, "words": words, "latency_ms": 10.0}
     if kind != "uncovered":
         r.update(all_facts=all_facts, any_fact=any_fact, all_facts_quotes=quotes, fact_share=share,
-                 wrong_passage=None if refused else wrong)
+                 wrong_passage=None if refused else wrong, first_citation_wrong=None if refused else wrong)
     return r
 
 
@@ -102,6 +105,7 @@ def test_summarize_by_hand() -> None:
     assert s["any_fact_recall"]["value"] == pytest.approx(2 / 4)
     assert s["fact_share"]["value"] == pytest.approx((1 + 0.5 + 0 + 0) / 4)
     assert s["wrong_passage_rate"]["value"] == pytest.approx(1 / 3) and s["wrong_passage_rate"]["n"] == 3
+    assert s["first_citation_wrong_rate"]["value"] == pytest.approx(1 / 3)
     assert s["in_scope_refusal_rate"]["value"] == pytest.approx(1 / 4)
     assert s["uncovered_refusal_rate"]["value"] == pytest.approx(1 / 2)
     # words of the answered answerable questions 10, 20, 40: median 20, p90 = 20 + 0.8 * (40 - 20) = 36
@@ -240,3 +244,8 @@ def test_eval_answers_end_to_end(tmp_path: Path, two_guidelines: Path) -> None:
     again = json.loads((tmp_path / "run2" / "answers.json").read_text())
     assert again["vs_baseline"]["all_facts"]["p_value"] == 1.0
     assert again["vs_baseline"]["all_facts"]["n"] == 2
+    # `eval report` renders both runs, the second with its paired table
+    rep = CliRunner().invoke(app, ["eval", "report", str(tmp_path)])
+    assert rep.exit_code == 0, rep.output
+    assert rep.output.count("| fact recall (answer text) |") == 2
+    assert "| all_facts | " in rep.output and "| 1.000 | 2 |" in rep.output
