@@ -957,6 +957,7 @@ def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path
                  ("fact recall (citation quotes)", F.fmt_rate(summary["fact_recall_quotes"])),
                  ("any-fact recall", F.fmt_rate(summary["any_fact_recall"])),
                  ("share of facts found", F.fmt_rate(summary["fact_share"])),
+                 ("all facts in the top chunks (ceiling)", F.fmt_rate(summary["facts_in_context"])),
                  (f"wrong-passage rate (n={summary['wrong_passage_rate']['n']} answered)",
                   F.fmt_rate(summary["wrong_passage_rate"])),
                  ("citation [1] from another guideline", F.fmt_rate(summary["first_citation_wrong_rate"])),

@@ -75,6 +75,10 @@ def test_score_question_wrong_passage_and_refusal() -> None:
                                                              cite(2, "sepsis3_2016", "b")]))
     assert (second["wrong_passage"], second["first_citation_wrong"]) == (False, True)
     assert (other["all_facts"], other["any_fact"], other["fact_share"]) == (False, True, pytest.approx(1 / 3))
+    ctx = score_question(QSOFA, answer("x [1].", [cite(1, "sepsis3_2016", "x")]),
+                         context="Respiratory Rate: ≥ 22 breaths per minute\nAltered Mentation\nSBP ≤ 100 mmHg")
+    assert (ctx["all_facts"], ctx["all_facts_in_context"]) == (False, True)
+    assert "all_facts_in_context" not in other
     refused = score_question(QSOFA, answer("The documents do not cover 22 breaths per minute.", [], refused=True))
     assert (refused["all_facts"], refused["any_fact"], refused["wrong_passage"], refused["words"]) == (
         False, False, None, 0)
@@ -104,6 +108,7 @@ def test_summarize_by_hand() -> None:
     assert s["fact_recall_quotes"]["value"] == pytest.approx(2 / 4)  # a, b
     assert s["any_fact_recall"]["value"] == pytest.approx(2 / 4)
     assert s["fact_share"]["value"] == pytest.approx((1 + 0.5 + 0 + 0) / 4)
+    assert s["facts_in_context"] == {"value": None, "ci95": None, "n": 0}  # no row carries a context
     assert s["wrong_passage_rate"]["value"] == pytest.approx(1 / 3) and s["wrong_passage_rate"]["n"] == 3
     assert s["first_citation_wrong_rate"]["value"] == pytest.approx(1 / 3)
     assert s["in_scope_refusal_rate"]["value"] == pytest.approx(1 / 4)
@@ -235,6 +240,7 @@ def test_eval_answers_end_to_end(tmp_path: Path, two_guidelines: Path) -> None:
         facts = next(x["facts"] for x in rows if x["id"] == qid)
         assert r["all_facts"] == all(contains(text, f) for f in facts)
         assert r["wrong_passage"] == (None if r["refused"] else r["doc_id"] not in r["cited_doc_ids"])
+        assert isinstance(r["all_facts_in_context"], bool)
     s = data["summary"]
     assert s["fact_recall"]["value"] == pytest.approx((by_id["g1"]["all_facts"] + by_id["g2"]["all_facts"]) / 2)
     assert s["n_answerable"] == 2 and s["n_uncovered"] == 1

@@ -30,7 +30,8 @@ Summary (:func:`summarize`): fact recall = mean ``all_facts`` over *all* answera
 found, wrong-passage rate (and first-citation-wrong rate) over answered answerable questions,
 in-scope refusal rate, uncovered
 refusal rate, answer length (median and 90th percentile words over answered answerable
-questions) and ``ask`` latency. Rates carry 95% percentile-bootstrap intervals
+questions), ``ask`` latency, and the share of answerable questions whose facts all lie in
+the top chunks the answer quotes from (``facts_in_context``). Rates carry 95% percentile-bootstrap intervals
 (:func:`clinqa.evaluation.metrics.bootstrap_ci`, 2,000 resamples) clustered by the expected
 document (questions on one guideline are not independent); uncovered questions are their own
 clusters. :func:`compare_to_baseline` gives a paired sign-flip randomization test
@@ -145,11 +146,14 @@ def answer_words(answer: Answer) -> int:
     return 0 if answer.refused else len(strip_markers(answer.answer).split())
 
 
-def score_question(q: FactQuestion, answer: Answer) -> dict[str, Any]:
+def score_question(q: FactQuestion, answer: Answer, context: str | None = None) -> dict[str, Any]:
     """One per-question row (JSON-ready): the question, refusal, answer text, cited doc ids,
     cited chunk ids, the gate signal, per-fact hits in the answer text and in the quotes,
     ``all_facts``, ``any_fact``, ``all_facts_quotes``, ``fact_share``, ``wrong_passage`` (None
-    when refused; absent for uncovered questions), ``words`` and latency in ms."""
+    when refused; absent for uncovered questions), ``words`` and latency in ms. ``context`` (the
+    passages the answer drew from, joined) adds ``all_facts_in_context``: every fact is in those
+    passages, whether or not the answer quoted it (the ceiling of unit selection; a table or list
+    is matched in its stored form, so this undercounts a little)."""
     text = "" if answer.refused else strip_markers(answer.answer)
     quotes = "" if answer.refused else "\n".join(c.quote for c in answer.citations)
     cited = list(dict.fromkeys(c.doc_id for c in answer.citations)) if not answer.refused else []
@@ -171,6 +175,8 @@ def score_question(q: FactQuestion, answer: Answer) -> dict[str, Any]:
             "wrong_passage": None if answer.refused else q.doc_id not in cited,
             "first_citation_wrong": None if answer.refused or not cited else cited[0] != q.doc_id,
         })
+        if context is not None:
+            row["all_facts_in_context"] = all(contains(context, f) for f in q.facts)
     else:
         row["missing"] = q.missing
     if answer.refused:
@@ -212,6 +218,8 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "fact_recall_quotes": _rate({r["id"]: float(r["all_facts_quotes"]) for r in ans}, clusters),
         "any_fact_recall": _rate({r["id"]: float(r["any_fact"]) for r in ans}, clusters),
         "fact_share": _rate({r["id"]: float(r["fact_share"]) for r in ans}, clusters),
+        "facts_in_context": _rate({r["id"]: float(r["all_facts_in_context"]) for r in ans
+                                   if "all_facts_in_context" in r}, clusters),
         "wrong_passage_rate": _rate({r["id"]: float(r["wrong_passage"]) for r in answered}, clusters),
         "first_citation_wrong_rate": _rate({r["id"]: float(r["first_citation_wrong"]) for r in answered
                                             if r.get("first_citation_wrong") is not None}, clusters),
@@ -223,12 +231,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def context_text(pipe: Pipeline, answer: Answer) -> str:
+    """Bodies of the top ``answer.context_chunks`` retrieved chunks (those the extractive answer
+    quotes from), joined by newlines; refusals included, since they carry ``retrieved`` too."""
+    ids = [r["chunk_id"] for r in answer.retrieved[: pipe.settings.answer.context_chunks]]
+    return "\n".join(c.body for c in pipe.store.get_chunks(ids)) if ids else ""
+
+
 def evaluate_fact_set(questions: list[FactQuestion], pipe: Pipeline, progress: bool = True) -> list[dict[str, Any]]:
-    """Ask every question with ``pipe`` (extractive: ``generate=False``) and score it; rows in
-    question order."""
+    """Ask every question with ``pipe`` (extractive: ``generate=False``) and score it, with the
+    context ceiling of :func:`score_question`; rows in question order."""
     rows = []
     for q in tqdm(questions, desc="answers", disable=not progress):
-        rows.append(score_question(q, pipe.ask(q.question, generate=False)))
+        ans = pipe.ask(q.question, generate=False)
+        rows.append(score_question(q, ans, context_text(pipe, ans) if q.answerable else None))
     return rows
 
 
@@ -373,6 +389,7 @@ def markdown(body: dict[str, Any], where: str = "") -> str:
             ("fact recall (citation quotes)", fmt_rate(s["fact_recall_quotes"])),
             ("any-fact recall", fmt_rate(s["any_fact_recall"])),
             ("share of required facts found", fmt_rate(s["fact_share"])),
+            ("every fact in the top chunks quoted from (ceiling)", fmt_rate(s.get("facts_in_context", {}))),
             (f"wrong-passage rate ({s['wrong_passage_rate']['n']} answered)", fmt_rate(s["wrong_passage_rate"])),
             ("citation [1] from another guideline", fmt_rate(s["first_citation_wrong_rate"])),
             (f"in-scope refusal rate ({s['n_answerable']} questions)", fmt_rate(s["in_scope_refusal_rate"])),
