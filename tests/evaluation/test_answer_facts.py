@@ -255,3 +255,31 @@ def test_eval_answers_end_to_end(tmp_path: Path, two_guidelines: Path) -> None:
     assert rep.exit_code == 0, rep.output
     assert rep.output.count("| fact recall (answer text) |") == 2
     assert "| all_facts | " in rep.output and "| 1.000 | 2 |" in rep.output
+
+
+def test_eval_answers_bioasq_end_to_end(tmp_path: Path) -> None:
+    """`eval answers --bioasq` on a hand-made BioASQ-shaped folder (the tiny passages): a factoid
+    question whose passage is the only one mentioning its answer, and a yes/no one that is skipped."""
+    from tiny_data import TINY_DOCS
+
+    d = tmp_path / "bioasq"
+    (d / "qrels").mkdir(parents=True)
+    (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n"
+                                            for k, (t, x) in TINY_DOCS.items()))
+    queries = [
+        {"_id": "f1", "text": "What target INR is used for warfarin in atrial fibrillation?",
+         "metadata": {"type": "factoid", "exact_answer": [["2 to 3", "2-3"]]}},
+        {"_id": "y1", "text": "Is metformin first-line?", "metadata": {"type": "yesno", "exact_answer": "yes"}},
+    ]
+    (d / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (d / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nf1\td7\t1\ny1\td2\t1\n")
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", "answers", "--bioasq", str(d), "--subset", "2", "--data-dir",
+                                   str(tmp_path / "data"), "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "answers.json").read_text())
+    # only f1 is a factoid/list question; the store holds its gold passage d7 plus 2 distractors
+    assert [r["id"] for r in data["rows"]] == ["f1"] and data["documents"] == 3
+    row = data["rows"][0]
+    assert row["contains"] == (not row["refused"] and contains(row["answer"], ["2 to 3", "2-3"]))
+    assert data["summary"]["factoid"]["n"] == 1 and "list" not in data["summary"]
