@@ -857,7 +857,7 @@ def eval_answers(
     and answer length of the extractive answer. --bioasq DIR: exact-answer containment on BioASQ
     factoid/list questions. A BEIR folder: the model alone vs extractive vs generated answers,
     judged blind by an LLM against the reference answers."""
-    if bioasq is not None or (dataset_dir is not None and dataset_dir.is_file()):
+    if bioasq is not None or (dataset_dir is not None and (dataset_dir.is_file() or dataset_dir.suffix == ".jsonl")):
         _eval_answer_facts(dataset_dir, bioasq, corpus, max_questions, baseline, output, subset, seed, data_dir,
                            config)
         return

@@ -160,6 +160,8 @@ def test_load_questions_names_file_and_line(tmp_path: Path) -> None:
         assert str(p) in str(info.value)
     with pytest.raises(ConfigError, match="no such question file"):
         load_questions(tmp_path / "absent.jsonl")
+    res = CliRunner().invoke(app, ["eval", "answers", str(tmp_path / "absent.jsonl"), "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "absent.jsonl: no such question file" in res.output
 
 
 def test_bioasq_containment_by_hand() -> None:
