@@ -869,7 +869,7 @@ def eval_answers(
     and answer length of the extractive answer. --bioasq DIR: exact-answer containment on BioASQ
     factoid/list questions. A BEIR folder: the model alone vs extractive vs generated answers,
     judged blind by an LLM against the reference answers."""
-    if bioasq is not None or (dataset_dir is not None and dataset_dir.is_file()):
+    if bioasq is not None or (dataset_dir is not None and (dataset_dir.is_file() or dataset_dir.suffix == ".jsonl")):
         _eval_answer_facts(dataset_dir, bioasq, corpus, max_questions, baseline, output, subset, seed, data_dir,
                            config)
         return
@@ -969,8 +969,10 @@ def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path
                  ("fact recall (citation quotes)", F.fmt_rate(summary["fact_recall_quotes"])),
                  ("any-fact recall", F.fmt_rate(summary["any_fact_recall"])),
                  ("share of facts found", F.fmt_rate(summary["fact_share"])),
+                 ("all facts in the top chunks (ceiling)", F.fmt_rate(summary["facts_in_context"])),
                  (f"wrong-passage rate (n={summary['wrong_passage_rate']['n']} answered)",
                   F.fmt_rate(summary["wrong_passage_rate"])),
+                 ("citation [1] from another guideline", F.fmt_rate(summary["first_citation_wrong_rate"])),
                  ("in-scope refusal rate", F.fmt_rate(summary["in_scope_refusal_rate"])),
                  ("uncovered refusal rate", F.fmt_rate(summary["uncovered_refusal_rate"])),
                  ("answer words median / p90", f"{F.median_or_dash(summary['answer_words']['median'])} / "
