@@ -91,6 +91,9 @@ def ingest(
                    f"{len(report.skipped)} skipped, {len(report.failed)} failed")
         for path, reason in report.skipped:
             typer.echo(f"  skipped {path}: {reason.removeprefix('skipped: ')}")
+        for path, n in report.suspicious:
+            typer.echo(f"{path}: {n} sentence{'s' if n != 1 else ''} addressed to an AI model "
+                       f"{'were' if n != 1 else 'was'} indexed but will never be quoted")
     if report.failed:
         raise typer.Exit(1)
 
@@ -473,6 +476,8 @@ def stats(
     typer.echo(f"data dir:  {s['data_dir']}\ndocuments: {s['documents']}\nchunks:    {s['chunks']}")
     typer.echo("levels:    " + ", ".join(f"{k}={v}" for k, v in sorted(s["levels"].items())))
     typer.echo(f"patients:  {s['patients']}\nmodel:     {s['model_id']}")
+    if s.get("suspicious_chunks"):
+        typer.echo(f"suspicious chunks: {s['suspicious_chunks']} (text addressed to an AI model; never quoted)")
 
 
 @app.command()

@@ -27,6 +27,7 @@ from clinqa.answer import Answer, RefusalGate, extract_answer, units_of
 from clinqa.answer.calibration import resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.answer.generate import generate_answer, generate_no_context
+from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
@@ -46,7 +47,9 @@ from clinqa.store import Store, open_store
 @dataclass
 class IngestReport:
     """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
-    is non-zero when ``failed`` is not empty."""
+    is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
+    ingested in this run holding ``n`` distinct sentences addressed to an AI model
+    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted."""
 
     documents: int = 0
     unchanged: int = 0
@@ -56,6 +59,7 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    suspicious: list[tuple[str, int]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -65,6 +69,16 @@ class IngestReport:
 def _norm(text: str) -> str:
     """Lower-cased text with whitespace runs collapsed, for containment checks."""
     return " ".join(text.lower().split())
+
+
+def suspicious_units(bodies: Iterable[str]) -> list[str]:
+    """The distinct quotable units (:func:`clinqa.answer.units_of`) of chunk ``bodies`` that address
+    an AI model (:func:`clinqa.answer.injection.is_suspicious`), in order of first appearance."""
+    found: dict[str, None] = {}
+    for body in bodies:
+        if may_hold_suspicious(body):
+            found.update((u, None) for u in units_of(body) if is_suspicious(u))
+    return list(found)
 
 
 class Pipeline:
@@ -190,6 +204,7 @@ class Pipeline:
         seen: dict[str, str] = {}
         pending_docs: list[str] = []
         pending_chunks: list[Chunk] = []
+        suspicious: dict[str, int] = {}
 
         def flush() -> None:
             if not pending_docs:
@@ -246,6 +261,9 @@ class Pipeline:
             pending_docs.append(doc.doc_id)
             pending_chunks.extend(chunks)
             report.documents += 1
+            n_suspicious = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
+            if n_suspicious:
+                suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()
@@ -254,6 +272,7 @@ class Pipeline:
             self.store.refresh_indexes()
         if cache:
             cache.close()
+        report.suspicious = sorted(suspicious.items())
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -530,7 +549,8 @@ class Pipeline:
         return self.store.version()
 
     def stats(self) -> dict[str, Any]:
-        """Counts for ``clinqa stats``: documents, chunks, per level, per source, model."""
+        """Counts for ``clinqa stats``: documents, chunks, per level, per source, patients, model, and
+        ``suspicious_chunks`` (:meth:`suspicious_chunks`)."""
         docs = self.store.documents()
         sources: dict[str, int] = {}
         for d in docs:
@@ -543,4 +563,15 @@ class Pipeline:
             "sources": sources,
             "patients": len({d["patient_id"] for d in docs if d["patient_id"]}),
             "model_id": self.store_meta().get("model_id"),
+            "suspicious_chunks": self.suspicious_chunks(sorted({d["patient_id"] for d in docs if d["patient_id"]})),
         }
+
+    def suspicious_chunks(self, patient_ids: Sequence[str] = ()) -> int:
+        """How many chunks (overview chunks left out) hold at least one unit addressed to an AI model
+        (:func:`suspicious_units`): the documents of no patient plus the notes of each of
+        ``patient_ids``, read from the store's chunk bodies (one pass over the store)."""
+        n = 0
+        for pid in [None, *patient_ids]:
+            bodies = self.store.export(["body"], Filters(patient_id=pid, exclude_levels=("document",)))
+            n += sum(1 for b in bodies.column("body").to_pylist() if suspicious_units([b]))
+        return n

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from clinqa.answer.injection import is_suspicious
 from clinqa.answer.types import Citation
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
@@ -133,12 +134,15 @@ def extract_answer(
     the hit has one (``scores["dense"]``), else computed. The best ``max_sentences`` units scoring at least
     ``min_score`` are kept (the best one always). In the text, the units of each cited chunk
     follow its section title, then ``[n]``: "Intraventricular colistimethate: 10 mg ... [2]".
+    Units addressed to an AI model (:func:`clinqa.answer.injection.is_suspicious`) are never quoted.
     Returns an empty text when the hits hold no quotable unit.
     """
     units: list[tuple[int, int, str]] = []  # (hit index, position, text with label)
     labels: dict[tuple[int, int], tuple[str, str]] = {}
     for hi, hit in enumerate(hits):
         for pos, (lab, text) in enumerate(labelled_units(hit.chunk.body)):
+            if is_suspicious(f"{lab} {text}"):  # text addressed to an AI model is never quoted
+                continue
             units.append((hi, pos, f"{lab} {text}" if lab else text))
             labels[(hi, pos)] = (lab, text)
     units = units[:max_units]
