@@ -57,6 +57,13 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2)
 
 
+def _require_text(text: str) -> None:
+    """Exit 2 with "error: the question is empty" for an empty or whitespace-only question or query."""
+    if not text.strip():
+        typer.echo("error: the question is empty", err=True)
+        raise typer.Exit(2)
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
@@ -200,6 +207,7 @@ def ask(
 
     With --llm the model writes the answer from the retrieved passages and every sentence is
     checked against the passages it cites; unsupported sentences are dropped (--json lists them)."""
+    _require_text(question)
     try:
         pipe = _pipeline(data_dir, config, reranker=reranker, llm=_llm_options(llm, llm_model, llm_url))
         if no_context:
@@ -431,7 +439,11 @@ def search(
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
-    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores)."""
+    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores).
+
+    Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
+    no --patient was given, that notes are searched only with --patient); exit code 0."""
+    _require_text(query)
     try:
         pipe = _pipeline(data_dir, config, reranker=reranker)
         res = pipe.search(query, _filters(pipe, patient, since, until, source), k=k)
@@ -447,6 +459,10 @@ def search(
     if as_json:
         typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
         return
+    if not rows:
+        typer.echo("No passage matched.")
+        if patient is None and any(d["patient_id"] for d in pipe.store.documents()):
+            typer.echo("Patient notes are searched only with --patient ID.")
     for r in rows:
         d = "-" if r["dense_rank"] is None else r["dense_rank"]
         b = "-" if r["bm25_rank"] is None else r["bm25_rank"]

@@ -71,6 +71,16 @@ def _norm(text: str) -> str:
     return " ".join(text.lower().split())
 
 
+def _in_years(chunk: Chunk, filters: Filters) -> bool:
+    """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
+    bounds of ``filters``; an undated chunk lies outside any bound."""
+    year = chunk.note_date.year if chunk.note_date else chunk.year
+    if year is None:
+        return False
+    return (filters.year_min is None or year >= filters.year_min) and (filters.year_max is None
+                                                                       or year <= filters.year_max)
+
+
 def suspicious_units(bodies: Iterable[str]) -> list[str]:
     """The distinct quotable units (:func:`clinqa.answer.units_of`) of chunk ``bodies`` that address
     an AI model (:func:`clinqa.answer.injection.is_suspicious`), in order of first appearance."""
@@ -381,7 +391,7 @@ class Pipeline:
         filters = filters or self.filters()
         s = self.settings.answer
         if not question.strip():
-            raise ConfigError("empty question")
+            raise ConfigError("the question is empty")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         filters, intent = self.time_intent(question, filters)
@@ -415,8 +425,8 @@ class Pipeline:
             if filters.has_years:  # would the question be answerable outside the year range? (same patient scope)
                 wider = self.search(question, replace(filters, year_min=None, year_max=None),
                                     rerank=gate.signal == "rerank", query_vector=result.query_vector)
-                if gate.decide(wider, missing, s.unknown_terms).answer:
-                    wider_topics = self._related_topics(wider.hits)
+                if gate.decide(wider, missing, s.unknown_terms).answer:  # list only what lies outside the range
+                    wider_topics = self._related_topics([h for h in wider.hits if not _in_years(h.chunk, filters)])
             if wider_topics:
                 span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
                 text += (f" Nothing close enough is dated in the years {span}"
@@ -512,7 +522,7 @@ class Pipeline:
         checked. Raises :class:`ConfigError` when no ``llm.backend`` is set and
         :class:`clinqa.llm.base.LLMError` when the model fails."""
         if not question.strip():
-            raise ConfigError("empty question")
+            raise ConfigError("the question is empty")
         backend = self.llm
         if backend is None:
             raise ConfigError("--no-context needs a language model: set --llm (llm.backend)")

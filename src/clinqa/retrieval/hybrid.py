@@ -15,6 +15,7 @@ from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import rrf
 from clinqa.settings import RetrievalSettings
+from clinqa.text import normalize
 
 if TYPE_CHECKING:  # annotations only: clinqa.store.base imports clinqa.retrieval.filters
     from clinqa.store.base import Hit, Store
@@ -65,6 +66,7 @@ def hybrid_search(
     """Dense + BM25 retrieval fused by weighted RRF; returns the top ``top_k`` fused chunks
     (default ``settings.top_k``). ``query_vector`` skips encoding when already known."""
     t0 = time.perf_counter()
+    query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
     t1 = time.perf_counter()
     # one after the other: on 2 cores running them concurrently gained nothing (bench/scale), and the
