@@ -5,6 +5,11 @@ passages (28 MedQuAD passages of the liveqa-medquad corpus, 10 of the demo corpu
 twins (negation flipped, number changed, population changed; 179 in all). Each claim is checked
 citing its passage ``[1]`` as stored and hard-wrapped at 60 columns (as PDF and e-mail text is).
 Measured false-rejection rate: see docs/generation.md.
+
+``heldout.jsonl``: 21 more claims (26 twins) on 9 other passages, written after the rules were
+settled and measured once, never tuned on: 3 of 21 correct claims are rejected there (a morphological
+negation, "uncircumcised" for "not circumcised"; a relative clause whose antecedent carries another
+clause's negation; "over 5 to 10 years" read as a lower bound). The test keeps that figure as a bound.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from clinqa.answer.citations import verify_answer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "citation_checker" / "sentences.jsonl"
 ROWS = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line.strip()]
+HELDOUT = [json.loads(line) for line in DATA.with_name("heldout.jsonl").read_text(encoding="utf-8").splitlines()
+           if line.strip()]
 
 
 def cite(sentence: str) -> str:
@@ -39,8 +46,8 @@ def supported(claim: str, passage: str) -> bool:
     return verify_answer(cite(claim), {1: passage}).sentences[0].supported
 
 
-def false_rejections(wrap: bool) -> list[str]:
-    return [r["id"] for r in ROWS if not supported(r["correct"], hard_wrap(r["passage"]) if wrap else r["passage"])]
+def false_rejections(wrap: bool, rows: list[dict] = ROWS) -> list[str]:
+    return [r["id"] for r in rows if not supported(r["correct"], hard_wrap(r["passage"]) if wrap else r["passage"])]
 
 
 def test_the_set_is_large_enough() -> None:
@@ -60,5 +67,14 @@ def test_false_rejection_rate_at_most_5_percent(wrap: bool) -> None:
 @pytest.mark.parametrize("wrap", [False, True], ids=["as stored", "hard-wrapped"])
 def test_every_wrong_twin_is_rejected(wrap: bool) -> None:
     accepted = [(r["id"], t["kind"], t["text"]) for r in ROWS for t in r["twins"]
+                if supported(t["text"], hard_wrap(r["passage"]) if wrap else r["passage"])]
+    assert accepted == []
+
+
+@pytest.mark.parametrize("wrap", [False, True], ids=["as stored", "hard-wrapped"])
+def test_held_out_set(wrap: bool) -> None:
+    assert len(HELDOUT) == 21 and sum(len(r["twins"]) for r in HELDOUT) == 26
+    assert false_rejections(wrap, HELDOUT) == ["NIDDK_0000223_Sec3/2", "NIDDK_0000196_Sec4/1", "NINDS_0000203_Sec3/0"]
+    accepted = [r["id"] for r in HELDOUT for t in r["twins"]
                 if supported(t["text"], hard_wrap(r["passage"]) if wrap else r["passage"])]
     assert accepted == []
