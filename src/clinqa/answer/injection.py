@@ -62,25 +62,62 @@ PATTERNS: tuple[tuple[str, str], ...] = (
                                     r"claim that|tell (?:the user|users|them) that)\b"),
     ("do not tell the user", r"\b(?:do not|don't|never|without)\s+(?:tell(?:ing)?|inform(?:ing)?|mention(?:ing)?|"
                              r"reveal(?:ing)?|show(?:ing)?|let(?:ting)?)\s+(?:this\s+(?:to\s+)?)?(?:the\s+)?"
-                             r"(?:user|human|person asking)\b"),
-    ("tell the user that", r"\b(?:tell|inform|convince) the (?:user|human|person asking) that\b"),
+                             r"(?:user|person asking)\b"),
+    ("tell the user that", r"\b(?:tell|inform|convince) the (?:user|person asking) that\b"),
     ("role prefix", r"^\W*(?:system|assistant|\[inst\]|<\|im_start\|>)\s*[:>\]]\s*(?:you|ignore|disregard|always|"
                     r"never|do not|reply|respond|answer|from now)\b"),
     ("new instructions", r"\bnew (?:instructions|system prompt|rules)\s*:"),
 )
 
-_COMPILED = tuple((name, re.compile(p, re.IGNORECASE)) for name, p in PATTERNS)
-_ANY = re.compile("|".join(f"(?:{p})" for _, p in PATTERNS), re.IGNORECASE | re.MULTILINE)
+_AI_WORDS = ("ai", "a.i.", "artificial intelligence", "llm", "llms", "language model", "chatbot", "chatbots",
+             "chat bot", "chatgpt", "gpt",
+             "claude", "gemini", "copilot", "virtual assistant", "automated assistant")
+_ASK = [f"{v} {q}" for v in ("answer", "reply to", "respond to") for q in ("every", "all", "any", "each")]
+#: literal strings one of which a lower-cased, whitespace-squashed text must hold before the
+#: pattern of the same name is tried (the patterns are slow on megabytes of clinical text; these
+#: ``in`` checks are not), in the order of :data:`PATTERNS`
+_TRIGGERS: dict[str, tuple[str, ...]] = {
+    "ignore previous instructions": ("ignore", "disregard", "forget", "override", "bypass"),
+    "disregard the above": ("ignore", "disregard", "forget"),
+    "system prompt": ("system prompt", "hidden prompt", "developer prompt", "system message", "hidden message",
+                      "developer message", "system instructions"),
+    "reveal your ...": ("reveal your", "print your", "output your", "leak your", "disclose your", "show me your"),
+    "note to AI": _AI_WORDS,
+    "AI reading this": _AI_WORDS,
+    "as an AI": ("as an ai", "as a.i.", "as an a.i.", "as an artificial", "as a large", "as a language", "as an llm",
+                 "as a chat", "as an ai"),
+    "addresses the model": _AI_WORDS,
+    "you are now": ("you are now", "from now on", "pretend", "developer mode", "jailbreak", "jailbroken"),
+    "answer every question with": tuple(_ASK),
+    "answer only with": ("answer only", "reply only", "output only", "always answer", "always reply"),
+    "you must always/never reply": ("you must", "you should", "you will", "you shall", "you are to"),
+    "do not tell the user": ("user", "person asking"),  # not "human": genetics text says "the human body"
+    "tell the user that": ("the user", "person asking"),
+    "role prefix": ("system", "assistant", "[inst]", "<|im_start|>"),
+    "new instructions": ("new instructions", "new system prompt", "new rules"),
+}
+_COMPILED = tuple((name, re.compile(p, re.IGNORECASE | re.MULTILINE),
+                   tuple((re.findall(r"[a-z]+", t)[0], t) for t in _TRIGGERS[name])) for name, p in PATTERNS)
+_LETTERS = re.compile(r"[a-z]+")
+
+
+def _matching(text: str, first: bool) -> list[str]:
+    low = " ".join(text.lower().split())
+    words = set(_LETTERS.findall(low))
+    out: list[str] = []
+    for name, rx, triggers in _COMPILED:
+        if any(w in words and (t == w or t in low) for w, t in triggers) and rx.search(text):
+            out.append(name)
+            if first:
+                break
+    return out
 
 
 def suspicious_reason(text: str) -> str | None:
     """The name of the first pattern of :data:`PATTERNS` that ``text`` (one sentence or unit)
     matches, or ``None`` when it matches none."""
-    text = " ".join(text.split())
-    for name, rx in _COMPILED:
-        if rx.search(text):
-            return name
-    return None
+    found = _matching(" ".join(text.split()), first=True)
+    return found[0] if found else None
 
 
 def is_suspicious(text: str) -> bool:
@@ -92,4 +129,4 @@ def is_suspicious(text: str) -> bool:
 def may_hold_suspicious(text: str) -> bool:
     """Fast pre-check for a whole passage: ``False`` means no sentence of ``text`` can be
     suspicious, so splitting it into sentences can be skipped."""
-    return bool(_ANY.search(text))
+    return bool(_matching(text, first=True))
