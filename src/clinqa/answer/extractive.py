@@ -50,6 +50,7 @@ import numpy as np
 
 from clinqa.answer.answerability import POPULATION_WORDS, stem
 from clinqa.answer.coverage import STOPWORDS
+from clinqa.answer.injection import is_suspicious
 from clinqa.answer.types import Citation
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
@@ -296,15 +297,6 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     return f"{row_label}, {best[0]}: {best[1]}"
 
 
-def _is_suspicious(text: str) -> bool:
-    """Text addressed to an AI model (``clinqa.answer.injection``, when present)."""
-    try:
-        from clinqa.answer.injection import is_suspicious
-    except ImportError:  # pragma: no cover - the module ships with clinqa
-        return False
-    return bool(is_suspicious(text))
-
-
 @dataclass
 class Extract:
     """The extractive answer text and the citations it uses (numbered from 1). ``quotes`` maps
@@ -356,7 +348,7 @@ def extract_answer(
         return " ".join(hits[hi].chunk.section_path)
 
     def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
-        if BOILERPLATE.search(u.full) or _is_suspicious(u.full):
+        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
             return False
         if need_overlap and q_stems and not (q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")):
             return False

@@ -16,6 +16,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from clinqa.documents.model import Document
+from clinqa.text import normalize
 
 Level = Literal["document", "section", "paragraph", "window"]
 
@@ -166,8 +167,11 @@ def make_chunk(
     split: bool = False,
     doc_hash: str = "",
 ) -> Chunk:
-    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata."""
-    head = header_for(doc, section_path) if header is None else header
+    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata. Header and
+    body are Unicode-normalised (:func:`clinqa.text.normalize`: ligatures, micro sign, dashes,
+    quotes), as queries are, so "ﬁbrillation" finds "fibrillation"; the id keeps the raw path."""
+    head = normalize(header_for(doc, section_path) if header is None else header)
+    body = normalize(body)
     text = compose(head, body)
     return Chunk(
         chunk_id=chunk_id(doc.doc_id, section_path, index),

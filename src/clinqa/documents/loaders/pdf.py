@@ -12,6 +12,11 @@ Layout recovery, per page in reading order (single column, top to bottom):
   removed when the word continues in lower case on the next line; bullet/numbered lines
   become list blocks; page numbers in the top/bottom margin are dropped.
 
+Text a reader would not see is dropped before layout: characters under 3 pt
+(:data:`MIN_CHAR_SIZE`) and white characters (``non_stroking_color`` white in gray, RGB or CMYK)
+that do not lie on a filled non-white rectangle (white on a dark table header stays). Colours set
+by patterns or images behind the text are not seen, nor text hidden by render mode 3.
+
 Title: the PDF's ``/Title`` metadata (unless it looks like a file name), else the largest
 text on page 1. Multi-column layouts are read line by line across columns (a known limit).
 """
@@ -39,6 +44,8 @@ HEADING_SIZE_RATIO = 1.15
 #: Horizontal gap (points) that separates words; pdfplumber's default 3 glues words in
 #: tightly set PDFs (TeX, InDesign) that position words without space characters.
 X_TOLERANCE = 1.5
+#: Characters smaller than this (points) are not readable text: dropped as hidden.
+MIN_CHAR_SIZE = 3.0
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(?=[A-Z])")
 _ITEM = re.compile(r"^(?:[\u2022\u25aa\u25cf\u2013\u2014\u00b7*-]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+\S")
 _PAGE_NO = re.compile(r"^\s*(?:(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[ivxlc]{1,7})\s*$", re.I)
@@ -75,10 +82,42 @@ def _line_from(page_no: int, raw: dict[str, Any]) -> _Line | None:
     return _Line(page_no, float(raw["top"]), float(raw["bottom"]), float(raw["x0"]), float(raw["x1"]), text, size, bold)
 
 
+def _is_white(color: Any) -> bool:
+    """Whether a pdfplumber colour (gray, RGB or CMYK tuple, or one number) is white."""
+    if color is None:
+        return False
+    values = [color] if isinstance(color, int | float) else list(color) if isinstance(color, list | tuple) else []
+    if not values or not all(isinstance(v, int | float) for v in values):
+        return False  # pattern colours and the like: unknown, keep
+    if len(values) == 4:  # CMYK: no ink
+        return all(v <= 0.01 for v in values)
+    return all(v >= 0.99 for v in values)
+
+
+def _visible_filter(page: Any) -> Any:
+    """``page`` without the characters a reader would not see (module docstring)."""
+    backgrounds = [(r["x0"], r["top"], r["x1"], r["bottom"]) for r in page.rects
+                   if r.get("fill") and not _is_white(r.get("non_stroking_color"))]
+
+    def on_background(obj: dict[str, Any]) -> bool:
+        cx, cy = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
+        return any(x0 <= cx <= x1 and top <= cy <= bottom for x0, top, x1, bottom in backgrounds)
+
+    def keep(obj: dict[str, Any]) -> bool:
+        if obj.get("object_type") != "char":
+            return True
+        if float(obj.get("size") or 0.0) < MIN_CHAR_SIZE and str(obj.get("text", "")).strip():
+            return False
+        return not (_is_white(obj.get("non_stroking_color")) and not on_background(obj))
+
+    return page.filter(keep)
+
+
 def _extract(pdf: Any) -> list[list[_Line]]:
     pages: list[list[_Line]] = []
     for page_no, page in enumerate(pdf.pages):
         check_deadline(f"parsing PDF (page {page_no + 1})")
+        page = _visible_filter(page)
         items: list[_Line] = []
         filtered = page
         for table in page.find_tables():
