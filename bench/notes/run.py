@@ -84,7 +84,9 @@ def evaluate(pipe: Pipeline, q: dict[str, Any], patients: set[str]) -> dict[str,
     row["detail"] = {"_id": q["_id"], "patient_id": pid, "text": q["text"], "kind": q["kind"],
                      "answerable": answerable, "gold": sorted(gold), "rank": rank, "refused": ans.refused,
                      "reason": ans.reason, "cited": [c.doc_id for c in ans.citations],
-                     "gate": {k: ans.gate.get(k) for k in ("signal", "threshold")},
+                     "gate": {k: ans.gate.get(k) for k in ("signal", "threshold", "kind")},
+                     "missing_terms": ans.missing_terms, "no_quote": ans.refused and not ans.gate.get("answer", True)
+                     and False,
                      "query_expansion": ans.to_dict().get("query_expansion", {})}
     return row
 

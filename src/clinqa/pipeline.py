@@ -532,14 +532,17 @@ class Pipeline:
                 reason = assemble.NO_MATCH
             else:
                 reason = assemble.NOT_COVERED
-            if filters.has_years and not key_refusal:  # answerable outside the year range? (same patient scope)
+            if filters.has_years:  # answerable outside the year range? (same patient scope)
                 wide_filters = replace(filters, year_min=None, year_max=None)
                 wider = self.search(asked, wide_filters,
                                     rerank=gate.signal == "rerank", query_vector=result.query_vector)
                 inside = {h.chunk.chunk_id for h in result.hits}
                 outside = [h for h in wider.hits if h.chunk.chunk_id not in inside
                            and not _in_years(h.chunk, filters)]
-                if outside and gate.decide(wider, missing, s.unknown_terms).answer:
+                wider_ok = gate.decide(wider, missing, s.unknown_terms).answer
+                if wider_ok and s.key_terms == "refuse":
+                    wider_ok = self.answerability(asked, wider.hits, max_zipf, wide_filters).answerable
+                if outside and wider_ok:
                     span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
                     read = f" (read from '{intent.phrase}')" if intent.phrase else ""
                     reason = f"Nothing close enough is dated in the years {span}{read}."

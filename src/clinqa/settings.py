@@ -411,11 +411,16 @@ def default_data_dir() -> Path:
 def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
     """Build :class:`Settings` from an optional config file plus keyword overrides.
 
-    ``config`` may be YAML (.yaml/.yml), TOML (.toml) or JSON. Overrides with value ``None``
+    ``config`` may be YAML (.yaml/.yml), TOML (.toml) or JSON, or the name of a preset shipped in
+    ``clinqa/presets`` (``consumer-questions``) when no such file exists. Overrides with value ``None``
     are ignored; ``data_dir`` overrides the environment. Raises :class:`ConfigError` naming
     the file for unreadable or invalid configuration.
     """
     raw: dict[str, Any] = {}
+    if config is not None and not Path(config).exists():
+        preset = Path(__file__).with_name("presets") / f"{Path(config).name}.yaml"
+        if preset.exists() and Path(config).name == str(config):
+            config = preset
     if config is not None:
         try:
             text = Path(config).read_text(encoding="utf-8")

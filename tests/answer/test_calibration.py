@@ -65,3 +65,23 @@ def test_a_model_without_calibration_warns_on_every_answer(tmp_path: Path) -> No
     save_calibration(p.data_dir, Calibration("dense_cosine", p.encoder.model_id, 0.2))
     ans = p.ask("How is urate lowered in gout?")
     assert ans.gate["threshold"] == 0.2 and not any("calibrated" in w for w in ans.warnings)
+
+
+def test_scopes_are_calibrated_apart(tmp_path: Path) -> None:
+    save_calibration(tmp_path, Calibration("dense_cosine", "m@1", 0.38))
+    save_calibration(tmp_path, Calibration("dense_cosine", "m@1", 0.12, scope="patient", related_threshold=0.05))
+    assert resolve_threshold("dense_cosine", "m@1", None, tmp_path)[0] == 0.38
+    assert resolve_threshold("dense_cosine", "m@1", None, tmp_path, "patient")[0] == 0.12
+    assert find_calibration("dense_cosine", "m@1", tmp_path, "patient")[0].related_threshold == 0.05
+
+
+def test_presets_load_by_name_and_a_real_file_wins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from clinqa.settings import load_settings
+
+    assert load_settings(Path("consumer-questions")).answer.key_terms == "warn"
+    assert load_settings(None).answer.key_terms == "refuse"
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "consumer-questions").write_text("{}")  # a file of that name is read as a config (JSON)
+    assert load_settings(Path("consumer-questions")).answer.key_terms == "refuse"
+    with pytest.raises(ConfigError, match="no-such-preset"):
+        load_settings(Path("no-such-preset"))

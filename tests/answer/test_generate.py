@@ -127,7 +127,7 @@ def test_model_refusal_is_a_refusal(base: Pipeline, chat_server: ChatServer) -> 
     chat_server.push(REFUSAL_PHRASE)
     ans = with_llm(base, chat_server.url).ask("What dose of amoxicillin for otitis media?")
     assert ans.refused and ans.mode == "refusal" and ans.citations == []
-    assert "language model found that the retrieved passages do not answer" in ans.answer
+    assert ans.answer.startswith("The language model found that the passages found do not answer this question.")
     assert ans.related_topics
 
 
