@@ -61,7 +61,7 @@ def _fail(exc: Exception) -> None:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     format: Annotated[str | None, typer.Option("--format", help="Force a loader: markdown, text, html, "
-                                               "pdf, jats, medquad, pubmedqa, beir, notes.")] = None,
+                                               "pdf, docx, jats, medquad, pubmedqa, beir, notes.")] = None,
     chunker: Annotated[str | None, typer.Option("--chunker", help="hierarchical (default), fixed, "
                                                 "section, hybrid.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
