@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from clinqa.answer.types import pages_label
 from clinqa.errors import ClinqaError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -147,7 +148,8 @@ def format_answer(ans: dict[str, Any]) -> str:
     for c in ans["citations"]:
         year = f" ({c['year']})" if c["year"] else ""
         where = c["url"] or c["source"]
-        lines.append(f"  [{c['n']}] {c['title']}{year}")
+        pages = pages_label(c.get("page_start"), c.get("page_end"))
+        lines.append(f"  [{c['n']}] {c['title']}{year}{', ' + pages if pages else ''}")
         if c["section"]:
             lines.append(f"      section: {c['section']}")
         if c.get("note_date"):

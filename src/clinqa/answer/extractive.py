@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from clinqa.answer.types import Citation
+from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
@@ -177,9 +177,7 @@ def extract_answer(
         if hi not in numbers:
             numbers[hi] = len(numbers) + 1
             c = hits[hi].chunk
-            citations.append(Citation(numbers[hi], c.chunk_id, c.doc_id, c.title, c.section, c.year,
-                                      c.source, c.url, round(float(hits[hi].score), 6),
-                                      note_date=c.note_date.isoformat() if c.note_date else None))
+            citations.append(citation_for(numbers[hi], c, hits[hi].score))
             quotes[hi] = []
             shown[hi] = []
         quotes[hi].append(text.rstrip())

@@ -19,7 +19,8 @@ STRATEGIES = ("hierarchical", "fixed", "section", "hybrid")
 #: Bump when a code change alters the chunks produced from the same document and settings:
 #: stored documents are then re-chunked on the next ingest (unchanged chunk texts still hit
 #: the embedding cache).
-CHUNKING_VERSION = 4  # 4: linear-time sentence windows, char cuts of over-long words, big table headers
+CHUNKING_VERSION = 5  # 4: linear-time sentence windows, char cuts of over-long words, big table headers;
+# 5: page ranges and the ocr flag on chunks, two-column PDF reading order, captions and references
 
 __all__ = [
     "CHUNKING_VERSION",

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from datetime import date
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from clinqa.documents.model import Document
+from clinqa.documents.model import Block, Document, page_range
 
 Level = Literal["document", "section", "paragraph", "window"]
 
@@ -29,7 +30,10 @@ class Chunk(BaseModel):
     the passage alone, used for quoting. ``n_tokens`` counts ``text`` with the embedding
     model's own tokenizer (special tokens included); ``n_words`` counts whitespace words
     of ``body``. ``split`` is true when the chunk is one sentence window of a paragraph
-    that was too long for the model.
+    that was too long for the model. ``page_start``/``page_end`` are the 1-based pages of
+    the source its blocks lie on (PDFs; ``None`` for sources without pages; a window of a
+    block spanning two pages gets the block's range); ``ocr`` is true when any of its text
+    was read from a page image by OCR.
     """
 
     chunk_id: str
@@ -43,6 +47,9 @@ class Chunk(BaseModel):
     n_words: int = 0
     n_tokens: int = 0
     split: bool = False
+    page_start: int | None = None
+    page_end: int | None = None
+    ocr: bool = False
     # copied from the Document
     title: str = ""
     authors: list[str] = Field(default_factory=list)
@@ -165,8 +172,11 @@ def make_chunk(
     header: str | None = None,
     split: bool = False,
     doc_hash: str = "",
+    blocks: Sequence[Block] = (),
 ) -> Chunk:
-    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata."""
+    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata; its page
+    range and ``ocr`` flag come from ``blocks``, the blocks its body was taken from."""
+    page_start, page_end = page_range(list(blocks))
     head = header_for(doc, section_path) if header is None else header
     text = compose(head, body)
     return Chunk(
@@ -181,6 +191,9 @@ def make_chunk(
         n_words=len(body.split()),
         n_tokens=counter.count(text) if counter else len(text.split()),
         split=split,
+        page_start=page_start,
+        page_end=page_end,
+        ocr=any(b.ocr for b in blocks),
         title=doc.title,
         authors=doc.authors,
         year=doc.year,
