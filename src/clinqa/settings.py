@@ -122,8 +122,9 @@ class RetrievalSettings(BaseModel):
         return self
 
     exclude_levels: list[str] = Field(
-        default_factory=lambda: ["document"],
-        description="Chunk levels excluded from question answering (overview chunks by default).",
+        default_factory=lambda: ["document", "references"],
+        description="Chunk levels excluded from question answering: overview chunks and the chunks of "
+        "reference lists (sections titled References, Bibliography, ...) by default.",
     )
     parse_time: bool = Field(
         True,

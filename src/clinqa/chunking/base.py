@@ -18,7 +18,17 @@ from pydantic import BaseModel, Field
 
 from clinqa.documents.model import Block, Document, page_range
 
-Level = Literal["document", "section", "paragraph", "window"]
+Level = Literal["document", "section", "paragraph", "window", "references"]
+
+#: A section with this title is a reference list: its chunks get level ``references`` and, like the
+#: overview chunks, are left out of question answering by default (``retrieval.exclude_levels``).
+REFERENCES_TITLE = re.compile(r"^(?:\d{1,2}\.?\s*)?(?:references|bibliography|literature cited|works cited|"
+                              r"reference list)$", re.I)
+
+
+def level_for(section_path: list[str] | tuple[str, ...], level: Level) -> Level:
+    """``"references"`` for a section (or subsection) of a reference list, else ``level``."""
+    return "references" if any(REFERENCES_TITLE.match(p.strip()) for p in section_path) else level
 
 HEADER_SEP = " > "
 
@@ -179,6 +189,8 @@ def make_chunk(
     page_start, page_end = page_range(list(blocks))
     head = header_for(doc, section_path) if header is None else header
     text = compose(head, body)
+    if level != "document":
+        level = level_for(section_path, level)
     return Chunk(
         chunk_id=chunk_id(doc.doc_id, section_path, index),
         doc_id=doc.doc_id,

@@ -14,14 +14,15 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-BlockKind = Literal["paragraph", "list", "table", "code", "quote"]
+BlockKind = Literal["paragraph", "list", "table", "code", "quote", "caption"]
 
 
 class Block(BaseModel):
     """One unit of body text that a chunker must never cut in the middle of a paragraph.
 
     ``kind="table"`` blocks are kept whole (a table row is meaningless without its header);
-    ``kind="list"`` is one top-level list item with its nested items.
+    ``kind="list"`` is one top-level list item with its nested items; ``kind="caption"`` is a
+    figure or table caption (PDF).
     ``page_start``/``page_end`` are the 1-based pages of a paginated source (PDF) the block
     lies on (``None`` where the source has no pages); ``ocr`` is true when its text was read
     from a page image by OCR.

@@ -155,7 +155,8 @@ class ChunkText(BaseModel):
     """A chunk's position and text, without metadata."""
 
     chunk_id: str
-    hierarchy_level: str = Field(..., description="document (overview), section, paragraph or window.")
+    hierarchy_level: str = Field(..., description="document (overview), section, paragraph, window or "
+                                 "references (a reference list).")
     chunk_index: int = Field(..., description="Position within its section, from 0.")
     body: str
 
