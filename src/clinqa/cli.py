@@ -90,6 +90,9 @@ def ingest(
         typer.echo(f"ingested {report.documents} documents ({report.chunks} chunks, {report.embedded} newly "
                    f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
                    f"{len(report.skipped)} skipped, {len(report.failed)} failed")
+        if report.ocr_pages:
+            typer.echo(f"  OCR: read {report.ocr_pages} scanned PDF page{'s' if report.ocr_pages != 1 else ''} "
+                       "from their images (chunks marked ocr: true)")
         for path, reason in report.skipped:
             typer.echo(f"  skipped {path}: {reason.removeprefix('skipped: ')}")
     if report.failed:
@@ -442,7 +445,8 @@ def search(
              "bm25_score": h.scores.get("bm25"), "rerank_score": h.scores.get("rerank"),
              "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
              "title": h.chunk.title, "section": h.chunk.section, "year": h.chunk.year,
-             "text": h.chunk.body} for h in res.hits]
+             "text": h.chunk.body, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+             "ocr": h.chunk.ocr} for h in res.hits]
     if as_json:
         typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
         return
@@ -452,7 +456,9 @@ def search(
         rr = "" if r["rerank_score"] is None else f" rerank={r['rerank_score']:.3f}"
         typer.echo(f"{r['rank']:>2}. score={r['rrf']:.4f}{rr} dense#{d} bm25#{b}  {r['chunk_id']}")
         year = f" ({r['year']})" if r["year"] else ""
-        typer.echo(f"    {r['title']}{year} > {r['section']}")
+        pages = pages_label(r["page_start"], r["page_end"])
+        typer.echo(f"    {r['title']}{year} > {r['section']}{', ' + pages if pages else ''}"
+                   f"{' (OCR)' if r['ocr'] else ''}")
         snippet = " ".join(r["text"].split())[:160]
         typer.echo(f"    {snippet}")
 

@@ -46,7 +46,8 @@ from clinqa.store import Store, open_store
 @dataclass
 class IngestReport:
     """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
-    is non-zero when ``failed`` is not empty."""
+    is non-zero when ``failed`` is not empty. ``ocr_pages`` counts the PDF pages of the ingested
+    documents whose text was read by OCR."""
 
     documents: int = 0
     unchanged: int = 0
@@ -56,6 +57,7 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    ocr_pages: int = 0  # PDF pages read from their image by OCR
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -246,6 +248,9 @@ class Pipeline:
             pending_docs.append(doc.doc_id)
             pending_chunks.extend(chunks)
             report.documents += 1
+            report.ocr_pages += len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr
+                                     and b.page_start is not None
+                                     for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()

@@ -440,8 +440,14 @@ def test_pdf_without_text(tmp_path: Path) -> None:
     pdf.rect(20, 20, 50, 50)  # a drawing, no text: like a scan without OCR
     path = tmp_path / "scan.pdf"
     pdf.output(str(path))
-    with pytest.raises(LoadError, match=r"no extractable text \(scanned PDF\? OCR is not supported\)"):
+    from clinqa.documents.loaders.pdf import ocr_available
+
+    why = ocr_available()  # with OCR: there is no image to read; without: the error names the extra
+    reason = ("no extractable text (no text layer and no page image to OCR)" if why is None
+              else f"no extractable text (scanned PDF? OCR is not available: {why})")
+    with pytest.raises(LoadError) as err:
         load_file(path)
+    assert err.value.reason == reason
 
 
 # ---------------------------------------------------------------- Word (made with python-docx)

@@ -43,7 +43,7 @@ import pdfplumber
 from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from clinqa.documents.loaders._common import SectionBuilder, has_content, norm_ws, path_doc_id, pipe_table
-from clinqa.documents.loaders._io import check_deadline, read_bytes
+from clinqa.documents.loaders._io import check_deadline, current_limits, read_bytes
 from clinqa.documents.model import BlockKind, Document
 from clinqa.errors import LoadError
 
@@ -197,16 +197,80 @@ def _reading_order(items: list[_Line], gutter: tuple[float, float] | None) -> li
     return out
 
 
+#: Resolution pages are rendered at for OCR (tesseract reads 300 dpi scans best).
+OCR_DPI = 300
+#: Words tesseract is less sure of than this (its confidence, 0-100) are dropped.
+OCR_MIN_CONF = 30
+#: Font size / tesseract word-box height: a 10.1 pt line (42 px at 300 dpi) has 8.0 pt boxes (measured in
+#: tests/documents/test_pdf_ocr.py), so OCR and text-layer pages of one PDF compare font sizes alike.
+OCR_SIZE_FACTOR = 1.26
+OCR_HINT = "pip install 'clinqa[ocr]' and Debian's tesseract-ocr tesseract-ocr-eng"
+
+
+def ocr_available() -> str | None:
+    """None when OCR can run (the ``pytesseract`` binding of the ``ocr`` extra and the ``tesseract``
+    program), else the reason it cannot."""
+    try:
+        import pytesseract
+    except ImportError:
+        return f"the OCR extra is not installed ({OCR_HINT})"
+    try:
+        pytesseract.get_tesseract_version()
+    except (pytesseract.TesseractNotFoundError, OSError):
+        return f"the tesseract program is not installed ({OCR_HINT})"
+    return None
+
+
 def _page_has_image(page: Any) -> bool:
     return bool(page.images)
 
 
 def _ocr_words(page: Any) -> list[dict[str, Any]]:
-    return []
+    """Words of a page image read by tesseract (English), as pdfplumber-style word dicts in PDF points.
+
+    The page is rendered at :data:`OCR_DPI` (pdfplumber on pypdfium2) and read with
+    ``pytesseract.image_to_data``; each word's ``size`` is the median word height of its tesseract
+    line (a font-size estimate for heading detection); words below :data:`OCR_MIN_CONF` are dropped.
+    """
+    import pytesseract
+
+    image = page.to_image(resolution=OCR_DPI).original.convert("L")
+    data = pytesseract.image_to_data(image, lang="eng", output_type=pytesseract.Output.DICT)
+    scale = float(page.width) / image.width
+    lines: dict[tuple[int, int, int], list[dict[str, Any]]] = {}
+    for i, text in enumerate(data["text"]):
+        text = str(text).strip()
+        try:
+            conf = float(data["conf"][i])
+        except (TypeError, ValueError):
+            conf = -1.0
+        if not text or conf < OCR_MIN_CONF:
+            continue
+        x, y, w, h = (float(data[k][i]) * scale for k in ("left", "top", "width", "height"))
+        key = (int(data["block_num"][i]), int(data["par_num"][i]), int(data["line_num"][i]))
+        lines.setdefault(key, []).append({"text": text, "x0": x, "x1": x + w, "top": y, "bottom": y + h,
+                                          "fontname": "", "height": h})
+    heights = {key: median(w["height"] for w in line) for key, line in lines.items()}
+    body = median(heights.values()) if heights else 10.0
+    words: list[dict[str, Any]] = []
+    for key, line in lines.items():
+        # word heights vary with ascenders and descenders: a line within 25% of the page's median
+        # height is body text, set to that size; only clearly larger lines keep their own (headings)
+        size = body if abs(heights[key] - body) <= 0.25 * body else heights[key]
+        size = round(size * OCR_SIZE_FACTOR * 2) / 2 or 10.0
+        top = min(w["top"] for w in line)
+        for w in line:  # one top per line, so rows group as in a text PDF
+            w["size"] = size
+            w["top"] = top
+            words.append(w)
+    return words
 
 
 def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
-    """Lines and tables of every page in reading order, and the number of pages read by OCR."""
+    """Lines and tables of every page in reading order, and the number of pages read by OCR.
+
+    ``ocr``: ``"auto"`` OCRs pages with an image and no text layer (when OCR is available), ``"always"``
+    every page (ignoring its text layer), ``"never"`` none."""
     pages: list[list[_Line]] = []
     n_ocr = 0
     for page_no, page in enumerate(pdf.pages):
@@ -224,8 +288,10 @@ def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
         words = filtered.extract_words(x_tolerance=X_TOLERANCE, keep_blank_chars=False,
                                        extra_attrs=["size", "fontname"])
         from_ocr = False
-        if (ocr == "always" or (ocr == "auto" and not words and not items)) and _page_has_image(page):
+        wanted = ocr == "always" or (ocr == "auto" and not words and not items and _page_has_image(page))
+        if wanted and ocr_available() is None:
             words = _ocr_words(page)
+            items = []  # the page is read from its image alone
             from_ocr = True
             n_ocr += 1
         rows = _rows(words)
@@ -515,6 +581,15 @@ def _build(pages: list[list[_Line]], title_hint: str) -> tuple[str, SectionBuild
     return title_hint, builder
 
 
+def _no_text_reason() -> str:
+    if current_limits().ocr == "never":
+        return "no extractable text (scanned PDF? OCR is off: setting ingest.ocr: never)"
+    why = ocr_available()
+    if why is not None:
+        return f"no extractable text (scanned PDF? OCR is not available: {why})"
+    return "no extractable text (no text layer and no page image to OCR)"
+
+
 def load(path: Path) -> list[Document]:
     """Load one PDF as one Document (sections from recovered headings, see module doc).
 
@@ -530,13 +605,13 @@ def load(path: Path) -> list[Document]:
     try:
         with pdfplumber.open(io.BytesIO(data), password="") as pdf:
             meta = dict(pdf.metadata or {})
-            pages, _n_ocr = _extract(pdf)
+            pages, n_ocr = _extract(pdf, current_limits().ocr)
     except LoadError:
         raise
     except Exception as exc:  # pdfminer raises many unrelated types
         raise _pdf_error(path, exc) from None
     if not any(pages):
-        raise LoadError(path, "no extractable text (scanned PDF? OCR is not supported)")
+        raise LoadError(path, _no_text_reason())
 
     meta_title = meta.get("Title")
     if isinstance(meta_title, bytes):
@@ -547,7 +622,7 @@ def load(path: Path) -> list[Document]:
     title, builder = _build(pages, meta_title)
     sections = builder.sections()
     if not has_content(sections):
-        raise LoadError(path, "no extractable text (scanned PDF? OCR is not supported)")
+        raise LoadError(path, "no extractable text (OCR found no words)" if n_ocr else _no_text_reason())
     author = meta.get("Author")
     if isinstance(author, bytes):
         author = author.decode("utf-8", "replace")
