@@ -11,7 +11,9 @@ writes
   that copies a paragraph forward from the previous note also has "copied_from" (that note_id) and
   "copied_section" ("HPI" or "MEDICATIONS"). The notes loader ignores fields it does not know.
 - DIR/questions.jsonl: {"_id", "patient_id", "text", "gold_note_ids", "answer", "kind", "event",
-  "synthetic"}, one question per event;
+  "group", "form", "answerable", "synthetic"}: one question per event in the notes' own words (group
+  "own_words"), then questions in lay words (kind and group "lay"), by drug class ("drug_class") and
+  unanswerable ones ("unanswerable": "answerable": false, gold empty, answer "");
 - DIR/README.md: says the data are synthetic and how they were made.
 
 Rules: patients "P0001".. have 2-4 conditions from one small shared list (so many patients mention the
@@ -20,7 +22,15 @@ patient has 1-3 events, each in its own note (never the first). Question kinds a
 event_date -> the event note, answer its ISO date; in_year -> every note of the event's year whose text
 mentions the topic (regex TOPICS), answer a summary of the event; current -> the patient's last note
 (its medication list is current), answer the final regimen; since_year (year <= the event year) -> the
-event note, answer "Yes, on DATE". Copy-forward: each later note, with probability 0.5, copies the
+event note, answer "Yes, on DATE". Lay and drug-class questions (EXTRA_Q, from a second RNG seeded
+"SEED:PATIENT_ID:extra", so the notes and own-words questions are the same bytes as before they
+existed): one per applicable (event, kind) pair,
+gold = the event note ("When was the patient's blood thinner changed?", "What SGLT2 inhibitor was
+started?"), plus one standing-medication question ("Is the patient on a statin?", "What water pill is the
+patient on?"), gold = every note whose text names the drug. Unanswerable questions (UNANSWERABLE): two per
+patient, drawn from those whose evidence regex matches none of the patient's notes (warfarin for a patient
+never on it, a pneumonia admission that never happened, a heart attack, insulin, a beta blocker ...).
+Copy-forward: each later note, with probability 0.5, copies the
 previous note's HPI background paragraph (or, when no medication changed, its MEDICATIONS paragraph),
 verbatim or with one word swapped (SWAPS). Fresh paragraphs use a different template than the previous
 note's, but template reuse further back also makes similar, unmarked text. Same seed -> identical bytes
@@ -69,6 +79,54 @@ TOPICS = {"anticoagulation": r"\b(?:warfarin|apixaban|anticoagula\w*|INR)\b",
 SINCE = {"bleed": "a GI bleed", "fall": "a fall", "pneumonia": "an admission for pneumonia"}
 EVENT_DATE_Q = {"switch": "When was this patient switched from warfarin to apixaban?",
                 "pneumonia": "When was this patient admitted for pneumonia?"}
+
+
+# (event, kind) -> (question, answer template); {year} = the event note's year, {date} its date
+EXTRA_Q = {
+    ("switch", "lay"): ("When was the patient's blood thinner changed?", "warfarin to apixaban on {date}"),
+    ("switch", "drug_class"): ("When was the patient switched to a DOAC?", "apixaban from {date}"),
+    ("bleed", "lay"): ("Why was the patient's blood thinner stopped?", "a GI bleed on {date}"),
+    ("bleed", "drug_class"): ("When was a PPI started?", "pantoprazole 40 mg twice daily from {date}"),
+    ("egfr", "lay"): ("What happened to the patient's kidney function in {year}?", "eGFR fell to 38 on {date}"),
+    ("egfr_t2d", "lay"): ("What medication was started for blood sugar in {year}?", "empagliflozin 10 mg daily"),
+    ("egfr_t2d", "drug_class"): ("What SGLT2 inhibitor was started?", "empagliflozin 10 mg daily on {date}"),
+    ("empagliflozin", "lay"): ("What was done about the patient's blood sugar in {year}?",
+                               "empagliflozin 10 mg daily added to metformin on {date}"),
+    ("empagliflozin", "drug_class"): ("What SGLT2 inhibitor was started?", "empagliflozin 10 mg daily on {date}"),
+    ("fall", "lay"): ("Did the patient break a bone in the fall?", "no fracture on x-ray ({date})"),
+    ("pneumonia", "lay"): ("When was the patient in hospital for a chest infection?", "{date}"),
+    ("pneumonia", "drug_class"): ("Which antibiotic was given for the pneumonia?",
+                                  "amoxicillin-clavulanate for 5 days ({date})"),
+}
+# standing medication questions: (form, condition or None for everyone, kind, question, drug regex, answer)
+STANDING_Q = (
+    ("statin", None, "drug_class", "Is the patient on a statin?", r"\batorvastatin\b",
+     "Yes, atorvastatin 20 mg nightly"),
+    ("ace_inhibitor", "hypertension", "drug_class", "Which ACE inhibitor is the patient taking?", r"\blisinopril\b",
+     "lisinopril 20 mg daily"),
+    ("water_pill", "heart failure", "lay", "What water pill is the patient on?", r"\bfurosemide\b",
+     "furosemide 40 mg daily"),
+    ("loop_diuretic", "heart failure", "drug_class", "Which loop diuretic is the patient on?", r"\bfurosemide\b",
+     "furosemide 40 mg daily"),
+    ("inhaler", "COPD", "lay", "What inhaler does the patient use?", r"\btiotropium\b",
+     "tiotropium 18 mcg inhaled daily"),
+)
+# unanswerable: (form, question, evidence regex that must match none of the patient's notes)
+UNANSWERABLE = (
+    ("warfarin_stopped", "Why was warfarin stopped?", r"\bwarfarin\b"),
+    ("blood_thinner_started", "When was the patient started on a blood thinner?",
+     r"\b(?:warfarin|apixaban|anticoagula\w*)\b"),
+    ("pneumonia_admission", "When was this patient admitted for pneumonia?", r"\bpneumonia\b"),
+    ("gi_bleed", "Has the patient had a GI bleed since 2018?", r"\bbleed\w*\b"),
+    ("sglt2_started", "What SGLT2 inhibitor was started?", r"\b\w+gliflozin\b"),
+    ("heart_attack", "When did the patient have a heart attack?", r"\b(?:MI|myocardial infarction|heart attack)\b"),
+    ("insulin", "When was insulin started?", r"\binsulin\b"),
+    ("beta_blocker", "Which beta blocker was started?", r"\b\w+olol\b"),
+    ("stroke", "When did the patient have a stroke?", r"\b(?:stroke|CVA)\b"),
+    ("dialysis", "When was dialysis started?", r"\bdialysis\b"),
+    ("water_pill", "What dose of water pill is the patient taking?", r"\b(?:furosemide|diuretic\w*)\b"),
+    ("fall", "What injuries did the patient have from the fall?", r"\bfalls?\b"),
+)
 
 
 def month(d: date) -> str:
@@ -225,8 +283,41 @@ def patient(pid: str, seed: int) -> tuple[list[dict], list[dict]]:
             text = f"What did the {d.year} {'notes' if len(gold) > 1 else 'note'} say about {ev['topic']}?"
             answer = ev["answer"]
         questions.append({"_id": f"{pid}-Q{j}", "patient_id": pid, "text": text, "gold_note_ids": gold,
-                          "answer": answer, "kind": kind, "event": name, "synthetic": True})
+                          "answer": answer, "kind": kind, "event": name, "group": "own_words", "form": kind,
+                          "answerable": True, "synthetic": True})
+    questions += extra_questions(pid, seed, conds, events, notes, len(questions) + 1)
     return notes, questions
+
+
+def extra_questions(pid: str, seed: int, conds: list[str], events: list[tuple[str, dict, dict]],
+                    notes: list[dict], first: int) -> list[dict]:
+    """Lay-word, drug-class and unanswerable questions of one patient (EXTRA_Q, STANDING_Q,
+    UNANSWERABLE), numbered from ``first``; their own RNG, so the notes do not change."""
+    rng = random.Random(f"{seed}:{pid}:extra")
+    out: list[dict] = []
+
+    def add(text: str, gold: list[str], answer: str, kind: str, event: str, form: str, group: str) -> None:
+        out.append({"_id": f"{pid}-Q{first + len(out)}", "patient_id": pid, "text": text, "gold_note_ids": gold,
+                    "answer": answer, "kind": kind, "event": event, "group": group, "form": form,
+                    "answerable": bool(gold), "synthetic": True})
+
+    for name, _, note in events:
+        key = "egfr_t2d" if name == "egfr" and "type 2 diabetes" in conds else name
+        for kind in ("lay", "drug_class"):
+            if (key, kind) not in EXTRA_Q and (name, kind) not in EXTRA_Q:
+                continue
+            text, answer = EXTRA_Q.get((key, kind)) or EXTRA_Q[(name, kind)]
+            fmt = {"year": note["date"][:4], "date": note["date"]}
+            add(text.format(**fmt), [note["note_id"]], answer.format(**fmt), kind, name,
+                f"{key}:{kind}", kind)
+    standing = [q for q in STANDING_Q if q[1] is None or q[1] in conds]
+    form, _, kind, text, rx, answer = rng.choice(standing)
+    gold = [x["note_id"] for x in notes if re.search(rx, x["text"])]
+    add(text, gold, answer, kind, "", f"standing:{form}", kind)
+    absent = [u for u in UNANSWERABLE if not any(re.search(u[2], x["text"]) for x in notes)]
+    for form, text, _ in rng.sample(absent, min(2, len(absent))):
+        add(text, [], "", "unanswerable", "", f"absent:{form}", "unanswerable")
+    return out
 
 
 def write_jsonl(path: Path, records: list[dict]) -> None:

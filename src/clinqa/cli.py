@@ -802,25 +802,37 @@ def eval_refusal(
         _fail(exc)
         return
     c = cal.chosen
-    typer.echo(f"chosen threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
+    typer.echo(f"dense gate alone: threshold {c['threshold']:.3f} (refuse >= {c['target_oos']:.0%} out-of-scope): " +
                ", ".join(f"{b} refused {r:.1%}" for b, r in c["rates"].items()) +
                ("" if c["meets_target"] else f"  [in-scope refusal above {c['max_in_scope']:.0%}]"))
+    j = cal.joint
+    if j:
+        typer.echo(f"with the key-term test: threshold {j['threshold']:.4f}, key terms below Zipf "
+                   f"{j['key_term_max_zipf']:.1f}: " + ", ".join(f"{b} refused {r:.1%}" for b, r in j["rates"].items())
+                   + ("" if j["meets_target"] else f"  [in-scope refusal above {j['max_in_scope']:.0%}]"))
+        typer.echo(f"related topics listed above signal {j['related_threshold']:.4f} "
+                   f"({j['oos_with_topics']:.1%} of out-of-scope questions would list some)")
+        for z, row in j["per_cut"].items():
+            typer.echo(f"  Zipf < {z}: threshold {row['threshold']:.4f}: "
+                       + ", ".join(f"{b} {r:.1%}" for b, r in row["rates"].items()))
     from clinqa.answer.calibration import Calibration, resolve_threshold, save_calibration
     from clinqa.evaluation.refusal import refusal_rates
 
     current, source, _ = resolve_threshold(cal.signal, cal.model_id, pipe.settings.answer.refusal_threshold,
                                            pipe.data_dir)
     rates = refusal_rates(cal.signals, cal.buckets, [current])
-    typer.echo(f"current threshold {current:.4f} ({source}): " +
+    typer.echo(f"current threshold {current:.4f} ({source}), dense gate alone: " +
                ", ".join(f"{b} refused {r[0]:.1%}" for b, r in rates.items()))
     if save:
         import datetime
 
+        best = j or c
         path = save_calibration(pipe.data_dir, Calibration(
-            cal.signal, cal.model_id, c["threshold"], c["target_oos"], c["rates"],
+            cal.signal, cal.model_id, best["threshold"], best["target_oos"], best["rates"],
             f"{dataset_dir} over {corpus}" + (f" (subset {subset}, seed {seed})" if subset is not None else ""),
-            datetime.date.today().isoformat()))
-        typer.echo(f"saved threshold {c['threshold']:.4f} for {cal.signal} / {cal.model_id} in {path}")
+            datetime.date.today().isoformat(), "reference", j.get("related_threshold") if j else None,
+            j.get("key_term_max_zipf") if j else None))
+        typer.echo(f"saved threshold {best['threshold']:.4f} for {cal.signal} / {cal.model_id} in {path}")
     if output:
         output.mkdir(parents=True, exist_ok=True)
         (output / "refusal.json").write_text(json.dumps(cal.summary(), indent=2))
@@ -830,9 +842,20 @@ def eval_refusal(
 
 @eval_app.command("answers")
 def eval_answers(
-    dataset_dir: Annotated[Path, typer.Argument(help="BEIR folder whose queries carry reference answers "
-                                                "(pubmedqa: final_decision + long_answer; liveqa-medquad: "
-                                                "reference_answers).")],
+    dataset_dir: Annotated[Path | None, typer.Argument(
+        help="A fact-annotated question set (.jsonl, e.g. bench/answers/guidelines.jsonl): fact recall of the "
+             "extractive answer; or a BEIR folder whose queries carry reference answers (pubmedqa: final_decision "
+             "+ long_answer; liveqa-medquad: reference_answers) for the LLM-judged comparison.")] = None,
+    corpus: Annotated[Path | None, typer.Option("--corpus", help="Question set only: ingest this folder or file "
+                                                "first (default: the bundled guideline corpus when the store is "
+                                                "empty).")] = None,
+    bioasq: Annotated[Path | None, typer.Option("--bioasq", help="BioASQ BEIR folder: exact-answer containment of "
+                                                "the extractive answer on factoid and list questions.")] = None,
+    max_questions: Annotated[int | None, typer.Option("--max-questions", min=1, help="Question set / BioASQ: at "
+                                                      "most this many questions (BioASQ: seeded sample).")] = None,
+    baseline: Annotated[Path | None, typer.Option("--baseline", help="Question set / BioASQ: the --output folder "
+                                                  "of an earlier run; adds a paired sign-flip test per "
+                                                  "question.")] = None,
     llm: LLM = None,
     llm_model: LLMModel = None,
     llm_url: LLMUrl = None,
@@ -850,8 +873,17 @@ def eval_answers(
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
-    """Answer correctness: the model alone vs extractive vs generated answers, judged blind by an LLM
-    against the reference answers; exact yes/no/maybe accuracy for closed questions."""
+    """Answer quality. QUESTIONS.jsonl: fact recall, any-fact recall, wrong-passage and refusal rates
+    and answer length of the extractive answer. --bioasq DIR: exact-answer containment on BioASQ
+    factoid/list questions. A BEIR folder: the model alone vs extractive vs generated answers,
+    judged blind by an LLM against the reference answers."""
+    if bioasq is not None or (dataset_dir is not None and dataset_dir.is_file()):
+        _eval_answer_facts(dataset_dir, bioasq, corpus, max_questions, baseline, output, subset, seed, data_dir,
+                           config)
+        return
+    if dataset_dir is None:
+        _fail(ClinqaError("give a question set (.jsonl), a BEIR folder, or --bioasq DIR"))
+        return
     from clinqa.evaluation.answers import evaluate_answers
     from clinqa.evaluation.datasets import load_dataset
     from clinqa.evaluation.retrieval import build_eval_pipeline
@@ -893,6 +925,92 @@ def eval_answers(
         (output / "answers.json").write_text(json.dumps(summary, indent=2))
         ev.write(output)
         typer.echo(f"wrote {output}/answers.json and answers.csv")
+
+
+def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path | None, max_questions: int | None,
+                       baseline: Path | None, output: Path | None, subset: int | None, seed: int,
+                       data_dir: Path | None, config: Path | None) -> None:
+    """`eval answers QUESTIONS.jsonl` (fact benchmark) or `eval answers --bioasq DIR` (exact-answer containment)."""
+    from clinqa.evaluation import facts as F
+
+    if questions is not None and bioasq is not None:
+        _fail(ClinqaError("give either a question set or --bioasq, not both"))
+        return
+    progress = sys.stderr.isatty()
+    try:
+        pipe = _pipeline(data_dir, config)
+        if bioasq is not None:
+            from clinqa.evaluation.datasets import load_dataset
+            from clinqa.evaluation.retrieval import build_eval_pipeline
+
+            ds = load_dataset(bioasq)
+            items = F.exact_questions(ds, max_questions, seed)
+            epipe, sub, _ = build_eval_pipeline(F.restrict(ds, {q.qid for q in items}), pipe.settings, subset, seed,
+                                                progress=progress)
+            rows = F.evaluate_exact(items, epipe, progress=progress)
+            summary: dict[str, Any] = F.summarize_exact(rows)
+            meta = {"benchmark": "bioasq", "dataset": str(bioasq), "subset": sub, "max_questions": max_questions,
+                    "documents": len(epipe.store.documents()), "chunks": epipe.store.count()}
+        else:
+            assert questions is not None
+            qs = F.load_questions(questions)[:max_questions]
+            if corpus is not None or pipe.store.count() == 0:
+                from clinqa.corpora import guidelines_path
+
+                src = corpus or guidelines_path()
+                typer.echo(f"ingesting {src} into {pipe.data_dir}", err=True)
+                report = pipe.ingest([src], progress=progress)
+                if report.failed:
+                    raise ClinqaError(f"{src}: {len(report.failed)} files failed to ingest: {report.failed[:3]}")
+            rows = F.evaluate_fact_set(qs, pipe, progress=progress)
+            summary = F.summarize(rows)
+            meta = {"benchmark": "facts", "questions": str(questions), "documents": len(pipe.store.documents()),
+                    "chunks": pipe.store.count()}
+        paired = F.compare_to_baseline(F.read_rows(baseline), rows) if baseline is not None else None
+    except (ClinqaError, ValueError) as exc:
+        _fail(exc)
+        return
+    if meta["benchmark"] == "facts":
+        typer.echo(f"{summary['n_answerable']} answerable + {summary['n_uncovered']} uncovered questions "
+                   f"({questions}); store {meta['documents']} documents, {meta['chunks']} chunks")
+        lines = [("fact recall (answer text)", F.fmt_rate(summary["fact_recall"])),
+                 ("fact recall (citation quotes)", F.fmt_rate(summary["fact_recall_quotes"])),
+                 ("any-fact recall", F.fmt_rate(summary["any_fact_recall"])),
+                 ("share of facts found", F.fmt_rate(summary["fact_share"])),
+                 (f"wrong-passage rate (n={summary['wrong_passage_rate']['n']} answered)",
+                  F.fmt_rate(summary["wrong_passage_rate"])),
+                 ("in-scope refusal rate", F.fmt_rate(summary["in_scope_refusal_rate"])),
+                 ("uncovered refusal rate", F.fmt_rate(summary["uncovered_refusal_rate"])),
+                 ("answer words median / p90", f"{F.median_or_dash(summary['answer_words']['median'])} / "
+                                               f"{F.median_or_dash(summary['answer_words']['p90'])}"),
+                 ("ask ms p50 / p95", f"{F.median_or_dash(summary['latency_ms']['p50'])} / "
+                                      f"{F.median_or_dash(summary['latency_ms']['p95'])}")]
+        for name, value in lines:
+            typer.echo(f"{name:<40}{value}")
+        typer.echo(f"{'kind':<18}{'n':>4}{'facts':>8}{'any':>8}{'refused':>9}")
+        for kind, b in summary["by_kind"].items():
+            typer.echo(f"{kind:<18}{b['n']:>4}{b['fact_recall']:>8.3f}{b['any_fact_recall']:>8.3f}{b['refused']:>9.3f}")
+    else:
+        typer.echo(f"BioASQ {bioasq}: {summary['all']['n']} factoid/list questions; store {meta['documents']} "
+                   f"passages ({meta['subset']})")
+        typer.echo(f"{'type':<9}{'n':>5}{'contains (answer)':>28}{'contains (quotes)':>28}{'list items':>28}"
+                   f"{'refused':>9}{'words p50':>10}")
+        for t in ("factoid", "list", "all"):
+            if t in summary:
+                b = summary[t]
+                items = F.fmt_rate(b["item_share"]) if "item_share" in b else "-"
+                typer.echo(f"{t:<9}{b['n']:>5}{F.fmt_rate(b['contains']):>28}{F.fmt_rate(b['contains_quotes']):>28}"
+                           f"{items:>28}{b['refused']['value']:>9.3f}{F.median_or_dash(b['answer_words']['median']):>10}")
+    if paired:
+        typer.echo(f"vs baseline {baseline}:")
+        for m, r in paired.items():
+            typer.echo(f"  {m:<18}{r['baseline']:>8.3f} -> {r['current']:.3f}  ({r['diff']:+.3f}, paired p "
+                       f"{r['p_value']:.3f}, n={r['n']:.0f})")
+    if output:
+        output.mkdir(parents=True, exist_ok=True)
+        body = {**meta, "summary": summary, "vs_baseline": paired, "rows": rows}
+        (output / "answers.json").write_text(json.dumps(body, indent=2, ensure_ascii=False))
+        typer.echo(f"wrote {output}/answers.json")
 
 
 train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",

@@ -23,8 +23,10 @@ from typing import Any
 
 import numpy as np
 
-from clinqa.answer import Answer, RefusalGate, extract_answer, units_of
-from clinqa.answer.calibration import resolve_threshold
+from clinqa.answer import Answer, RefusalGate, assemble, extract_answer, units_of
+from clinqa.answer.answerability import Answerability
+from clinqa.answer.answerability import check as check_answerability
+from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
@@ -39,6 +41,7 @@ from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
 from clinqa.retrieval.dedup import collapse_near_duplicates
 from clinqa.retrieval.recency import newest_first, recency_rerank
 from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
+from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import Settings
 from clinqa.store import Store, open_store
 
@@ -64,6 +67,23 @@ class IngestReport:
         return dict(self.__dict__)
 
 
+def _synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
+    """The synonym table's multi-word phrases found in ``question``, its ``equivalents`` and its
+    ``term_matches`` (:mod:`clinqa.retrieval.synonyms`)."""
+    from clinqa.retrieval import synonyms
+
+    phrases = [p for p in synonyms.expand(question).added if " " in p or "-" in p]
+    return phrases, synonyms.equivalents, synonyms.term_matches
+
+
+def _in_years(chunk: Chunk, year_min: int | None, year_max: int | None) -> bool:
+    """Is ``chunk`` dated inside ``[year_min, year_max]`` (a note by its date's year)?"""
+    year = chunk.note_date.year if chunk.note_date else chunk.year
+    if year is None:
+        return False
+    return (year_min is None or year >= year_min) and (year_max is None or year <= year_max)
+
+
 def _norm(text: str) -> str:
     """Lower-cased text with whitespace runs collapsed, for containment checks."""
     return " ".join(text.lower().split())
@@ -84,6 +104,7 @@ class Pipeline:
         self._store: Store | None = None
         self._reranker: Reranker | None = None
         self._llm: LLMBackend | None = None
+        self._vocabulary: Vocabulary | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -302,20 +323,89 @@ class Pipeline:
         result.hits = hits[:n]
         return result
 
-    def gate(self) -> RefusalGate:
-        """The refusal gate for the configured signal, with the threshold calibrated for the
-        model that produces that signal (:func:`clinqa.answer.calibration.resolve_threshold`)."""
+    def _gate_model_id(self) -> str:
         s = self.settings.answer
         if s.gate_signal == "rerank":
             if self.reranker is None:
                 raise ConfigError("answer.gate_signal 'rerank' needs a reranker: set rerank.model")
-            model_id = self.reranker.model_id
-        else:
-            model_id = self.encoder.model_id
+            return self.reranker.model_id
+        return self.encoder.model_id
+
+    def gate(self, scope: str = "reference") -> RefusalGate:
+        """The refusal gate for the configured signal, with the threshold calibrated for the
+        model that produces that signal and for ``scope`` (``reference``, or ``patient`` for a
+        question over one patient's notes; :func:`clinqa.answer.calibration.resolve_threshold`)."""
+        s = self.settings.answer
+        model_id = self._gate_model_id()
         threshold, source, calibrated = resolve_threshold(s.gate_signal, model_id, s.refusal_threshold,
-                                                          self.data_dir)
+                                                          self.data_dir, scope)
         label = source if calibrated else f"uncalibrated fallback for {model_id}"
         return RefusalGate(threshold, s.gate_signal, label, model_id=model_id, calibrated=calibrated)
+
+    def gate_params(self, scope: str = "reference") -> tuple[float, float]:
+        """``(key_term_max_zipf, related_threshold)`` for ``scope``: the settings' values when set,
+        else those calibrated with the gate, else 4.0 and 0.25."""
+        s = self.settings.answer
+        cal, _ = find_calibration(s.gate_signal, self._gate_model_id(), self.data_dir, scope)
+        zipf = s.key_term_max_zipf if s.key_term_max_zipf is not None else (
+            cal.key_term_max_zipf if cal is not None and cal.key_term_max_zipf is not None else 4.0)
+        related = s.related_threshold if s.related_threshold is not None else (
+            cal.related_threshold if cal is not None and cal.related_threshold is not None else 0.25)
+        return zipf, related
+
+    @property
+    def vocabulary(self) -> Vocabulary:
+        """The corpus vocabulary (:class:`clinqa.retrieval.vocabulary.Vocabulary`) at the store's
+        current version, for spelling repair; cached in ``<data_dir>/vocabulary.json``."""
+        if self._vocabulary is None or self._vocabulary.store_version != self.store.version():
+            self._vocabulary = Vocabulary.for_store(self.store, self.data_dir)
+        return self._vocabulary
+
+    def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
+                      filters: Filters | None = None) -> Answerability:
+        """The key-term test (:mod:`clinqa.answer.answerability`) of ``question`` against the
+        quotable passages among ``hits`` (the first ``answer.context_chunks``). Spelling is repaired
+        against the corpus vocabulary; for a patient-scoped query (``filters.patient_id``) against that
+        vocabulary plus this patient's own notes only. Synonyms, abbreviations and drug classes
+        (:mod:`clinqa.retrieval.synonyms`) count as mentions."""
+        if max_zipf is None:
+            max_zipf = self.gate_params()[0]
+        vocab = self.vocabulary
+        if filters is not None and filters.patient_id is not None:
+            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
+            vocab = vocab.merged(Vocabulary.from_texts(own))
+        phrases, equivalents, matcher = _synonym_hooks(question)
+        ctx = list(hits)[: self.settings.answer.context_chunks]
+        return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents,
+                                   matcher)
+
+    def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
+        """``question`` with its misspelt words replaced by the corpus words they most likely mean
+        (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
+
+        Only words of at least 4 letters that no passage has (American spelling tried too) and that
+        are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired; for a
+        patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
+        from clinqa.answer.answerability import fold, zipf
+        from clinqa.retrieval.vocabulary import WORD
+
+        vocab = self.vocabulary
+        if filters is not None and filters.patient_id is not None:
+            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
+            vocab = vocab.merged(Vocabulary.from_texts(own))
+        fixes: dict[str, str] = {}
+        out, last = [], 0
+        for m in WORD.finditer(question):
+            w = m.group(0)
+            low = w.lower()
+            if len(low) < 4 or not low.isalpha() or low in vocab or fold(low) in vocab or zipf(low) >= 2.5:
+                continue
+            fixed = vocab.repair(low)
+            if fixed:
+                fixes[w] = fixed
+                out.append(question[last:m.start()] + fixed)
+                last = m.end()
+        return "".join(out) + question[last:], fixes
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
         """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`,
@@ -329,16 +419,6 @@ class Pipeline:
         elif intent.year_min is not None or intent.year_max is not None:
             filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
         return filters, intent
-
-    def _related_topics(self, hits: list[Any]) -> list[str]:
-        topics: list[str] = []
-        for h in hits:
-            label = " > ".join(x for x in (h.chunk.title, h.chunk.section) if x)
-            if label and label not in topics:
-                topics.append(label)
-            if len(topics) >= self.settings.answer.related_topics:
-                break
-        return topics
 
     @property
     def llm(self) -> LLMBackend | None:
@@ -372,20 +452,32 @@ class Pipeline:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         filters, intent = self.time_intent(question, filters)
         time_filter = intent.describe(datetime.date.today())
-        result = self.search(question, filters, recency=intent.recency, query_vector=query_vector)
+        t_rep = time.perf_counter()
+        asked, repairs = self.repair_question(question, filters) if self.settings.retrieval.repair_spelling \
+            else (question, {})
+        rep_ms = (time.perf_counter() - t_rep) * 1e3
+        result = self.search(asked, filters, recency=intent.recency, query_vector=query_vector)
+        result.timings_ms["repair"] = rep_ms
         t_cov = time.perf_counter()
-        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, question, filters)
+        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, asked, filters)
         missing = [t for t, n in counts.items() if n == 0]
         rare = [t for t, n in counts.items() if 0 < n < RARE_BELOW]
         result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
-        gate = self.gate()
+        scope = "patient" if filters.patient_id is not None else "reference"
+        scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
+        gate = self.gate(scope)
+        max_zipf, related_min = self.gate_params(scope)
         decision = gate.decide(result, missing, s.unknown_terms)
+        check: Answerability | None = None
+        if s.key_terms != "ignore" and result.hits:
+            t_key = time.perf_counter()
+            check = self.answerability(asked, result.hits, max_zipf, filters)
+            result.timings_ms["key_terms"] = (time.perf_counter() - t_key) * 1e3
         warnings = []
         if not gate.calibrated:
             warnings.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
                             f"({gate.model_id}): run `clinqa eval refusal ... --save`")
         if missing and s.unknown_terms == "warn":
-            scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
             where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
             warnings.append(where + ", ".join(f"'{w}'" for w in missing)
                             + ("; the quoted passages may not answer the question" if decision.answer else ""))
@@ -394,40 +486,61 @@ class Pipeline:
             for h in result.hits
         ]
         timings = dict(result.timings_ms)
-        if not decision.answer:
-            topics = self._related_topics(result.hits)
-            text = "I cannot answer this from the ingested documents: " + decision.reason + "."
-            wider_topics: list[str] = []
-            if filters.has_years:  # would the question be answerable outside the year range? (same patient scope)
-                wider = self.search(question, replace(filters, year_min=None, year_max=None),
-                                    rerank=gate.signal == "rerank", query_vector=result.query_vector)
-                if gate.decide(wider, missing, s.unknown_terms).answer:
-                    wider_topics = self._related_topics(wider.hits)
-            if wider_topics:
-                span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
-                text += (f" Nothing close enough is dated in the years {span}"
-                         + (f" (read from '{intent.phrase}')" if intent.phrase else "")
-                         + "; outside that range the corpus has: " + "; ".join(wider_topics)
-                         + ". Widen or remove the year range to see them.")
-                topics = wider_topics
-            elif topics:
-                text += " Related topics that were found: " + "; ".join(topics) + "."
-            if not result.hits and filters.patient_id is not None and not topics and not filters.has_years:
-                text += f" Patient {filters.patient_id} has no matching notes; check the patient id."
+        extra: dict[str, Any] = {"answerability": check.to_dict() if check else {},
+                                 "missing_terms": check.missing_names() if check else [], "query_repair": repairs,
+                                 "query_expansion": result.expansion}
+        # a missing key term refuses; it also names what is missing when the dense gate refused anyway
+        key_refusal = bool(check is not None and check.missing and s.key_terms == "refuse")
+        if key_refusal and check is not None:
+            reason = assemble.missing_reason(check.missing_names(), check.in_corpus, scoped)
+            decision = replace(decision, answer=False, reason=reason,
+                               kind=decision.kind + ("+key_terms" if decision.answer else ""))
+        elif check is not None and check.missing and s.key_terms == "warn" and decision.answer:
+            warnings.append("the passages found do not mention " + ", ".join(f"'{w}'" for w in check.missing_names())
+                            + ": check that they answer the question")
+
+        def refusal(reason: str, topics: list[dict[str, Any]], text: str | None = None) -> Answer:
             timings["total"] = (time.perf_counter() - t0) * 1e3
-            return Answer(question, True, text, filters.to_dict(), [], topics, decision.reason, "refusal",
-                          decision.to_dict(), timings, retrieved, warnings, time_filter,
-                          query_vector=result.query_vector)
+            return Answer(question, True, text or assemble.refusal_text(reason, topics), filters.to_dict(),
+                          related_topics=[assemble.topic_label(t) for t in topics], reason=reason, mode="refusal",
+                          gate=decision.to_dict(), timings_ms=timings, retrieved=retrieved, warnings=warnings,
+                          time_filter=time_filter, related=topics, query_vector=result.query_vector, **extra)
+
+        if not decision.answer:
+            signal = decision.signal if decision.signal is not None else -1.0
+            close = key_refusal or signal >= related_min
+            topics = assemble.related(result.hits, s.related_topics) if close else []
+            if key_refusal:
+                reason = decision.reason
+            elif not result.hits:
+                reason = assemble.NO_MATCH
+            else:
+                reason = assemble.NOT_COVERED
+            if filters.has_years and not key_refusal:  # answerable outside the year range? (same patient scope)
+                wide_filters = replace(filters, year_min=None, year_max=None)
+                wider = self.search(asked, wide_filters,
+                                    rerank=gate.signal == "rerank", query_vector=result.query_vector)
+                inside = {h.chunk.chunk_id for h in result.hits}
+                outside = [h for h in wider.hits if h.chunk.chunk_id not in inside
+                           and not _in_years(h.chunk, filters.year_min, filters.year_max)]
+                if outside and gate.decide(wider, missing, s.unknown_terms).answer:
+                    span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
+                    read = f" (read from '{intent.phrase}')" if intent.phrase else ""
+                    reason = f"Nothing close enough is dated in the years {span}{read}."
+                    wide = assemble.related(outside, s.related_topics)
+                    return refusal(reason, wide, assemble.refusal_text(reason, wide, wider=True)
+                                   + " Widen or remove the year range to see them.")
+            if not result.hits and filters.patient_id is not None and not filters.has_years:
+                return refusal(reason, [], f"{reason} Patient {filters.patient_id} has no matching notes; "
+                                           "check the patient id.")
+            return refusal(reason, topics)
         t1 = time.perf_counter()
         ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
-                             s.max_sentences, s.min_sentence_score)
+                             s.max_sentences, s.min_sentence_score, question=asked)
         timings["extract"] = (time.perf_counter() - t1) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
         if not ext.text:
-            reason = "the retrieved passages contain no quotable sentence"
-            return Answer(question, True, f"I cannot answer this from the ingested documents: {reason}.",
-                          filters.to_dict(), [], [], reason, "refusal", decision.to_dict(), timings, retrieved,
-                          warnings, time_filter, query_vector=result.query_vector)
+            return refusal(assemble.NO_QUOTE, [])
         cited = {c.chunk_id for c in ext.citations}
         unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
         if unmentioned:
@@ -438,9 +551,9 @@ class Pipeline:
             units = [_norm(u) for u in ext.quotes.get(c.chunk_id, [])]
             c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
                          for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
-        answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, [], "", "extractive",
-                        decision.to_dict(), timings, retrieved, warnings, time_filter,
-                        query_vector=result.query_vector)
+        answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, mode="extractive",
+                        gate=decision.to_dict(), timings_ms=timings, retrieved=retrieved, warnings=warnings,
+                        time_filter=time_filter, query_vector=result.query_vector, **extra)
         if generate and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
         return answer
@@ -466,12 +579,10 @@ class Pipeline:
                  "identifiers": g.identifiers}
         n = len(check.sentences)
         if check.refusal:
-            reason = "the language model found that the retrieved passages do not answer the question"
-            topics = self._related_topics(hits)
-            text = f"I cannot answer this from the ingested documents: {reason}."
-            if topics:
-                text += " Related topics that were found: " + "; ".join(topics) + "."
-            return replace(extractive, refused=True, answer=text, citations=[], related_topics=topics,
+            reason = assemble.MODEL_REFUSED
+            topics = assemble.related(hits, self.settings.answer.related_topics)
+            return replace(extractive, refused=True, answer=assemble.refusal_text(reason, topics), citations=[],
+                           related_topics=[assemble.topic_label(t) for t in topics], related=topics,
                            reason=reason, mode="refusal", timings_ms=timings, **extra)
         if not g.text:
             extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "

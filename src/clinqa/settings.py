@@ -137,10 +137,22 @@ class RetrievalSettings(BaseModel):
     )
     recency_weight: float = Field(0.5, ge=0.0, description="RRF weight of the newest-first list for "
                                   "'latest/current' questions (relevance has weight 1).")
+    expand_synonyms: bool = Field(
+        True,
+        description="Append the lay, abbreviation and drug-class equivalents of the question's phrases "
+        "(clinqa.retrieval.synonyms: 'blood sugar' -> glucose, HbA1c; 'SGLT2 inhibitor' -> empagliflozin, ...) "
+        "to the BM25 query; the dense query and the question shown stay as typed.",
+    )
     copy_threshold: float | None = Field(
         0.8, ge=0.0, le=1.0,
         description="Patient-scoped queries: fold chunks whose body 3-word-shingle Jaccard with a "
         "better-ranked chunk is at least this (copied-forward note text) into it; unset: off.",
+    )
+    repair_spelling: bool = Field(
+        True,
+        description="Search with misspelt question words replaced by the corpus words they most likely mean "
+        "(edit distance 1-2 against the corpus vocabulary; clinqa.retrieval.vocabulary); the question is "
+        "shown and logged as typed, the replacements are in --json `query_repair`.",
     )
 
 
@@ -191,6 +203,27 @@ class AnswerSettings(BaseModel):
         description="At ingest, also embed every quotable unit (sentence, list item, table row) of each "
         "passage into the embedding cache, so an extractive answer looks its units up instead of "
         "embedding them per question (ask about 10x faster; ingest about 2x slower). Needs embedding.cache.",
+    )
+    key_terms: Literal["refuse", "warn", "ignore"] = Field(
+        "refuse",
+        description="The answerability test (clinqa.answer.answerability): when a key term of the question "
+        "(a drug, condition, test, population such as children or pregnancy, a number with its unit) is "
+        "mentioned by none of the passages that would be quoted, refuse and name it, warn in the answer, "
+        "or ignore it.",
+    )
+    key_term_max_zipf: float | None = Field(
+        None,
+        ge=0.0,
+        le=8.0,
+        description="A content word rarer than this in general English (wordfreq Zipf frequency) is a key "
+        "term. Unset: the value calibrated with the gate, else 4.0.",
+    )
+    related_threshold: float | None = Field(
+        None,
+        ge=-1.0,
+        le=1.0,
+        description="A refusal lists related topics only when the gate signal is at least this (clearly "
+        "off-topic questions get none). Unset: the value calibrated with the gate, else 0.25.",
     )
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",

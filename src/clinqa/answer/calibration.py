@@ -1,6 +1,11 @@
 """Calibrated refusal thresholds, stored with the signal and the model they were measured for.
 
-A calibration is ``(signal, model_id) -> threshold`` plus how it was obtained. ``model_id``
+A calibration is ``(signal, model_id, scope) -> threshold`` plus how it was obtained. ``scope``
+is the kind of evidence the question is asked over: ``reference`` (guidelines, articles, consumer
+pages: no ``--patient``) or ``patient`` (one patient's notes), since short terse notes sit
+further from a question in cosine than encyclopaedic passages do. A calibration also carries the
+*related* threshold (below it a refusal lists no related topics) and the general-English
+frequency cut of the key-term test (:mod:`clinqa.answer.answerability`), chosen together. ``model_id``
 is the encoder's id for ``dense_cosine`` and the reranker's id for ``rerank``; both carry a
 fingerprint of the weights (``name@sha``), so retrained or swapped weights find no
 calibration instead of silently keeping an old threshold.
@@ -28,7 +33,9 @@ FALLBACK = {"dense_cosine": 0.40, "rerank": 0.50}
 @dataclass
 class Calibration:
     """One calibrated threshold: refuse when ``signal`` < ``threshold`` for ``model_id``.
-    ``rates`` holds the refusal rate per bucket at the threshold on ``dataset``."""
+    ``rates`` holds the refusal rate per bucket at the threshold on ``dataset``; ``scope`` is
+    ``reference`` or ``patient``; ``related_threshold`` and ``key_term_max_zipf`` are None when
+    they were not calibrated (the settings' defaults apply)."""
 
     signal: str
     model_id: str
@@ -37,6 +44,9 @@ class Calibration:
     rates: dict[str, float] = field(default_factory=dict)
     dataset: str = ""
     created: str = ""
+    scope: str = "reference"
+    related_threshold: float | None = None
+    key_term_max_zipf: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -53,21 +63,22 @@ def _read(path: Path) -> list[Calibration]:
         raise ConfigError(f"{path}: not a clinqa calibration file: {exc}") from exc
 
 
-def find_calibration(signal: str, model_id: str, data_dir: Path | None) -> tuple[Calibration | None, str]:
-    """The calibration for ``(signal, model_id)`` and where it was found (a path), or
+def find_calibration(signal: str, model_id: str, data_dir: Path | None,
+                     scope: str = "reference") -> tuple[Calibration | None, str]:
+    """The calibration for ``(signal, model_id, scope)`` and where it was found (a path), or
     ``(None, "")``. The user's file wins over the shipped table."""
     for path in ([Path(data_dir) / "calibration.json"] if data_dir else []) + [SHIPPED]:
         for c in _read(path):
-            if c.signal == signal and c.model_id == model_id:
+            if c.signal == signal and c.model_id == model_id and c.scope == scope:
                 return c, str(path)
     return None, ""
 
 
 def save_calibration(data_dir: Path, cal: Calibration) -> Path:
-    """Add or replace ``cal`` (same signal and model) in ``<data_dir>/calibration.json``,
+    """Add or replace ``cal`` (same signal, model and scope) in ``<data_dir>/calibration.json``,
     atomically; returns the file's path."""
     path = Path(data_dir) / "calibration.json"
-    kept = [c for c in _read(path) if (c.signal, c.model_id) != (cal.signal, cal.model_id)]
+    kept = [c for c in _read(path) if (c.signal, c.model_id, c.scope) != (cal.signal, cal.model_id, cal.scope)]
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps({"calibrations": [c.to_dict() for c in [*kept, cal]]}, indent=2))
@@ -76,12 +87,12 @@ def save_calibration(data_dir: Path, cal: Calibration) -> Path:
 
 
 def resolve_threshold(signal: str, model_id: str, configured: float | None,
-                      data_dir: Path | None) -> tuple[float, str, bool]:
+                      data_dir: Path | None, scope: str = "reference") -> tuple[float, str, bool]:
     """``(threshold, source, calibrated)`` for the gate. ``source`` is ``"config"``, a
     calibration file path, or ``"fallback"`` (``calibrated`` is False only then)."""
     if configured is not None:
         return configured, "config", True
-    cal, where = find_calibration(signal, model_id, data_dir)
+    cal, where = find_calibration(signal, model_id, data_dir, scope)
     if cal is not None:
         return cal.threshold, where, True
     return FALLBACK[signal], "fallback", False

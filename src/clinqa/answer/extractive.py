@@ -1,13 +1,42 @@
-"""Extractive grounded answers: quote the most question-relevant sentences of the top
-chunks, each followed by its citation ``[n]``. No language model; nothing is generated, so
-every word of the answer is in a cited passage.
+"""Extractive grounded answers: quote the units of the top chunks that answer the question, each
+group followed by its citation ``[n]``. No language model; nothing is generated, so every word
+of the answer is in a cited passage.
 
-Units are sentences of paragraphs, items of lists (with their nested items) and rows of
-tables (a row is quoted with its column headers:
-``"Medication: Statins; Already Taking: Continue (Class I, LOE: B)"``).
-Units are scored by cosine similarity to the question with the same bi-encoder used for
-retrieval; the best ``max_sentences`` units scoring at least ``min_score`` are kept (the best
-one always), then shown grouped by source in retrieval order, in their order within it.
+Units (:func:`unit_records`) are sentences of paragraphs, items of lists (with their nested
+items) and rows of tables (a row is quoted with its column headers:
+``"Medication: Statins; Already Taking: Continue (Class I, LOE: B)"``). A short lead-in ending in
+":" ("Women:") labels the items and rows that follow it; a longer one ("A patient meets the
+qSOFA criteria if they exhibit at least two of the following three clinical parameters:") is
+kept as the *intro* of its list and quoted with it.
+
+Selection (:func:`extract_answer`), in order:
+
+1. Units that cannot answer anything are dropped: boilerplate and tool advertisements
+   (:data:`BOILERPLATE`), text addressed to an AI model, and units that share no content word
+   (by Snowball stem) with the question, even through their label or section heading.
+2. A unit whose section heading or label states the opposite of a qualifier of the question
+   ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
+   for "outpatient", adults for children; :data:`OPPOSITES`) is dropped.
+3. Each remaining unit scores ``unit_weight * cos(question, unit) + (1 - unit_weight) *
+   cos(question, chunk) + lexical_weight * overlap``, where ``overlap`` is the share of the
+   question's content stems found in the unit, its label and its section heading; retrieval order
+   breaks ties. The best ``max_sentences`` scoring at least ``min_score`` are kept (the best one
+   always).
+4. When the question asks for criteria, components, steps or a list (:data:`LIST_QUESTION`), list
+   items and table rows gain ``list_bonus`` times the share of the question's content stems found in
+   their intro, label and section path, and when a kept unit is a list item or table row, the whole list
+   (or table) is quoted, with its intro, up to ``max_list_items``. When it asks for a number (a
+   dose, threshold, target or duration: :data:`NUMBER_QUESTION`), units holding a digit gain
+   ``number_bonus``.
+5. Table cells: when the question names a row (its first cell) and one column (by its header's
+   words and numbers), that row is quoted as ``row label, header: cell``
+   ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and other rows are kept only if their own label is
+   named in the question.
+
+The text shows each cited chunk's units in passage order, an intro once before its items, list
+items joined by "; " (or by a space after a trailing "OR"/"AND"), then ``[n]``; section headings
+are in the citation, not in the text. Past ``max_words`` words the answer stops with
+"(more in [n])".
 """
 
 from __future__ import annotations
@@ -17,13 +46,52 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from clinqa.answer.answerability import POPULATION_WORDS, stem
+from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
+from clinqa.retrieval.vocabulary import words_of
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
+
+#: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
+BOILERPLATE = re.compile(
+    r"not (?:intended as |a substitute for )?medical advice|for (?:educational|informational) purposes|"
+    r"\bcalculator\b|available via mcp|\bcalculate_\w+|\bclick here\b|\bsee also\b|all rights reserved|"
+    r"\bcopyright\b|\bdisclaimer\b|this (?:page|summary|document) (?:is|was) (?:generated|provided|intended)|"
+    r"\bconsult (?:your|a) (?:doctor|physician|healthcare)",
+    re.IGNORECASE)
+
+#: a question asking for a whole list: criteria, components, steps, signs ...
+LIST_QUESTION = re.compile(
+    r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
+    r"factors|parameters|what are the|which are the|checklist)\b", re.IGNORECASE)
+
+#: a question asking for a number: a dose, a threshold or target, a duration
+NUMBER_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
+    r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
+_NUMBER = re.compile(r"\d")
+
+#: qualifier -> the words that state its opposite (in a heading or label)
+OPPOSITES: dict[str, tuple[str, ...]] = {
+    "first-line": ("second-line", "third-line", "refractory", "alternative"),
+    "second-line": ("first-line",),
+    "outpatient": ("inpatient", "icu", "hospitalized", "hospitalised", "ward"),
+    "inpatient": ("outpatient", "ambulatory"),
+    "mild": ("severe",),
+    "severe": ("mild", "non-severe"),
+    "acute": ("chronic",),
+    "chronic": ("acute",),
+    "children": ("adult", "adults"),
+    "adults": ("children", "child", "paediatric", "pediatric"),
+}
+#: a connective that ends a list item ("Amoxicillin 1 g orally three times daily; OR")
+_TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
+_WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
 
 
 def _cells(line: str) -> list[str]:
@@ -42,39 +110,68 @@ def _attach_parentheticals(units: list[str]) -> list[str]:
     return out
 
 
-def units_of(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[str]:
-    """Quotable units of a chunk body as strings, label first (see :func:`labelled_units`)."""
-    return [f"{lab} {text}" if lab else text for lab, text in labelled_units(body, max_item_words, max_label_words)]
+@dataclass(frozen=True)
+class Unit:
+    """One quotable unit of a chunk body. ``kind``: ``sentence``, ``item`` or ``row``; ``group``
+    numbers the run of paragraphs, list items or table rows it belongs to (items of one list share
+    it); ``intro`` is the long lead-in sentence of its list; ``cells`` the ``(header, cell)`` pairs of
+    a row; ``order`` its position in the body."""
+
+    label: str
+    text: str
+    kind: str
+    group: int
+    order: int
+    intro: str = ""
+    cells: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def full(self) -> str:
+        """Label and text as embedded and quoted: ``"Women: OAC may be considered."``."""
+        return f"{self.label} {self.text}" if self.label else self.text
 
 
-def labelled_units(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[tuple[str, str]]:
-    """Quotable units of a chunk body (see module docstring), in reading order.
+def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[Unit]:
+    """Quotable units of a chunk body in reading order (see module docstring).
 
     A list item is one unit together with its nested items (so "Yes: continue" keeps its
     question) when it has at most ``max_item_words`` words, else it is split into sentences.
-    A short lead-in paragraph ending in ":" ("Women:") is not quoted itself but prefixes every
-    list item and table row it introduces ("Women: CHA2DS2-VASc = 2: OAC may be considered"),
-    so a quoted rule never loses whom it applies to. Questions (units ending in "?"), other
-    lead-ins and units under 3 words are not quotable on their own.
-    """
-    out: list[tuple[str, str]] = []
-    label = ""
+    A lead-in paragraph ending in ":" is not quoted on its own: up to ``max_label_words`` words it
+    prefixes every list item and table row it introduces ("Women: CHA2DS2-VASc = 2: OAC may be
+    considered"), longer it becomes their ``intro``. Questions (units ending in "?"), other lead-ins
+    and units under 3 words are not quotable on their own."""
+    out: list[Unit] = []
+    label, intro = "", ""
+    group = 0
+    in_run = False  # the previous paragraph was a list or table (same group continues)
+
+    def add(lab: str, text: str, kind: str, cells: tuple[tuple[str, str], ...] = ()) -> None:
+        out.append(Unit(lab, text, kind, group, len(out), intro if kind != "sentence" else "", cells))
+
     for para in re.split(r"\n\s*\n", body):
         lines = [ln for ln in para.splitlines() if ln.strip()]
         if not lines:
             continue
         if all(ln.lstrip().startswith("|") for ln in lines):
+            if not in_run:
+                group += 1
+            in_run = True
             rows = [ln for ln in lines if not _TABLE_RULE.match(ln.strip())]
             header = [_clean(h) for h in _cells(rows[0])] if len(rows) > 1 else []
             for row in rows[1:] if header else rows:
                 cells = [_clean(c) for c in _cells(row)]
                 if header and len(header) == len(cells):
-                    parts = [f"{h}: {c}" if h else c for h, c in zip(header, cells, strict=True) if c]
+                    pairs = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
+                    parts = [f"{h}: {c}" if h else c for h, c in pairs]
                 else:
+                    pairs = tuple(("", c) for c in cells if c)
                     parts = [c for c in cells if c]
                 if parts:
-                    out.append((label, "; ".join(parts)))
+                    add(label, "; ".join(parts), "row", pairs)
         elif _LIST_MARK.match(lines[0]):
+            if not in_run:
+                group += 1
+            in_run = True
             base = len(lines[0]) - len(lines[0].lstrip())
             items: list[list[str]] = []
             for ln in lines:
@@ -85,24 +182,125 @@ def labelled_units(body: str, max_item_words: int = 60, max_label_words: int = 1
             for item_lines in items:
                 item = " ".join(item_lines)
                 if len(item.split()) <= max_item_words:
-                    out.append((label, item))
+                    add(label, item, "item")
                 else:
                     for ln in item_lines:
-                        out.extend((label, u) for u in _attach_parentheticals(split_sentences(ln)))
+                        for u in _attach_parentheticals(split_sentences(ln)):
+                            add(label, u, "item")
         else:
             text = " ".join(" ".join(lines).split())
-            if text.endswith(":") and len(text.split()) <= max_label_words:
-                label = text
+            group += 1
+            in_run = False
+            if text.endswith(":"):
+                sents = _attach_parentheticals(split_sentences(text))
+                lead = sents[-1] if sents else text
+                for u in sents[:-1]:  # "Clinical action for score >= 2: Patients ... should prompt clinicians to:"
+                    out.append(Unit("", u, "sentence", group, len(out)))
+                if len(text.split()) <= max_label_words:
+                    label, intro = text, ""
+                else:
+                    label, intro = "", lead
+                group += 1  # the list it introduces is the next group
+                in_run = True
                 continue
-            out.extend(("", u) for u in _attach_parentheticals(split_sentences(text)))
-            label = ""  # a label introduces the run of lists/tables after it, until the next paragraph
-    return [(lab, t) for lab, t in out
-            if len((lab + " " + t).split()) >= 3 and len(t.split()) >= 1 and not t.rstrip().endswith((":", "?"))]
+            for u in _attach_parentheticals(split_sentences(text)):
+                out.append(Unit("", u, "sentence", group, len(out)))
+            label, intro = "", ""  # a lead-in introduces the run of lists/tables after it, until the next paragraph
+    return [u for u in out
+            if len(u.full.split()) >= 3 and len(u.text.split()) >= 1 and not u.text.rstrip().endswith((":", "?"))]
+
+
+def labelled_units(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[tuple[str, str]]:
+    """``(label, text)`` of every unit of :func:`unit_records`, in reading order."""
+    return [(u.label, u.text) for u in unit_records(body, max_item_words, max_label_words)]
+
+
+def units_of(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[str]:
+    """Quotable units of a chunk body as strings, label first (what ingest pre-embeds)."""
+    return [u.full for u in unit_records(body, max_item_words, max_label_words)]
 
 
 def _clean(cell: str) -> str:
     """A table cell without Markdown emphasis markers."""
     return " ".join(cell.replace("**", "").replace("__", "").split())
+
+
+def _stems(text: str) -> set[str]:
+    """Snowball stems of the content words of ``text`` (stopwords left out)."""
+    return {stem(w) for w in words_of(text) if w not in STOPWORDS and len(w) >= 2}
+
+
+def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The question's qualifiers as ``(name, words that state it, words that state its opposite)``."""
+    q = question.lower()
+    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    for m in _WITH.finditer(q):
+        word, obj = m.group(1), m.group(2)
+        if obj in STOPWORDS:
+            continue
+        if word in ("without", "no"):
+            out.append((f"without {obj}", (f"without {obj}", f"no {obj}"), (f"with {obj}",)))
+        else:
+            out.append((f"with {obj}", (f"with {obj}",), (f"without {obj}", f"no {obj}")))
+    ws = set(words_of(q))
+    for name, opp in OPPOSITES.items():
+        group = POPULATION_WORDS.get(name, name)
+        named = name in ws or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws))
+        if named and group:
+            out.append((name, (name,), opp))
+    return out
+
+
+def _contradicts(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
+    """Does ``context`` (a heading or label) state the opposite of a qualifier and not the qualifier?"""
+    c = " " + " ".join(context.lower().replace("-", "-").split()) + " "
+    for _, same, opposite in qualifiers:
+        says_same = any(re.search(r"(?<![\w-])" + re.escape(s) + r"(?![\w-])", c) for s in same)
+        says_opp = any(re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", c) for o in opposite)
+        if says_opp and not says_same:
+            return True
+    return False
+
+
+def _norm_dash(text: str) -> str:
+    return re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
+
+
+def _cell_answer(unit: Unit, question: str) -> str | None:
+    """``"row label, header: cell"`` when ``question`` names this row's label and exactly one of its
+    other columns best (header words and numbers, dashes normalised), else ``None``."""
+    if unit.kind != "row" or len(unit.cells) < 3:
+        return None
+    q = _norm_dash(question)
+    q_words = set(words_of(q))
+    row_label = unit.cells[0][1]
+    if not row_label or not all(w in q_words for w in words_of(_norm_dash(row_label)) if w not in STOPWORDS):
+        return None
+    best, best_score, tie = None, 0.0, False
+    for header, cell in unit.cells[1:]:
+        hw = [w for w in words_of(_norm_dash(header)) if w not in STOPWORDS]
+        if not hw:
+            continue
+        score = sum(1 for w in hw if w in q_words) / len(hw)
+        nums = re.findall(r"\d+", _norm_dash(header))
+        if nums and "-".join(nums) in "-".join(re.findall(r"\d+", q)):
+            score += 1.0
+        if score > best_score:
+            best, best_score, tie = (header, cell), score, False
+        elif score == best_score and score > 0:
+            tie = True
+    if best is None or tie or best_score < 1.0:
+        return None
+    return f"{row_label}, {best[0]}: {best[1]}"
+
+
+def _is_suspicious(text: str) -> bool:
+    """Text addressed to an AI model (``clinqa.answer.injection``, when present)."""
+    try:
+        from clinqa.answer.injection import is_suspicious
+    except ImportError:  # pragma: no cover - the module ships with clinqa
+        return False
+    return bool(is_suspicious(text))
 
 
 @dataclass
@@ -123,77 +321,142 @@ def extract_answer(
     min_score: float = 0.3,
     unit_weight: float = 0.6,
     max_units: int = 120,
+    question: str = "",
+    lexical_weight: float = 0.3,
+    max_list_items: int = 12,
+    max_words: int = 150,
+    list_bonus: float = 0.25,
+    number_bonus: float = 0.1,
 ) -> Extract:
-    """Build the extractive answer from ``hits`` (best first).
+    """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
-    ``question_vector``: ``(dim,)`` unit vector of the question. Each unit is scored
-    ``unit_weight * cos(question, unit) + (1 - unit_weight) * cos(question, chunk)``: a unit
-    must match the question and come from a passage that does (table rows and list items
-    rarely repeat the question's words); ``cos(question, chunk)`` is the dense search's score when
-    the hit has one (``scores["dense"]``), else computed. The best ``max_sentences`` units scoring at least
-    ``min_score`` are kept (the best one always). In the text, the units of each cited chunk
-    follow its section title, then ``[n]``: "Intraventricular colistimethate: 10 mg ... [2]".
-    Returns an empty text when the hits hold no quotable unit.
+    ``question_vector``: ``(dim,)`` unit vector of the question; ``question``: its text, for the
+    lexical and qualifier rules (without it, selection is by cosine alone, as before).
+    ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
+    else computed. Returns an empty text when the hits hold no quotable unit.
     """
-    units: list[tuple[int, int, str]] = []  # (hit index, position, text with label)
-    labels: dict[tuple[int, int], tuple[str, str]] = {}
+    units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
-        for pos, (lab, text) in enumerate(labelled_units(hit.chunk.body)):
-            units.append((hi, pos, f"{lab} {text}" if lab else text))
-            labels[(hi, pos)] = (lab, text)
+        units.extend((hi, u) for u in unit_records(hit.chunk.body))
     units = units[:max_units]
-    if not units:
+    q_stems = _stems(question) if question else set()
+    quals = _qualifiers(question) if question else []
+
+    def headings(hi: int) -> str:  # the section path below the document title
+        return " ".join(hits[hi].chunk.section_path)
+
+    def usable(hi: int, u: Unit) -> bool:
+        if BOILERPLATE.search(u.full) or _is_suspicious(u.full):
+            return False
+        if question and q_stems and not (q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")):
+            return False
+        return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
+
+    keep = [(hi, u) for hi, u in units if usable(hi, u)]
+    if not keep and not question:
+        keep = units
+    if not keep:
         return Extract("", [])
     q = np.asarray(question_vector, dtype=np.float32)
-    # a hit from the dense list already carries cos(question, chunk): encode only the others
     known = [h.scores.get("dense") for h in hits]
     need = [i for i, s in enumerate(known) if s is None]
-    vecs = encoder.encode_passages([u for _, _, u in units] + [hits[i].chunk.text for i in need])
-    unit_sims = vecs[: len(units)] @ q
+    vecs = encoder.encode_passages([u.full for _, u in keep] + [hits[i].chunk.text for i in need])
+    unit_sims = vecs[: len(keep)] @ q
     chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
     for j, i in enumerate(need):
-        chunk_sims[i] = vecs[len(units) + j] @ q
-    scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _, _ in units]]
-    order = np.argsort(-scores, kind="stable")
+        chunk_sims[i] = vecs[len(keep) + j] @ q
+    scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
+    if q_stems:
+        overlap = np.array([len(q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")) / len(q_stems)
+                            for hi, u in keep], dtype=np.float32)
+        scores = scores + lexical_weight * overlap
+    wants_list = bool(question and LIST_QUESTION.search(question))
+    if wants_list and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
+        bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
+                          if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
+        scores = scores + bonus
+    if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
+        scores = scores + np.array([number_bonus if _NUMBER.search(u.text) else 0.0 for _, u in keep],
+                                   dtype=np.float32)
+    # a row named in the question beats rows of other drugs; other rows stay only if named too
+    cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
+    named_rows = {i for i, t in cell_text.items() if t}
+    order = sorted(range(len(keep)), key=lambda i: (-(scores[i] + (1.0 if i in named_rows else 0.0)), i))
     chosen: list[int] = []
     seen: set[str] = set()
     for i in order:
-        key = " ".join(units[i][2].lower().split())
+        hi, u = keep[i]
+        if named_rows and u.kind == "row" and i not in named_rows:
+            continue
+        key = " ".join(u.full.lower().split())
         if key in seen:
             continue
         if chosen and (scores[i] < min_score or len(chosen) >= max_sentences):
             break
         seen.add(key)
-        chosen.append(int(i))
-    chosen.sort(key=lambda i: (units[i][0], units[i][1]))
+        chosen.append(i)
+    if wants_list:  # criteria / components / steps: the whole list or table
+        lists = {(keep[i][0], keep[i][1].group) for i in chosen if keep[i][1].kind != "sentence"}
+        for hi, grp in lists:
+            members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
+            chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
+    chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
+    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words)
+
+
+def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], max_words: int) -> Extract:
+    """The answer text and citations for the picked units (hit index, unit, cell answer), in order."""
     numbers: dict[int, int] = {}
     citations: list[Citation] = []
     quotes: dict[int, list[str]] = {}
-    shown: dict[int, list[str]] = {}  # the rendered text: a label shown once per run of units
+    pieces: dict[int, list[str]] = {}
     verbatim: dict[str, list[str]] = {}
-    last_label: dict[int, str] = {}
-    for i in chosen:
-        hi, pos, text = units[i]
+    last: dict[int, Unit] = {}
+    words = 0
+    cut: int | None = None
+    for hi, u, cell in picked:
+        shown = cell or u.text
+        if words and words + len(shown.split()) > max_words:
+            if hi in numbers:  # the rest of this source is left for the reader to open
+                cut = numbers[hi]
+                break
+            continue
         if hi not in numbers:
             numbers[hi] = len(numbers) + 1
             c = hits[hi].chunk
             citations.append(citation_for(numbers[hi], c, hits[hi].score))
-            quotes[hi] = []
-            shown[hi] = []
-        quotes[hi].append(text.rstrip())
-        lab, bare = labels[(hi, pos)]
-        verbatim.setdefault(hits[hi].chunk.chunk_id, []).append(bare.strip())
-        shown[hi].append(_end(bare.rstrip()) if lab and lab == last_label.get(hi) else _end(text.rstrip()))
-        last_label[hi] = lab
+            quotes[hi], pieces[hi] = [], []
+        quotes[hi].append(u.full.rstrip())
+        verbatim.setdefault(hits[hi].chunk.chunk_id, []).append(u.text.strip())
+        prev = last.get(hi)
+        same_list = prev is not None and prev.kind != "sentence" and prev.group == u.group
+        lead = ""
+        if not same_list:
+            if u.intro:
+                lead = u.intro + " "
+            if u.label:
+                lead += u.label + " "
+        elif u.label and u.label != prev.label:
+            lead = u.label + " "
+        if same_list and pieces[hi]:
+            joiner = " " if _TRAILING.search(pieces[hi][-1]) else "; "
+            pieces[hi][-1] = pieces[hi][-1].rstrip(".") if joiner == "; " else pieces[hi][-1]
+            pieces[hi].append(joiner + lead + shown.rstrip())
+        else:
+            pieces[hi].append((" " if pieces[hi] else "") + lead + shown.rstrip())
+        words += len((lead + shown).split())
+        last[hi] = u
     parts: list[str] = []
     for hi, n in numbers.items():
         citations[n - 1].quote = " ".join(quotes[hi])
-        path = hits[hi].chunk.section_path
-        lead = f"{path[-1]}: " if path else ""
-        parts.append(f"{lead}{' '.join(shown[hi])} [{n}]")
+        text = _end("".join(pieces[hi]).strip())
+        more = f" (more in [{n}])" if cut == n else ""
+        parts.append(f"{text}{more} [{n}]")
     return Extract("\n".join(parts), citations, verbatim)
 
 
 def _end(text: str) -> str:
-    """``text`` with closing punctuation, so quoted list items and rows read as sentences."""
-    return text if text.endswith((".", "!", ")", "]", ";")) else text + "."
+    """``text`` with closing punctuation, so quoted list items and rows read as sentences; a
+    trailing connective of a list ("...; OR") is dropped at the end of the quote."""
+    text = _TRAILING.sub("", text).rstrip(" ;,")
+    return text if text.endswith((".", "!", ")", "]")) else text + "."

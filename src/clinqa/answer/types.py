@@ -89,6 +89,17 @@ class Answer:
     ``identifiers`` (patient identifiers the screen found, with whether each was redacted).
     ``citations[i].n`` is the number used in the text, so ``[n]`` always maps to its chunk.
     ``query_vector`` is the question's embedding (None in no-context mode), for the query log.
+
+    ``related`` holds the related topics as records (``title``, ``section``: the last heading,
+    ``chunk_id``, ``doc_id``, ``note_date``), the same items as ``related_topics``; it is empty when
+    the question is clearly off topic. ``missing_terms`` are key terms of the question that no
+    quotable passage mentions, and ``answerability`` the whole key-term test
+    (:mod:`clinqa.answer.answerability`: ``key_terms``, ``missing``, ``in_corpus``).
+    ``query_repair`` maps each question word that was spelled as no passage spells it to the corpus
+    word searched instead (``{"resusitation": "resuscitation"}``); ``question`` stays as typed.
+    ``query_expansion`` maps each phrase of the question found in the synonym table to the terms
+    added to the BM25 query (``{"SGLT2 inhibitor": ["empagliflozin", ...]}``; empty when none,
+    :mod:`clinqa.retrieval.synonyms`); ``question`` stays as typed.
     """
 
     question: str
@@ -107,6 +118,11 @@ class Answer:
     sentences: list[dict[str, Any]] = field(default_factory=list)
     llm: dict[str, Any] = field(default_factory=dict)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
+    related: list[dict[str, Any]] = field(default_factory=list)
+    missing_terms: list[str] = field(default_factory=list)
+    answerability: dict[str, Any] = field(default_factory=dict)
+    query_repair: dict[str, str] = field(default_factory=dict)
+    query_expansion: dict[str, list[str]] = field(default_factory=dict)
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:

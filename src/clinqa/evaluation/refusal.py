@@ -6,12 +6,22 @@ dense cosine similarity, or the top reranker score (``answer.gate_signal``; see
 gives the refusal rate per bucket; the chosen threshold is the smallest ``t`` that refuses at
 least ``target_oos`` of out-of-scope questions, reported with the in-scope refusal it costs
 (the target is met only when that is <= ``max_in_scope``).
+
+The key-term test (:mod:`clinqa.answer.answerability`) is calibrated with it
+(:func:`key_term_misses`, :func:`choose_joint`): for each general-English frequency cut
+``max_zipf`` a question is refused when its signal is below ``t`` *or* a key term is missing from
+its quotable passages; the pair kept refuses at least ``target_oos`` of out-of-scope and at most
+``max_in_scope`` of in-scope questions and, among those, the most ``thin`` ones (questions the
+corpus only partly answers). The *related* threshold (below it a refusal lists no related
+topics) is the 5th percentile of the in-scope and thin signals: nearly every medical question
+that is refused still shows what the documents do have, while general-knowledge questions,
+further away, show nothing.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +31,9 @@ from tqdm.auto import tqdm
 from clinqa.answer.gate import gate_signal
 from clinqa.evaluation.datasets import Dataset
 from clinqa.pipeline import Pipeline
+
+#: general-English frequency cuts tried for the key-term test (wordfreq Zipf values)
+ZIPF_GRID = (3.0, 3.5, 4.0, 4.5, 5.0)
 
 
 @dataclass
@@ -34,6 +47,9 @@ class RefusalCalibration:
     chosen: dict[str, Any]
     signal: str = "dense_cosine"
     model_id: str = ""
+    misses: dict[str, dict[str, bool]] = field(default_factory=dict)  # max_zipf -> qid -> key term missing
+    missing_terms: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # max_zipf -> qid -> terms
+    joint: dict[str, Any] = field(default_factory=dict)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready report (signals included, per question)."""
@@ -75,9 +91,11 @@ def choose_threshold(signals: dict[str, float], buckets: dict[str, str], target_
 
 
 def calibrate(dataset: Dataset, pipe: Pipeline, progress: bool = True, step: float = 0.01,
-              target_oos: float = 0.95, max_in_scope: float = 0.05) -> RefusalCalibration:
+              target_oos: float = 0.95, max_in_scope: float = 0.05,
+              zipf_grid: tuple[float, ...] = ZIPF_GRID) -> RefusalCalibration:
     """Record the gate signal (``pipe.settings.answer.gate_signal``) of every query and sweep
-    thresholds 0..1 by ``step``. A question with no hit gets signal -1."""
+    thresholds 0..1 by ``step``. A question with no hit gets signal -1. With ``zipf_grid`` (empty
+    to skip), the key-term test is calibrated with the threshold (:func:`choose_joint`)."""
     signal = pipe.settings.answer.gate_signal
     filters = pipe.filters()
     qs = dataset.queries
@@ -99,8 +117,73 @@ def calibrate(dataset: Dataset, pipe: Pipeline, progress: bool = True, step: flo
     for q in qs:
         buckets[q.qid] = str(q.metadata.get("bucket", "unlabelled"))
     thresholds = [round(x, 4) for x in np.arange(0.0, 1.0 + 1e-9, step)]
-    return RefusalCalibration(signals, buckets, thresholds, refusal_rates(signals, buckets, thresholds),
-                              choose_threshold(signals, buckets, target_oos, max_in_scope), signal, model_id)
+    cal = RefusalCalibration(signals, buckets, thresholds, refusal_rates(signals, buckets, thresholds),
+                             choose_threshold(signals, buckets, target_oos, max_in_scope), signal, model_id)
+    if zipf_grid:
+        cal.misses, cal.missing_terms = key_term_misses(dataset, pipe, zipf_grid, progress)
+        cal.joint = choose_joint(signals, buckets, cal.misses, target_oos, max_in_scope)
+    return cal
+
+
+def key_term_misses(dataset: Dataset, pipe: Pipeline, zipf_grid: tuple[float, ...] = ZIPF_GRID,
+                    progress: bool = True) -> tuple[dict[str, dict[str, bool]], dict[str, dict[str, list[str]]]]:
+    """For each cut in ``zipf_grid`` and each query: does the key-term test find a key term that
+    none of the quotable passages (hybrid search under the production filters, the first
+    ``answer.context_chunks`` hits) mentions? Returns ``(misses, missing_terms)`` keyed by the cut
+    as a string ("4.0") and then by query id."""
+    filters = pipe.filters()
+    n = pipe.settings.answer.context_chunks
+    misses: dict[str, dict[str, bool]] = {f"{z:.1f}": {} for z in zipf_grid}
+    terms: dict[str, dict[str, list[str]]] = {f"{z:.1f}": {} for z in zipf_grid}
+    for q in tqdm(dataset.queries, desc="key terms", disable=not progress):
+        hits = pipe.search(q.text, filters, k=n).hits
+        for z in zipf_grid:
+            a = pipe.answerability(q.text, hits, z, filters)
+            misses[f"{z:.1f}"][q.qid] = not a.answerable
+            terms[f"{z:.1f}"][q.qid] = a.missing_names()
+    return misses, terms
+
+
+def choose_joint(signals: dict[str, float], buckets: dict[str, str], misses: dict[str, dict[str, bool]],
+                 target_oos: float = 0.95, max_in_scope: float = 0.05) -> dict[str, Any]:
+    """The (dense threshold, key-term cut) pair: a question is refused when ``signal < t`` or its
+    key-term test misses. Among pairs refusing >= ``target_oos`` of out_of_scope and <=
+    ``max_in_scope`` of in_scope, the one refusing most ``thin`` questions, then fewest in_scope,
+    then the smallest ``t``. When no pair meets both targets, the one with the fewest in_scope
+    refusals among those meeting ``target_oos``. Also returns the related threshold (5th percentile of
+    in_scope + thin signals, at most ``t``) and the rates of every cut at its own best ``t``."""
+    qids = list(signals)
+    cands = sorted({round(math.ceil((signals[q] + 1e-6) * 1e4) / 1e4, 4) for q in qids} | {0.0})
+    best: tuple[Any, ...] | None = None
+    per_cut: dict[str, Any] = {}
+    for z, miss in misses.items():
+        cut_best: tuple[Any, ...] | None = None
+        for t in cands:
+            refused = {q: signals[q] < t or miss.get(q, False) for q in qids}
+            rates = {b: float(np.mean([refused[q] for q in qids if buckets[q] == b]))
+                     for b in sorted(set(buckets.values()))}
+            if rates.get("out_of_scope", 1.0) < target_oos:
+                continue
+            ok = rates.get("in_scope", 0.0) <= max_in_scope
+            key = (ok, rates.get("thin", 0.0) if ok else -rates.get("in_scope", 0.0), -rates.get("in_scope", 0.0), -t)
+            if cut_best is None or key > cut_best[0]:
+                cut_best = (key, t, z, rates, ok)
+        if cut_best is None:
+            continue
+        per_cut[z] = {"threshold": cut_best[1], "rates": cut_best[3], "meets_target": cut_best[4]}
+        if best is None or cut_best[0] > best[0]:
+            best = cut_best
+    if best is None:
+        return {}
+    _, t, z, rates, ok = best
+    on_topic = sorted(signals[q] for q in qids if buckets[q] in ("in_scope", "thin"))
+    related = min(t, float(np.percentile(on_topic, 5))) if on_topic else t
+    related = math.floor(related * 1e4) / 1e4
+    oos = [signals[q] for q in qids if buckets[q] == "out_of_scope"]
+    return {"threshold": t, "key_term_max_zipf": float(z), "rates": rates, "meets_target": ok,
+            "target_oos": target_oos, "max_in_scope": max_in_scope, "related_threshold": related,
+            "oos_with_topics": float(np.mean([x >= related for x in oos])) if oos else 0.0,
+            "per_cut": per_cut}
 
 
 def plot_curves(cal: RefusalCalibration, path: Path, title: str = "Refusal rate by threshold") -> None:

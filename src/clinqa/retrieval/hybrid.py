@@ -1,6 +1,8 @@
 """Hybrid retrieval: dense top-k and BM25 top-k under the same pre-filters, fused by weighted RRF
 (:mod:`clinqa.retrieval.fusion`). ``timings_ms``: ``dense`` and ``bm25`` each search's own time,
-``lookups`` both together."""
+``lookups`` both together. With ``retrieval.expand_synonyms`` the BM25 query is the question plus the
+equivalents of its lay, abbreviated and drug-class phrases (:func:`clinqa.retrieval.synonyms.expand`);
+the dense query is the question as typed."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from clinqa.chunking.base import Chunk
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import rrf
+from clinqa.retrieval.synonyms import expand
 from clinqa.settings import RetrievalSettings
 
 if TYPE_CHECKING:  # annotations only: clinqa.store.base imports clinqa.retrieval.filters
@@ -37,7 +40,10 @@ class Retrieved:
 
 @dataclass
 class RetrievalResult:
-    """Everything one retrieval produced, for the answer stage and the logs."""
+    """Everything one retrieval produced, for the answer stage and the logs. ``query`` is the question
+    as typed; ``expansion`` maps each phrase of it that the synonym table knows to the terms added to
+    the BM25 query (:class:`clinqa.retrieval.synonyms.Expansion`; empty when none or when
+    ``retrieval.expand_synonyms`` is off)."""
 
     query: str
     filters: Filters
@@ -46,6 +52,7 @@ class RetrievalResult:
     bm25: list[Hit]
     query_vector: np.ndarray
     timings_ms: dict[str, float] = field(default_factory=dict)
+    expansion: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def top_dense_cosine(self) -> float | None:
@@ -63,7 +70,9 @@ def hybrid_search(
     query_vector: np.ndarray | None = None,
 ) -> RetrievalResult:
     """Dense + BM25 retrieval fused by weighted RRF; returns the top ``top_k`` fused chunks
-    (default ``settings.top_k``). ``query_vector`` skips encoding when already known."""
+    (default ``settings.top_k``). ``query_vector`` skips encoding when already known. The BM25 list
+    searches ``expand(query).text`` when ``settings.expand_synonyms`` (the expansion is reported in
+    ``RetrievalResult.expansion``); the dense list always the query as typed."""
     t0 = time.perf_counter()
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
     t1 = time.perf_counter()
@@ -71,13 +80,15 @@ def hybrid_search(
     # BM25 list then reuses the rows the dense list already read
     dense = store.dense_search(qv, settings.dense_k, filters)
     t2 = time.perf_counter()
-    bm25 = store.bm25_search(query, settings.bm25_k, filters)
+    expansion = expand(query) if settings.expand_synonyms else None
+    bm25 = store.bm25_search(expansion.text if expansion else query, settings.bm25_k, filters)
     t3 = time.perf_counter()
     hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k)
     t4 = time.perf_counter()
     timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
                "lookups": (t3 - t1) * 1e3, "fusion": (t4 - t3) * 1e3}
-    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings)
+    added = {k: list(v) for k, v in expansion.added.items()} if expansion else {}
+    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings, added)
 
 
 def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,

@@ -102,6 +102,9 @@ class AskResponse(BaseModel):
                                 "prompt/completion tokens, cost_usd, latency_ms (or error).")
     identifiers: list[dict[str, Any]] = Field(default_factory=list, description="Generated answers: patient "
                                               "identifiers found by the screen, with whether each was redacted.")
+    query_expansion: dict[str, list[str]] = Field(default_factory=dict, description="Phrases of the question "
+                                                  "found in the synonym table -> the terms added to the BM25 "
+                                                  "query; the question stays as typed.")
 
 
 class SearchHit(BaseModel):

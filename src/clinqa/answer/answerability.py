@@ -1,0 +1,311 @@
+"""Answerability: are the things the question asks about in the passages that would be quoted?
+
+The dense gate (:mod:`clinqa.answer.gate`) measures topic: "What dose of amoxicillin is used
+for community-acquired pneumonia?" sits close enough to an asthma guideline to pass it, and the
+answer then quotes the asthma dose. This test looks at *what* the question asks. Its key terms
+are
+
+- **abbreviations** typed in capitals ("CAP", "PE", "AKI"), however common the word is in English
+  (not in a question typed all in capitals);
+- **specific words**: content words that are rare in general English (Zipf frequency below
+  ``max_zipf`` in the ``wordfreq`` lists, Speer et al. 2018): drugs, conditions, procedures,
+  tests, abbreviations ("amoxicillin", "pneumonia", "qsofa", "hba1c"); words with a digit
+  ("sglt2", "covid-19") always count;
+- **population words** (:data:`POPULATIONS`), however common in English: children, pregnancy,
+  renal impairment, older adults ... (a dose for adults is no answer for children);
+- **quantities**: a number with its unit ("500 mg", "30 ml/min"): the number must appear.
+
+Question scaffolding ("dose", "criteria", "first-line", :data:`SCAFFOLD`, also by stem: "defines")
+and the stopwords of :mod:`clinqa.answer.coverage` are never key, nor is a short abbreviation that
+neither the corpus nor the synonym table knows, typed in lower case ("abx": no evidence either way;
+"PERC", typed as an abbreviation, stays key). A key word the
+corpus lacks is first repaired against the corpus vocabulary
+(:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), so a
+typo is not a missing topic. A key term is *mentioned* by a passage when the passage has the
+term, its Snowball stem (Porter 2001, English stemmer of the ``snowballstemmer`` package:
+"diabetes" ~ "diabetic"), its American spelling ("haemorrhage" ~ "hemorrhage"), an irregular
+plural, a population equivalent ("children" ~ "paediatric"), or an equivalent from the synonym table when one is given.
+
+A key term that none of the quotable passages (the top ``answer.context_chunks`` chunks)
+mentions makes the question unanswerable from them: the gate refuses and names the term.
+Thresholds are calibrated on the refusal dev set together with the dense gate
+(``clinqa eval refusal``; docs/benchmarks.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from clinqa.answer.coverage import STOPWORDS, variants
+from clinqa.retrieval.vocabulary import WORD, Vocabulary, words_of
+
+#: population words and their equivalents in passages (each group counts as one key term)
+POPULATIONS: dict[str, tuple[str, ...]] = {
+    "children": ("child", "children", "paediatric", "pediatric", "kids", "kid", "infant", "infants", "toddler",
+                 "adolescent", "adolescents", "childhood", "boys", "girls", "under 5", "under five", "years old"),
+    "infants": ("infant", "infants", "neonate", "neonates", "neonatal", "newborn", "newborns", "baby", "babies"),
+    "adolescents": ("adolescent", "adolescents", "teenager", "teenagers", "teens", "youth", "young people"),
+    "pregnancy": ("pregnancy", "pregnant", "pregnancies", "gestation", "gestational", "antenatal", "prenatal",
+                  "obstetric", "trimester", "expectant"),
+    "breastfeeding": ("breastfeeding", "breast-feeding", "lactation", "lactating", "nursing mothers",
+                      "breast milk"),
+    "older adults": ("elderly", "older", "geriatric", "aged 65", "over 65", "frail", "frailty"),
+    "renal impairment": ("renal", "kidney", "egfr", "creatinine clearance", "crcl", "ckd", "dialysis",
+                         "nephropathy"),
+    "hepatic impairment": ("hepatic", "liver", "cirrhosis", "child-pugh"),
+}
+#: question words that name a population group (lower case) -> its group in :data:`POPULATIONS`
+POPULATION_WORDS: dict[str, str] = {
+    "child": "children", "children": "children", "kids": "children", "kid": "children", "paediatric": "children",
+    "pediatric": "children", "toddler": "children", "toddlers": "children",
+    "infant": "infants", "infants": "infants", "neonate": "infants", "neonates": "infants", "newborn": "infants",
+    "newborns": "infants", "baby": "infants", "babies": "infants",
+    "adolescent": "adolescents", "adolescents": "adolescents", "teenager": "adolescents",
+    "teenagers": "adolescents", "teens": "adolescents",
+    "pregnancy": "pregnancy", "pregnant": "pregnancy", "pregnancies": "pregnancy",
+    "breastfeeding": "breastfeeding", "breast-feeding": "breastfeeding", "lactation": "breastfeeding",
+    "lactating": "breastfeeding",
+    "elderly": "older adults", "geriatric": "older adults",
+    "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
+    "hepatic": "hepatic impairment", "liver": "hepatic impairment",
+}
+
+#: words that say what kind of answer is wanted, not what it is about; never key terms
+SCAFFOLD = frozenset("""
+dose doses dosage dosages dosing dosed regimen regimens treatment treatments treat treated treating therapy
+therapies therapeutic manage management managed managing recommended recommend recommends recommendation
+recommendations guideline guidelines guidance first-line second-line third-line firstline line lines option
+options choice choices preferred indicated indication indications contraindicated contraindication
+contraindications criteria criterion score scores scoring component components define defined definition
+definitions mean means meaning cause causes caused symptom symptoms sign signs diagnose diagnosed diagnosis
+diagnostic test tests testing tested info information help question questions answer doctor doctors physician
+physicians medicine medicines medication medications medicated drug drugs effect effects side risk risks
+safe safety possible normal typical typically usual usually common commonly daily maximum max minimum min
+initial initially start started starting stop stopped stopping continue continued duration often frequency
+target targets goal goals level levels value values range ranges threshold thresholds cutoff cut-off
+recommend interval intervals followup follow-up monitor monitoring monitored prescribe prescribed prescribing
+administer administered administration give route oral orally iv intravenous intravenously adult adults
+people person man men woman women male female mg kg ml mcg micrograms milligrams grams units unit dosed
+approach approaches strategy strategies protocol protocols procedure steps step classify classification
+class grade grades stage stages type types kind kinds evidence level-of-evidence impairment impaired
+dysfunction insufficiency
+""".split())
+
+_SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the stemmer loaded)
+
+
+def fold(word: str) -> str:
+    """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
+    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e)."""
+    return word.replace("ae", "e").replace("oe", "e")
+
+
+def _is_scaffold(word: str) -> bool:
+    if not _SCAFFOLD_STEMS:
+        _SCAFFOLD_STEMS.update(stem(w) for w in SCAFFOLD)
+    return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
+
+
+#: words typed in capitals that are not clinical abbreviations
+NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
+                               "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
+                               "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP"})
+
+_QUANTITY = re.compile(
+    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
+    r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+def stem(word: str) -> str:
+    """The Snowball (Porter 2) English stem of a lower-cased ``word``."""
+    return str(_stemmer().stemWord(word.lower()))
+
+
+@lru_cache(maxsize=20000)
+def zipf(word: str) -> float:
+    """Zipf frequency of ``word`` in general English (``wordfreq``, 'best' wordlist): log10 of
+    occurrences per billion words; 0 for unknown words, ~7 for "the"."""
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, "en"))
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    """One thing the question asks about. ``text`` is as typed (lower case); ``kind`` is
+    ``specific``, ``population``, ``quantity`` or ``phrase`` (a synonym-table phrase); ``match``
+    is what a passage must mention: the repaired spelling, the population group name, the
+    number; ``repaired`` is set when the typed word was corrected against the corpus; ``typed`` keeps
+    the question's casing (abbreviations such as "CAP" are matched case-sensitively by the synonym
+    table)."""
+
+    text: str
+    kind: str
+    match: str
+    repaired: str | None = None
+    typed: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"text": self.text, "kind": self.kind, "match": self.match, "repaired": self.repaired}
+
+
+@dataclass
+class Answerability:
+    """The key terms of a question and which of them no quotable passage mentions.
+    ``in_corpus`` says, per missing term, whether the corpus has it at all (vocabulary)."""
+
+    key_terms: list[KeyTerm] = field(default_factory=list)
+    missing: list[KeyTerm] = field(default_factory=list)
+    in_corpus: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def answerable(self) -> bool:
+        """True when every key term is mentioned by a quotable passage."""
+        return not self.missing
+
+    def missing_names(self) -> list[str]:
+        """The missing terms as the user typed them."""
+        return [t.text for t in self.missing]
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict (the ``answerability`` field of ``--json``)."""
+        return {"key_terms": [t.to_dict() for t in self.key_terms], "missing": self.missing_names(),
+                "in_corpus": dict(self.in_corpus)}
+
+
+def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
+              phrases: Iterable[str] = (),
+              equivalents: Callable[[str], Iterable[str]] | None = None) -> list[KeyTerm]:
+    """The key terms of ``question`` in order (see module docstring).
+
+    ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
+    inhibitor", "blood sugar"): each is one key term of kind ``phrase``, and its words are not
+    key terms of their own. ``vocabulary`` enables spelling repair; ``max_zipf`` is the general-English
+    frequency below which a content word is specific."""
+    q = question.lower()
+    out: list[KeyTerm] = []
+    taken: set[str] = set()
+    for ph in phrases:
+        typed_ph, ph = ph, ph.lower()
+        if ph and ph in q and all(t.text != ph for t in out):
+            out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
+            taken.update(words_of(ph))
+    for m in _QUANTITY.finditer(question):
+        num = m.group(1).replace(",", ".")
+        if all(t.match != num for t in out):
+            out.append(KeyTerm(m.group(0).lower(), "quantity", num))
+    groups_seen: set[str] = set()
+    typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
+    shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
+    for m in WORD.finditer(question):
+        typed = m.group(0).strip("'")
+        w = typed.lower()
+        if w.endswith("'s"):
+            w = w[:-2]
+        abbreviation = (not shouting and typed.isupper() and typed.isalpha() and 2 <= len(typed) <= 6
+                        and typed not in NOT_ABBREVIATIONS)
+        if w in taken or (len(w) < 3 and not abbreviation) or w.replace("-", "").replace(".", "").isdigit():
+            continue
+        if w in POPULATION_WORDS:
+            group = POPULATION_WORDS[w]
+            if group not in groups_seen:
+                groups_seen.add(group)
+                out.append(KeyTerm(w, "population", group, typed=typed))
+            continue
+        if not abbreviation and (w in STOPWORDS or _is_scaffold(w)):
+            continue
+        parts = [p for p in w.split("-") if p and p not in STOPWORDS and not _is_scaffold(p)] if "-" in w else [w]
+        if not parts:
+            continue
+        has_digit = any(ch.isdigit() for ch in w)
+        if not has_digit and not abbreviation and min(zipf(p) for p in parts) >= max_zipf:
+            continue
+        if any(t.text == w for t in out):
+            continue
+        repaired = None
+        if vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w:
+            repaired = vocabulary.repair(w)
+            known = equivalents is not None and set(equivalents(w)) - {w}
+            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
+                continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
+        out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
+    return out
+
+
+Passage = tuple[str, str, set[str], set[str]]
+
+
+def _passage_index(text: str) -> Passage:
+    """(text with single spaces, the same lower-cased, its words, their stems) for presence tests."""
+    orig = " ".join(text.split())
+    low = orig.lower()
+    ws = set(words_of(low))
+    ws |= {fold(w) for w in ws}
+    return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}
+
+
+def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
+             matcher: Callable[[str, str], bool] | None = None) -> bool:
+    """Does an indexed passage (:func:`_passage_index`) mention ``term``? See module docstring.
+    ``equivalents(term) -> terms`` adds synonyms (e.g. :func:`clinqa.retrieval.synonyms.equivalents`);
+    ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
+    (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril")."""
+    orig, low, ws, stems = passage
+    if matcher is not None and term.kind != "quantity" and matcher(term.typed or term.match, orig):
+        return True
+    if term.kind == "quantity":
+        return re.search(r"(?<![\d.,])" + re.escape(term.match) + r"(?![\d])", low) is not None
+    if term.kind == "population":
+        cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
+    else:
+        cands = [term.match, term.text, *variants(term.match)]
+    if equivalents is not None:
+        for c in list(cands):
+            cands.extend(equivalents(c))
+    cands.extend(fold(c) for c in list(cands))
+    for c in dict.fromkeys(x.lower() for x in cands if x):
+        if " " in c or ("-" in c and c not in ws):
+            if re.search(r"(?<![^\W_])" + re.escape(c) + r"(?![^\W_])", low):
+                return True
+            parts = [p for p in re.split(r"[ -]", c) if p and p not in STOPWORDS]
+            if "-" in c and parts and all(p in ws or (len(p) >= 4 and stem(p) in stems) for p in parts):
+                return True
+            continue
+        if c in ws:
+            return True
+        if len(c) >= 4 and stem(c) in stems:
+            return True
+        if len(c) >= 5 and re.search(r"(?<![^\W_])" + re.escape(c), low):  # "anticoagulant" ~ "anticoagulants"
+            return True
+    return False
+
+
+def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
+          phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
+          matcher: Callable[[str, str], bool] | None = None) -> Answerability:
+    """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
+    quoted, header included) mentions. Pure function of its inputs; no store access."""
+    terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
+    idx = [_passage_index(p) for p in passages]
+    missing = [t for t in terms if not any(mentions(t, p, equivalents, matcher) for p in idx)]
+    in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
+    return Answerability(terms, missing, in_corpus)
+
+
+def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
+    """Does the corpus have ``term`` at all (one of its population equivalents, every word of a phrase)?"""
+    if term.kind == "population":
+        return any(all(w in vocabulary for w in words_of(e)) for e in POPULATIONS.get(term.match, ()))
+    return all(w in vocabulary for w in words_of(term.match))

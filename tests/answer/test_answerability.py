@@ -1,0 +1,157 @@
+"""The key-term answerability test (clinqa.answer.answerability) and the corpus vocabulary's
+spelling repair, on hand-written questions and passages; then the issue's reproductions through
+the CLI on a one-file corpus."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinqa.answer.answerability import check, key_terms, stem
+from clinqa.retrieval.vocabulary import Vocabulary, words_of
+
+ASTHMA = ("Asthma guideline > Starting treatment\n\nOffer a low-dose inhaled corticosteroid with formoterol, "
+          "used as needed, to adults with newly diagnosed asthma.")
+
+
+def terms(q: str, **kw) -> list[tuple[str, str, str]]:
+    return [(t.text, t.kind, t.match) for t in key_terms(q, **kw)]
+
+
+def test_key_terms_keep_drugs_conditions_populations_and_quantities() -> None:
+    # wordfreq Zipf: amoxicillin 2.26, pneumonia 3.74 (< 4.0: specific); community 5.2, acquired 4.4,
+    # adults (scaffold), dose (scaffold) are not key
+    assert terms("What dose of amoxicillin is used for community-acquired pneumonia in adults?") == [
+        ("amoxicillin", "specific", "amoxicillin"), ("pneumonia", "specific", "pneumonia")]
+    # "children" is common English (5.47) but a population word: key, matched as its group
+    assert terms("What inhaled corticosteroid dose is used for asthma in children under five?") == [
+        ("inhaled", "specific", "inhaled"), ("corticosteroid", "specific", "corticosteroid"),
+        ("asthma", "specific", "asthma"), ("children", "population", "children")]
+    assert terms("Is 500 mg of metformin safe in pregnancy?") == [
+        ("500 mg", "quantity", "500"), ("metformin", "specific", "metformin"),
+        ("pregnancy", "population", "pregnancy")]
+    assert terms("What was the blood pressure since 2023?") == []  # general words and a year only
+    assert terms("qSOFA criteria?") == [("qsofa", "specific", "qsofa")]  # unknown to wordfreq: Zipf 0
+    assert terms("Is HbA1c 8 percent high?")[0] == ("8 percent", "quantity", "8")
+
+
+def test_max_zipf_moves_the_cut() -> None:
+    q = "What dose of amoxicillin is used for community-acquired pneumonia?"
+    assert [t for t, _, _ in terms(q, max_zipf=3.0)] == ["amoxicillin"]  # pneumonia 3.74 >= 3.0
+    assert [t for t, _, _ in terms(q, max_zipf=4.5)] == ["amoxicillin", "community-acquired", "pneumonia"]
+
+
+def test_phrases_are_one_term_and_their_words_are_not_key() -> None:
+    assert terms("What SGLT2 inhibitor was started?", phrases=["sglt2 inhibitor"]) == [
+        ("sglt2 inhibitor", "phrase", "sglt2 inhibitor")]
+
+
+def test_the_reproductions_miss_the_asked_terms() -> None:
+    a = check("What dose of amoxicillin is used for community-acquired pneumonia in adults?", [ASTHMA])
+    assert a.missing_names() == ["amoxicillin", "pneumonia"] and not a.answerable
+    b = check("What inhaled corticosteroid dose is used for asthma in children under five?", [ASTHMA])
+    assert b.missing_names() == ["children"]
+    ok = check("What inhaled corticosteroid is offered for newly diagnosed asthma?", [ASTHMA])
+    assert ok.answerable and [t.text for t in ok.key_terms] == ["inhaled", "corticosteroid", "asthma"]
+
+
+def test_mentions_by_stem_prefix_population_group_and_number() -> None:
+    assert stem("diabetes") == "diabet" and stem("diabetic") == "diabet"
+    p = "Diabetic patients: start metformin 500 mg once daily. Paediatric doses differ. eGFR below 30."
+    assert check("metformin for diabetes", [p]).answerable  # diabetes ~ diabetic by stem
+    assert check("metformin dose in children", [p]).answerable  # children ~ paediatric
+    assert check("metformin in renal impairment", [p]).answerable  # renal ~ egfr
+    assert check("Is 500 mg metformin right?", [p]).answerable
+    assert check("Is 850 mg metformin right?", [p]).missing_names() == ["850 mg"]
+    assert check("metformin in pregnancy", [p]).missing_names() == ["pregnancy"]
+    assert check("anticoagulant choice", ["Anticoagulants: apixaban."]).answerable  # word-start prefix
+
+
+def test_vocabulary_counts_chunks_and_repairs_typos() -> None:
+    v = Vocabulary.from_texts(["Diabetes type 2: metformin.", "diabetes in pregnancy", "Beta-blockers before surgery"])
+    assert v.count("diabetes") == 2 and v.count("metformin") == 1 and v.count("beta") == 1
+    assert words_of("Beta-blockers, Crohn's") == ["beta-blockers", "beta", "blockers", "crohn's", "crohn", "s"]
+    assert v.repair("diabetis") == "diabetes"  # one substitution (8 letters: distance 2 allowed)
+    assert v.repair("metfromin") == "metformin"  # one transposition
+    assert v.repair("diabetes") is None  # known word
+    assert v.repair("amoxicillin") is None  # nothing close
+    assert v.repair("abc") is None  # too short to repair
+    a = check("Is metfromin safe?", ["Metformin is safe."], vocabulary=v)
+    assert a.answerable and a.key_terms[0].repaired == "metformin"
+
+
+@pytest.fixture(scope="module")
+def asthma_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from clinqa.cli import app
+
+    d = tmp_path_factory.mktemp("asthma")
+    (d / "asthma.md").write_text("# Asthma guideline\n\n## Starting treatment\n\n" + ASTHMA.split("\n\n")[1] + "\n")
+    data = d / "data"
+    r = CliRunner().invoke(app, ["ingest", str(d / "asthma.md"), "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    return data
+
+
+@pytest.mark.parametrize(("question", "named"), [
+    ("What dose of amoxicillin is used for community-acquired pneumonia in adults?", "amoxicillin"),
+    ("What inhaled corticosteroid dose is used for asthma in children under five?", "children"),
+])
+def test_reproductions_are_refused_naming_the_term(asthma_store: Path, question: str, named: str) -> None:
+    from clinqa.cli import app
+
+    r = CliRunner().invoke(app, ["ask", "--json", question, "--data-dir", str(asthma_store)])
+    assert r.exit_code == 0, r.output
+    ans = json.loads(r.output)
+    assert ans["refused"] is True
+    assert named in ans["reason"] and named in ans["missing_terms"]
+    assert ans["reason"].startswith("The documents do not mention")
+    assert ans["citations"] == []
+
+
+def test_in_scope_question_on_the_same_file_is_answered(asthma_store: Path) -> None:
+    from clinqa.cli import app
+
+    r = CliRunner().invoke(app, ["ask", "--json", "What should adults with newly diagnosed asthma be offered?",
+                                 "--data-dir", str(asthma_store)])
+    ans = json.loads(r.output)
+    assert ans["refused"] is False, ans["reason"]
+    assert "formoterol" in ans["answer"] and ans["missing_terms"] == []
+
+
+def test_repairs_never_turn_a_medical_word_into_common_english() -> None:
+    v = Vocabulary.from_texts(["A group of patients with asthma.", "Pancreatitis: fluid resuscitation."])
+    assert v.repair("croup") is None  # "group" is one edit away but common English (Zipf 5.5)
+    assert v.repair("pancreatitus") == "pancreatitis" and v.repair("resusitation") == "resuscitation"
+
+
+def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() -> None:
+    v = Vocabulary.from_texts(["Wells criteria for pulmonary embolism.", "Sepsis and septic shock."])
+    assert [t.text for t in key_terms("abx timing in sepsis", vocabulary=v)] == ["sepsis"]
+    assert [t.text for t in key_terms("PERC rule for pulmonary embolism", vocabulary=v)] == [
+        "perc", "pulmonary", "embolism"]
+    assert check("haemorrhage and oedema", ["Intracerebral hemorrhage with edema."]).answerable  # UK ~ US
+
+
+def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> None:
+    from clinqa.pipeline import _synonym_hooks
+
+    q = "What SGLT2 inhibitor was started?"
+    phrases, eq, match = _synonym_hooks(q)
+    note = "Chronic kidney disease stage 3b. eGFR 38. Started dapagliflozin 10 mg once daily."
+    a = check(q, [note], phrases=phrases, equivalents=eq, matcher=match)
+    assert [t.text for t in a.key_terms] == ["sglt2 inhibitor"] and a.answerable
+    q = "Is the patient on an ACE inhibitor?"
+    a = check(q, ["Lisinopril 10 mg daily."], phrases=_synonym_hooks(q)[0], equivalents=eq, matcher=match)
+    assert a.answerable
+    q = "First-line antibiotic for outpatient CAP?"
+    cap = "Community-acquired pneumonia > Outpatient treatment: amoxicillin 1 g three times daily; antibiotic."
+    assert check(q, [cap], equivalents=eq, matcher=match).answerable  # CAP ~ community-acquired pneumonia
+    assert check(q, [cap]).missing_names() == ["cap"]  # without the table the abbreviation is not found
+
+
+def test_capital_abbreviations_are_key_but_not_in_a_shouted_question() -> None:
+    assert [t.text for t in key_terms("First-line imaging when PE is likely?")] == ["imaging", "pe"]
+    assert [t.text for t in key_terms("CAN A UPPER GI SHOW LIVER CANCER")] == ["liver"]  # a population word only

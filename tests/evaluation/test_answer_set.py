@@ -1,0 +1,79 @@
+"""The clinician question set bench/answers/guidelines.jsonl: schema, size, and every fact string
+checked against the guideline file it claims to come from (the bundled open-medicine corpus)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from clinqa.corpora import guidelines_path
+from clinqa.evaluation.facts import KINDS, load_questions, normalize
+
+SET = Path(__file__).resolve().parents[2] / "bench" / "answers" / "guidelines.jsonl"
+ISSUE_QUESTIONS = {  # quoted in issue 17
+    "What are the qSOFA criteria?",
+    "What are the Wells criteria for PE?",
+    "What are the components of CURB-65?",
+    "What is the first-line antibiotic for outpatient CAP in adults without comorbidities?",
+    "What blood pressure target is recommended in hypertension?",
+    "alteplase dose for acute ischaemic stroke",
+    "latest HFrEF treatment",
+}
+
+
+@pytest.fixture(scope="module")
+def texts() -> dict[str, str]:
+    """doc id (registry id = folder name) -> normalised text of all its Markdown files."""
+    root = guidelines_path()
+    ids = {r["id"] for r in json.loads((root / "registry.json").read_text())}
+    out = {}
+    for d in sorted((root / "content").iterdir()):
+        assert d.name in ids, f"{d.name} is not a registry id"
+        out[d.name] = normalize("\n".join(p.read_text(encoding="utf-8") for p in sorted(d.glob("*.md"))))
+    return out
+
+
+def test_schema_and_size() -> None:
+    qs = load_questions(SET)
+    answerable = [q for q in qs if q.answerable]
+    uncovered = [q for q in qs if not q.answerable]
+    assert len(answerable) >= 80
+    assert len(uncovered) >= 25
+    assert {q.question for q in qs} >= ISSUE_QUESTIONS
+    assert {q.kind for q in qs} == set(KINDS)  # every kind is represented
+    raw = [json.loads(line) for line in SET.read_text(encoding="utf-8").splitlines() if line.strip()]
+    for row in raw:
+        assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
+
+
+def test_every_fact_string_is_in_its_guideline(texts: dict[str, str]) -> None:
+    problems = []
+    for q in load_questions(SET):
+        if not q.answerable:
+            continue
+        if q.doc_id not in texts:
+            problems.append(f"{q.qid}: unknown doc_id {q.doc_id}")
+            continue
+        for alternatives in q.facts:
+            for a in alternatives:
+                if re.search(r"[*|`]", a):
+                    problems.append(f"{q.qid}: {a!r} spans Markdown markup, which answers do not carry")
+                elif normalize(a) not in texts[q.doc_id]:
+                    problems.append(f"{q.qid}: {a!r} is not in {q.doc_id}")
+    assert problems == []
+
+
+def test_uncovered_key_terms_are_absent_from_the_corpus(texts: dict[str, str]) -> None:
+    problems = []
+    for q in load_questions(SET):
+        if q.answerable:
+            continue
+        assert q.missing
+        pattern = re.compile(r"\b" + re.escape(normalize(q.missing)) + r"\b")
+        found = [d for d, t in texts.items() if pattern.search(t)]
+        if found:
+            problems.append(f"{q.qid}: {q.missing!r} occurs in {found}")
+    assert problems == []

@@ -1,0 +1,157 @@
+"""The synonym table: every kind of entry, the suffix rules, their false friends, and the expansion text."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinqa.retrieval.synonyms import TABLE, Expansion, equivalents, expand, term_matches
+
+
+def test_table_is_well_formed() -> None:
+    assert {e.kind for e in TABLE} == {"lay", "abbreviation", "class"}
+    assert sum(e.kind == "lay" for e in TABLE) >= 40
+    for e in TABLE:
+        assert e.phrases and all(p.strip() == p and p for p in e.phrases), e
+        assert (e.kind == "abbreviation") == (not e.terms), e  # abbreviations: the phrases are the terms
+        assert not e.suffixes or e.kind == "class", e
+        assert all(f == f.lower() for f in e.false_friends), e
+    lay_phrases = [p.lower() for e in TABLE if e.kind == "lay" for p in e.phrases]
+    assert len(lay_phrases) == len(set(lay_phrases))
+
+
+# -- expand ------------------------------------------------------------------------------------
+def test_expand_drug_class() -> None:
+    e = expand("What SGLT2 inhibitor was started?")
+    assert e == Expansion({"SGLT2 inhibitor": ("empagliflozin", "dapagliflozin", "canagliflozin", "ertugliflozin")},
+                          "What SGLT2 inhibitor was started? empagliflozin dapagliflozin canagliflozin ertugliflozin")
+    # other names of the class are equivalents, but not added to the BM25 query (their pieces are noise)
+    assert {"sglt2i", "sglt-2 inhibitor"} <= equivalents("SGLT2 inhibitor")
+
+
+def test_expand_lay_phrase_follows_abbreviations_in_table_order() -> None:
+    e = expand("What was done about the patient's blood sugar in 2022?")
+    assert e.added == {"blood sugar": ("glucose", "HbA1c", "A1c", "hemoglobin A1c", "haemoglobin A1c",
+                                       "glycated hemoglobin", "glycated haemoglobin")}
+    assert e.text.startswith("What was done about the patient's blood sugar in 2022? glucose HbA1c A1c ")
+
+
+def test_expand_abbreviation_both_ways() -> None:
+    assert expand("Any AF?").added == {"AF": ("AFib", "atrial fibrillation")}
+    assert expand("History of atrial fibrillation").added == {"atrial fibrillation": ("AF", "AFib")}
+    assert expand("What was the blood pressure since 2023?").added == {"blood pressure": ("BP",)}
+    assert expand("BP today").added == {"BP": ("blood pressure",)}
+
+
+def test_expand_plural_case_and_hyphen_tolerant() -> None:
+    assert expand("Is she on blood thinners?").added["blood thinners"][:3] == ("anticoagulant", "anticoagulation",
+                                                                                "warfarin")
+    assert expand("Any STATINS?").added["STATINS"][:2] == ("atorvastatin", "rosuvastatin")
+    assert list(expand("Started on a beta-blocker").added) == ["beta-blocker"]
+    assert expand("Started on a beta-blocker").added["beta-blocker"][:2] == ("metoprolol", "bisoprolol")
+
+
+def test_expand_longest_phrase_wins_and_question_terms_are_not_repeated() -> None:
+    # "loop diuretic" is not also "diuretic"; "high blood pressure" is not also "blood pressure"
+    assert expand("Any loop diuretics?").added == {"loop diuretics": ("furosemide", "bumetanide", "torsemide")}
+    assert list(expand("Treated for high blood pressure?").added) == ["high blood pressure"]
+    # warfarin is in the question already, so the blood-thinner expansion leaves it out
+    added = expand("Blood thinner other than warfarin?").added["Blood thinner"]
+    assert "warfarin" not in added and added[:2] == ("anticoagulant", "anticoagulation")
+
+
+def test_expand_nothing_matched() -> None:
+    q = "When was this patient switched from warfarin to apixaban?"
+    assert expand(q) == Expansion({}, q)
+    assert expand("") == Expansion({}, "")
+
+
+def test_expand_case_sensitive_abbreviations() -> None:
+    assert expand("wear a cap for 24 hr").added == {}
+    assert expand("Admitted with CAP, HR 110").added == {"CAP": ("community-acquired pneumonia",),
+                                                          "HR": ("heart rate",)}
+    assert expand("MI in 2019").added == {"MI": ("myocardial infarction",)}
+    assert expand("5 mi walk").added == {}
+
+
+# -- equivalents ----------------------------------------------------------------------------------
+def test_equivalents_each_kind() -> None:
+    assert equivalents("AF") == {"af", "afib", "atrial fibrillation"}
+    assert equivalents("atrial fibrillation") == {"af", "afib", "atrial fibrillation"}
+    assert equivalents("heart attack") == {"heart attack", "myocardial infarction", "mi"}
+    assert equivalents("ACE inhibitor") == {"ace inhibitor", "lisinopril", "ramipril", "enalapril", "perindopril",
+                                            "captopril", "acei", "angiotensin-converting enzyme inhibitor"}
+    assert {"warfarin", "apixaban", "rivaroxaban", "dabigatran", "edoxaban", "doac", "anticoagulant",
+            "noac"} <= equivalents("blood thinner")
+    assert {"furosemide", "hydrochlorothiazide", "diuretic", "bumetanide"} <= equivalents("water pill")
+    assert {"egfr", "creatinine", "estimated glomerular filtration rate"} <= equivalents("kidney function")
+    assert {"ldl", "statin", "atorvastatin"} <= equivalents("cholesterol")
+
+
+def test_equivalents_are_one_way_for_lay_and_class_entries() -> None:
+    assert "blood sugar" not in equivalents("HbA1c") and "glucose" not in equivalents("HbA1c")
+    assert equivalents("dapagliflozin") == {"dapagliflozin"}  # a member is not its class
+    assert equivalents("warfarin") == {"warfarin"}
+
+
+def test_equivalents_of_unknown_term_and_plurals() -> None:
+    assert equivalents("Melanoma") == {"melanoma"}
+    assert "atorvastatin" in equivalents("statins") and "statins" in equivalents("statins")
+
+
+# -- term_matches ---------------------------------------------------------------------------------
+@pytest.mark.parametrize(("term", "text"), [
+    ("ACE inhibitor", "Lisinopril 20 mg daily."),
+    ("ACE inhibitor", "trandolapril 2 mg"),                     # suffix rule: not in the member list
+    ("statin", "atorvastatin 20 mg nightly"),
+    ("statin", "Fluvastatin started"),                           # suffix rule
+    ("statins", "on rosuvastatin"),
+    ("SGLT2 inhibitor", "Started dapagliflozin 10 mg once daily."),
+    ("SGLT2 inhibitor", "sotagliflozin"),                        # suffix rule
+    ("ARB", "Losartan 50 mg daily continued."),
+    ("ARB", "azilsartan"),                                       # suffix rule
+    ("beta blocker", "carvedilol 6.25 mg"),
+    ("PPI", "pantoprazole 40 mg twice daily"),
+    ("DOAC", "apixaban 5 mg twice daily"),
+    ("DOAC", "betrixaban"),                                      # suffix rule
+    ("blood thinner", "Stop warfarin after the GI bleed"),
+    ("blood thinner", "on apixaban"),                            # through DOAC
+    ("water pill", "furosemide 40 mg daily"),
+    ("water pill", "bumetanide 1 mg"),                           # through "diuretic"
+    ("blood sugar", "HbA1c 8.1 percent despite metformin."),
+    ("blood sugar", "A1c is 8.4% on metformin alone."),
+    ("blood pressure", "BP 126/78"),
+    ("heart attack", "history of MI"),
+    ("heart attack", "prior myocardial infarction"),
+    ("kidney function", "eGFR 38"),
+    ("cholesterol", "simvastatin 40 mg"),                        # cholesterol -> statin -> suffix
+    ("AF", "Atrial fibrillation, rate controlled"),
+    ("atrial fibrillation", "AF on apixaban"),
+    ("CKD", "Chronic kidney disease stage 3b."),
+    ("T2DM", "Type 2 diabetes, A1c 7.1%."),
+    ("heart failure", "CHF, euvolemic"),
+    ("GLP-1 agonist", "semaglutide weekly"),
+    ("chest infection", "treated for community-acquired pneumonia"),
+])
+def test_term_matches(term: str, text: str) -> None:
+    assert term_matches(term, text)
+
+
+@pytest.mark.parametrize(("term", "text"), [
+    ("pril", "Seen in April 2022."),                             # no word-boundary match inside "April"
+    ("ACE inhibitor", "Seen in April 2022."),                    # false friend of -pril
+    ("statin", "nystatin oral suspension"),                      # antifungal
+    ("statin", "somatostatin analogue"),
+    ("statin", "imipenem-cilastatin"),
+    ("PPI", "aripiprazole 5 mg"),                                # antipsychotic, not a PPI
+    ("GLP-1 agonist", "teduglutide"),                            # GLP-2 analogue
+    ("SGLT2 inhibitor", "metformin 1000 mg twice daily"),
+    ("dapagliflozin", "Started empagliflozin"),                  # a member is not another member
+    ("warfarin", "apixaban 5 mg"),
+    ("HbA1c", "glucose 9.1"),                                    # one-way lay entry
+    ("CAP", "wear a cap"),                                       # upper case only
+    ("HR", "every 8 hr"),
+    ("AF", "afterwards"),                                        # word boundary
+    ("blood thinner", "no medications"),
+])
+def test_term_does_not_match(term: str, text: str) -> None:
+    assert not term_matches(term, text)
