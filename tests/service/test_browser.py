@@ -230,8 +230,9 @@ def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat
 def test_pdf_citation_shows_its_page(browser: Any, tmp_path: Path) -> None:
     """A cited passage of a two-column journal PDF shows its page on the sources list and in the opened
     passage ("p. 2"), and links the PDF at ``#page=2``. Screenshot: ``$CLINQA_SCREENSHOT_PDF`` when set."""
-    from documents.journal_pdfs import make_article
     from service_data import settings_for
+
+    from documents.journal_pdfs import make_article
 
     art = make_article(tmp_path / "article.pdf", seed=2)
     target = next(s for s, col in art.columns.items() if col == (2, "right") and s.startswith("Observation"))
