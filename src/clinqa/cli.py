@@ -58,6 +58,13 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(2)
 
 
+def _require_text(text: str) -> None:
+    """Exit 2 with "error: the question is empty" for an empty or whitespace-only question or query."""
+    if not text.strip():
+        typer.echo("error: the question is empty", err=True)
+        raise typer.Exit(2)
+
+
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
@@ -95,6 +102,9 @@ def ingest(
                        "from their images (chunks marked ocr: true)")
         for path, reason in report.skipped:
             typer.echo(f"  skipped {path}: {reason.removeprefix('skipped: ')}")
+        for path, n in report.suspicious:
+            typer.echo(f"{path}: {n} sentence{'s' if n != 1 else ''} addressed to an AI model "
+                       f"{'were' if n != 1 else 'was'} indexed but will never be quoted")
     if report.failed:
         raise typer.Exit(1)
 
@@ -202,6 +212,7 @@ def ask(
 
     With --llm the model writes the answer from the retrieved passages and every sentence is
     checked against the passages it cites; unsupported sentences are dropped (--json lists them)."""
+    _require_text(question)
     try:
         pipe = _pipeline(data_dir, config, reranker=reranker, llm=_llm_options(llm, llm_model, llm_url))
         if no_context:
@@ -433,7 +444,11 @@ def search(
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
-    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores)."""
+    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores).
+
+    Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
+    no --patient was given, that notes are searched only with --patient); exit code 0."""
+    _require_text(query)
     try:
         pipe = _pipeline(data_dir, config, reranker=reranker)
         res = pipe.search(query, _filters(pipe, patient, since, until, source), k=k)
@@ -450,6 +465,10 @@ def search(
     if as_json:
         typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
         return
+    if not rows:
+        typer.echo("No passage matched.")
+        if patient is None and any(d["patient_id"] for d in pipe.store.documents()):
+            typer.echo("Patient notes are searched only with --patient ID.")
     for r in rows:
         d = "-" if r["dense_rank"] is None else r["dense_rank"]
         b = "-" if r["bm25_rank"] is None else r["bm25_rank"]
@@ -481,6 +500,8 @@ def stats(
     typer.echo(f"data dir:  {s['data_dir']}\ndocuments: {s['documents']}\nchunks:    {s['chunks']}")
     typer.echo("levels:    " + ", ".join(f"{k}={v}" for k, v in sorted(s["levels"].items())))
     typer.echo(f"patients:  {s['patients']}\nmodel:     {s['model_id']}")
+    if s.get("suspicious_chunks"):
+        typer.echo(f"suspicious chunks: {s['suspicious_chunks']} (text addressed to an AI model; never quoted)")
 
 
 @app.command()
@@ -877,7 +898,7 @@ def eval_answers(
     and answer length of the extractive answer. --bioasq DIR: exact-answer containment on BioASQ
     factoid/list questions. A BEIR folder: the model alone vs extractive vs generated answers,
     judged blind by an LLM against the reference answers."""
-    if bioasq is not None or (dataset_dir is not None and dataset_dir.is_file()):
+    if bioasq is not None or (dataset_dir is not None and (dataset_dir.is_file() or dataset_dir.suffix == ".jsonl")):
         _eval_answer_facts(dataset_dir, bioasq, corpus, max_questions, baseline, output, subset, seed, data_dir,
                            config)
         return
@@ -977,8 +998,10 @@ def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path
                  ("fact recall (citation quotes)", F.fmt_rate(summary["fact_recall_quotes"])),
                  ("any-fact recall", F.fmt_rate(summary["any_fact_recall"])),
                  ("share of facts found", F.fmt_rate(summary["fact_share"])),
+                 ("all facts in the top chunks (ceiling)", F.fmt_rate(summary["facts_in_context"])),
                  (f"wrong-passage rate (n={summary['wrong_passage_rate']['n']} answered)",
                   F.fmt_rate(summary["wrong_passage_rate"])),
+                 ("citation [1] from another guideline", F.fmt_rate(summary["first_citation_wrong_rate"])),
                  ("in-scope refusal rate", F.fmt_rate(summary["in_scope_refusal_rate"])),
                  ("uncovered refusal rate", F.fmt_rate(summary["uncovered_refusal_rate"])),
                  ("answer words median / p90", f"{F.median_or_dash(summary['answer_words']['median'])} / "

@@ -29,6 +29,7 @@ from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
 from clinqa.answer.generate import generate_answer, generate_no_context
+from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
@@ -49,8 +50,10 @@ from clinqa.store import Store, open_store
 @dataclass
 class IngestReport:
     """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
-    is non-zero when ``failed`` is not empty. ``ocr_pages`` counts the PDF pages of the ingested
-    documents whose text was read by OCR."""
+    is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
+    ingested in this run holding ``n`` distinct sentences addressed to an AI model
+    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
+    the PDF pages of the ingested documents whose text was read by OCR."""
 
     documents: int = 0
     unchanged: int = 0
@@ -60,6 +63,7 @@ class IngestReport:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
+    suspicious: list[tuple[str, int]] = field(default_factory=list)
     ocr_pages: int = 0  # PDF pages read from their image by OCR
 
     def to_dict(self) -> dict[str, Any]:
@@ -76,17 +80,29 @@ def _synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
     return phrases, synonyms.equivalents, synonyms.term_matches
 
 
-def _in_years(chunk: Chunk, year_min: int | None, year_max: int | None) -> bool:
-    """Is ``chunk`` dated inside ``[year_min, year_max]`` (a note by its date's year)?"""
-    year = chunk.note_date.year if chunk.note_date else chunk.year
-    if year is None:
-        return False
-    return (year_min is None or year >= year_min) and (year_max is None or year <= year_max)
-
-
 def _norm(text: str) -> str:
     """Lower-cased text with whitespace runs collapsed, for containment checks."""
     return " ".join(text.lower().split())
+
+
+def _in_years(chunk: Chunk, filters: Filters) -> bool:
+    """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
+    bounds of ``filters``; an undated chunk lies outside any bound."""
+    year = chunk.note_date.year if chunk.note_date else chunk.year
+    if year is None:
+        return False
+    return (filters.year_min is None or year >= filters.year_min) and (filters.year_max is None
+                                                                       or year <= filters.year_max)
+
+
+def suspicious_units(bodies: Iterable[str]) -> list[str]:
+    """The distinct quotable units (:func:`clinqa.answer.units_of`) of chunk ``bodies`` that address
+    an AI model (:func:`clinqa.answer.injection.is_suspicious`), in order of first appearance."""
+    found: dict[str, None] = {}
+    for body in bodies:
+        if may_hold_suspicious(body):
+            found.update((u, None) for u in units_of(body) if is_suspicious(u))
+    return list(found)
 
 
 class Pipeline:
@@ -213,6 +229,7 @@ class Pipeline:
         seen: dict[str, str] = {}
         pending_docs: list[str] = []
         pending_chunks: list[Chunk] = []
+        suspicious: dict[str, int] = {}
 
         def flush() -> None:
             if not pending_docs:
@@ -269,6 +286,9 @@ class Pipeline:
             pending_docs.append(doc.doc_id)
             pending_chunks.extend(chunks)
             report.documents += 1
+            n_suspicious = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
+            if n_suspicious:
+                suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious
             report.ocr_pages += len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr
                                      and b.page_start is not None
                                      for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
@@ -280,6 +300,7 @@ class Pipeline:
             self.store.refresh_indexes()
         if cache:
             cache.close()
+        report.suspicious = sorted(suspicious.items())
         report.seconds = time.perf_counter() - t0
         return report
 
@@ -447,7 +468,7 @@ class Pipeline:
         filters = filters or self.filters()
         s = self.settings.answer
         if not question.strip():
-            raise ConfigError("empty question")
+            raise ConfigError("the question is empty")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         filters, intent = self.time_intent(question, filters)
@@ -522,7 +543,7 @@ class Pipeline:
                                     rerank=gate.signal == "rerank", query_vector=result.query_vector)
                 inside = {h.chunk.chunk_id for h in result.hits}
                 outside = [h for h in wider.hits if h.chunk.chunk_id not in inside
-                           and not _in_years(h.chunk, filters.year_min, filters.year_max)]
+                           and not _in_years(h.chunk, filters)]
                 if outside and gate.decide(wider, missing, s.unknown_terms).answer:
                     span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
                     read = f" (read from '{intent.phrase}')" if intent.phrase else ""
@@ -535,8 +556,8 @@ class Pipeline:
                                            "check the patient id.")
             return refusal(reason, topics)
         t1 = time.perf_counter()
-        ext = extract_answer(result.query_vector, result.hits[: s.context_chunks], self.unit_encoder,
-                             s.max_sentences, s.min_sentence_score, question=asked)
+        ext = extract_answer(result.query_vector, result.hits, self.unit_encoder,
+                             s.max_sentences, s.min_sentence_score, question=asked, max_hits=s.context_chunks)
         timings["extract"] = (time.perf_counter() - t1) * 1e3
         timings["total"] = (time.perf_counter() - t0) * 1e3
         if not ext.text:
@@ -609,7 +630,7 @@ class Pipeline:
         checked. Raises :class:`ConfigError` when no ``llm.backend`` is set and
         :class:`clinqa.llm.base.LLMError` when the model fails."""
         if not question.strip():
-            raise ConfigError("empty question")
+            raise ConfigError("the question is empty")
         backend = self.llm
         if backend is None:
             raise ConfigError("--no-context needs a language model: set --llm (llm.backend)")
@@ -646,7 +667,8 @@ class Pipeline:
         return self.store.version()
 
     def stats(self) -> dict[str, Any]:
-        """Counts for ``clinqa stats``: documents, chunks, per level, per source, model."""
+        """Counts for ``clinqa stats``: documents, chunks, per level, per source, patients, model, and
+        ``suspicious_chunks`` (:meth:`suspicious_chunks`)."""
         docs = self.store.documents()
         sources: dict[str, int] = {}
         for d in docs:
@@ -659,4 +681,15 @@ class Pipeline:
             "sources": sources,
             "patients": len({d["patient_id"] for d in docs if d["patient_id"]}),
             "model_id": self.store_meta().get("model_id"),
+            "suspicious_chunks": self.suspicious_chunks(sorted({d["patient_id"] for d in docs if d["patient_id"]})),
         }
+
+    def suspicious_chunks(self, patient_ids: Sequence[str] = ()) -> int:
+        """How many chunks (overview chunks left out) hold at least one unit addressed to an AI model
+        (:func:`suspicious_units`): the documents of no patient plus the notes of each of
+        ``patient_ids``, read from the store's chunk bodies (one pass over the store)."""
+        n = 0
+        for pid in [None, *patient_ids]:
+            bodies = self.store.export(["body"], Filters(patient_id=pid, exclude_levels=("document",)))
+            n += sum(1 for b in bodies.column("body").to_pylist() if suspicious_units([b]))
+        return n

@@ -65,7 +65,7 @@ def test_extract_picks_relevant_sentences_and_numbers_citations() -> None:
     ]
     # unit 0.6 * cos(q, unit) + 0.4 * cos(q, chunk): heparin sentences score >= 0.6 + 0.4 * 0.7
     ext = extract_answer(q, hits, enc, max_sentences=4, min_score=0.5)
-    assert ext.text == "Heparin is dosed by weight. [1]\nHeparin needs aPTT monitoring today. [2]"  # headings: in citations
+    assert ext.text == "Heparin is dosed by weight. [1]\nHeparin needs aPTT monitoring today. [2]"
     assert [(c.n, c.chunk_id) for c in ext.citations] == [(1, "d1#a#0"), (2, "d2#a#0")]
     assert ext.citations[0].quote == "Heparin is dosed by weight."
 
@@ -166,7 +166,8 @@ def test_units_without_the_questions_content_are_not_quoted() -> None:
     hits = [chunk_hit("n3#m#0", "No medication changes today.", 1, ["MEDICATIONS"]),
             chunk_hit("n2#m#0", "Metformin reduced to 500 mg once daily.", 2, ["MEDICATIONS"]),
             chunk_hit("n1#m#0", "It is not medical advice. Metformin is continued.", 3, ["Notes"])]
-    ext = extract_answer(q, hits, enc, max_sentences=4, min_score=0.0, question="What metformin dose is the patient on?")
+    ext = extract_answer(q, hits, enc, max_sentences=4, min_score=0.0,
+                         question="What metformin dose is the patient on?")
     assert [c.chunk_id for c in ext.citations] == ["n2#m#0", "n1#m#0"]
     assert ext.citations[1].quote == "Metformin is continued."
 

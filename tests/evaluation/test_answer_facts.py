@@ -60,7 +60,7 @@ def test_score_question_answer_text_and_quotes_differ() -> None:
     assert row["facts_found_quotes"] == ["22 breaths per minute", "GCS) < 15", "100 mmHg"]
     assert (row["all_facts"], row["any_fact"], row["all_facts_quotes"]) == (False, True, True)
     assert row["fact_share"] == pytest.approx(2 / 3)
-    assert row["wrong_passage"] is False
+    assert row["wrong_passage"] is False and row["first_citation_wrong"] is False
     # whitespace-separated tokens once the two markers are removed: "qSOFA Criteria: Respiratory Rate: ≥ 22
     # breaths per minute. Altered Mentation." = 11
     assert row["words"] == 11
@@ -71,7 +71,14 @@ def test_score_question_wrong_passage_and_refusal() -> None:
     other = score_question(QSOFA, answer("Score 2 [1]. 100 mmHg [2].", [cite(1, "rcp_news2_2017", "Score 2"),
                                                                         cite(2, "rcp_news2_2017", "100 mmHg")]))
     assert other["wrong_passage"] is True and other["cited_doc_ids"] == ["rcp_news2_2017"]
+    second = score_question(QSOFA, answer("a [1]. b [2].", [cite(1, "ssc_sepsis_2021", "a"),
+                                                             cite(2, "sepsis3_2016", "b")]))
+    assert (second["wrong_passage"], second["first_citation_wrong"]) == (False, True)
     assert (other["all_facts"], other["any_fact"], other["fact_share"]) == (False, True, pytest.approx(1 / 3))
+    ctx = score_question(QSOFA, answer("x [1].", [cite(1, "sepsis3_2016", "x")]),
+                         context="Respiratory Rate: ≥ 22 breaths per minute\nAltered Mentation\nSBP ≤ 100 mmHg")
+    assert (ctx["all_facts"], ctx["all_facts_in_context"]) == (False, True)
+    assert "all_facts_in_context" not in other
     refused = score_question(QSOFA, answer("The documents do not cover 22 breaths per minute.", [], refused=True))
     assert (refused["all_facts"], refused["any_fact"], refused["wrong_passage"], refused["words"]) == (
         False, False, None, 0)
@@ -82,7 +89,7 @@ def _row(qid: str, kind: str, doc: str | None, refused: bool, all_facts: bool = 
     r = {"id": qid, "kind": kind, "doc_id": doc, "refused": refused, "words": words, "latency_ms": 10.0}
     if kind != "uncovered":
         r.update(all_facts=all_facts, any_fact=any_fact, all_facts_quotes=quotes, fact_share=share,
-                 wrong_passage=None if refused else wrong)
+                 wrong_passage=None if refused else wrong, first_citation_wrong=None if refused else wrong)
     return r
 
 
@@ -101,7 +108,9 @@ def test_summarize_by_hand() -> None:
     assert s["fact_recall_quotes"]["value"] == pytest.approx(2 / 4)  # a, b
     assert s["any_fact_recall"]["value"] == pytest.approx(2 / 4)
     assert s["fact_share"]["value"] == pytest.approx((1 + 0.5 + 0 + 0) / 4)
+    assert s["facts_in_context"] == {"value": None, "ci95": None, "n": 0}  # no row carries a context
     assert s["wrong_passage_rate"]["value"] == pytest.approx(1 / 3) and s["wrong_passage_rate"]["n"] == 3
+    assert s["first_citation_wrong_rate"]["value"] == pytest.approx(1 / 3)
     assert s["in_scope_refusal_rate"]["value"] == pytest.approx(1 / 4)
     assert s["uncovered_refusal_rate"]["value"] == pytest.approx(1 / 2)
     # words of the answered answerable questions 10, 20, 40: median 20, p90 = 20 + 0.8 * (40 - 20) = 36
@@ -151,6 +160,8 @@ def test_load_questions_names_file_and_line(tmp_path: Path) -> None:
         assert str(p) in str(info.value)
     with pytest.raises(ConfigError, match="no such question file"):
         load_questions(tmp_path / "absent.jsonl")
+    res = CliRunner().invoke(app, ["eval", "answers", str(tmp_path / "absent.jsonl"), "--data-dir", str(tmp_path)])
+    assert res.exit_code == 2 and "absent.jsonl: no such question file" in res.output
 
 
 def test_bioasq_containment_by_hand() -> None:
@@ -231,6 +242,7 @@ def test_eval_answers_end_to_end(tmp_path: Path, two_guidelines: Path) -> None:
         facts = next(x["facts"] for x in rows if x["id"] == qid)
         assert r["all_facts"] == all(contains(text, f) for f in facts)
         assert r["wrong_passage"] == (None if r["refused"] else r["doc_id"] not in r["cited_doc_ids"])
+        assert isinstance(r["all_facts_in_context"], bool)
     s = data["summary"]
     assert s["fact_recall"]["value"] == pytest.approx((by_id["g1"]["all_facts"] + by_id["g2"]["all_facts"]) / 2)
     assert s["n_answerable"] == 2 and s["n_uncovered"] == 1
@@ -240,3 +252,36 @@ def test_eval_answers_end_to_end(tmp_path: Path, two_guidelines: Path) -> None:
     again = json.loads((tmp_path / "run2" / "answers.json").read_text())
     assert again["vs_baseline"]["all_facts"]["p_value"] == 1.0
     assert again["vs_baseline"]["all_facts"]["n"] == 2
+    # `eval report` renders both runs, the second with its paired table
+    rep = CliRunner().invoke(app, ["eval", "report", str(tmp_path)])
+    assert rep.exit_code == 0, rep.output
+    assert rep.output.count("| fact recall (answer text) |") == 2
+    assert "| all_facts | " in rep.output and "| 1.000 | 2 |" in rep.output
+
+
+def test_eval_answers_bioasq_end_to_end(tmp_path: Path) -> None:
+    """`eval answers --bioasq` on a hand-made BioASQ-shaped folder (the tiny passages): a factoid
+    question whose passage is the only one mentioning its answer, and a yes/no one that is skipped."""
+    from tiny_data import TINY_DOCS
+
+    d = tmp_path / "bioasq"
+    (d / "qrels").mkdir(parents=True)
+    (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n"
+                                            for k, (t, x) in TINY_DOCS.items()))
+    queries = [
+        {"_id": "f1", "text": "What target INR is used for warfarin in atrial fibrillation?",
+         "metadata": {"type": "factoid", "exact_answer": [["2 to 3", "2-3"]]}},
+        {"_id": "y1", "text": "Is metformin first-line?", "metadata": {"type": "yesno", "exact_answer": "yes"}},
+    ]
+    (d / "queries.jsonl").write_text("".join(json.dumps(q) + "\n" for q in queries))
+    (d / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nf1\td7\t1\ny1\td2\t1\n")
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", "answers", "--bioasq", str(d), "--subset", "2", "--data-dir",
+                                   str(tmp_path / "data"), "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    data = json.loads((out / "answers.json").read_text())
+    # only f1 is a factoid/list question; the store holds its gold passage d7 plus 2 distractors
+    assert [r["id"] for r in data["rows"]] == ["f1"] and data["documents"] == 3
+    row = data["rows"][0]
+    assert row["contains"] == (not row["refused"] and contains(row["answer"], ["2 to 3", "2-3"]))
+    assert data["summary"]["factoid"]["n"] == 1 and "list" not in data["summary"]

@@ -225,12 +225,20 @@ def test_status_codes_for_bad_requests(client: TestClient) -> None:
     assert client.post("/search", json={"query": "x" * 301}, headers=h).status_code == 422
     assert client.post("/ask", json={"question": "cough", "since": 2020, "until": 2010}, headers=h).status_code == 422
     assert client.post("/ask", json={"question": "cough", "bogus": 1}, headers=h).status_code == 422
-    empty = client.post("/ask", json={"question": "   "}, headers=h)  # ClinqaError from the pipeline
-    assert empty.status_code == 400 and empty.json() == {"detail": "empty question"}
     assert client.get("/documents/nope", headers=h).status_code == 404
     assert client.get("/chunks/nope%23x%230", headers=h).status_code == 404
     assert client.get("/queries/" + "0" * 32, headers=h).status_code == 404
     assert client.post("/feedback", json={"query_id": "0" * 32, "score": 1.0}, headers=h).status_code == 404
+
+
+@pytest.mark.parametrize(("route", "field"), [("/ask", "question"), ("/search", "query")])
+@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+def test_empty_question_is_422_on_every_route(client: TestClient, route: str, field: str, text: str) -> None:
+    """Issue 16: ``POST /search {"query": "   "}`` returned hits, ``POST /ask`` a 400; both are 422 now."""
+    r = client.post(route, json={field: text}, headers=headers("all"))
+    assert r.status_code == 422
+    [error] = r.json()["detail"]
+    assert error["loc"] == ["body", field] and error["msg"] == "Value error, the question is empty"
 
 
 def test_request_body_limit_is_413(client: TestClient) -> None:

@@ -339,3 +339,25 @@ def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path:
     assert other.count() == 8 and other.version() == store.version()
     if not isinstance(other, LanceStore):
         other.close()
+
+
+# -- Unicode variants (issue 16, part 5) ----------------------------------------------------------
+def test_unicode_variants_of_a_word_match(empty: Store) -> None:
+    """A query typed with a ligature or a Greek mu finds the chunks that spell the word in ASCII or
+    with the micro sign, and the other way round: chunk text (built by ``make_chunk``, as ingest
+    does) and queries go through the same normaliser."""
+    from clinqa.chunking.base import make_chunk
+    from clinqa.documents.model import Document
+
+    bodies = {"u1": "Atrial fibrillation needs anticoagulation.",
+              "u2": "A creatinine of 120 \u00b5mol/L is raised.",  # micro sign
+              "u3": "Atrial \ufb02utter is treated like \ufb01brillation."}  # ligatures fl, fi
+    chunks = [make_chunk(Document(doc_id=d, title=d), body=b, section_path=["S"], index=0, level="section",
+                         counter=None, doc_hash=f"h-{d}") for d, b in bodies.items()]
+    empty.replace_documents(list(bodies), chunks, np.stack([unit(RNG.normal(size=DIM)) for _ in chunks]))
+    empty.refresh_indexes()
+    assert set(ids(empty.bm25_search("fibrillation", 5, Filters()))) == {"u1#s#0", "u3#s#0"}
+    assert set(ids(empty.bm25_search("\ufb01brillation", 5, Filters()))) == {"u1#s#0", "u3#s#0"}
+    assert ids(empty.bm25_search("flutter", 5, Filters())) == ["u3#s#0"]
+    assert ids(empty.bm25_search("\u03bcmol", 5, Filters())) == ["u2#s#0"]  # Greek mu
+    assert ids(empty.bm25_search("\u00b5mol", 5, Filters())) == ["u2#s#0"]  # micro sign

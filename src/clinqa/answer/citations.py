@@ -13,6 +13,24 @@ out of range or lost. After generation every sentence is checked on its own:
 4. **Numbers**: every quantity in the sentence (number, unit and qualifier, see
    :mod:`clinqa.answer.quantities`) must agree with a quantity in the cited chunks: "within 4
    weeks" is not supported by "persist for 4 weeks".
+5. **Negation, per clause**: the sentence is cut into clauses (at ", and", ", but", ", while",
+   "; ", " whereas ", ", which" ..., and after a leading "While/Although ... ,"; not at ", or":
+   in "do not A, B, or C" the negation covers all three); each clause
+   is matched to the span of consecutive clauses of one cited sentence that shares most of its
+   words (F1 of content words weighted by their rarity among the cited sentences, numbers
+   breaking ties), and the two must agree on negation. "Stop metformin if the eGFR falls below
+   30" is backed by "..., and stop it if the eGFR falls below 30" even though the sentence's
+   other clause says "Do not start". "no more than", "with or without", "for no apparent reason"
+   and the like are not negations.
+6. **Population**: a population word of a clause ("children", "pregnant") must be in the
+   cited sentence matched to it, or, when that sentence names no population, in the cited text.
+7. **Text addressed to an AI model** (:func:`clinqa.answer.injection.is_suspicious`) supports
+   nothing: a sentence that passes only with such sentences in its cited text is unsupported
+   ("supported only by text addressed to an AI model").
+
+Cited text is normalised before any check (:func:`normalize_source`): Unicode (:func:`clinqa.text.normalize`),
+Markdown emphasis removed, and line breaks inside a paragraph read as spaces (a hard-wrapped
+"with\nno more than 4 g" is "with no more than 4 g"); list items, table rows and headings stay lines.
 
 Sentences without any citation are unsupported, except the fixed refusal phrase and a bare
 leading "Yes." / "No." / "Maybe." (closed questions), which is kept when a later sentence is
@@ -22,11 +40,15 @@ sentences are then dropped or flagged (:func:`verify_answer`).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.answer.quantities import unsupported_quantities
+from clinqa.chunking.sentences import split_sentences
+from clinqa.text import normalize
 
 _MARKER = re.compile(r"\[\s*(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\s*\]")
 _SENTENCE_END = re.compile(r"[.!?][\"')]*(?:\s*\[\s*\d[\d\s,;–-]*\])*(?=\s+(?:\[\d|[A-Z0-9\"'(])|\s*$)")
@@ -52,7 +74,22 @@ _POPULATION = frozenset("""child children pediatric paediatric infant infants ne
 adolescent adolescents adult adults elderly pregnant pregnancy breastfeeding lactation lactating women men
 """.split())
 _REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
-_SOURCE_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+#: sentence ends in cited text: after . ! ? ; : (also before a closing bracket or quote), at line
+#: breaks, and before an inline list item (" - Item", MedQuAD's flattened lists)
+_SOURCE_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[.!?][)\]\"'])\s+|\n+|\s+-\s+(?=[A-Z])")
+#: phrases with a negation word that negate nothing: bounds, "with or without", idioms
+_NOT_NEGATION = re.compile(
+    r"\b(?:no|not)\s+(?:more|less|fewer|greater|later|sooner|earlier|longer|higher|lower)\s+than\b|"
+    r"\bnot\s+(?:exceeding|to\s+exceed)\b|\bfor\s+no\s+(?:apparent\s+|known\s+|obvious\s+|clear\s+|particular\s+)?"
+    r"reason\b|\bwith\s+or\s+without\b|\bwhether\s+or\s+not\b|\bif\s+not\s+all\b|\bnot\s+only\b|\bno\s+matter\b",
+    re.IGNORECASE)
+#: where a sentence is cut into clauses (the cut keeps the conjunction with the clause after it)
+_CLAUSE_CUT = re.compile(
+    r",\s+(?=(?:and|but|while|whereas|although|though|yet|which|who|so|unless|except)\b)|"
+    r"\s+(?=(?:but|whereas)\s)|;\s+", re.IGNORECASE)
+_LEADING_SUBORDINATE = re.compile(r"^\W*(?:while|although|though|whereas|even though)\b[^,]{3,},\s+", re.IGNORECASE)
+_EMPHASIS = re.compile(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=\w)\*(?![\w*])")
+_BLOCK_START = re.compile(r"^\s*(?:[-*+\u2022]\s|\d{1,3}[.)]\s|\||#|>)")
 
 
 def parse_markers(text: str) -> list[int]:
@@ -105,10 +142,15 @@ def split_answer(text: str) -> list[str]:
 
 
 def _stem(word: str) -> str:
+    """Light suffix stripping; a final "e" goes too, so "deteriorate", "deteriorates" and
+    "deteriorated" share one stem ("es" is stripped whole only after s, x, z, ch, sh)."""
     for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s"):
         if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
+            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
+                continue
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
 def content_words(text: str) -> list[str]:
@@ -119,9 +161,102 @@ def content_words(text: str) -> list[str]:
 
 
 def negated(text: str) -> bool:
-    """Whether ``text`` carries a negation cue (not, no, never, nor, cannot, without, n't ...)."""
-    low = text.lower()
+    """Whether ``text`` carries a negation cue (not, no, never, nor, cannot, without, n't ...);
+    "no more than", "not exceeding", "with or without", "for no apparent reason" and similar
+    phrases are not negations."""
+    low = _NOT_NEGATION.sub(" ", text.lower())
     return bool(_NEG_CONTRACTION.search(low)) or any(w in _NEGATORS for w in _WORD.findall(low))
+
+
+def normalize_source(text: str) -> str:
+    """Cited text as the checks read it: :func:`clinqa.text.normalize`, Markdown emphasis
+    (``**``, ``__``, ``*``) removed, and the lines of a paragraph joined with spaces, except lines
+    that start a list item, table row, heading or quote, and lines after a table row or a
+    ``A > B`` header line. Paragraphs stay separated by a blank line."""
+    out: list[str] = []
+    for para in re.split(r"\n\s*\n", normalize(text)):
+        lines: list[str] = []
+        for ln in para.splitlines():
+            if not ln.strip():
+                continue
+            prev = lines[-1] if lines else ""
+            joinable = prev and not _BLOCK_START.match(ln) and not prev.lstrip().startswith("|") \
+                and not (" > " in prev and not prev.rstrip().endswith((".", ":", ";")))
+            if joinable:
+                lines[-1] = prev.rstrip() + " " + ln.strip()
+            else:
+                lines.append(ln.strip())
+        if lines:
+            out.append("\n".join(lines))
+    return _EMPHASIS.sub("", "\n\n".join(out))
+
+
+def clauses(sentence: str, merge: bool = True) -> list[str]:
+    """``sentence`` cut into clauses (see module docstring, step 5), in order. With ``merge`` (for
+    the checked sentence) a piece with fewer than two content words stays with the clause before
+    it; without (for cited sentences) "..., some do not" stays a clause of its own."""
+    head = _LEADING_SUBORDINATE.match(sentence)
+    pieces = [sentence[: head.end()].rstrip(", ")] if head else []
+    pieces += [p for p in _CLAUSE_CUT.split(sentence[head.end():] if head else sentence) if p and p.strip()]
+    out: list[str] = []
+    for p in pieces:
+        if merge and out and len(content_words(p)) < 2:
+            out[-1] = f"{out[-1]}, {p.strip()}"
+        else:
+            out.append(p.strip())
+    if merge and len(out) > 1 and len(content_words(out[0])) < 2:
+        out[1] = f"{out[0]}, {out[1]}"
+        out = out[1:]
+    return out or [sentence]
+
+
+def _source_sentences(texts: list[str]) -> list[str]:
+    return [x for t in texts for x in _SOURCE_SENTENCE.split(t) if x.strip()]
+
+
+@dataclass
+class _Span:
+    text: str  # consecutive clauses of one source sentence
+    sentence: str  # the whole sentence
+    score: float
+
+
+def _best_span(claim: str, sentences: list[str], weight: dict[str, float], default: float) -> _Span | None:
+    """The span of consecutive clauses of one of ``sentences`` that best matches ``claim``: F1 of
+    rarity-weighted content words, plus 0.01 per number of the claim the span contains."""
+    words = set(content_words(claim))
+    if not words:
+        return None
+    numbers = set(re.findall(r"\d+(?:\.\d+)?", claim))
+    total = sum(weight.get(w, default) for w in words)
+    best: _Span | None = None
+    for sent in sentences:
+        parts = clauses(sent, merge=False)
+        for i in range(len(parts)):
+            for j in range(i + 1, len(parts) + 1):
+                span = " ".join(parts[i:j])
+                have = set(content_words(span))
+                hit = sum(weight.get(w, default) for w in words & have)
+                if not hit:
+                    continue
+                recall = hit / total
+                precision = hit / sum(weight.get(w, default) for w in have)
+                score = 2 * recall * precision / (recall + precision)
+                score += 0.01 * len(numbers & set(re.findall(r"\d+(?:\.\d+)?", span)))
+                if best is None or score > best.score + 1e-9:
+                    best = _Span(span, sent, score)
+    return best
+
+
+def _rarity(sentences: list[str]) -> tuple[dict[str, float], float]:
+    """Weight of each content word: log(1 + sentences / sentences holding it); the default weight
+    (a word in none of them) is log(1 + sentences)."""
+    df: dict[str, int] = {}
+    for sent in sentences:
+        for w in set(content_words(sent)):
+            df[w] = df.get(w, 0) + 1
+    n = max(len(sentences), 1)
+    return {w: math.log(1 + n / d) for w, d in df.items()}, math.log(1 + n)
 
 
 def _support(words: list[str], text: str) -> float:
@@ -130,12 +265,12 @@ def _support(words: list[str], text: str) -> float:
 
 
 def best_source_sentence(claim: str, texts: list[str]) -> str:
-    """The sentence (split at . ! ? ; : and line breaks) of ``texts`` sharing the largest share of
-    ``claim``'s content words; "" when none shares any."""
+    """The sentence (split at . ! ? ; : and line breaks, after :func:`normalize_source`) of ``texts``
+    sharing the largest share of ``claim``'s content words; "" when none shares any."""
     words = content_words(claim)
     best, score = "", 0.0
     for t in texts:
-        for sent in _SOURCE_SENTENCE.split(t):
+        for sent in _SOURCE_SENTENCE.split(normalize_source(t)):
             sc = _support(words, sent)
             if sc > score:
                 best, score = sent, sc
@@ -163,6 +298,51 @@ class CheckedSentence:
         return asdict(self)
 
 
+def _without_suspicious(text: str) -> str:
+    """``text`` without its sentences addressed to an AI model (each line split with pysbd)."""
+    if not may_hold_suspicious(text):
+        return text
+    lines = []
+    for line in text.splitlines():
+        kept = [x for x in split_sentences(line) if not is_suspicious(x)] if may_hold_suspicious(line) else [line]
+        lines.append(" ".join(kept))
+    return "\n".join(lines)
+
+
+def _content_checks(bare: str, words: list[str], cited: list[str], min_support: float) -> tuple[float, list[str]]:
+    """Steps 3-6 of the module docstring for one sentence ``bare`` (markers removed, normalised)
+    with content ``words`` against normalised ``cited`` texts: (support, reasons it fails)."""
+    reasons: list[str] = []
+    # support from the best single cited passage: citing [1-5] must not pool five passages' words
+    per_passage = [_support(words, t) for t in cited]
+    support = max(per_passage)
+    if support < min_support:
+        have = set(content_words(cited[per_passage.index(support)]))
+        missing = [w for w in dict.fromkeys(words) if w not in have][:6]
+        reasons.append(f"only {support:.0%} of its words are in the cited text (missing: {', '.join(missing)})")
+    sentences = _source_sentences(cited)
+    weight, default = _rarity(sentences)
+    have_all = set(content_words(" ".join(cited)))
+    populations: list[str] = []
+    for part in clauses(bare):
+        span = _best_span(part, sentences, weight, default)
+        if span is None:
+            continue
+        if negated(part) != negated(span.text):
+            reasons.append(f"{'negates' if negated(part) else 'drops the negation of'} the cited text: "
+                           f"\"{' '.join(span.text.split())[:120]}\"")
+        in_sentence = {w for w in _WORD.findall(span.sentence.lower()) if w in _POPULATION}
+        pool = set(content_words(span.sentence)) if in_sentence else have_all
+        populations += [w for w in dict.fromkeys(_WORD.findall(part.lower())) if w in _POPULATION
+                        and _stem(w) not in pool and w not in populations]
+    if populations:
+        reasons.append("names " + ", ".join(f"'{w}'" for w in populations) + ", which the cited text does not")
+    numbers = unsupported_quantities(bare, cited)
+    if numbers:
+        reasons.append("numbers not in the cited text as stated: " + ", ".join(f"'{q.phrase}'" for q in numbers))
+    return support, reasons
+
+
 def check_sentence(sentence: str, evidence: dict[int, str], min_support: float = 0.5,
                    refusal_phrase: str | None = None) -> CheckedSentence:
     """Check one sentence against ``evidence`` (evidence number -> chunk text).
@@ -183,30 +363,16 @@ def check_sentence(sentence: str, evidence: dict[int, str], min_support: float =
         if not ids:
             reasons.append("no citation")
         return CheckedSentence(sentence, valid, invalid, False, 0.0, reasons)
-    cited = [evidence[i] for i in valid]
+    raw = [normalize_source(evidence[i]) for i in valid]
     words = content_words(bare)
     if not words:  # "Evidence: [1]" says nothing a citation could support
         reasons.append("no content to check")
         return CheckedSentence(sentence, valid, invalid, False, 0.0, reasons)
-    # support from the best single cited passage: citing [1-5] must not pool five passages' words
-    per_passage = [_support(words, t) for t in cited]
-    support = max(per_passage)
-    if support < min_support:
-        have = set(content_words(cited[per_passage.index(support)]))
-        missing = [w for w in dict.fromkeys(words) if w not in have][:6]
-        reasons.append(f"only {support:.0%} of its words are in the cited text (missing: {', '.join(missing)})")
-    source = best_source_sentence(bare, cited)
-    if source and negated(bare) != negated(source):
-        reasons.append(f"{'negates' if negated(bare) else 'drops the negation of'} the cited text: "
-                       f"\"{' '.join(source.split())[:120]}\"")
-    have_all = set(content_words(" ".join(cited)))
-    populations = [w for w in dict.fromkeys(_WORD.findall(bare.lower())) if w in _POPULATION
-                   and _stem(w) not in have_all]
-    if populations:
-        reasons.append("names " + ", ".join(f"'{w}'" for w in populations) + ", which the cited text does not")
-    numbers = unsupported_quantities(bare, cited)
-    if numbers:
-        reasons.append("numbers not in the cited text as stated: " + ", ".join(f"'{q.phrase}'" for q in numbers))
+    cited = [_without_suspicious(t) for t in raw]
+    support, problems = _content_checks(normalize(bare), words, cited, min_support)
+    if problems and cited != raw and not _content_checks(normalize(bare), words, raw, min_support)[1]:
+        problems = ["supported only by text addressed to an AI model"]
+    reasons.extend(problems)
     supported = not reasons or reasons == [r for r in reasons if r.startswith("cites [")]
     return CheckedSentence(sentence, valid, invalid, supported, round(support, 4),
                            [] if supported and not invalid else reasons)

@@ -13,8 +13,10 @@ Selection (:func:`extract_answer`), in order:
 
 1. Units that cannot answer anything are dropped: boilerplate and tool advertisements
    (:data:`BOILERPLATE`), text addressed to an AI model, and units that share no content word
-   (by Snowball stem) with the question, even through their label or section heading.
-2. A unit whose section heading or label states the opposite of a qualifier of the question
+   (by Snowball stem) with the question, even through their label or section heading (unless no
+   unit of any passage does).
+2. Passages whose section path states the opposite of a qualifier of the question are passed
+   over for the next retrieved ones, and a unit whose section heading or label states it
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
    for "outpatient", adults for children; :data:`OPPOSITES`) is dropped.
 3. Each remaining unit scores ``unit_weight * cos(question, unit) + (1 - unit_weight) *
@@ -48,6 +50,7 @@ import numpy as np
 
 from clinqa.answer.answerability import POPULATION_WORDS, stem
 from clinqa.answer.coverage import STOPWORDS
+from clinqa.answer.injection import is_suspicious
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
@@ -294,15 +297,6 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     return f"{row_label}, {best[0]}: {best[1]}"
 
 
-def _is_suspicious(text: str) -> bool:
-    """Text addressed to an AI model (``clinqa.answer.injection``, when present)."""
-    try:
-        from clinqa.answer.injection import is_suspicious
-    except ImportError:  # pragma: no cover - the module ships with clinqa
-        return False
-    return bool(is_suspicious(text))
-
-
 @dataclass
 class Extract:
     """The extractive answer text and the citations it uses (numbered from 1). ``quotes`` maps
@@ -327,34 +321,42 @@ def extract_answer(
     max_words: int = 150,
     list_bonus: float = 0.25,
     number_bonus: float = 0.1,
+    max_hits: int = 5,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
     ``question_vector``: ``(dim,)`` unit vector of the question; ``question``: its text, for the
-    lexical and qualifier rules (without it, selection is by cosine alone, as before).
+    lexical and qualifier rules (without it, selection is by cosine alone, as before). Units come
+    from the first ``max_hits`` hits whose section path does not state the opposite of a qualifier of
+    the question (all hits in retrieval order when none fits).
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. Returns an empty text when the hits hold no quotable unit.
     """
+    quals = _qualifiers(question) if question else []
+    if quals:  # passages whose section states the opposite of a qualifier are passed over for the next ones
+        fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
+        hits = (fitting or hits)[:max_hits]
+    else:
+        hits = hits[:max_hits]
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
     units = units[:max_units]
     q_stems = _stems(question) if question else set()
-    quals = _qualifiers(question) if question else []
 
     def headings(hi: int) -> str:  # the section path below the document title
         return " ".join(hits[hi].chunk.section_path)
 
-    def usable(hi: int, u: Unit) -> bool:
-        if BOILERPLATE.search(u.full) or _is_suspicious(u.full):
+    def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
+        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
             return False
-        if question and q_stems and not (q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")):
+        if need_overlap and q_stems and not (q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")):
             return False
         return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
 
     keep = [(hi, u) for hi, u in units if usable(hi, u)]
-    if not keep and not question:
-        keep = units
+    if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
+        keep = [(hi, u) for hi, u in units if usable(hi, u, need_overlap=False)]
     if not keep:
         return Extract("", [])
     q = np.asarray(question_vector, dtype=np.float32)

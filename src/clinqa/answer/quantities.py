@@ -16,6 +16,9 @@ Qualifier classes (the one to three words, or the symbol, just before the number
 * ``after`` / ``before`` / ``every``: after, before, every / each / per
 * ``""``: none of these
 
+A bound written after the number counts too: "300 mg/dL or higher" is ``lower``, "5 days or
+less" is ``upper``.
+
 Units are normalised (``hrs`` -> ``hour``, ``mg/dl`` -> ``mg/dL``, ``weeks`` -> ``week``);
 spelled-out numbers one to twenty are read as digits. Unit conversion (1 g = 1000 mg) is not
 attempted: a converted number fails the check, which errs towards flagging.
@@ -51,6 +54,7 @@ _UNITS = {
     "yr": "year", "times": "time", "doses": "dose", "dose": "dose", "tablets": "tablet", "tablet": "tablet",
     "patients": "patient", "cm": "cm", "mm": "mm", "m": "m", "inches": "inch", "inch": "inch",
 }
+_UNITS.update({"μmol/l": "umol/L", "μg/kg": "mcg/kg", "μg": "mcg"})  # Greek mu: what NFKC makes of the micro sign
 _UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 
 _QUALIFIERS = [  # (pattern before the number, class); longest first within the alternation
@@ -73,6 +77,10 @@ _QUANTITY = re.compile(
     re.IGNORECASE,
 )
 _MARKER = re.compile(r"\[\s*\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*\s*\]")
+#: a bound written after the number: "300 mg/dL or higher" is "at least 300 mg/dL"
+_QUALIFIER_AFTER = [(re.compile(r"^\s*(?:or|and)\s+(?:more|higher|greater|above|over|longer|later)\b", re.I), "lower"),
+                    (re.compile(r"^\s*(?:or|and)\s+(?:less|lower|fewer|below|under|shorter|sooner|earlier)\b", re.I),
+                     "upper")]
 _QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), cls) for p, cls in _QUALIFIERS]
 
 
@@ -140,6 +148,10 @@ def extract_quantities(text: str) -> list[Quantity]:
         low = _value(low_raw)
         high = _value(high_raw) if high_raw else low
         cls, cue = _qualifier(text[: m.start()])
+        if not cls:
+            after = next((c for rx, c in _QUALIFIER_AFTER if rx.match(text[m.end():m.end() + 20])), "")
+            if after:
+                cls, cue = after, "or more" if after == "lower" else "or less"
         out.append(Quantity(cls, low, high, unit, m.group(0).strip(), cue))
     return out
 

@@ -17,6 +17,7 @@ from typing import Literal, Protocol
 from pydantic import BaseModel, Field
 
 from clinqa.documents.model import Block, Document, page_range
+from clinqa.text import normalize
 
 Level = Literal["document", "section", "paragraph", "window", "references"]
 
@@ -184,10 +185,13 @@ def make_chunk(
     doc_hash: str = "",
     blocks: Sequence[Block] = (),
 ) -> Chunk:
-    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata; its page
+    """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata. Header and
+    body are Unicode-normalised (:func:`clinqa.text.normalize`: ligatures, micro sign, dashes,
+    quotes), as queries are, so "ﬁbrillation" finds "fibrillation"; the id keeps the raw path. Its page
     range and ``ocr`` flag come from ``blocks``, the blocks its body was taken from."""
     page_start, page_end = page_range(list(blocks))
-    head = header_for(doc, section_path) if header is None else header
+    head = normalize(header_for(doc, section_path) if header is None else header)
+    body = normalize(body)
     text = compose(head, body)
     if level != "document":
         level = level_for(section_path, level)

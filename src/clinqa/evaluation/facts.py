@@ -21,14 +21,17 @@ Per fact-set question (:func:`score_question`):
   quotes (joined) contain one of its strings; a refusal finds nothing.
 * ``all_facts`` (every fact in the answer text), ``any_fact`` (at least one),
   ``all_facts_quotes`` (every fact in the quotes).
-* ``wrong_passage``: answered, and no cited chunk comes from the expected ``doc_id``.
+* ``wrong_passage``: answered, and no cited chunk comes from the expected ``doc_id``;
+  ``first_citation_wrong``: answered, and citation [1] comes from another document.
 * ``words``: words of the answer text without markers (0 for a refusal).
 
 Summary (:func:`summarize`): fact recall = mean ``all_facts`` over *all* answerable questions
 (a refused one counts 0), any-fact recall, fact recall in the quotes, mean share of facts
-found, wrong-passage rate over answered answerable questions, in-scope refusal rate, uncovered
+found, wrong-passage rate (and first-citation-wrong rate) over answered answerable questions,
+in-scope refusal rate, uncovered
 refusal rate, answer length (median and 90th percentile words over answered answerable
-questions) and ``ask`` latency. Rates carry 95% percentile-bootstrap intervals
+questions), ``ask`` latency, and the share of answerable questions whose facts all lie in
+the top chunks the answer quotes from (``facts_in_context``). Rates carry 95% percentile-bootstrap intervals
 (:func:`clinqa.evaluation.metrics.bootstrap_ci`, 2,000 resamples) clustered by the expected
 document (questions on one guideline are not independent); uncovered questions are their own
 clusters. :func:`compare_to_baseline` gives a paired sign-flip randomization test
@@ -143,11 +146,14 @@ def answer_words(answer: Answer) -> int:
     return 0 if answer.refused else len(strip_markers(answer.answer).split())
 
 
-def score_question(q: FactQuestion, answer: Answer) -> dict[str, Any]:
+def score_question(q: FactQuestion, answer: Answer, context: str | None = None) -> dict[str, Any]:
     """One per-question row (JSON-ready): the question, refusal, answer text, cited doc ids,
-    per-fact hits in the answer text and in the quotes, ``all_facts``, ``any_fact``,
-    ``all_facts_quotes``, ``fact_share``, ``wrong_passage`` (None when refused or uncovered),
-    ``words`` and latency in ms."""
+    cited chunk ids, the gate signal, per-fact hits in the answer text and in the quotes,
+    ``all_facts``, ``any_fact``, ``all_facts_quotes``, ``fact_share``, ``wrong_passage`` (None
+    when refused; absent for uncovered questions), ``words`` and latency in ms. ``context`` (the
+    passages the answer drew from, joined) adds ``all_facts_in_context``: every fact is in those
+    passages, whether or not the answer quoted it (the ceiling of unit selection; a table or list
+    is matched in its stored form, so this undercounts a little)."""
     text = "" if answer.refused else strip_markers(answer.answer)
     quotes = "" if answer.refused else "\n".join(c.quote for c in answer.citations)
     cited = list(dict.fromkeys(c.doc_id for c in answer.citations)) if not answer.refused else []
@@ -156,6 +162,7 @@ def score_question(q: FactQuestion, answer: Answer) -> dict[str, Any]:
     row: dict[str, Any] = {
         "id": q.qid, "question": q.question, "kind": q.kind, "doc_id": q.doc_id, "refused": answer.refused,
         "answer": answer.answer, "cited_doc_ids": cited, "words": answer_words(answer),
+        "cited_chunks": [c.chunk_id for c in answer.citations], "gate_signal": answer.gate.get("signal"),
         "latency_ms": round(answer.timings_ms.get("total", 0.0), 1),
     }
     if q.answerable:
@@ -166,7 +173,10 @@ def score_question(q: FactQuestion, answer: Answer) -> dict[str, Any]:
             "all_facts": all(in_answer), "any_fact": any(in_answer), "all_facts_quotes": all(in_quotes),
             "fact_share": sum(in_answer) / len(in_answer),
             "wrong_passage": None if answer.refused else q.doc_id not in cited,
+            "first_citation_wrong": None if answer.refused or not cited else cited[0] != q.doc_id,
         })
+        if context is not None:
+            row["all_facts_in_context"] = all(contains(context, f) for f in q.facts)
     else:
         row["missing"] = q.missing
     if answer.refused:
@@ -208,7 +218,11 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "fact_recall_quotes": _rate({r["id"]: float(r["all_facts_quotes"]) for r in ans}, clusters),
         "any_fact_recall": _rate({r["id"]: float(r["any_fact"]) for r in ans}, clusters),
         "fact_share": _rate({r["id"]: float(r["fact_share"]) for r in ans}, clusters),
+        "facts_in_context": _rate({r["id"]: float(r["all_facts_in_context"]) for r in ans
+                                   if "all_facts_in_context" in r}, clusters),
         "wrong_passage_rate": _rate({r["id"]: float(r["wrong_passage"]) for r in answered}, clusters),
+        "first_citation_wrong_rate": _rate({r["id"]: float(r["first_citation_wrong"]) for r in answered
+                                            if r.get("first_citation_wrong") is not None}, clusters),
         "in_scope_refusal_rate": _rate({r["id"]: float(r["refused"]) for r in ans}, clusters),
         "uncovered_refusal_rate": _rate({r["id"]: float(r["refused"]) for r in unc}, clusters),
         "answer_words": {"median": _percentile(words, 50), "p90": _percentile(words, 90), "n": len(words)},
@@ -217,12 +231,20 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def context_text(pipe: Pipeline, answer: Answer) -> str:
+    """Bodies of the top ``answer.context_chunks`` retrieved chunks (those the extractive answer
+    quotes from), joined by newlines; refusals included, since they carry ``retrieved`` too."""
+    ids = [r["chunk_id"] for r in answer.retrieved[: pipe.settings.answer.context_chunks]]
+    return "\n".join(c.body for c in pipe.store.get_chunks(ids)) if ids else ""
+
+
 def evaluate_fact_set(questions: list[FactQuestion], pipe: Pipeline, progress: bool = True) -> list[dict[str, Any]]:
-    """Ask every question with ``pipe`` (extractive: ``generate=False``) and score it; rows in
-    question order."""
+    """Ask every question with ``pipe`` (extractive: ``generate=False``) and score it, with the
+    context ceiling of :func:`score_question`; rows in question order."""
     rows = []
     for q in tqdm(questions, desc="answers", disable=not progress):
-        rows.append(score_question(q, pipe.ask(q.question, generate=False)))
+        ans = pipe.ask(q.question, generate=False)
+        rows.append(score_question(q, ans, context_text(pipe, ans) if q.answerable else None))
     return rows
 
 
@@ -356,6 +378,48 @@ def evaluate_exact(questions: list[ExactQuestion], pipe: Pipeline, progress: boo
             for q in tqdm(questions, desc="bioasq", disable=not progress)]
 
 
+def markdown(body: dict[str, Any], where: str = "") -> str:
+    """Markdown tables of one ``answers.json`` written by the fact benchmark or the BioASQ run
+    (``body["benchmark"]`` is ``facts`` or ``bioasq``), with the paired test when present."""
+    s = body["summary"]
+    if body["benchmark"] == "facts":
+        w, lat = s["answer_words"], s["latency_ms"]
+        rows = [
+            ("fact recall (answer text)", fmt_rate(s["fact_recall"])),
+            ("fact recall (citation quotes)", fmt_rate(s["fact_recall_quotes"])),
+            ("any-fact recall", fmt_rate(s["any_fact_recall"])),
+            ("share of required facts found", fmt_rate(s["fact_share"])),
+            ("every fact in the top chunks quoted from (ceiling)", fmt_rate(s.get("facts_in_context", {}))),
+            (f"wrong-passage rate ({s['wrong_passage_rate']['n']} answered)", fmt_rate(s["wrong_passage_rate"])),
+            ("citation [1] from another guideline", fmt_rate(s["first_citation_wrong_rate"])),
+            (f"in-scope refusal rate ({s['n_answerable']} questions)", fmt_rate(s["in_scope_refusal_rate"])),
+            (f"uncovered refusal rate ({s['n_uncovered']} questions)", fmt_rate(s["uncovered_refusal_rate"])),
+            ("answer length, words: median / p90", f"{median_or_dash(w['median'])} / {median_or_dash(w['p90'])}"),
+            ("`ask` latency ms: p50 / p95", f"{median_or_dash(lat['p50'])} / {median_or_dash(lat['p95'])}"),
+        ]
+        out = [f"### Fact benchmark: {body.get('questions', '')} {where}".rstrip(), "",
+               "| measure | value [95% CI] |", "|---|---|", *(f"| {a} | {b} |" for a, b in rows), "",
+               "| kind | n | fact recall | any-fact recall | refused |", "|---|---|---|---|---|",
+               *(f"| {k} | {b['n']} | {b['fact_recall']:.3f} | {b['any_fact_recall']:.3f} | {b['refused']:.3f} |"
+                 for k, b in s["by_kind"].items())]
+    else:
+        out = [f"### BioASQ exact-answer containment {where}".rstrip(), "",
+               "| type | n | contains (answer text) | contains (quotes) | list items found | refused | words p50 |",
+               "|---|---|---|---|---|---|---|"]
+        for t in ("factoid", "list", "all"):
+            if t in s:
+                b = s[t]
+                items = fmt_rate(b["item_share"]) if "item_share" in b else "-"
+                out.append(f"| {t} | {b['n']} | {fmt_rate(b['contains'])} | {fmt_rate(b['contains_quotes'])} | "
+                           f"{items} | {b['refused']['value']:.3f} | {median_or_dash(b['answer_words']['median'])} |")
+    paired = body.get("vs_baseline")
+    if paired:
+        out += ["", "| vs baseline | baseline | this run | diff | paired p | n |", "|---|---|---|---|---|---|",
+                *(f"| {m} | {r['baseline']:.3f} | {r['current']:.3f} | {r['diff']:+.3f} | {r['p_value']:.3f} | "
+                  f"{r['n']:.0f} |" for m, r in paired.items())]
+    return "\n".join(out) + "\n"
+
+
 def fmt_rate(r: dict[str, Any]) -> str:
     """``"0.850 [0.780, 0.910]"`` for a rate block, ``"-"`` when empty."""
     if r.get("value") is None:
@@ -377,6 +441,7 @@ __all__ = [
     "evaluate_fact_set",
     "exact_questions",
     "load_questions",
+    "markdown",
     "normalize",
     "read_rows",
     "restrict",

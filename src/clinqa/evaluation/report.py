@@ -1,8 +1,9 @@
 """Render evaluation outputs as Markdown (``clinqa eval report RUNS_DIR``).
 
 Reads whatever the eval commands wrote under ``RUNS_DIR`` (any depth): ``report.json`` from
-``eval retrieval``, ``fusion.json``, ``chunking.json``, ``models.json`` and ``refusal.json``
-(with ``refusal.png`` beside it), and renders one section per file, tables with 95% CIs.
+``eval retrieval``, ``fusion.json``, ``chunking.json``, ``models.json``, ``refusal.json``
+(with ``refusal.png`` beside it) and the ``answers.json`` of the fact benchmark and BioASQ runs
+of ``eval answers``, and renders one section per file, tables with 95% CIs.
 """
 
 from __future__ import annotations
@@ -95,6 +96,12 @@ def render(runs_dir: Path) -> str:
         fn = renderers.get(path.name)
         if fn is not None:
             parts.append(fn(json.loads(path.read_text()), path.parent))
+        elif path.name == "answers.json":
+            body = json.loads(path.read_text())
+            if isinstance(body, dict) and body.get("benchmark") in ("facts", "bioasq"):
+                from clinqa.evaluation.facts import markdown
+
+                parts.append(markdown(body, f"({path.parent})"))
     if len(parts) == 1:
         parts.append(f"No evaluation outputs (report.json, fusion.json, ...) under {runs_dir}.\n")
     return "\n".join(parts)

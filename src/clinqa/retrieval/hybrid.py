@@ -18,6 +18,7 @@ from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import rrf
 from clinqa.retrieval.synonyms import expand
 from clinqa.settings import RetrievalSettings
+from clinqa.text import normalize
 
 if TYPE_CHECKING:  # annotations only: clinqa.store.base imports clinqa.retrieval.filters
     from clinqa.store.base import Hit, Store
@@ -74,6 +75,7 @@ def hybrid_search(
     searches ``expand(query).text`` when ``settings.expand_synonyms`` (the expansion is reported in
     ``RetrievalResult.expansion``); the dense list always the query as typed."""
     t0 = time.perf_counter()
+    query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
     t1 = time.perf_counter()
     # one after the other: on 2 cores running them concurrently gained nothing (bench/scale), and the

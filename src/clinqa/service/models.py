@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from clinqa.logs.querylog import FAILURE_CATEGORIES
 
@@ -17,6 +17,14 @@ Score = Literal[1.0, 0.6, 0.2]
 Category = Literal[FAILURE_CATEGORIES]  # type: ignore[valid-type]
 MAX_COMMENT_CHARS = 2000
 Year = int
+#: the one message for an empty or whitespace-only question or query (422 here, exit 2 on the CLI)
+EMPTY_QUESTION = "the question is empty"
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError(EMPTY_QUESTION)
+    return value
 
 
 class _Filtered(BaseModel):
@@ -42,16 +50,21 @@ class _Filtered(BaseModel):
 class AskRequest(_Filtered):
     """``POST /ask``: a question and optional filters."""
 
-    question: str = Field(..., min_length=1, description="The question; at most service.max_question_chars "
-                          "characters (default 2000), else 422.")
+    question: str = Field(..., description="The question; at most service.max_question_chars "
+                          "characters (default 2000), else 422; empty or only whitespace: 422.")
     closed: bool = Field(False, description="Generated answers only: ask the model for a leading Yes/No/Maybe.")
+
+    _question_not_blank = field_validator("question")(_not_blank)
 
 
 class SearchRequest(_Filtered):
     """``POST /search``: a query, filters and how many chunks to return."""
 
-    query: str = Field(..., min_length=1, description="The query; at most service.max_question_chars characters.")
+    query: str = Field(..., description="The query; at most service.max_question_chars characters; "
+                       "empty or only whitespace: 422.")
     k: int = Field(10, ge=1, le=100, description="How many fused chunks to return.")
+
+    _query_not_blank = field_validator("query")(_not_blank)
 
 
 class CitationModel(BaseModel):

@@ -39,6 +39,7 @@ from clinqa.retrieval.filters import Filters, sql_literal, to_sql
 from clinqa.store.base import Hit
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
+from clinqa.text import normalize
 
 TABLE = "chunks"
 
@@ -86,8 +87,9 @@ _fts_clean = re.compile(r"[^\w\s]+", re.UNICODE)
 
 
 def fts_query(text: str) -> str:
-    """Question text reduced to words (punctuation removed) for the full-text index."""
-    return " ".join(_fts_clean.sub(" ", text).split())
+    """Question text reduced to words (punctuation removed) for the full-text index, after the
+    normalisation chunk text gets (:func:`clinqa.text.normalize`: "ﬁbrillation" is "fibrillation")."""
+    return " ".join(_fts_clean.sub(" ", normalize(text)).split())
 
 
 class LanceStore:

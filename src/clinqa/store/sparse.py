@@ -35,6 +35,8 @@ import hashlib
 import re
 from collections import Counter
 
+from clinqa.text import normalize
+
 K1 = 1.2
 B = 0.75
 
@@ -63,12 +65,13 @@ def s_stem(word: str) -> str:
 
 
 def index_terms(text: str) -> list[str]:
-    """The terms of ``text`` in order, repeats kept (see the module docstring for the rules).
+    """The terms of ``text`` in order, repeats kept (see the module docstring for the rules), after
+    :func:`clinqa.text.normalize` (ligatures, micro sign and Greek mu, dashes).
 
     >>> index_terms("The patients' INR targets: 2-3 (warfarin).")
     ['patient', 'inr', 'target', '2', '3', 'warfarin']
     """
-    return [s_stem(w) for w in _word.findall(text.lower()) if w not in STOP_WORDS]
+    return [s_stem(w) for w in _word.findall(normalize(text).lower()) if w not in STOP_WORDS]
 
 
 def term_id(term: str) -> int:

@@ -1,9 +1,12 @@
 """HTML loader (lxml.html, libxml2's forgiving HTML parser).
 
 Page chrome is dropped (script, style, nav, header, footer, aside, form, noscript and
-similar); ``h1``-``h6`` build the section tree; ``p``, ``li``, ``pre``, ``blockquote`` become
-blocks; a ``table`` becomes one table block rendered as a Markdown pipe table. Metadata comes
-from Highwire/Dublin Core ``<meta>`` tags (``citation_title``, ``citation_author``,
+similar), and so is text a browser would not show: elements marked ``hidden`` or
+``aria-hidden="true"`` and elements hidden by CSS (``display:none``, white or background-coloured
+text, 0-2 px fonts, off-screen positioning ...; :mod:`clinqa.documents.loaders._hidden`).
+``h1``-``h6`` build the section tree; ``p``, ``li``, ``pre``, ``blockquote`` become blocks; a
+``table`` becomes one table block rendered as a Markdown pipe table. Metadata comes from
+Highwire/Dublin Core ``<meta>`` tags (``citation_title``, ``citation_author``,
 ``citation_date``/``citation_publication_date``, ``dc.date``, ``citation_doi``,
 ``citation_journal_title``), ``<title>`` and the first ``h1``.
 """
@@ -24,6 +27,7 @@ from clinqa.documents.loaders._common import (
     path_doc_id,
     pipe_table,
 )
+from clinqa.documents.loaders._hidden import hidden_elements
 from clinqa.documents.loaders._io import decode_text, read_bytes, xml_limit_reason
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
@@ -317,6 +321,9 @@ def load(path: Path) -> list[Document]:
         url = f"https://doi.org/{doi}"
     source = (metas.get("citation_journal_title") or [""])[0] or path.parent.name
 
+    for el, _why in hidden_elements(root):  # before <style> goes: what a browser would not show is not text
+        if el.getparent() is not None:
+            el.drop_tree()
     for el in list(root.iter(*_DROP)):
         if el.getparent() is not None:
             el.drop_tree()

@@ -25,6 +25,11 @@ Layout recovery, per page in reading order:
 
 Every block keeps its 1-based page range (``page_start``/``page_end``).
 
+Text a reader would not see is dropped before layout: characters under 3 pt
+(:data:`MIN_CHAR_SIZE`) and white characters (``non_stroking_color`` white in gray, RGB or CMYK)
+that do not lie on a filled non-white rectangle (white on a dark table header stays). Colours set
+by patterns or images behind the text are not seen, nor text hidden by render mode 3.
+
 Title: the PDF's ``/Title`` metadata (unless it looks like a file name), else the largest
 text on page 1.
 """
@@ -57,6 +62,8 @@ MIN_COLUMN_ROWS = 6
 #: Horizontal gap (points) that separates words; pdfplumber's default 3 glues words in
 #: tightly set PDFs (TeX, InDesign) that position words without space characters.
 X_TOLERANCE = 1.5
+#: Characters smaller than this (points) are not readable text: dropped as hidden.
+MIN_CHAR_SIZE = 3.0
 _NUMBERED = re.compile(r"^(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(?=[A-Z])")
 _ITEM = re.compile(r"^(?:[\u2022\u25aa\u25cf\u2013\u2014\u00b7*-]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+\S")
 _PAGE_NO = re.compile(r"^\s*(?:(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?|[ivxlc]{1,7})\s*$", re.I)
@@ -266,6 +273,37 @@ def _ocr_words(page: Any) -> list[dict[str, Any]]:
     return words
 
 
+def _is_white(color: Any) -> bool:
+    """Whether a pdfplumber colour (gray, RGB or CMYK tuple, or one number) is white."""
+    if color is None:
+        return False
+    values = [color] if isinstance(color, int | float) else list(color) if isinstance(color, list | tuple) else []
+    if not values or not all(isinstance(v, int | float) for v in values):
+        return False  # pattern colours and the like: unknown, keep
+    if len(values) == 4:  # CMYK: no ink
+        return all(v <= 0.01 for v in values)
+    return all(v >= 0.99 for v in values)
+
+
+def _visible_filter(page: Any) -> Any:
+    """``page`` without the characters a reader would not see (module docstring)."""
+    backgrounds = [(r["x0"], r["top"], r["x1"], r["bottom"]) for r in page.rects
+                   if r.get("fill") and not _is_white(r.get("non_stroking_color"))]
+
+    def on_background(obj: dict[str, Any]) -> bool:
+        cx, cy = (obj["x0"] + obj["x1"]) / 2, (obj["top"] + obj["bottom"]) / 2
+        return any(x0 <= cx <= x1 and top <= cy <= bottom for x0, top, x1, bottom in backgrounds)
+
+    def keep(obj: dict[str, Any]) -> bool:
+        if obj.get("object_type") != "char":
+            return True
+        if float(obj.get("size") or 0.0) < MIN_CHAR_SIZE and str(obj.get("text", "")).strip():
+            return False
+        return not (_is_white(obj.get("non_stroking_color")) and not on_background(obj))
+
+    return page.filter(keep)
+
+
 def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
     """Lines and tables of every page in reading order, and the number of pages read by OCR.
 
@@ -275,6 +313,7 @@ def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
     n_ocr = 0
     for page_no, page in enumerate(pdf.pages):
         check_deadline(f"parsing PDF (page {page_no + 1})")
+        page = _visible_filter(page)
         items: list[_Line] = []
         filtered = page
         for table in page.find_tables():

@@ -1,0 +1,62 @@
+"""Issue 16, part 5: empty questions, the year-range refusal's list, and a search that finds nothing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from clinqa.cli import app
+from clinqa.pipeline import Pipeline
+from clinqa.settings import Settings
+
+NOTES = [
+    {"patient_id": "X", "note_id": "n1", "date": "2022-05-01", "note_type": "progress",
+     "text": "PLAN:\nWarfarin started for atrial fibrillation; INR target 2.0 to 3.0, check INR weekly."},
+    {"patient_id": "X", "note_id": "n2", "date": "2024-02-02", "note_type": "nurse",
+     "text": "NURSING:\nPatient ambulating well on the ward. Wound dressing changed, site clean."},
+]
+
+
+@pytest.fixture(scope="module")
+def notes_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    d = tmp_path_factory.mktemp("defects")
+    (d / "notes").mkdir()
+    (d / "notes" / "notes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in NOTES))
+    data = d / "data"
+    r = CliRunner().invoke(app, ["ingest", str(d / "notes"), "--data-dir", str(data), "-q"])
+    assert r.exit_code == 0, r.output
+    return data
+
+
+@pytest.mark.parametrize("command", ["ask", "search"])
+@pytest.mark.parametrize("text", ["", "   ", "\t\n"])
+def test_empty_question_exits_2_with_one_message(notes_dir: Path, command: str, text: str) -> None:
+    r = CliRunner().invoke(app, [command, text, "--data-dir", str(notes_dir)])
+    assert r.exit_code == 2
+    assert r.output.strip() == "error: the question is empty"
+
+
+def test_search_that_finds_nothing_says_so_and_hints_at_patient(notes_dir: Path) -> None:
+    """The store holds only patient X's notes: without --patient nothing can match."""
+    r = CliRunner().invoke(app, ["search", "warfarin INR target", "--data-dir", str(notes_dir)])
+    assert r.exit_code == 0
+    assert r.output.splitlines() == ["No passage matched.", "Patient notes are searched only with --patient ID."]
+    r = CliRunner().invoke(app, ["search", "warfarin INR target", "--patient", "X", "--since", "2030",
+                                 "--data-dir", str(notes_dir)])
+    assert r.exit_code == 0 and r.output.splitlines() == ["No passage matched."]
+    r = CliRunner().invoke(app, ["search", "warfarin INR target", "--patient", "X", "--data-dir", str(notes_dir)])
+    assert r.exit_code == 0 and "note:X:n1" in r.output.splitlines()[0]
+
+
+def test_year_range_refusal_lists_only_what_lies_outside(notes_dir: Path) -> None:
+    """Issue 16: "outside that range the corpus has: ... nurse note 2024-02-02" listed a note inside the range."""
+    pipe = Pipeline(Settings(data_dir=notes_dir))
+    ans = pipe.ask("What INR target was set for warfarin?", pipe.filters(patient_id="X", since=2024))
+    assert ans.refused
+    assert "outside that range the corpus has:" in ans.answer
+    outside = ans.answer.split("outside that range the corpus has:")[1]
+    assert "2022-05-01" in outside and "2024-02-02" not in outside and "nurse" not in outside
+    assert all("2024" not in t for t in ans.related_topics) and ans.related_topics

@@ -1,0 +1,27 @@
+"""The one text normaliser (:mod:`clinqa.text`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from clinqa.text import normalize
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("\ufb01brillation", "fibrillation"),  # ligature fi
+    ("\u00b5mol/L", "\u03bcmol/L"),  # micro sign -> Greek mu
+    ("\u03bcmol/L", "\u03bcmol/L"),
+    ("eGFR 15\u201329", "eGFR 15-29"),  # en dash
+    ("a \u2014 b \u2212 c", "a - b - c"),  # em dash, minus sign
+    ("\u201cquoted\u201d and \u2018single\u2019", "\"quoted\" and 'single'"),
+    ("age >= 75, eGFR <= 30", "age \u2265 75, eGFR \u2264 30"),
+    ("age \u2265 75", "age \u2265 75"),
+    ("BP high => start", "BP high => start"),  # an arrow, not a bound
+    ("10\u2079/L and 1.73 m\u00b2 and \u00bd tablet", "10\u2079/L and 1.73 m\u00b2 and \u00bd tablet"),  # kept
+    ("40\u00a0mg", "40 mg"),  # non-breaking space
+    ("cafe\u0301", "caf\u00e9"),  # NFC
+    ("plain ASCII text", "plain ASCII text"),
+])
+def test_normalize(raw: str, expected: str) -> None:
+    assert normalize(raw) == expected
+    assert normalize(expected) == expected  # idempotent
