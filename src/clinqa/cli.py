@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 import typer
 
+from clinqa.answer.types import pages_label
 from clinqa.errors import ClinqaError
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -68,7 +69,7 @@ def _require_text(text: str) -> None:
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     format: Annotated[str | None, typer.Option("--format", help="Force a loader: markdown, text, html, "
-                                               "pdf, jats, medquad, pubmedqa, beir, notes.")] = None,
+                                               "pdf, docx, jats, medquad, pubmedqa, beir, notes.")] = None,
     chunker: Annotated[str | None, typer.Option("--chunker", help="hierarchical (default), fixed, "
                                                 "section, hybrid.")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
@@ -96,6 +97,9 @@ def ingest(
         typer.echo(f"ingested {report.documents} documents ({report.chunks} chunks, {report.embedded} newly "
                    f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
                    f"{len(report.skipped)} skipped, {len(report.failed)} failed")
+        if report.ocr_pages:
+            typer.echo(f"  OCR: read {report.ocr_pages} scanned PDF page{'s' if report.ocr_pages != 1 else ''} "
+                       "from their images (chunks marked ocr: true)")
         for path, reason in report.skipped:
             typer.echo(f"  skipped {path}: {reason.removeprefix('skipped: ')}")
         for path, n in report.suspicious:
@@ -157,7 +161,8 @@ def format_answer(ans: dict[str, Any]) -> str:
     for c in ans["citations"]:
         year = f" ({c['year']})" if c["year"] else ""
         where = c["url"] or c["source"]
-        lines.append(f"  [{c['n']}] {c['title']}{year}")
+        pages = pages_label(c.get("page_start"), c.get("page_end"))
+        lines.append(f"  [{c['n']}] {c['title']}{year}{', ' + pages if pages else ''}")
         if c["section"]:
             lines.append(f"      section: {c['section']}")
         if c.get("note_date"):
@@ -455,7 +460,8 @@ def search(
              "bm25_score": h.scores.get("bm25"), "rerank_score": h.scores.get("rerank"),
              "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
              "title": h.chunk.title, "section": h.chunk.section, "year": h.chunk.year,
-             "text": h.chunk.body} for h in res.hits]
+             "text": h.chunk.body, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+             "ocr": h.chunk.ocr} for h in res.hits]
     if as_json:
         typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
         return
@@ -469,7 +475,9 @@ def search(
         rr = "" if r["rerank_score"] is None else f" rerank={r['rerank_score']:.3f}"
         typer.echo(f"{r['rank']:>2}. score={r['rrf']:.4f}{rr} dense#{d} bm25#{b}  {r['chunk_id']}")
         year = f" ({r['year']})" if r["year"] else ""
-        typer.echo(f"    {r['title']}{year} > {r['section']}")
+        pages = pages_label(r["page_start"], r["page_end"])
+        typer.echo(f"    {r['title']}{year} > {r['section']}{', ' + pages if pages else ''}"
+                   f"{' (OCR)' if r['ocr'] else ''}")
         snippet = " ".join(r["text"].split())[:160]
         typer.echo(f"    {snippet}")
 

@@ -52,7 +52,8 @@ class IngestReport:
     """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
     is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
     ingested in this run holding ``n`` distinct sentences addressed to an AI model
-    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted."""
+    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
+    the PDF pages of the ingested documents whose text was read by OCR."""
 
     documents: int = 0
     unchanged: int = 0
@@ -63,6 +64,7 @@ class IngestReport:
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
     suspicious: list[tuple[str, int]] = field(default_factory=list)
+    ocr_pages: int = 0  # PDF pages read from their image by OCR
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -287,6 +289,9 @@ class Pipeline:
             n_suspicious = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
             if n_suspicious:
                 suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious
+            report.ocr_pages += len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr
+                                     and b.page_start is not None
+                                     for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()

@@ -45,6 +45,10 @@ class IngestSettings(BaseModel):
         300.0, gt=0, description="A Markdown or PDF file still being parsed after this many seconds fails "
         "(checked between Markdown paragraphs and PDF pages): pathological markup can cost ~50 µs a "
         "character.")
+    ocr: Literal["auto", "always", "never"] = Field(
+        "auto", description="OCR of PDF pages (tesseract, through the `ocr` extra: pip install 'clinqa[ocr]' "
+        "and Debian's tesseract-ocr): auto reads the pages that have an image and no text layer (a mixed "
+        "PDF keeps its text pages), always reads every page from its image, never reads none.")
 
 
 class ChunkingSettings(BaseModel):
@@ -122,8 +126,9 @@ class RetrievalSettings(BaseModel):
         return self
 
     exclude_levels: list[str] = Field(
-        default_factory=lambda: ["document"],
-        description="Chunk levels excluded from question answering (overview chunks by default).",
+        default_factory=lambda: ["document", "references"],
+        description="Chunk levels excluded from question answering: overview chunks and the chunks of "
+        "reference lists (sections titled References, Bibliography, ...) by default.",
     )
     parse_time: bool = Field(
         True,

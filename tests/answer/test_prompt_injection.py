@@ -118,7 +118,7 @@ def test_retrieved_injection_is_only_quoted(clean: Pipeline, injected: Pipeline)
     ans = injected.ask(APIXABAN_Q)
     assert not ans.refused and ans.mode == "extractive"
     assert ans.gate["threshold"] == clean.ask(APIXABAN_Q).gate["threshold"]
-    assert ans.filters == Filters(exclude_levels=("document",)).to_dict()
+    assert ans.filters == Filters(exclude_levels=("document", "references")).to_dict()
     result = injected.search(APIXABAN_Q)
     assert any(h.chunk.doc_id == "corpus/apixaban_notice" for h in result.hits[:5])  # it is retrieved
     hits = result.hits[: injected.settings.answer.context_chunks]

@@ -87,7 +87,8 @@ CASES: list[tuple[str, bytes, str | None, str]] = [
         None,
         "line 3: missing required field 'date'",
     ),
-    ("notes.docx", b"PK\x03\x04", None, "unsupported file type '.docx'"),
+    ("notes.docx", b"PK\x03\x04", None, "corrupt or truncated .docx"),
+    ("notes.doc", b"\xd0\xcf\x11\xe0", None, "unsupported file type '.doc'"),
     ("html_binary.html", b"<html>\x00\x00</html>", None, "binary content, not text"),
 ]
 
@@ -109,13 +110,13 @@ def test_bad_input_is_a_clear_load_error(
 def test_unknown_format_name_and_missing_file(tmp_path: Path) -> None:
     path = tmp_path / "a.md"
     path.write_text("# A\n\nx", encoding="utf-8")
-    with pytest.raises(LoadError, match="unknown format 'docx'"):
-        load_file(path, "docx")
+    with pytest.raises(LoadError, match="unknown format 'rtf'"):
+        load_file(path, "rtf")
     with pytest.raises(LoadError, match="no such file"):
         load_file(tmp_path / "missing.md")
     with pytest.raises(LoadError, match="unsupported file type"):
         detect_format(tmp_path / "x.rtf")
-    assert set(FORMATS) == {"markdown", "text", "html", "pdf", "jats", "medquad", "pubmedqa", "beir", "notes"}
+    assert set(FORMATS) == {"markdown", "text", "html", "pdf", "docx", "jats", "medquad", "pubmedqa", "beir", "notes"}
 
 
 def test_file_too_large(tmp_path: Path) -> None:

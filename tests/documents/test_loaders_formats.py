@@ -440,8 +440,79 @@ def test_pdf_without_text(tmp_path: Path) -> None:
     pdf.rect(20, 20, 50, 50)  # a drawing, no text: like a scan without OCR
     path = tmp_path / "scan.pdf"
     pdf.output(str(path))
-    with pytest.raises(LoadError, match=r"no extractable text \(scanned PDF\? OCR is not supported\)"):
+    from clinqa.documents.loaders.pdf import ocr_available
+
+    why = ocr_available()  # with OCR: there is no image to read; without: the error names the extra
+    reason = ("no extractable text (no text layer and no page image to OCR)" if why is None
+              else f"no extractable text (scanned PDF? OCR is not available: {why})")
+    with pytest.raises(LoadError) as err:
         load_file(path)
+    assert err.value.reason == reason
+
+
+# ---------------------------------------------------------------- Word (made with python-docx)
+
+
+def _docx(path: Path) -> Path:
+    import docx
+
+    d = docx.Document()
+    d.core_properties.author = "Ward 7 Pharmacy; A. Nurse"
+    d.add_paragraph("Heparin Infusion Protocol", style="Title")
+    d.add_paragraph("For adult inpatients with venous thromboembolism.")
+    d.add_heading("1. Dosing", 1)
+    d.add_paragraph("Weigh the patient before the first dose.")
+    d.add_paragraph("Give a bolus of 80 units/kg.", style="List Number")
+    d.add_paragraph("Start the infusion at 18 units/kg/h.", style="List Number")
+    d.add_heading("1.1 Monitoring", 2)
+    d.add_paragraph("Check aPTT 6 hours after every change:", style="List Bullet")
+    d.add_paragraph("below 35 s: rebolus 80 units/kg", style="List Bullet 2")
+    d.add_paragraph("above 100 s: stop for 1 hour", style="List Bullet 2")
+    d.add_paragraph("Check platelets daily.", style="List Bullet")
+    table = d.add_table(rows=3, cols=2)
+    for r, row in enumerate((("aPTT (s)", "Change"), ("< 35", "+4 units/kg/h"), ("> 100", "-3 units/kg/h | hold"))):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    d.add_paragraph("")
+    d.add_heading("2. Stopping", 1)
+    d.add_paragraph("Stop 4 hours before surgery.")
+    d.save(str(path))
+    return path
+
+
+def test_docx_protocol(tmp_path: Path) -> None:
+    path = _docx(tmp_path / "heparin.docx")
+    assert detect_format(path) == "docx"
+    [doc] = load_file(path)
+    assert doc.title == "Heparin Infusion Protocol"
+    assert doc.format == "docx" and doc.doc_id == f"{slug(tmp_path.name)}/heparin"
+    assert doc.authors == ["Ward 7 Pharmacy", "A. Nurse"]
+    assert paths_of(doc) == [(), ("1. Dosing",), ("1. Dosing", "1.1 Monitoring"), ("2. Stopping",)]
+    assert blocks_of(doc) == [("paragraph", "For adult inpatients with venous thromboembolism.")]
+    assert blocks_of(doc, "1. Dosing") == [
+        ("paragraph", "Weigh the patient before the first dose."),
+        ("list", "1. Give a bolus of 80 units/kg."),
+        ("list", "2. Start the infusion at 18 units/kg/h."),
+    ]
+    assert blocks_of(doc, "1. Dosing", "1.1 Monitoring") == [
+        ("list", "- Check aPTT 6 hours after every change:\n  - below 35 s: rebolus 80 units/kg\n"
+                 "  - above 100 s: stop for 1 hour"),
+        ("list", "- Check platelets daily."),
+        ("table", "| aPTT (s) | Change |\n|---|---|\n| < 35 | +4 units/kg/h |\n| > 100 | -3 units/kg/h \\| hold |"),
+    ]
+    assert blocks_of(doc, "2. Stopping") == [("paragraph", "Stop 4 hours before surgery.")]
+
+
+def test_docx_without_text(tmp_path: Path) -> None:
+    import docx
+
+    path = tmp_path / "blank.docx"
+    d = docx.Document()
+    d.add_paragraph("   ")
+    d.save(str(path))
+    with pytest.raises(LoadError, match="no text in the document") as err:
+        load_file(path)
+    assert str(err.value).startswith(f"{path}: ")
 
 
 # ---------------------------------------------------------------- clinical notes

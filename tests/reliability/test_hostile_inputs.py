@@ -105,6 +105,37 @@ def write_lines(path: Path, head: bytes, line: bytes, total: int) -> None:
             left -= len(piece)
 
 
+def docx_bytes(document_xml: bytes | None = None, extra: dict[str, bytes] | None = None) -> bytes:
+    """A real .docx made by python-docx, with ``word/document.xml`` replaced and members added."""
+    import docx
+
+    doc = docx.Document()
+    doc.add_heading("Protocol", 1)
+    doc.add_paragraph("Give oxygen to keep SpO2 at 94-98%.")
+    buf = io.BytesIO()
+    doc.save(buf)
+    src = zipfile.ZipFile(io.BytesIO(buf.getvalue()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as z:
+        for info in src.infolist():
+            body = src.read(info)
+            if info.filename == "word/document.xml" and document_xml is not None:
+                body = document_xml
+            z.writestr(info.filename, body)
+        for name, body in (extra or {}).items():
+            z.writestr(name, body)
+    return out.getvalue()
+
+
+_W_NS = b'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+DOCX_LAUGHS = LAUGHS % {b"root": b"w:document", b"body": b"<w:document " + _W_NS + b"><w:body><w:p><w:r><w:t>&lol9;"
+                        b"</w:t></w:r></w:p></w:body></w:document>"}
+DOCX_XXE = (b'<?xml version="1.0"?>\n<!DOCTYPE w:document [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+            b"<w:document " + _W_NS + b"><w:body><w:p><w:r><w:t>&xxe;</w:t></w:r></w:p></w:body></w:document>")
+DOCX_DEEP = (b"<w:document " + _W_NS + b"><w:body>" + nested(b"<w:tbl><w:tr><w:tc>", b"</w:tc></w:tr></w:tbl>", 300,
+             b"<w:p><w:r><w:t>deep</w:t></w:r></w:p>") + b"</w:body></w:document>")
+
+
 @dataclass(frozen=True)
 class Case:
     """A hostile file: how to write it and the reason its LoadError must contain."""
@@ -122,7 +153,7 @@ def data(content: bytes) -> Callable[[Path], None]:
 _RANDOM = random.Random(20240101).randbytes(64 * 1024)
 _GOOD_PDF = pdf_bytes()
 _EMPTY_EXTS = (".md", ".markdown", ".mdown", ".mkd", ".txt", ".text", ".html", ".htm", ".xhtml", ".pdf", ".nxml",
-               ".xml", ".json", ".jsonl", ".ndjson", ".csv")
+               ".xml", ".json", ".jsonl", ".ndjson", ".csv", ".docx")
 LATIN1_MD = "# Titre\n\nLe café est prêt.\n".encode("latin-1")
 
 CASES: list[Case] = [
@@ -136,12 +167,24 @@ CASES: list[Case] = [
     Case("pdf_named.md", data(_GOOD_PDF), "binary content, not text (a PDF document: give it the extension .pdf)"),
     # archives under a document's name, and a zip bomb (50 MB of zeros in 50 KB); never unpacked
     Case("archive.md", data(zip_bytes("notes.md", b"# Notes\n\nText.\n", zipfile.ZIP_STORED)),
-         "binary content, not text (a ZIP archive, or a .docx/.xlsx/.odt file: unpack it or save it as text)"),
+         "binary content, not text (a ZIP archive or an Office file: name a Word file .docx, save others as text)"),
     Case("archive.pdf", data(zip_bytes("guide.pdf", _GOOD_PDF)), "not a PDF (no %PDF header)"),
     Case("archive.xml", data(zip_bytes("a.xml", b"<article/>")), "binary content, not text (NUL bytes)"),
     Case("zipbomb.md", data(zip_bytes("zeros", bytes(50 * MB))), "binary content, not text (a ZIP archive"),
     Case("zipbomb.jsonl", data(zip_bytes("zeros", bytes(50 * MB))), "line 1: binary content, not text (NUL bytes)"),
     Case("zipbomb.xml", data(zip_bytes("zeros", bytes(50 * MB))), "binary content, not text (NUL bytes)"),
+    # Word files: a zip bomb inside, XML bombs in the document part, encrypted (OLE), not a ZIP, cut short
+    Case("bomb.docx", data(docx_bytes(extra={"word/media/zeros.bin": bytes(50 * MB)})),
+         "zip bomb refused: word/media/zeros.bin expands"),
+    Case("laughs.docx", data(docx_bytes(DOCX_LAUGHS)), "XML entity declarations are not allowed (possible XML bomb) "
+         "in word/document.xml"),
+    Case("xxe.docx", data(docx_bytes(DOCX_XXE)), "XML entity declarations are not allowed"),
+    Case("deep.docx", data(docx_bytes(DOCX_DEEP)), "XML is nested too deeply"),
+    Case("encrypted.docx", data(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(4096)),
+         "encrypted Word document or old .doc format"),
+    Case("text.docx", data(b"# Protocol\n\nPlain text under a Word name.\n"), "not a Word .docx file (not a ZIP"),
+    Case("nodoc.docx", data(zip_bytes("notes.md", b"# Notes\n")), "not a Word .docx file (no word/document.xml"),
+    Case("truncated.docx", data(docx_bytes()[:2000]), "corrupt or truncated .docx"),
     # XML bombs and external entities, as JATS and as MedQuAD
     Case("laughs_jats.xml", data(LAUGHS % {b"root": b"article", b"body": JATS_BODY}),
          "XML entity declarations are not allowed (possible XML bomb)"),
@@ -330,6 +373,19 @@ def test_limits_are_settings(tmp_path: Path) -> None:
     a = Pipeline(Settings(data_dir=tmp_path / "a"))
     b = Pipeline(Settings(data_dir=tmp_path / "a", ingest=IngestSettings(max_file_mb=1)))
     assert a.config_hash() == b.config_hash()
+
+
+def test_docx_unpacked_size_is_held_to_max_file_mb(tmp_path: Path) -> None:
+    """A .docx under the file-size limit that unpacks to more than it is refused before python-docx reads it."""
+    rng = random.Random(7)
+    words = [b"heparin", b"bolus", b"units", b"infusion", b"aPTT", b"dose", b"hour", b"weight"]
+    text = b" ".join(rng.choice(words) for _ in range(190_000))  # ~1.2 MB, compresses ~4x (not a bomb)
+    path = tmp_path / "big.docx"
+    path.write_bytes(docx_bytes(extra={"word/media/a.txt": text, "word/media/b.txt": text}))
+    assert path.stat().st_size < 1 * MB
+    with pytest.raises(LoadError, match=r"unpacks to [23]\.\d MB \(> 2 MB limit: setting ingest\.max_file_mb\)"):
+        load_file(path, limits=IngestSettings(max_file_mb=2))
+    assert load_file(path)[0].text() == "Give oxygen to keep SpO2 at 94-98%."
 
 
 def test_registry_folder_obeys_the_limits(tmp_path: Path) -> None:

@@ -225,3 +225,40 @@ def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat
         assert dropped.count() == 1 and dropped.is_visible() and "always cure" in dropped.inner_text()
         page.get_by_test_id("answer").get_by_role("button").first.click()
         page.get_by_test_id("passage").get_by_test_id("passage-section").wait_for()
+
+
+def test_pdf_citation_shows_its_page(browser: Any, tmp_path: Path) -> None:
+    """A cited passage of a two-column journal PDF shows its page on the sources list and in the opened
+    passage ("p. 2"), and links the PDF at ``#page=2``. Screenshot: ``$CLINQA_SCREENSHOT_PDF`` when set."""
+    from service_data import settings_for
+
+    from documents.journal_pdfs import make_article
+
+    art = make_article(tmp_path / "article.pdf", seed=2)
+    target = next(s for s, col in art.columns.items() if col == (2, "right") and s.startswith("Observation"))
+    question = "What " + " ".join(target.split()[1:-3]) + "?"
+    pipe = Pipeline(settings_for(tmp_path / "store"))
+    report = pipe.ingest([art.path], progress=False)
+    assert report.failed == [] and report.documents == 1
+    with Served(create_app(pipe.settings, pipe)) as served:
+        page = browser.new_page(viewport={"width": 900, "height": 1000})
+        page.set_default_timeout(TIMEOUT_MS)
+        page.goto(served.url + "/")
+        _enter_key(page, "all")
+        page.get_by_test_id("question").fill(question)
+        with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
+            page.get_by_test_id("ask").click()
+        cite = resp_info.value.json()["citations"][0]
+        assert (cite["page_start"], cite["page_end"]) == (2, 2)
+        source = page.get_by_test_id("sources").get_by_test_id("source-1")
+        source.wait_for()
+        assert " · p. 2 · " in source.inner_text() or source.inner_text().split("\n")[1].startswith(
+            cite["section"] + " · p. 2")
+        page.get_by_test_id("answer").get_by_test_id("cite-1").click()
+        page.get_by_test_id("passage").get_by_test_id("highlight").first.wait_for()
+        assert "p. 2" in page.get_by_test_id("passage-meta").inner_text().split(" · ")
+        shot = Path(os.environ.get("CLINQA_SCREENSHOT_PDF") or tmp_path / "pdf-citation.png")
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+        page.close()

@@ -284,6 +284,26 @@ def test_punctuation_only_query(ro_store: Store) -> None:
 
 
 # -- bulk reads ----------------------------------------------------------------------------------
+def test_page_range_and_ocr_flag_round_trip(store: Store) -> None:
+    """page_start/page_end/ocr are stored and come back from every read path; absent ones stay None/False."""
+    paged = chunk("p1#s#0", "scanned page about dabigatran reversal", page_start=3, page_end=4, ocr=True)
+    store.replace_documents(["p1"], [paged], VECS[:1])
+    store.refresh_indexes()
+    [got] = store.get_chunks(["p1#s#0"])
+    assert (got.page_start, got.page_end, got.ocr) == (3, 4, True)
+    [hit] = store.bm25_search("dabigatran", 1, Filters())
+    assert (hit.chunk.page_start, hit.chunk.page_end, hit.chunk.ocr) == (3, 4, True)
+    top = store.dense_search(VECS[0], 1, Filters(doc_ids=("p1",)))
+    assert (top[0].chunk.page_start, top[0].chunk.page_end) == (3, 4)
+    [plain] = store.get_chunks(["g2#s#0"])
+    assert (plain.page_start, plain.page_end, plain.ocr) == (None, None, False)
+    t = store.export(["chunk_id", "page_start", "page_end", "ocr"], Filters(doc_ids=("p1", "g2")))
+    assert sorted(t.to_pylist(), key=lambda r: r["chunk_id"]) == [
+        {"chunk_id": "g2#s#0", "page_start": None, "page_end": None, "ocr": False},
+        {"chunk_id": "p1#s#0", "page_start": 3, "page_end": 4, "ocr": True},
+    ]
+
+
 def test_export_columns_and_types(ro_store: Store) -> None:
     t = ro_store.export(["chunk_id", "doc_id", "year", "patient_id", "vector"], Filters(patient_id="A"))
     assert t.column_names == ["chunk_id", "doc_id", "year", "patient_id", "vector"]

@@ -184,3 +184,29 @@ def test_counts_and_rows_follow_writes(tmp_path: Path) -> None:
     assert s.count_matches("zeta", 30, Filters()) == 2
     assert s.dense_search(vec(0), 1, Filters())[0].chunk.text == "zeta two"  # same id, new text
     assert {h.chunk.text for h in s.bm25_search("zeta", 5, Filters())} == {"zeta two", "zeta three"}
+
+
+def test_table_of_an_older_version_without_page_columns(tmp_path: Path) -> None:
+    """A chunks table made before page_start/page_end/ocr existed is read as it is (pages None, ocr False)
+    and gains the columns, null in its old rows, on its first write; export fills them for migrate."""
+    import lancedb
+    import pyarrow as pa
+
+    from clinqa.store.lancedb import ADDED_COLUMNS, TABLE, schema
+
+    old = pa.schema([f for f in schema(DIM) if f.name not in ADDED_COLUMNS])
+    row = chunk("g1", 0, "warfarin dosing in atrial fibrillation", year=2014).model_dump(mode="json")
+    row = {k: v for k, v in row.items() if k not in ADDED_COLUMNS} | {"vector": vec(0).tolist()}
+    lancedb.connect(str(tmp_path / "db")).create_table(TABLE, data=pa.Table.from_pylist([row], schema=old))
+    s = LanceStore(tmp_path / "db")
+    [c] = s.get_chunks(["g1#s#0"])
+    assert (c.page_start, c.page_end, c.ocr, c.year) == (None, None, False, 2014)
+    assert s.export(["chunk_id", "page_start", "ocr"], Filters()).to_pylist() == [
+        {"chunk_id": "g1#s#0", "page_start": None, "ocr": None}]
+    s.replace_documents(["p"], [chunk("p", 0, "apixaban on page five", page_start=5, page_end=5)],
+                        np.stack([vec(1)]))
+    s.refresh_indexes()
+    assert set(ADDED_COLUMNS) <= set(s._table.schema.names)
+    got = {c.chunk_id: (c.page_start, c.page_end, c.ocr) for c in s.get_chunks(["g1#s#0", "p#s#0"])}
+    assert got == {"g1#s#0": (None, None, False), "p#s#0": (5, 5, False)}
+    assert ids(s.bm25_search("warfarin", 5, Filters())) == ["g1#s#0"]

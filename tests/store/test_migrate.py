@@ -36,7 +36,9 @@ def corpus() -> tuple[list[Chunk], np.ndarray]:
             level = "document" if (d == 0 and i == 0) else "section"
             chunks.append(Chunk(chunk_id=f"{doc}#s#{i}", doc_id=doc, text=text, body=text, patient_id=pid,
                                 year=2010 + d, source="NICE" if d % 2 else "bts", hierarchy_level=level,
-                                doc_hash=f"h{d}", section_path=["Dosing", f"part {i}"]))
+                                doc_hash=f"h{d}", section_path=["Dosing", f"part {i}"],
+                                page_start=(i + 1) if d == 1 else None, page_end=(i + 2) if d == 1 else None,
+                                ocr=d == 1 and i == 1))
     return chunks, rng.normal(size=(len(chunks), DIM)).astype(np.float32)
 
 
@@ -65,6 +67,8 @@ def test_migrate_copies_everything_and_searches_agree(data_dir: Path) -> None:
     assert qd.level_counts() == lance.level_counts() == {"document": 1, "section": 15}
     all_ids = [c.chunk_id for c in corpus()[0]]
     assert qd.get_chunks(all_ids) == lance.get_chunks(all_ids)  # every field, patients included
+    assert [(c.page_start, c.page_end, c.ocr) for c in qd.get_chunks(["g1#s#0", "g1#s#1", "g2#s#0"])] == [
+        (1, 2, False), (2, 3, True), (None, None, False)]  # pages and the OCR flag are kept
     rng = np.random.default_rng(11)
     scopes = [Filters(), Filters(exclude_levels=()), Filters(patient_id="P1"), Filters(patient_id="P2"),
               Filters(sources=("nice",), year_min=2011), Filters(patient_id="P1", sources=("BTS",))]

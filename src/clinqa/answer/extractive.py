@@ -51,7 +51,7 @@ import numpy as np
 from clinqa.answer.answerability import POPULATION_WORDS, stem
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.injection import is_suspicious
-from clinqa.answer.types import Citation
+from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
@@ -426,9 +426,7 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
         if hi not in numbers:
             numbers[hi] = len(numbers) + 1
             c = hits[hi].chunk
-            citations.append(Citation(numbers[hi], c.chunk_id, c.doc_id, c.title, c.section, c.year,
-                                      c.source, c.url, round(float(hits[hi].score), 6),
-                                      note_date=c.note_date.isoformat() if c.note_date else None))
+            citations.append(citation_for(numbers[hi], c, hits[hi].score))
             quotes[hi], pieces[hi] = [], []
         quotes[hi].append(u.full.rstrip())
         verbatim.setdefault(hits[hi].chunk.chunk_id, []).append(u.text.strip())

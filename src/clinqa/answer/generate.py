@@ -19,7 +19,7 @@ from clinqa.answer.prompt import (
     build_no_context_messages,
     clip_words,
 )
-from clinqa.answer.types import Citation
+from clinqa.answer.types import Citation, citation_for
 from clinqa.llm.base import Completion, LLMBackend
 from clinqa.llm.tokens import cost_usd
 from clinqa.retrieval.hybrid import Retrieved
@@ -104,9 +104,7 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     for n in check.cited_ids:
         h = shown[n - 1]
         c = h.chunk
-        citations.append(Citation(n, c.chunk_id, c.doc_id, c.title, c.section, c.year, c.source, c.url,
-                                  round(float(h.score), 6), quote=by_n[n].text,
-                                  note_date=c.note_date.isoformat() if c.note_date else None))
+        citations.append(citation_for(n, c, h.score, quote=by_n[n].text))
     return Generated(check.text, completion, cost_usd(completion.model, completion.prompt_tokens,
                                                             completion.completion_tokens, llm.prices),
                      check, citations, identifiers, redacted)

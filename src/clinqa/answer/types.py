@@ -11,7 +11,9 @@ from typing import Any
 class Citation:
     """A numbered source: ``[n]`` in the answer text points at this chunk. ``note_date`` is set
     for patient notes; ``also_in`` lists the other notes (type, date, id) where the same
-    passage was copied forward."""
+    passage was copied forward. ``page_start``/``page_end`` are the 1-based pages of the
+    source the passage lies on (PDFs; ``None`` otherwise); for a PDF ``url`` points at the
+    first of them (``...#page=4``, the PDF open-parameters fragment browsers honour)."""
 
     n: int
     chunk_id: str
@@ -25,10 +27,47 @@ class Citation:
     quote: str = ""
     note_date: str | None = None
     also_in: list[str] = field(default_factory=list)
+    page_start: int | None = None
+    page_end: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return dict(self.__dict__)
+
+
+def pages_label(page_start: int | None, page_end: int | None) -> str:
+    """``"p. 4"``, ``"pp. 4-5"``, or ``""`` when the page is unknown."""
+    if page_start is None:
+        return ""
+    if page_end is None or page_end == page_start:
+        return f"p. {page_start}"
+    return f"pp. {page_start}-{page_end}"
+
+
+def citation_url(chunk: Any) -> str:
+    """The link of a cited chunk: the document's ``url``; for a PDF with a known page, that url, or the
+    local file as a ``file://`` URI when it has none, with ``#page=N`` (N = ``page_start``)."""
+    url = chunk.url or ""
+    if chunk.format != "pdf" or chunk.page_start is None:
+        return url
+    if not url and chunk.path:
+        from pathlib import Path
+
+        try:
+            url = Path(chunk.path).resolve().as_uri()
+        except ValueError:
+            return ""
+    if not url:
+        return ""
+    return f"{url.split('#', 1)[0]}#page={chunk.page_start}"
+
+
+def citation_for(n: int, chunk: Any, score: float, quote: str = "") -> Citation:
+    """The :class:`Citation` numbered ``n`` of a retrieved :class:`~clinqa.chunking.base.Chunk`."""
+    return Citation(n, chunk.chunk_id, chunk.doc_id, chunk.title, chunk.section, chunk.year, chunk.source,
+                    citation_url(chunk), round(float(score), 6), quote=quote,
+                    note_date=chunk.note_date.isoformat() if chunk.note_date else None,
+                    page_start=chunk.page_start, page_end=chunk.page_end)
 
 
 @dataclass

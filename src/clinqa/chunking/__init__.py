@@ -19,7 +19,8 @@ STRATEGIES = ("hierarchical", "fixed", "section", "hybrid")
 #: Bump when a code change alters the chunks produced from the same document and settings:
 #: stored documents are then re-chunked on the next ingest (unchanged chunk texts still hit
 #: the embedding cache).
-CHUNKING_VERSION = 5  # 5: chunk text Unicode-normalised (clinqa.text.normalize); 4: linear-time sentence
+CHUNKING_VERSION = 6  # 6: page ranges and the ocr flag on chunks, two-column PDF reading order, captions,
+# references level; 5: chunk text Unicode-normalised (clinqa.text.normalize); 4: linear-time sentence
 # windows, char cuts of over-long words, big table headers
 
 __all__ = [

@@ -10,15 +10,26 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from datetime import date
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, Field
 
-from clinqa.documents.model import Document
+from clinqa.documents.model import Block, Document, page_range
 from clinqa.text import normalize
 
-Level = Literal["document", "section", "paragraph", "window"]
+Level = Literal["document", "section", "paragraph", "window", "references"]
+
+#: A section with this title is a reference list: its chunks get level ``references`` and, like the
+#: overview chunks, are left out of question answering by default (``retrieval.exclude_levels``).
+REFERENCES_TITLE = re.compile(r"^(?:\d{1,2}\.?\s*)?(?:references|bibliography|literature cited|works cited|"
+                              r"reference list)$", re.I)
+
+
+def level_for(section_path: list[str] | tuple[str, ...], level: Level) -> Level:
+    """``"references"`` for a section (or subsection) of a reference list, else ``level``."""
+    return "references" if any(REFERENCES_TITLE.match(p.strip()) for p in section_path) else level
 
 HEADER_SEP = " > "
 
@@ -30,7 +41,10 @@ class Chunk(BaseModel):
     the passage alone, used for quoting. ``n_tokens`` counts ``text`` with the embedding
     model's own tokenizer (special tokens included); ``n_words`` counts whitespace words
     of ``body``. ``split`` is true when the chunk is one sentence window of a paragraph
-    that was too long for the model.
+    that was too long for the model. ``page_start``/``page_end`` are the 1-based pages of
+    the source its blocks lie on (PDFs; ``None`` for sources without pages; a window of a
+    block spanning two pages gets the block's range); ``ocr`` is true when any of its text
+    was read from a page image by OCR.
     """
 
     chunk_id: str
@@ -44,6 +58,9 @@ class Chunk(BaseModel):
     n_words: int = 0
     n_tokens: int = 0
     split: bool = False
+    page_start: int | None = None
+    page_end: int | None = None
+    ocr: bool = False
     # copied from the Document
     title: str = ""
     authors: list[str] = Field(default_factory=list)
@@ -166,13 +183,18 @@ def make_chunk(
     header: str | None = None,
     split: bool = False,
     doc_hash: str = "",
+    blocks: Sequence[Block] = (),
 ) -> Chunk:
     """Build a Chunk for ``doc``: id, composed text, hash, counts and copied metadata. Header and
     body are Unicode-normalised (:func:`clinqa.text.normalize`: ligatures, micro sign, dashes,
-    quotes), as queries are, so "ﬁbrillation" finds "fibrillation"; the id keeps the raw path."""
+    quotes), as queries are, so "ﬁbrillation" finds "fibrillation"; the id keeps the raw path. Its page
+    range and ``ocr`` flag come from ``blocks``, the blocks its body was taken from."""
+    page_start, page_end = page_range(list(blocks))
     head = normalize(header_for(doc, section_path) if header is None else header)
     body = normalize(body)
     text = compose(head, body)
+    if level != "document":
+        level = level_for(section_path, level)
     return Chunk(
         chunk_id=chunk_id(doc.doc_id, section_path, index),
         doc_id=doc.doc_id,
@@ -185,6 +207,9 @@ def make_chunk(
         n_words=len(body.split()),
         n_tokens=counter.count(text) if counter else len(text.split()),
         split=split,
+        page_start=page_start,
+        page_end=page_end,
+        ocr=any(b.ocr for b in blocks),
         title=doc.title,
         authors=doc.authors,
         year=doc.year,

@@ -8,7 +8,7 @@ falls; each chunk records the section in which its first word lies.
 from __future__ import annotations
 
 from clinqa.chunking.base import Chunk, TokenCounter, make_chunk
-from clinqa.documents.model import Document
+from clinqa.documents.model import Block, Document
 
 
 def word_windows(words: list[str], size: int, overlap: int = 0) -> list[tuple[int, int]]:
@@ -41,15 +41,18 @@ class FixedChunker:
         """Word-window chunks of ``doc`` (level ``window``), header = document title only."""
         words: list[str] = []
         owner: list[tuple[str, ...]] = []
+        block_of: list[Block] = []
         for path, sec in doc.walk():
             for b in sec.blocks:
                 w = b.text.split()
                 words.extend(w)
                 owner.extend([path] * len(w))
+                block_of.extend([b] * len(w))
         doc_hash = doc.content_hash()
         return [
             make_chunk(doc, body=" ".join(words[s:e]), section_path=[], index=i, level="window",
-                       counter=self.counter, header=doc.title, doc_hash=doc_hash)
+                       counter=self.counter, header=doc.title, doc_hash=doc_hash,
+                       blocks=list({id(b): b for b in block_of[s:e]}.values()))
             .model_copy(update={"section_path": list(owner[s])})
             for i, (s, e) in enumerate(word_windows(words, self.size, self.overlap))
         ]

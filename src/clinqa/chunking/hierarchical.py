@@ -132,21 +132,21 @@ class HierarchicalChunker:
         if limit_body < 16:  # pathological header: keep at least some room for text
             limit_body = max(16, self.max_tokens - special)
             target_body = limit_body
-        bodies: list[tuple[str, bool]] = []  # (body, split)
+        bodies: list[tuple[str, bool, list[Block]]] = []  # (body, split, source blocks)
         group: list[Block] = []
         group_cost = 0
 
         def flush() -> None:
             nonlocal group, group_cost
             if group:
-                bodies.append(("\n\n".join(b.text for b in group), False))
+                bodies.append(("\n\n".join(b.text for b in group), False, group))
             group, group_cost = [], 0
 
         for block, cost in zip(blocks, costs, strict=True):
             if cost > limit_body:
                 flush()
                 for w in sentence_windows(block.text, block.kind, limit_body, self.counter, self.overlap):
-                    bodies.append((w, True))
+                    bodies.append((w, True, [block]))
                 continue
             # "\n\n" joins add no WordPiece tokens. A lead-in ending in ":" ("Women:", "staged by
             # the following criteria:") stays with what it introduces -- the next block, or the
@@ -161,23 +161,23 @@ class HierarchicalChunker:
         flush()
         chunks = [
             make_chunk(doc, body=b, section_path=path, index=i, level="section",
-                       counter=self.counter, header=header, split=s, doc_hash=doc_hash)
-            for i, (b, s) in enumerate(bodies)
+                       counter=self.counter, header=header, split=s, doc_hash=doc_hash, blocks=src)
+            for i, (b, s, src) in enumerate(bodies)
         ]
         if self.paragraph_level:
             base = len(chunks)
-            para_bodies: list[tuple[str, bool]] = []
+            para_bodies: list[tuple[str, bool, Block]] = []
             for block, cost in zip(blocks, costs, strict=True):
                 if cost > limit_body:
                     para_bodies.extend(
-                        (w, True)
+                        (w, True, block)
                         for w in sentence_windows(block.text, block.kind, limit_body, self.counter, self.overlap)
                     )
                 else:
-                    para_bodies.append((block.text, False))
+                    para_bodies.append((block.text, False, block))
             chunks.extend(
                 make_chunk(doc, body=b, section_path=path, index=base + i, level="paragraph",
-                           counter=self.counter, header=header, split=s, doc_hash=doc_hash)
-                for i, (b, s) in enumerate(para_bodies)
+                           counter=self.counter, header=header, split=s, doc_hash=doc_hash, blocks=[src])
+                for i, (b, s, src) in enumerate(para_bodies)
             )
         return chunks

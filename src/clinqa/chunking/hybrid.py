@@ -30,13 +30,15 @@ class HybridChunker:
             body = "\n\n".join(b.text for b in sec.blocks)
             header = header_for(doc, path)
             whole = make_chunk(doc, body=body, section_path=list(path), index=0, level="section",
-                               counter=self.counter, header=header, doc_hash=doc_hash)
+                               counter=self.counter, header=header, doc_hash=doc_hash, blocks=sec.blocks)
             if whole.n_tokens <= self.max_tokens:
                 out.append(whole)
                 continue
             words = body.split()
+            block_of = [b for b in sec.blocks for _ in b.text.split()]
             for i, (s, e) in enumerate(word_windows(words, self.window_words, self.overlap_words)):
                 out.append(make_chunk(doc, body=" ".join(words[s:e]), section_path=list(path), index=i,
                                       level="window", counter=self.counter, header=header,
-                                      doc_hash=doc_hash))
+                                      doc_hash=doc_hash,
+                                      blocks=list({id(b): b for b in block_of[s:e]}.values())))
         return unique_ids(out)

@@ -23,7 +23,7 @@ class SectionChunker:
         doc_hash = doc.content_hash()
         return unique_ids([
             make_chunk(doc, body="\n\n".join(b.text for b in sec.blocks), section_path=list(path),
-                       index=0, level="section", counter=self.counter, doc_hash=doc_hash)
+                       index=0, level="section", counter=self.counter, doc_hash=doc_hash, blocks=sec.blocks)
             for path, sec in doc.walk()
             if sec.blocks
         ])

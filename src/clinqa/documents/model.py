@@ -14,18 +14,25 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-BlockKind = Literal["paragraph", "list", "table", "code", "quote"]
+BlockKind = Literal["paragraph", "list", "table", "code", "quote", "caption"]
 
 
 class Block(BaseModel):
     """One unit of body text that a chunker must never cut in the middle of a paragraph.
 
     ``kind="table"`` blocks are kept whole (a table row is meaningless without its header);
-    ``kind="list"`` is one top-level list item with its nested items.
+    ``kind="list"`` is one top-level list item with its nested items; ``kind="caption"`` is a
+    figure or table caption (PDF).
+    ``page_start``/``page_end`` are the 1-based pages of a paginated source (PDF) the block
+    lies on (``None`` where the source has no pages); ``ocr`` is true when its text was read
+    from a page image by OCR.
     """
 
     text: str
     kind: BlockKind = "paragraph"
+    page_start: int | None = None
+    page_end: int | None = None
+    ocr: bool = False
 
 
 class Section(BaseModel):
@@ -88,4 +95,25 @@ class Document(BaseModel):
     def content_hash(self) -> str:
         """SHA-256 (hex) over metadata and body: unchanged documents can be skipped on re-ingest."""
         payload = self.model_dump(mode="json", exclude={"path"})
+        for sec in _sections(payload.get("sections", [])):
+            for block in sec.get("blocks", []):  # unset page fields leave the hash of older versions
+                for key, default in (("page_start", None), ("page_end", None), ("ocr", False)):
+                    if block.get(key) == default:
+                        block.pop(key, None)
         return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _sections(sections: list[dict]) -> list[dict]:
+    """Every section dict of a dumped section tree, depth-first."""
+    out: list[dict] = []
+    for sec in sections:
+        out.append(sec)
+        out.extend(_sections(sec.get("children", [])))
+    return out
+
+
+def page_range(blocks: list[Block]) -> tuple[int | None, int | None]:
+    """``(first page, last page)`` over ``blocks`` (1-based; ``(None, None)`` when none has pages)."""
+    starts = [b.page_start for b in blocks if b.page_start is not None]
+    ends = [b.page_end if b.page_end is not None else b.page_start for b in blocks if b.page_start is not None]
+    return (min(starts), max(e for e in ends if e is not None)) if starts else (None, None)

@@ -64,6 +64,7 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from clinqa.answer.types import citation_url
 from clinqa.cache import CacheUnavailable, cached_ask, make_cache
 from clinqa.errors import ClinqaError, ConfigError
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
@@ -530,8 +531,9 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
             nxt = [t for t in as_text if t.chunk_index > c.chunk_index][:context]
         return {"chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "section": c.section,
                 "section_path": c.section_path, "hierarchy_level": c.hierarchy_level, "chunk_index": c.chunk_index,
-                "year": c.year, "source": c.source, "url": c.url, "patient_id": c.patient_id,
+                "year": c.year, "source": c.source, "url": citation_url(c), "patient_id": c.patient_id,
                 "note_date": c.note_date.isoformat() if c.note_date else None, "note_type": c.note_type,
+                "page_start": c.page_start, "page_end": c.page_end, "ocr": c.ocr,
                 "body": c.body, "highlights": highlight_spans(c.body, highlight) if highlight else [],
                 "previous": prev, "next": nxt}
 

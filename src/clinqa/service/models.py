@@ -83,6 +83,9 @@ class CitationModel(BaseModel):
     quote: str = ""
     note_date: str | None = None
     also_in: list[str] = Field(default_factory=list, description="Other notes holding the same quoted text.")
+    page_start: int | None = Field(None, description="First page (1-based) of the source the passage lies on; "
+                                   "null for sources without pages.")
+    page_end: int | None = Field(None, description="Last page of the passage (equal to page_start on one page).")
 
 
 class AskResponse(BaseModel):
@@ -168,7 +171,8 @@ class ChunkText(BaseModel):
     """A chunk's position and text, without metadata."""
 
     chunk_id: str
-    hierarchy_level: str = Field(..., description="document (overview), section, paragraph or window.")
+    hierarchy_level: str = Field(..., description="document (overview), section, paragraph, window or "
+                                 "references (a reference list).")
     chunk_index: int = Field(..., description="Position within its section, from 0.")
     body: str
 
@@ -214,6 +218,9 @@ class ChunkResponse(BaseModel):
     patient_id: str | None = None
     note_date: str | None = None
     note_type: str = ""
+    page_start: int | None = Field(None, description="First page (1-based) of the source; null without pages.")
+    page_end: int | None = Field(None, description="Last page of the chunk.")
+    ocr: bool = Field(False, description="True when the text was read from a page image by OCR.")
     body: str
     highlights: list[tuple[int, int]] = Field(default_factory=list, description="[start, end) character offsets "
                                               "in body of the highlight text (the citation's quote), sentence by "

@@ -47,9 +47,13 @@ _STR = ["chunk_id", "doc_id", "text", "body", "hierarchy_level", "content_hash",
         "url", "doi", "organization", "patient_id", "note_date", "note_type", "author_role", "format",
         "path", "doc_hash"]
 _LIST = ["section_path", "authors", "topics"]
-_INT = ["chunk_index", "n_words", "n_tokens", "year"]
+_INT = ["chunk_index", "n_words", "n_tokens", "year", "page_start", "page_end"]
+_BOOL = ["split", "ocr"]
 #: every column but the vector: what a hit needs to become a Chunk
-ROW_COLUMNS = _STR + _LIST + _INT + ["split"]
+ROW_COLUMNS = _STR + _LIST + _INT + _BOOL
+#: columns added after the first release: a table made before them gets them (all null) on its next
+#: write (:meth:`LanceStore._upgrade`), and reads of an older table skip them (Chunk defaults apply)
+ADDED_COLUMNS = {"page_start": pa.int32(), "page_end": pa.int32(), "ocr": pa.bool_()}
 #: chunks kept in memory by :meth:`LanceStore._materialize` (cleared when the table changes)
 ROW_CACHE = 4096
 #: scalar indexes made with the full-text index: (column, LanceDB index type)
@@ -62,7 +66,8 @@ def schema(dim: int) -> pa.Schema:
     fields = [pa.field(n, pa.string()) for n in _STR]
     fields += [pa.field(n, pa.list_(pa.string())) for n in _LIST]
     fields += [pa.field(n, pa.int32()) for n in _INT]
-    fields += [pa.field("split", pa.bool_()), pa.field("vector", pa.list_(pa.float32(), dim))]
+    fields += [pa.field(n, pa.bool_()) for n in _BOOL]
+    fields += [pa.field("vector", pa.list_(pa.float32(), dim))]
     return pa.schema(fields)
 
 
@@ -73,7 +78,9 @@ def _row(chunk: Chunk, vector: np.ndarray) -> dict[str, Any]:
 
 
 def _chunk(row: dict[str, Any]) -> Chunk:
-    return Chunk.model_validate({k: v for k, v in row.items() if k in Chunk.model_fields})
+    # a column added to an older table (ADDED_COLUMNS) is null in its old rows: the Chunk default applies
+    return Chunk.model_validate({k: v for k, v in row.items()
+                                 if k in Chunk.model_fields and not (v is None and k in _BOOL)})
 
 
 _fts_clean = re.compile(r"[^\w\s]+", re.UNICODE)
@@ -144,6 +151,7 @@ class LanceStore:
             if not rows:
                 return
             self._table = self._create(len(rows[0]["vector"]))
+        self._upgrade()
         data = pa.Table.from_pylist(rows, schema=self._table.schema)
         ids = ", ".join(sql_literal(d) for d in doc_ids)
         (
@@ -153,6 +161,25 @@ class LanceStore:
             .when_not_matched_by_source_delete(f"doc_id IN ({ids})")
             .execute(data)
         )
+
+    def _upgrade(self) -> None:
+        """Add the :data:`ADDED_COLUMNS` a table made by an older clinqa lacks (null in its old rows:
+        pages unknown, not OCR) so that new chunks keep their pages; readers of the old schema go on
+        working (see :meth:`_row_columns`). One schema commit, made before the first write."""
+        missing = [pa.field(n, t) for n, t in ADDED_COLUMNS.items() if n not in self._table.schema.names]
+        if missing:
+            try:
+                self._table.add_columns(missing)
+            except (RuntimeError, ValueError, OSError) as exc:  # another writer added them first
+                self._table.checkout_latest()
+                if any(f.name not in self._table.schema.names for f in missing):
+                    raise RuntimeError(f"cannot add the page columns to the store's chunks table ({exc}); "
+                                       "re-ingest into a new --data-dir") from exc
+
+    def _row_columns(self, cols: list[str] | None = None) -> list[str]:
+        """``cols`` (default :data:`ROW_COLUMNS`) without those an older table does not have."""
+        names = set(self._table.schema.names)
+        return [c for c in (ROW_COLUMNS if cols is None else cols) if c in names]
 
     def _create(self, dim: int) -> Any:
         """Create the chunks table, or open it when another process created it first."""
@@ -272,7 +299,7 @@ class LanceStore:
             out = {c: self._rows[c] for c in ids if c in self._rows}
         missing = [(c, r) for c, r in zip(ids, row_ids, strict=True) if c not in out]
         if missing:
-            rows = (self._table.take_row_ids([r for _, r in missing]).select(ROW_COLUMNS)
+            rows = (self._table.take_row_ids([r for _, r in missing]).select(self._row_columns())
                     .to_arrow().to_pylist())
             by_id = {r["chunk_id"]: r for r in rows}
             if any(c not in by_id for c, _ in missing):
@@ -342,7 +369,7 @@ class LanceStore:
         if not chunk_ids or not self.sync():
             return []
         ids = ", ".join(sql_literal(c) for c in chunk_ids)
-        rows = (self._table.search().where(f"chunk_id IN ({ids})").select(ROW_COLUMNS)
+        rows = (self._table.search().where(f"chunk_id IN ({ids})").select(self._row_columns())
                 .limit(len(chunk_ids)).to_arrow().to_pylist())
         by_id = {r["chunk_id"]: _chunk(r) for r in rows}
         return [by_id[c] for c in chunk_ids if c in by_id]
@@ -384,7 +411,13 @@ class LanceStore:
         jobs such as hard-negative mining; ``vector`` is a fixed-size list column)."""
         if not self.sync():
             return pa.table({c: [] for c in columns})
-        return self._table.search().where(to_sql(filters)).select(columns).limit(None).to_arrow()
+        names = set(self._table.schema.names)
+        absent = [c for c in columns if c in ADDED_COLUMNS and c not in names]  # an older table
+        t = (self._table.search().where(to_sql(filters)).select([c for c in columns if c not in absent])
+             .limit(None).to_arrow())
+        for name in absent:  # all null: the Chunk defaults (pages unknown, not OCR)
+            t = t.append_column(pa.field(name, ADDED_COLUMNS[name]), pa.nulls(t.num_rows, ADDED_COLUMNS[name]))
+        return t.select(columns)
 
     def version(self) -> int:
         """The table's version: it grows with every write (ingest, removal), also one made by another

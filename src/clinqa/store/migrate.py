@@ -99,7 +99,9 @@ def migrate_to_qdrant(source: Store, target: QdrantStore, batch_chunks: int = 25
         table = source.export(COLUMNS, f)
         rows = table.drop_columns(["vector"]).to_pylist()
         vectors = np.asarray(table.column("vector").to_pylist(), dtype=np.float32)
-        target.upsert_chunks([Chunk.model_validate(r) for r in rows], vectors)
+        # page_start/page_end/ocr (null in rows written before those columns existed) are copied as they are
+        target.upsert_chunks([Chunk.model_validate({k: v for k, v in r.items() if not (k == "ocr" and v is None)})
+                              for r in rows], vectors)
         copied += len(rows)
         if bar is not None:
             bar.update(len(rows))

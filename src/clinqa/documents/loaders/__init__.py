@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from clinqa.documents import registry as _registry
-from clinqa.documents.loaders import beir, html, jats, markdown, medquad, notes, pdf, pubmedqa, text
+from clinqa.documents.loaders import beir, docx, html, jats, markdown, medquad, notes, pdf, pubmedqa, text
 from clinqa.documents.loaders._common import path_doc_id
 from clinqa.documents.loaders._io import (
     applying_limits,
@@ -41,13 +41,14 @@ from clinqa.settings import IngestSettings
 
 __all__ = ["FORMATS", "Skipped", "detect_format", "iter_documents", "load_file"]
 
-FORMATS: tuple[str, ...] = ("markdown", "text", "html", "pdf", "jats", "medquad", "pubmedqa", "beir", "notes")
+FORMATS: tuple[str, ...] = ("markdown", "text", "html", "pdf", "docx", "jats", "medquad", "pubmedqa", "beir", "notes")
 
 _LOADERS: dict[str, Callable[[Path], list[Document]]] = {
     "markdown": markdown.load,
     "text": text.load,
     "html": html.load,
     "pdf": pdf.load,
+    "docx": docx.load,
     "jats": jats.load,
     "medquad": medquad.load,
     "pubmedqa": pubmedqa.load,
@@ -66,6 +67,7 @@ _EXTENSIONS: dict[str, str] = {
     ".htm": "html",
     ".xhtml": "html",
     ".pdf": "pdf",
+    ".docx": "docx",
     ".nxml": "jats",
     ".xml": _SNIFF,
     ".json": _SNIFF,
@@ -74,7 +76,7 @@ _EXTENSIONS: dict[str, str] = {
     ".csv": "notes",
 }
 #: Formats whose doc_id falls back to the file path (others carry native ids).
-_PATH_ID_FORMATS = frozenset({"markdown", "text", "html", "pdf", "jats"})
+_PATH_ID_FORMATS = frozenset({"markdown", "text", "html", "pdf", "docx", "jats"})
 _MEDQUAD_ROOTS = {"document", "doc", "diseasefile"}
 _SKIP_PREFIXES = ("readme", "license", "licence", "changelog")
 
@@ -176,7 +178,7 @@ def load_file(path: Path, format: str | None = None, limits: IngestSettings | No
     """Load one file; ``format`` (one of :data:`FORMATS`) overrides detection; ``limits``
     (default: :class:`~clinqa.settings.IngestSettings` defaults) caps sizes and parse time.
 
-    Returns the file's Documents (one for Markdown/text/HTML/PDF/JATS/MedQuAD; one per
+    Returns the file's Documents (one for Markdown/text/HTML/PDF/Word/JATS/MedQuAD; one per
     record for PubMedQA JSON, BEIR corpora and notes files). doc_id is the format's native
     id, else the slugged file stem. No registry is applied (see :func:`iter_documents`).
     Raises :class:`~clinqa.errors.LoadError` and nothing else: unexpected failures become

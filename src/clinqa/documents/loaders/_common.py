@@ -125,10 +125,12 @@ class SectionBuilder:
             self.roots.append(self._preamble)
         return self._preamble
 
-    def add(self, text: str, kind: BlockKind = "paragraph") -> None:
-        """Append a block (ignored when ``text`` is blank)."""
+    def add(self, text: str, kind: BlockKind = "paragraph", page_start: int | None = None,
+            page_end: int | None = None, ocr: bool = False) -> None:
+        """Append a block (ignored when ``text`` is blank); pages are 1-based (paginated sources)."""
         if text and text.strip():
-            self.current().blocks.append(Block(text=text.strip("\n"), kind=kind))
+            self.current().blocks.append(Block(text=text.strip("\n"), kind=kind, page_start=page_start,
+                                               page_end=page_end, ocr=ocr))
 
     def sections(self) -> list[Section]:
         """The finished top-level sections."""

@@ -45,7 +45,7 @@ _SURROGATE_ESCAPE_STR = re.compile(_SURROGATE_ESCAPE.pattern.decode())
 #: file signatures, to say what a binary file under a text name is
 _MAGIC = (
     (b"%PDF-", "a PDF document: give it the extension .pdf"),
-    (b"PK\x03\x04", "a ZIP archive, or a .docx/.xlsx/.odt file: unpack it or save it as text"),
+    (b"PK\x03\x04", "a ZIP archive or an Office file: name a Word file .docx, save others as text"),
     (b"PK\x05\x06", "an empty ZIP archive"),
     (b"\x1f\x8b", "gzip-compressed: decompress it first"),
     (b"\xd0\xcf\x11\xe0", "an old Microsoft Office file (.doc/.xls): save it as text"),

@@ -134,6 +134,12 @@
     return /^https?:\/\//i.test(u || "") ? u : null;
   }
 
+  // "p. 4", "pp. 4-5", or "" when the source has no pages (as the CLI prints them)
+  function pagesLabel(start, end) {
+    if (start === null || start === undefined) return "";
+    return end === null || end === undefined || end === start ? `p. ${start}` : `pp. ${start}-${end}`;
+  }
+
   function renderSources(citations) {
     const ol = $("sources");
     clear(ol);
@@ -144,6 +150,8 @@
                     el("strong", { text: c.title + year }));
       const bits = [];
       if (c.section) bits.push(c.section);
+      const pages = pagesLabel(c.page_start, c.page_end);
+      if (pages) bits.push(pages);
       if (c.note_date) bits.push("note of " + c.note_date);
       if (c.source) bits.push(c.source);
       if (bits.length) li.append(el("div", { class: "hint", text: bits.join(" · ") }));
@@ -303,6 +311,8 @@
       const meta = [];
       if (chunk.note_date) meta.push(`${chunk.note_type || "note"} of ${chunk.note_date}`);
       if (chunk.source) meta.push(chunk.source);
+      const pages = pagesLabel(chunk.page_start, chunk.page_end);
+      if (pages) meta.push(pages + (chunk.ocr ? " (text read by OCR)" : ""));
       meta.push(chunk.doc_id);
       $("passage-meta").textContent = meta.join(" · ");
       $("passage-section").textContent = chunk.section || "Overview";
