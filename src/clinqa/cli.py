@@ -120,48 +120,142 @@ def _llm_options(llm: str | None, model: str | None, url: str | None) -> dict[st
     return {"backend": llm, "model": model, "base_url": url}
 
 
-def format_answer(ans: dict[str, Any]) -> str:
-    """Human-readable rendering of an answer dict (``Answer.to_dict()``)."""
-    lines = [f"Q: {ans['question']}"]
+DEFAULT_WIDTH = 100
+
+
+def _width(width: int | None) -> int:
+    """Columns to wrap human output at: ``width`` if given, else the terminal's
+    (:func:`shutil.get_terminal_size`, 100 when it cannot be read), never under 40."""
+    import shutil
+
+    return max(40, width or shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """``text`` wrapped at ``width`` columns: the first line starts with ``first``, continuation
+    lines with ``rest`` (default: as many spaces as ``first``, a hanging indent). Words and
+    hyphenated terms ("5-10", "beta-blocker") are never split; a longer word overflows its line."""
+    import textwrap
+
+    rest = " " * len(first) if rest is None else rest
+    return textwrap.wrap(" ".join(text.split()), width=width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _pages(c: dict[str, Any]) -> str:
+    """``", p. 4"`` / ``", pp. 4–6"`` from a citation's optional ``page_start``/``page_end``; empty without pages."""
+    start, end = c.get("page_start"), c.get("page_end")
+    if start is None:
+        return ""
+    return f", pp. {start}–{end}" if end is not None and end != start else f", p. {start}"
+
+
+def related_items(ans: dict[str, Any]) -> list[tuple[str, str]]:
+    """The related topics of a refusal as ``(title, last section heading)`` pairs, each once, in
+    order: from ``related`` when it has items, else from the ``"Title > A > B"`` strings of
+    ``related_topics`` (answers made before ``related`` existed). Empty: show no topics."""
+    if ans.get("related"):
+        pairs = [(r.get("title", ""), r.get("section", "")) for r in ans["related"]]
+    else:
+        pairs = []
+        for t in ans.get("related_topics") or []:
+            parts = [x.strip() for x in t.split(" > ")]
+            pairs.append((parts[0], parts[-1] if len(parts) > 1 else ""))
+    seen: list[tuple[str, str]] = []
+    for pair in pairs:
+        if pair not in seen and any(pair):
+            seen.append(pair)
+    return seen
+
+
+def refusal_sentence(ans: dict[str, Any]) -> str:
+    """What a refusal says to a person: the answer text when it starts with the ``reason`` (the
+    reason sentence plus any clause the pipeline added), else the ``reason`` alone (older
+    answers repeated the related topics in the text; those are listed separately)."""
+    reason = (ans.get("reason") or "").strip()
+    text = (ans.get("answer") or "").strip()
+    if not reason:
+        return text
+    return text if text.startswith(reason.rstrip(".")) else reason
+
+
+def _cautions(ans: dict[str, Any]) -> list[str]:
+    """Warnings plus, on answers, a caution naming ``missing_terms`` (unless a warning already
+    names every one of them in quotes)."""
+    warnings = list(ans.get("warnings") or [])
+    missing = [] if ans.get("refused") else list(ans.get("missing_terms") or [])
+    if missing and not all(any(f"'{t}'" in w for w in warnings) for t in missing):
+        warnings.append("no quoted passage mentions " + ", ".join(f"'{t}'" for t in missing)
+                        + ": check that the sources answer the question")
+    return warnings
+
+
+def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool = False) -> str:
+    """Human-readable rendering of an answer dict (``Answer.to_dict()``), wrapped at ``width``
+    columns (default: the terminal width, else 100).
+
+    Answers: the question, the answer text (one paragraph per line of it, ``[n]`` markers kept),
+    then ``Sources:`` with each citation once as ``[n] Title (year) — Section > Path, p. N`` and its
+    url (or source) and chunk id on the next line, then warnings with a hanging indent. Refusals:
+    ``Not answered: <reason>``, then ``Closest topics in the documents:`` with one aligned bullet
+    per topic (``  - Title — last heading``) only when there are any. The gate's signal and
+    threshold are shown only when ``verbose``."""
+    w = _width(width)
+    lines = _wrap(ans["question"], w, "Q: ")
     applied = {k: v for k, v in ans["filters"].items() if v not in (None, [], ()) and k != "exclude_levels"}
     if applied:
-        lines.append("Filters: " + ", ".join(f"{k}={v}" for k, v in applied.items()))
+        lines += _wrap(", ".join(f"{k}={v}" for k, v in applied.items()), w, "Filters: ")
     if ans.get("time_filter"):
-        lines.append(f"Time filter read from the question: {ans['time_filter']}")
-    if ans["refused"]:
-        lines.append("REFUSED: " + ans["answer"])
-        for w in ans.get("warnings", []):
-            lines.append(f"WARNING: {w}")
-        lines.extend(_usage_lines(ans))
-        return "\n".join(lines)
+        lines += _wrap(ans["time_filter"], w, "Time filter read from the question: ")
     lines.append("")
-    for w in ans.get("warnings", []):
-        lines.append(f"WARNING: {w}")
-    lines.append({"generated": "Answer (written by the language model; each sentence checked against its sources):",
-                  "no-context": "Answer (the language model alone, no sources):"}.get(ans.get("mode", ""),
-                                                                                  "Answer (quoted from the sources):"))
-    lines.append(ans["answer"])
-    if ans["citations"]:
+    if ans["refused"]:
+        lines += _wrap(refusal_sentence(ans), w, "Not answered: ")
+        topics = related_items(ans)
+        if topics:
+            lines += ["", "Closest topics in the documents:"]
+            for title, section in topics:
+                lines += _wrap(" — ".join(x for x in (title, section) if x), w, "  - ")
+    else:
+        label = {"generated": "Answer (written by the language model; each sentence checked against its sources):",
+                 "no-context": "Answer (the language model alone, no sources):"}.get(ans.get("mode", ""))
+        if label:
+            lines += _wrap(label, w)
+        for para in ans["answer"].splitlines():
+            lines += _wrap(para, w) if para.strip() else []
+        if ans["citations"]:
+            lines += ["", "Sources:"]
+        for c in ans["citations"]:
+            year = f" ({c['year']})" if c.get("year") else ""
+            head = f"{c['title']}{year}"
+            where = " > ".join(x for x in (c.get("section") or "").split(" > ") if x)
+            first = head + (f" — {where}" if where else "") + _pages(c)
+            tag = f"  [{c['n']}] "
+            lines += _wrap(first, w, tag, " " * len(tag))
+            indent = " " * len(tag)
+            if c.get("note_date"):
+                lines += _wrap(f"note date: {c['note_date']}", w, indent)
+            if c.get("also_in"):
+                lines += _wrap("same text copied in: " + "; ".join(c["also_in"]), w, indent)
+            where_from = c.get("url") or c.get("source")
+            lines += _wrap(" · ".join(x for x in (where_from, f"chunk {c['chunk_id']}") if x), w, indent)
+        dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
+        if dropped:
+            lines.append("")
+            lines.append("Not supported by the cited passages (not shown above):" if ans["mode"] == "generated"
+                         and "[unsupported]" not in ans["answer"] else "Not supported by the cited passages:")
+            for x in dropped:
+                lines += _wrap(f"{x['text']}  ({'; '.join(x['reasons'])})", w, "  - ")
+    cautions = _cautions(ans)
+    if cautions:
         lines.append("")
-        lines.append("Sources:")
-    for c in ans["citations"]:
-        year = f" ({c['year']})" if c["year"] else ""
-        where = c["url"] or c["source"]
-        lines.append(f"  [{c['n']}] {c['title']}{year}")
-        if c["section"]:
-            lines.append(f"      section: {c['section']}")
-        if c.get("note_date"):
-            lines.append(f"      note date: {c['note_date']}")
-        if c.get("also_in"):
-            lines.append("      same text copied in: " + "; ".join(c["also_in"]))
-        lines.append(f"      {where}  chunk: {c['chunk_id']}")
-    dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
-    if dropped:
-        lines.append("")
-        lines.append("Not supported by the cited passages (not shown above):" if ans["mode"] == "generated"
-                     and "[unsupported]" not in ans["answer"] else "Not supported by the cited passages:")
-        for x in dropped:
-            lines.append(f"  - {x['text']}  ({'; '.join(x['reasons'])})")
+        for text in cautions:
+            lines += _wrap(text, w, "Warning: ")
+    gate = ans.get("gate") or {}
+    if verbose and gate.get("signal") is not None:
+        sig, thr = gate["signal"], gate.get("threshold")
+        lines += ["", f"Gate: {gate.get('kind') or 'signal'} {sig:.3f}"
+                  + (f", threshold {thr:.3f}" if thr is not None else "")
+                  + (f" ({gate['calibration']})" if gate.get("calibration") else "")]
     lines.extend(_usage_lines(ans))
     return "\n".join(lines)
 
@@ -190,6 +284,8 @@ def ask(
     llm_url: LLMUrl = None,
     no_context: Annotated[bool, typer.Option("--no-context", help="Ask the language model alone, with no "
                                              "evidence (a baseline for comparison; nothing is checked).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show the refusal gate's signal and "
+                                          "threshold (always in --json under 'gate').")] = False,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
@@ -212,7 +308,7 @@ def ask(
         ans["query_id"] = query_id
         typer.echo(json.dumps(ans, indent=2, default=str))
         return
-    typer.echo(format_answer(ans))
+    typer.echo(format_answer(ans, verbose=verbose))
     if query_id:
         typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
 
