@@ -57,6 +57,16 @@ def test_answer_wrapped_with_sources_once_and_pages() -> None:
     assert "0.61" not in out and "0.376" not in out  # gate numbers only with verbose
 
 
+def test_two_passages_of_one_section_are_one_source() -> None:
+    first = _answer()["citations"][0]
+    second = {**first, "n": 2, "chunk_id": "bronchitis#course#1"}
+    out = format_answer(_answer(answer="A [1]. B [2].", citations=[first, second]), width=100)
+    assert out.split("Sources:\n")[1] == "\n".join([
+        "  [1][2] Acute bronchitis (2020) — Acute bronchitis > Clinical course",
+        "         https://example.org/bronchitis · chunks bronchitis#course#0, bronchitis#course#1",
+    ])
+
+
 def test_missing_terms_caution_once() -> None:
     out = format_answer(_answer(missing_terms=["azithromycin"], citations=[]), width=100)
     assert out.endswith("Warning: no quoted passage mentions 'azithromycin': check that the sources answer the "

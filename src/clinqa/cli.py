@@ -179,6 +179,19 @@ def refusal_sentence(ans: dict[str, Any]) -> str:
     return text if text.startswith(reason.rstrip(".")) else reason
 
 
+def source_groups(citations: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Citations grouped so that each source is listed once: citations of the same document title,
+    year, section path, pages, url/source, note date and copies (two passages of one section) form
+    one group, in the order of their first number. ``[[c1], [c2, c3]]`` for ``[1]`` alone and
+    ``[2][3]`` from the same section."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for c in citations:
+        key = (c.get("title"), c.get("year"), c.get("section"), c.get("page_start"), c.get("page_end"),
+               c.get("url") or c.get("source"), c.get("note_date"), tuple(c.get("also_in") or ()))
+        groups.setdefault(key, []).append(c)
+    return list(groups.values())
+
+
 def _cautions(ans: dict[str, Any]) -> list[str]:
     """Warnings plus, on answers, a caution naming ``missing_terms`` (unless a warning already
     names every one of them in quotes)."""
@@ -195,8 +208,9 @@ def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool =
     columns (default: the terminal width, else 100).
 
     Answers: the question, the answer text (one paragraph per line of it, ``[n]`` markers kept),
-    then ``Sources:`` with each citation once as ``[n] Title (year) — Section > Path, p. N`` and its
-    url (or source) and chunk id on the next line, then warnings with a hanging indent. Refusals:
+    then ``Sources:`` with each source once as ``[n] Title (year) — Section > Path, p. N`` (``[2][3]``
+    for two passages of one section, :func:`source_groups`) and its url (or source) and chunk id(s)
+    on the next line, then warnings with a hanging indent. Refusals:
     ``Not answered: <reason>``, then ``Closest topics in the documents:`` with one aligned bullet
     per topic (``  - Title — last heading``) only when there are any. The gate's signal and
     threshold are shown only when ``verbose``."""
@@ -224,20 +238,19 @@ def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool =
             lines += _wrap(para, w) if para.strip() else []
         if ans["citations"]:
             lines += ["", "Sources:"]
-        for c in ans["citations"]:
+        for group in source_groups(ans["citations"]):
+            c = group[0]
             year = f" ({c['year']})" if c.get("year") else ""
-            head = f"{c['title']}{year}"
             where = " > ".join(x for x in (c.get("section") or "").split(" > ") if x)
-            first = head + (f" — {where}" if where else "") + _pages(c)
-            tag = f"  [{c['n']}] "
-            lines += _wrap(first, w, tag, " " * len(tag))
+            tag = "  " + "".join(f"[{x['n']}]" for x in group) + " "
             indent = " " * len(tag)
+            lines += _wrap(f"{c['title']}{year}" + (f" — {where}" if where else "") + _pages(c), w, tag, indent)
             if c.get("note_date"):
                 lines += _wrap(f"note date: {c['note_date']}", w, indent)
             if c.get("also_in"):
                 lines += _wrap("same text copied in: " + "; ".join(c["also_in"]), w, indent)
-            where_from = c.get("url") or c.get("source")
-            lines += _wrap(" · ".join(x for x in (where_from, f"chunk {c['chunk_id']}") if x), w, indent)
+            ids = ("chunks " if len(group) > 1 else "chunk ") + ", ".join(x["chunk_id"] for x in group)
+            lines += _wrap(" · ".join(x for x in (c.get("url") or c.get("source"), ids) if x), w, indent)
         dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
         if dropped:
             lines.append("")

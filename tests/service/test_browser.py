@@ -24,7 +24,7 @@ from service_data import KEYS
 
 from clinqa.answer.types import Answer
 from clinqa.cache import _answer_state, answer_key, cache_filters, make_cache
-from clinqa.cli import refusal_sentence, related_items
+from clinqa.cli import refusal_sentence, related_items, source_groups
 from clinqa.logs.querylog import QueryLog
 from clinqa.pipeline import Pipeline
 from clinqa.service.app import create_app
@@ -164,11 +164,18 @@ def test_ask_open_citation_and_send_feedback(browser: Any, served: Served, servi
     assert [(f["score"], f["comment"], f["category"]) for f in logged["feedback"]] == [
         (0.6, "Good quote, but <b>no</b> duration range", "content_missing")]
 
-    # sources numbered once: the list is not an <ol> (its [n] button is the number)
+    # sources numbered once: the list is not an <ol> (its [n] buttons are the numbers), every [n]
+    # appears once, and passages of one section are one item ("[1] [2] Acute bronchitis")
     sources = page.get_by_test_id("sources")
     assert sources.evaluate("e => e.tagName") == "UL"
     assert sources.evaluate("e => getComputedStyle(e).listStyleType") == "none"
-    assert sources.get_by_test_id("source-1").inner_text().startswith("[1] Acute bronchitis")
+    cites = answer_json["citations"]
+    assert sorted(int(n) for n in re.findall(r"\[(\d+)\]", sources.inner_text())) == sorted(c["n"] for c in cites)
+    assert not re.search(r"\d\.\s*\[\d", sources.inner_text())
+    assert sources.locator("li").count() == len(source_groups(cites))
+    first_group = source_groups(cites)[0]
+    assert sources.get_by_test_id("source-1").inner_text().startswith(
+        " ".join(f"[{c['n']}]" for c in first_group) + " Acute bronchitis")
 
     # a refusal: its sentence once; topics (only when the search found some) each once; the gate
     # numbers only in a closed <details>

@@ -207,14 +207,29 @@
     $("gate-text").textContent = gateText(a.gate);
   }
 
-  function renderSources(citations) {
-    const ol = $("sources");
-    clear(ol);
-    $("sources-title").hidden = !citations.length;
+  // Citations grouped so each source is listed once (two passages of one section: "[2] [3] Title"),
+  // in the order of their first number; same key as the command line (clinqa.cli.source_groups).
+  function sourceGroups(citations) {
+    const groups = new Map();
     for (const c of citations) {
+      const key = JSON.stringify([c.title, c.year, c.section, c.page_start, c.page_end, c.url || c.source,
+                                  c.note_date, c.also_in || []]);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(c);
+    }
+    return [...groups.values()];
+  }
+
+  function renderSources(citations) {
+    const list = $("sources");
+    clear(list);
+    $("sources-title").hidden = !citations.length;
+    for (const group of sourceGroups(citations)) {
+      const c = group[0];
       const year = c.year ? ` (${c.year})` : "";
-      const li = el("li", { "data-testid": `source-${c.n}` }, citationButton(c), " ",
-                    el("strong", { text: c.title + year }));
+      const li = el("li", { "data-testid": `source-${c.n}` });
+      for (const x of group) li.append(citationButton(x), " ");
+      li.append(el("strong", { text: c.title + year }));
       const bits = [];
       if (c.section || c.page_start) bits.push((c.section || "") + pages(c));
       if (c.note_date) bits.push("note of " + c.note_date);
@@ -225,7 +240,7 @@
       if (c.also_in && c.also_in.length) {
         li.append(el("div", { class: "hint", text: "Same text also in: " + c.also_in.join("; ") }));
       }
-      ol.append(li);
+      list.append(li);
     }
   }
 
