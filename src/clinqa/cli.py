@@ -1110,8 +1110,11 @@ def serve(
 
     API keys and their patient scopes come from service.api_keys in --config. The validated
     settings reach every worker as JSON in $CLINQA_SETTINGS_JSON (see clinqa.service.app.run)."""
+    from clinqa.extras import extra_needed
+
     try:
-        from clinqa.service.app import run
+        with extra_needed("clinqa serve"):
+            from clinqa.service.app import run
         from clinqa.settings import load_settings
 
         run(load_settings(config, data_dir=data_dir), host=host, port=port, workers=workers)
@@ -1120,8 +1123,20 @@ def serve(
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point. A command that needs an extra that is not installed exits with status 2
+    and one line naming it (``error: clinqa serve needs fastapi, which is not installed: pip install
+    'clinqa[service]'``, :mod:`clinqa.extras`); a missing core module is re-raised (a broken install)."""
+    from clinqa.extras import missing_extra
+
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        words = sys.argv[1:3] if sys.argv[1:2] and sys.argv[1] in ("eval", "train", "report") else sys.argv[1:2]
+        found = missing_extra(exc, needed_by=" ".join(["clinqa", *words]))
+        if found is None:
+            raise
+        typer.echo(f"error: {found}", err=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":
