@@ -307,7 +307,7 @@ def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat
         assert page.get_by_test_id("patient").is_disabled()
         page.get_by_test_id("question").fill("How long does the cough last after acute bronchitis?")
         page.get_by_test_id("ask").click()
-        page.get_by_test_id("usage").filter(has_text="tokens").wait_for()
+        page.get_by_test_id("usage").filter(has_text="tokens").wait_for(timeout=120_000)  # spaCy loads slowly
         usage = page.get_by_test_id("usage").inner_text()
         assert re.search(r"openai gpt-4o-mini: \d+ prompt \+ \d+ completion tokens \(server\), \$\d+\.\d{6}", usage)
         assert page.get_by_test_id("mode").inner_text().startswith("Answer written by the language model")
