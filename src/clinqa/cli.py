@@ -16,8 +16,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+#: plain click help and errors (rich_markup_mode None): rendering them with rich imports ~0.3 s of
+#: modules, most of `clinqa --help`'s start-up (bench/cold_start.py)
+PLAIN = {"rich_markup_mode": None}
 app = typer.Typer(help="clinqa: answers from your clinical corpus, with citations, or a helpful refusal.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, **PLAIN)
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="CLINQA_DATA_DIR",
                                               help="Where the store and caches live.")]
@@ -458,7 +461,8 @@ def replay(
         typer.echo(f"wrote {output}/replay.json and replay.txt")
 
 
-report_app = typer.Typer(help="Reports on the query log: pilot figures and content gaps.", no_args_is_help=True)
+report_app = typer.Typer(help="Reports on the query log: pilot figures and content gaps.", no_args_is_help=True,
+                         **PLAIN)
 app.add_typer(report_app, name="report")
 
 
@@ -670,7 +674,8 @@ def demo(
         _fail(exc)
 
 
-eval_app = typer.Typer(help="Evaluation on BEIR-format benchmarks (see docs/benchmarks.md).", no_args_is_help=True)
+eval_app = typer.Typer(help="Evaluation on BEIR-format benchmarks (see docs/benchmarks.md).", no_args_is_help=True,
+                       **PLAIN)
 app.add_typer(eval_app, name="eval")
 
 Distractors = Annotated[int | None, typer.Option("--subset", help="Use every judged document plus this many "
@@ -997,7 +1002,7 @@ def eval_answers(
 
 
 train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, **PLAIN)
 app.add_typer(train_app, name="train")
 
 

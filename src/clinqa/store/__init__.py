@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clinqa.store._lance_import import DEFERRED as _LANCE_REST_CLIENT_DEFERRED  # noqa: F401 (before lancedb)
 from clinqa.store.base import Hit, Store
 from clinqa.store.lancedb import LanceStore
 
