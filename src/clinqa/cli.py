@@ -17,8 +17,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+#: plain click help and errors (rich_markup_mode None): rendering them with rich imports ~0.3 s of
+#: modules, most of `clinqa --help`'s start-up (bench/cold_start.py)
+PLAIN = {"rich_markup_mode": None}
 app = typer.Typer(help="clinqa: answers from your clinical corpus, with citations, or a helpful refusal.",
-                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False)
+                  no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, **PLAIN)
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="CLINQA_DATA_DIR",
                                               help="Where the store and caches live.")]
@@ -134,49 +137,155 @@ def _llm_options(llm: str | None, model: str | None, url: str | None) -> dict[st
     return {"backend": llm, "model": model, "base_url": url}
 
 
-def format_answer(ans: dict[str, Any]) -> str:
-    """Human-readable rendering of an answer dict (``Answer.to_dict()``)."""
-    lines = [f"Q: {ans['question']}"]
+DEFAULT_WIDTH = 100
+
+
+def _width(width: int | None) -> int:
+    """Columns to wrap human output at: ``width`` if given, else the terminal's
+    (:func:`shutil.get_terminal_size`, 100 when it cannot be read), never under 40."""
+    import shutil
+
+    return max(40, width or shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns)
+
+
+def _wrap(text: str, width: int, first: str = "", rest: str | None = None) -> list[str]:
+    """``text`` wrapped at ``width`` columns: the first line starts with ``first``, continuation
+    lines with ``rest`` (default: as many spaces as ``first``, a hanging indent). Words and
+    hyphenated terms ("5-10", "beta-blocker") are never split; a longer word overflows its line."""
+    import textwrap
+
+    rest = " " * len(first) if rest is None else rest
+    return textwrap.wrap(" ".join(text.split()), width=width, initial_indent=first, subsequent_indent=rest,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _pages(c: dict[str, Any]) -> str:
+    """``", p. 4"`` / ``", pp. 4–6"`` from a citation's optional ``page_start``/``page_end``; empty without pages."""
+    start, end = c.get("page_start"), c.get("page_end")
+    if start is None:
+        return ""
+    return f", pp. {start}–{end}" if end is not None and end != start else f", p. {start}"
+
+
+def related_items(ans: dict[str, Any]) -> list[tuple[str, str]]:
+    """The related topics of a refusal as ``(title, last section heading)`` pairs, each once, in
+    order: from ``related`` when it has items, else from the ``"Title > A > B"`` strings of
+    ``related_topics`` (answers made before ``related`` existed). Empty: show no topics."""
+    if ans.get("related"):
+        pairs = [(r.get("title", ""), r.get("section", "")) for r in ans["related"]]
+    else:
+        pairs = []
+        for t in ans.get("related_topics") or []:
+            parts = [x.strip() for x in t.split(" > ")]
+            pairs.append((parts[0], parts[-1] if len(parts) > 1 else ""))
+    seen: list[tuple[str, str]] = []
+    for pair in pairs:
+        if pair not in seen and any(pair):
+            seen.append(pair)
+    return seen
+
+
+def refusal_sentence(ans: dict[str, Any]) -> str:
+    """What a refusal says to a person: the answer text when it starts with the ``reason`` (the
+    reason sentence plus any clause the pipeline added), else the ``reason`` alone (older
+    answers repeated the related topics in the text; those are listed separately)."""
+    reason = (ans.get("reason") or "").strip()
+    text = (ans.get("answer") or "").strip()
+    if not reason:
+        return text
+    return text if text.startswith(reason.rstrip(".")) else reason
+
+
+def source_groups(citations: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
+    """Citations grouped so that each source is listed once: citations of the same document title,
+    year, section path, pages, url/source, note date and copies (two passages of one section) form
+    one group, in the order of their first number. ``[[c1], [c2, c3]]`` for ``[1]`` alone and
+    ``[2][3]`` from the same section."""
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for c in citations:
+        key = (c.get("title"), c.get("year"), c.get("section"), c.get("page_start"), c.get("page_end"),
+               c.get("url") or c.get("source"), c.get("note_date"), tuple(c.get("also_in") or ()))
+        groups.setdefault(key, []).append(c)
+    return list(groups.values())
+
+
+def _cautions(ans: dict[str, Any]) -> list[str]:
+    """Warnings plus, on answers, a caution naming ``missing_terms`` (unless a warning already
+    names every one of them in quotes)."""
+    warnings = list(ans.get("warnings") or [])
+    missing = [] if ans.get("refused") else list(ans.get("missing_terms") or [])
+    if missing and not all(any(f"'{t}'" in w for w in warnings) for t in missing):
+        warnings.append("no quoted passage mentions " + ", ".join(f"'{t}'" for t in missing)
+                        + ": check that the sources answer the question")
+    return warnings
+
+
+def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool = False) -> str:
+    """Human-readable rendering of an answer dict (``Answer.to_dict()``), wrapped at ``width``
+    columns (default: the terminal width, else 100).
+
+    Answers: the question, the answer text (one paragraph per line of it, ``[n]`` markers kept),
+    then ``Sources:`` with each source once as ``[n] Title (year) — Section > Path, p. N`` (``[2][3]``
+    for two passages of one section, :func:`source_groups`) and its url (or source) and chunk id(s)
+    on the next line, then warnings with a hanging indent. Refusals:
+    ``Not answered: <reason>``, then ``Closest topics in the documents:`` with one aligned bullet
+    per topic (``  - Title — last heading``) only when there are any. The gate's signal and
+    threshold are shown only when ``verbose``."""
+    w = _width(width)
+    lines = _wrap(ans["question"], w, "Q: ")
     applied = {k: v for k, v in ans["filters"].items() if v not in (None, [], ()) and k != "exclude_levels"}
     if applied:
-        lines.append("Filters: " + ", ".join(f"{k}={v}" for k, v in applied.items()))
+        lines += _wrap(", ".join(f"{k}={v}" for k, v in applied.items()), w, "Filters: ")
     if ans.get("time_filter"):
-        lines.append(f"Time filter read from the question: {ans['time_filter']}")
-    if ans["refused"]:
-        lines.append("REFUSED: " + ans["answer"])
-        for w in ans.get("warnings", []):
-            lines.append(f"WARNING: {w}")
-        lines.extend(_usage_lines(ans))
-        return "\n".join(lines)
+        lines += _wrap(ans["time_filter"], w, "Time filter read from the question: ")
     lines.append("")
-    for w in ans.get("warnings", []):
-        lines.append(f"WARNING: {w}")
-    lines.append({"generated": "Answer (written by the language model; each sentence checked against its sources):",
-                  "no-context": "Answer (the language model alone, no sources):"}.get(ans.get("mode", ""),
-                                                                                  "Answer (quoted from the sources):"))
-    lines.append(ans["answer"])
-    if ans["citations"]:
+    if ans["refused"]:
+        lines += _wrap(refusal_sentence(ans), w, "Not answered: ")
+        topics = related_items(ans)
+        if topics:
+            lines += ["", "Closest topics in the documents:"]
+            for title, section in topics:
+                lines += _wrap(" — ".join(x for x in (title, section) if x), w, "  - ")
+    else:
+        label = {"generated": "Answer (written by the language model; each sentence checked against its sources):",
+                 "no-context": "Answer (the language model alone, no sources):"}.get(ans.get("mode", ""))
+        if label:
+            lines += _wrap(label, w)
+        for para in ans["answer"].splitlines():
+            lines += _wrap(para, w) if para.strip() else []
+        if ans["citations"]:
+            lines += ["", "Sources:"]
+        for group in source_groups(ans["citations"]):
+            c = group[0]
+            year = f" ({c['year']})" if c.get("year") else ""
+            where = " > ".join(x for x in (c.get("section") or "").split(" > ") if x)
+            tag = "  " + "".join(f"[{x['n']}]" for x in group) + " "
+            indent = " " * len(tag)
+            lines += _wrap(f"{c['title']}{year}" + (f" — {where}" if where else "") + _pages(c), w, tag, indent)
+            if c.get("note_date"):
+                lines += _wrap(f"note date: {c['note_date']}", w, indent)
+            if c.get("also_in"):
+                lines += _wrap("same text copied in: " + "; ".join(c["also_in"]), w, indent)
+            ids = ("chunks " if len(group) > 1 else "chunk ") + ", ".join(x["chunk_id"] for x in group)
+            lines += _wrap(" · ".join(x for x in (c.get("url") or c.get("source"), ids) if x), w, indent)
+        dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
+        if dropped:
+            lines.append("")
+            lines.append("Not supported by the cited passages (not shown above):" if ans["mode"] == "generated"
+                         and "[unsupported]" not in ans["answer"] else "Not supported by the cited passages:")
+            for x in dropped:
+                lines += _wrap(f"{x['text']}  ({'; '.join(x['reasons'])})", w, "  - ")
+    cautions = _cautions(ans)
+    if cautions:
         lines.append("")
-        lines.append("Sources:")
-    for c in ans["citations"]:
-        year = f" ({c['year']})" if c["year"] else ""
-        where = c["url"] or c["source"]
-        pages = pages_label(c.get("page_start"), c.get("page_end"))
-        lines.append(f"  [{c['n']}] {c['title']}{year}{', ' + pages if pages else ''}")
-        if c["section"]:
-            lines.append(f"      section: {c['section']}")
-        if c.get("note_date"):
-            lines.append(f"      note date: {c['note_date']}")
-        if c.get("also_in"):
-            lines.append("      same text copied in: " + "; ".join(c["also_in"]))
-        lines.append(f"      {where}  chunk: {c['chunk_id']}")
-    dropped = [x for x in ans.get("sentences", []) if not x["supported"]]
-    if dropped:
-        lines.append("")
-        lines.append("Not supported by the cited passages (not shown above):" if ans["mode"] == "generated"
-                     and "[unsupported]" not in ans["answer"] else "Not supported by the cited passages:")
-        for x in dropped:
-            lines.append(f"  - {x['text']}  ({'; '.join(x['reasons'])})")
+        for text in cautions:
+            lines += _wrap(text, w, "Warning: ")
+    gate = ans.get("gate") or {}
+    if verbose and gate.get("signal") is not None:
+        sig, thr = gate["signal"], gate.get("threshold")
+        lines += ["", f"Gate: {gate.get('kind') or 'signal'} {sig:.3f}"
+                  + (f", threshold {thr:.3f}" if thr is not None else "")
+                  + (f" ({gate['calibration']})" if gate.get("calibration") else "")]
     lines.extend(_usage_lines(ans))
     return "\n".join(lines)
 
@@ -205,6 +314,8 @@ def ask(
     llm_url: LLMUrl = None,
     no_context: Annotated[bool, typer.Option("--no-context", help="Ask the language model alone, with no "
                                              "evidence (a baseline for comparison; nothing is checked).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show the refusal gate's signal and "
+                                          "threshold (always in --json under 'gate').")] = False,
     data_dir: DataDir = None,
     config: Config = None,
 ) -> None:
@@ -228,7 +339,7 @@ def ask(
         ans["query_id"] = query_id
         typer.echo(json.dumps(ans, indent=2, default=str))
         return
-    typer.echo(format_answer(ans))
+    typer.echo(format_answer(ans, verbose=verbose))
     if query_id:
         typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
 
@@ -365,7 +476,8 @@ def replay(
         typer.echo(f"wrote {output}/replay.json and replay.txt")
 
 
-report_app = typer.Typer(help="Reports on the query log: pilot figures and content gaps.", no_args_is_help=True)
+report_app = typer.Typer(help="Reports on the query log: pilot figures and content gaps.", no_args_is_help=True,
+                         **PLAIN)
 app.add_typer(report_app, name="report")
 
 
@@ -590,7 +702,8 @@ def demo(
         _fail(exc)
 
 
-eval_app = typer.Typer(help="Evaluation on BEIR-format benchmarks (see docs/benchmarks.md).", no_args_is_help=True)
+eval_app = typer.Typer(help="Evaluation on BEIR-format benchmarks (see docs/benchmarks.md).", no_args_is_help=True,
+                       **PLAIN)
 app.add_typer(eval_app, name="eval")
 
 Distractors = Annotated[int | None, typer.Option("--subset", help="Use every judged document plus this many "
@@ -1037,7 +1150,7 @@ def _eval_answer_facts(questions: Path | None, bioasq: Path | None, corpus: Path
 
 
 train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",
-                        no_args_is_help=True)
+                        no_args_is_help=True, **PLAIN)
 app.add_typer(train_app, name="train")
 
 
@@ -1150,8 +1263,11 @@ def serve(
 
     API keys and their patient scopes come from service.api_keys in --config. The validated
     settings reach every worker as JSON in $CLINQA_SETTINGS_JSON (see clinqa.service.app.run)."""
+    from clinqa.extras import extra_needed
+
     try:
-        from clinqa.service.app import run
+        with extra_needed("clinqa serve"):
+            from clinqa.service.app import run
         from clinqa.settings import load_settings
 
         run(load_settings(config, data_dir=data_dir), host=host, port=port, workers=workers)
@@ -1160,8 +1276,20 @@ def serve(
 
 
 def main() -> None:
-    """Console entry point."""
-    app()
+    """Console entry point. A command that needs an extra that is not installed exits with status 2
+    and one line naming it (``error: clinqa serve needs fastapi, which is not installed: pip install
+    'clinqa[service]'``, :mod:`clinqa.extras`); a missing core module is re-raised (a broken install)."""
+    from clinqa.extras import missing_extra
+
+    try:
+        app()
+    except ModuleNotFoundError as exc:
+        words = sys.argv[1:3] if sys.argv[1:2] and sys.argv[1] in ("eval", "train", "report") else sys.argv[1:2]
+        found = missing_extra(exc, needed_by=" ".join(["clinqa", *words]))
+        if found is None:
+            raise
+        typer.echo(f"error: {found}", err=True)
+        sys.exit(2)
 
 
 if __name__ == "__main__":

@@ -86,7 +86,7 @@ def test_logging_off_or_broken_never_breaks_answering(data_dir: Path, asked: dic
     broken = tmp_path / "broken.yaml"  # the log path is a folder: sqlite cannot open it
     broken.write_text(f"log: {{path: {tmp_path / 'adir'}}}\n")
     r = runner.invoke(app, ["ask", QUESTION, "--data-dir", str(data_dir), "--config", str(broken)])
-    assert r.exit_code == 0 and "Answer (quoted from the sources):" in r.stdout
+    assert r.exit_code == 0 and "Sources:" in r.stdout
     assert "query id:" not in r.stdout and "warning: the question was not logged" in r.stderr
     with QueryLog(data_dir / "querylog.sqlite") as log:
         assert log.counts()["total"] == before

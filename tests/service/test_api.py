@@ -277,7 +277,7 @@ def test_ask_logs_and_feedback_reads_back(client: TestClient, service_pipe: Pipe
     assert r.status_code == 200 and a["query_id"] and a["mode"] == "extractive" and a["citations"]
     assert set(a) >= {"question", "refused", "answer", "filters", "citations", "related_topics", "reason", "gate",
                       "timings_ms", "retrieved", "warnings", "time_filter", "sentences", "llm", "identifiers",
-                      "cache_hit"}
+                      "cache_hit", "related", "missing_terms"}
     again = client.post("/ask", json=GUIDE_Q, headers=h).json()
     assert again["cache_hit"] is True and again["answer"] == a["answer"] and again["query_id"] != a["query_id"]
     fb = client.post("/feedback", json={"query_id": a["query_id"], "score": 0.6, "comment": "too short",

@@ -1,7 +1,8 @@
 """The web page in a real headless Chromium (Debian's /usr/bin/chromium driven by Playwright) against
 the app served for real by uvicorn on a free 127.0.0.1 port: enter a key, ask, open a citation (the
 passage appears in its section with the quote in <mark>), grade the answer and read the grade back;
-a refusal with related topics; a generated answer with its checked sentences, warnings and tokens.
+a refusal (its sentence once, topics once, the gate numbers in a <details>), one with related passages
+that open in the page; a generated answer with its checked sentences, warnings and tokens.
 
 Skipped only when /usr/bin/chromium is absent. A screenshot of the answered page goes to
 ``$CLINQA_SCREENSHOT`` when set (else the test's tmp folder)."""
@@ -21,6 +22,9 @@ import pytest
 from chat_server import ChatServer
 from service_data import KEYS
 
+from clinqa.answer.types import Answer
+from clinqa.cache import _answer_state, answer_key, cache_filters, make_cache
+from clinqa.cli import refusal_sentence, related_items, source_groups
 from clinqa.logs.querylog import QueryLog
 from clinqa.pipeline import Pipeline
 from clinqa.service.app import create_app
@@ -160,17 +164,28 @@ def test_ask_open_citation_and_send_feedback(browser: Any, served: Served, servi
     assert [(f["score"], f["comment"], f["category"]) for f in logged["feedback"]] == [
         (0.6, "Good quote, but <b>no</b> duration range", "content_missing")]
 
-    # a refusal: the reason and related topics; clicking a topic fills the question box
+    # sources numbered once: the list is not an <ol> (its [n] buttons are the numbers), every [n]
+    # appears once, and passages of one section are one item ("[1] [2] Acute bronchitis")
+    sources = page.get_by_test_id("sources")
+    assert sources.evaluate("e => e.tagName") == "UL"
+    assert sources.evaluate("e => getComputedStyle(e).listStyleType") == "none"
+    cites = answer_json["citations"]
+    assert sorted(int(n) for n in re.findall(r"\[(\d+)\]", sources.inner_text())) == sorted(c["n"] for c in cites)
+    assert not re.search(r"\d\.\s*\[\d", sources.inner_text())
+    assert sources.locator("li").count() == len(source_groups(cites))
+    first_group = source_groups(cites)[0]
+    assert sources.get_by_test_id("source-1").inner_text().startswith(
+        " ".join(f"[{c['n']}]" for c in first_group) + " Acute bronchitis")
+
+    # a refusal: its sentence once; topics (only when the search found some) each once; the gate
+    # numbers only in a closed <details>
     page.get_by_test_id("question").fill("How do I change a car tyre?")
-    page.get_by_test_id("ask").click()
-    refusal = page.get_by_test_id("refusal")
-    refusal.wait_for()
-    assert "below the answer threshold" in page.get_by_test_id("refusal-reason").inner_text()
-    topics = page.get_by_test_id("related-topics").locator("button")
-    assert topics.count() >= 1
-    first = topics.first.inner_text()
-    topics.first.click()
-    assert page.get_by_test_id("question").input_value() == first
+    with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
+        page.get_by_test_id("ask").click()
+    refused = resp_info.value.json()
+    assert refused["refused"]
+    page.get_by_test_id("refusal").wait_for()
+    _check_refusal(page, refused)
     assert page.get_by_test_id("passage").is_hidden() and page.get_by_test_id("sources").locator("li").count() == 0
 
     # a key limited to P1: the patient field offers P1; a P2 question is refused with 403 on the page
@@ -190,6 +205,86 @@ def test_ask_open_citation_and_send_feedback(browser: Any, served: Served, servi
     assert failed == [f"403 {served.url}/ask"], failed  # only the P2 question was refused
     assert all("403" in e for e in errors), errors  # the browser logs that refusal; nothing else
     print(f"browser test: {time.monotonic() - t0:.1f} s; screenshot {shot}")
+
+
+def _check_refusal(page: Any, refused: dict[str, Any]) -> None:
+    """The refusal on the page says its sentence once, lists each related topic once as
+    "title — last heading" (none when ``related``/``related_topics`` are empty) and keeps the gate
+    signal and threshold in a closed ``<details>``."""
+    sentence = refusal_sentence(refused)
+    assert page.get_by_test_id("refusal-reason").inner_text() == sentence
+    shown = page.get_by_test_id("result").inner_text()
+    assert shown.count(sentence) == 1 and "Why:" not in shown
+    expected = [f"{t} — {s}" if s else t for t, s in related_items(refused)]
+    topics = page.get_by_test_id("related-topic")
+    assert topics.all_inner_texts() == expected
+    assert page.get_by_test_id("topics-box").is_visible() == bool(expected)
+    for label in expected:
+        assert shown.count(label) == 1, label
+    details = page.get_by_test_id("gate-details")
+    assert details.evaluate("e => e.tagName") == "DETAILS" and details.get_attribute("open") is None
+    gate_text = page.get_by_test_id("gate-text").text_content()
+    signal = refused["gate"].get("signal")
+    if signal is not None:
+        number = f"{signal:.3f}"
+        assert number in gate_text and f"{refused['gate']['threshold']:.3f}" in gate_text
+        if number not in sentence:  # the pipeline's reason may still carry it; the page adds it nowhere else
+            assert number not in shown
+    details.locator("summary").click()
+    assert page.get_by_test_id("gate-text").is_visible()
+
+
+def test_refusal_with_related_passages(browser: Any, served: Served, service_pipe: Pipeline,
+                                       tmp_path: Path) -> None:
+    """A refusal in the shape the answer stage returns (reason sentence, ``related`` passages of the
+    store with their chunk ids, one of them twice), served through the real answer cache: each
+    topic shown once with its last heading, aligned under its bullet, opening its passage."""
+    question = "What is the dose of amoxicillin for otitis media in children?"
+    filters = service_pipe.filters()
+    hits = service_pipe.search("amoxicillin otitis treatment antibiotics bronchitis", filters).hits
+    first = next(h.chunk for h in hits if h.chunk.doc_id == "otitis")
+    other = next(h.chunk for h in hits if h.chunk.doc_id == "bronchitis")
+    related = [{"title": c.title, "section": c.section_path[-1], "chunk_id": c.chunk_id, "doc_id": c.doc_id}
+               for c in (first, other, first)]
+    reason = "The documents do not mention children."
+    answer = Answer(question, True, reason, filters.to_dict(), [],
+                    [f"{r['title']} > {r['section']}" for r in related], reason, "refusal",
+                    {"answer": False, "signal": 0.3512, "threshold": 0.376, "kind": "dense_cosine",
+                     "calibration": "shipped", "reason": reason},
+                    related=related, missing_terms=["children"])
+    cache = make_cache(service_pipe.settings)
+    assert cache is not None
+    key = answer_key(question, cache_filters(filters), _answer_state(service_pipe, question),
+                     service_pipe.corpus_version())
+    cache.put_answer(key, answer.to_dict())
+
+    page = _phone_page(browser)
+    page.goto(served.url + "/")
+    _enter_key(page, "none")
+    page.get_by_test_id("question").fill(question)
+    with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
+        page.get_by_test_id("ask").click()
+    got = resp_info.value.json()
+    assert got["cache_hit"] and got["related"] == related and got["missing_terms"] == ["children"]
+    page.get_by_test_id("refusal").wait_for()
+    _check_refusal(page, got)
+    labels = page.get_by_test_id("related-topic").all_inner_texts()
+    assert labels == ["Acute otitis media — Treatment", "Acute bronchitis — " + other.section_path[-1]]
+    assert "children" not in page.get_by_test_id("warnings").inner_text()  # the caution is for answers only
+    # each bullet on the first line of its item: the marker's top is the item's top
+    tops = page.evaluate("""[...document.querySelectorAll('#topics li')].map(li => {
+        const a = li.querySelector('a').getBoundingClientRect(); const r = li.getBoundingClientRect();
+        return [Math.round(a.top - r.top), Math.round(a.left - r.left)]; })""")
+    assert all(t <= 2 for t, _ in tops) and len({x for _, x in tops}) == 1
+    shot = Path(os.environ.get("CLINQA_SCREENSHOT") or tmp_path / "answer.png")
+    shot = shot.with_name(shot.stem.replace("answer", "") + "refusal" + shot.suffix)
+    page.screenshot(path=str(shot), full_page=True)
+    page.get_by_test_id("related-topic").first.click()
+    passage = page.get_by_test_id("passage")
+    passage.get_by_test_id("passage-section").wait_for()
+    assert passage.get_by_test_id("passage-title").inner_text().startswith("Acute otitis media")
+    assert passage.get_by_test_id("passage-section").inner_text() == first.section
+    assert "amoxicillin 500 mg" in passage.get_by_test_id("passage-body").inner_text()
 
 
 def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat_server: ChatServer) -> None:
@@ -212,7 +307,7 @@ def test_generated_answer_on_the_page(browser: Any, service_pipe: Pipeline, chat
         assert page.get_by_test_id("patient").is_disabled()
         page.get_by_test_id("question").fill("How long does the cough last after acute bronchitis?")
         page.get_by_test_id("ask").click()
-        page.get_by_test_id("usage").filter(has_text="tokens").wait_for()
+        page.get_by_test_id("usage").filter(has_text="tokens").wait_for(timeout=120_000)  # spaCy loads slowly
         usage = page.get_by_test_id("usage").inner_text()
         assert re.search(r"openai gpt-4o-mini: \d+ prompt \+ \d+ completion tokens \(server\), \$\d+\.\d{6}", usage)
         assert page.get_by_test_id("mode").inner_text().startswith("Answer written by the language model")

@@ -80,7 +80,13 @@ class Answer:
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
     (quoted sentences), ``generated`` (an LLM's answer whose sentences were checked against
     their citations), ``no-context`` (the LLM alone, nothing cited or checked) or ``refusal``.
-    ``gate`` holds the signal the decision was made on.
+    ``gate`` holds the signal the decision was made on (``signal``, ``threshold``: the only place
+    the numbers appear; human output shows them only on request).
+
+    ``related`` lists the passages near a refused question, each ``{"title", "section" (last
+    heading only), "chunk_id", "doc_id"}``; the same items as ``related_topics``; empty when the
+    question is clearly off-topic. ``missing_terms`` are key terms of the question that no quotable
+    passage mentions (a caution on answers, the reason on some refusals).
 
     Generated answers also carry ``sentences`` (every sentence the model wrote, with its
     ``citations``, ``invalid`` ids, ``supported: true|false``, ``support`` and ``reasons``; the

@@ -47,7 +47,8 @@ def make_cache(settings: Settings) -> Cache | None:
         try:
             from clinqa.cache.redis import RedisCache
         except ImportError as exc:  # the redis client is only needed for this backend
-            raise CacheUnavailable(f"cache.backend redis needs the redis client: pip install redis ({exc})") from exc
+            raise CacheUnavailable("cache.backend redis needs the redis client, which is not installed: "
+                                   "pip install 'clinqa[redis]'") from exc
         return RedisCache(c.redis_url, c.ttl_s)
     raise CacheUnavailable(f"unknown cache.backend {c.backend!r}")
 

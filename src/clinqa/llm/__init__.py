@@ -34,15 +34,18 @@ def make_backend(settings: LLMSettings) -> LLMBackend | None:
 
     The ``openai`` client and llama-cpp-python are imported only when chosen. Raises
     :class:`LLMError` for a configuration that cannot work (missing API key for a remote server,
-    missing GGUF file) and :class:`LLMUnavailable` when the local backend is not installed.
+    missing GGUF file), :class:`LLMUnavailable` when the local backend is not installed and
+    :class:`clinqa.extras.MissingExtra` when the openai client is not (``clinqa[llm]``).
     Connecting to a server happens on the first ``complete`` call, not here.
     """
     if settings.backend == "none":
         return None
     if settings.backend == "openai":
+        from clinqa.extras import extra_needed
         from clinqa.llm.openai_backend import OpenAIBackend
 
-        return OpenAIBackend(settings)
+        with extra_needed("llm.backend: openai"):
+            return OpenAIBackend(settings)
     if settings.backend == "local":
         from clinqa.llm.local import LocalBackend
 

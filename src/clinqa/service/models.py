@@ -83,9 +83,19 @@ class CitationModel(BaseModel):
     quote: str = ""
     note_date: str | None = None
     also_in: list[str] = Field(default_factory=list, description="Other notes holding the same quoted text.")
-    page_start: int | None = Field(None, description="First page (1-based) of the source the passage lies on; "
-                                   "null for sources without pages.")
-    page_end: int | None = Field(None, description="Last page of the passage (equal to page_start on one page).")
+    page_start: int | None = Field(None, description="First page of the passage in its source (PDFs), when known.")
+    page_end: int | None = Field(None, description="Last page of the passage, when known.")
+
+
+class RelatedTopic(BaseModel):
+    """A passage near a refused question: its document title and last section heading (open it with
+    ``GET /chunks/{chunk_id}``)."""
+
+    title: str
+    section: str = Field("", description="The last heading of the passage's section path.")
+    chunk_id: str
+    doc_id: str
+    note_date: str | None = Field(None, description="A patient note's date (ISO), else null.")
 
 
 class AskResponse(BaseModel):
@@ -101,6 +111,10 @@ class AskResponse(BaseModel):
                                     "question included).")
     citations: list[CitationModel] = Field(default_factory=list)
     related_topics: list[str] = Field(default_factory=list, description="Refusals: 'Title > Section' found nearby.")
+    related: list[RelatedTopic] = Field(default_factory=list, description="Refusals: the same topics as passages "
+                                        "(title, last heading, chunk id); empty for a clearly off-topic question.")
+    missing_terms: list[str] = Field(default_factory=list, description="Key terms of the question that no quotable "
+                                     "passage mentions.")
     reason: str = ""
     mode: str = Field(..., description="extractive, generated, no-context or refusal.")
     gate: dict[str, Any] = Field(default_factory=dict, description="Refusal-gate signal, threshold and decision.")

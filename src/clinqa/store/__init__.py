@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from clinqa.store._lance_import import DEFERRED as _LANCE_REST_CLIENT_DEFERRED  # noqa: F401 (before lancedb)
 from clinqa.store.base import Hit, Store
 from clinqa.store.lancedb import LanceStore
 
@@ -20,12 +21,16 @@ def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
     :class:`clinqa.store.qdrant.QdrantStore` on ``store.qdrant_url`` (else ``$QDRANT_URL``), else
     in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory). Raises
     :class:`clinqa.errors.ConfigError` for an unusable Qdrant configuration (an unset ``env:VAR``
-    API key, ``shard_by_patient`` in local mode, a local folder held by another process)."""
+    API key, ``shard_by_patient`` in local mode, a local folder held by another process) and
+    :class:`clinqa.extras.MissingExtra` when qdrant-client is not installed (``clinqa[qdrant]``)."""
     cfg = settings.store
     data_dir = Path(data_dir if data_dir is not None else settings.data_dir)
     if cfg.backend == "lancedb":
         return LanceStore(data_dir / "lancedb")
-    from clinqa.store.qdrant import QdrantStore  # imported only when configured
+    from clinqa.extras import extra_needed
+
+    with extra_needed("store.backend: qdrant"):
+        from clinqa.store.qdrant import QdrantStore  # imported only when configured
 
     url = cfg.resolved_url()
     common = {"collection": cfg.collection, "shard_by_patient": cfg.shard_by_patient}

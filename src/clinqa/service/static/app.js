@@ -140,18 +140,104 @@
     return end === null || end === undefined || end === start ? `p. ${start}` : `pp. ${start}-${end}`;
   }
 
-  function renderSources(citations) {
-    const ol = $("sources");
-    clear(ol);
-    $("sources-title").hidden = !citations.length;
+  function pages(c) {
+    if (c.page_start === null || c.page_start === undefined) return "";
+    const p = (c.page_end !== null && c.page_end !== undefined && c.page_end !== c.page_start)
+      ? `pp. ${c.page_start}\u2013${c.page_end}` : `p. ${c.page_start}`;
+    return c.section ? ", " + p : p;
+  }
+
+  // What a refusal says: the answer text when it starts with the reason (the reason sentence plus
+  // any clause the pipeline added), else the reason alone (older answers also listed the topics in
+  // the text; they are shown once, below). Same rule as the command line (clinqa.cli.refusal_sentence).
+  function refusalSentence(a) {
+    const reason = (a.reason || "").trim();
+    const text = (a.answer || "").trim();
+    if (!reason) return text;
+    return text.startsWith(reason.replace(/\.$/, "")) ? text : reason;
+  }
+
+  // Related topics as [{title, section, chunk_id}], each once: from `related`, else parsed from the
+  // "Title > A > B" strings of `related_topics` (no passage to open then).
+  function relatedItems(a) {
+    let items = (a.related || []).map((r) => ({ title: r.title || "", section: r.section || "",
+                                                chunk_id: r.chunk_id || null }));
+    if (!items.length) {
+      items = (a.related_topics || []).map((t) => {
+        const parts = String(t).split(" > ").map((x) => x.trim());
+        return { title: parts[0], section: parts.length > 1 ? parts[parts.length - 1] : "", chunk_id: null };
+      });
+    }
+    const seen = new Set();
+    return items.filter((r) => {
+      const key = r.title + "\u0000" + r.section;
+      if (seen.has(key) || !(r.title || r.section)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
+  function gateText(g) {
+    if (!g || g.signal === null || g.signal === undefined) return "No passage matched the question.";
+    const kind = g.kind === "rerank" ? "reranker score" : "similarity of the closest passage";
+    let t = `The ${kind} was ${Number(g.signal).toFixed(3)}`;
+    if (g.threshold !== null && g.threshold !== undefined) {
+      t += `; answers need at least ${Number(g.threshold).toFixed(3)}`;
+    }
+    if (g.calibration) t += ` (threshold: ${g.calibration})`;
+    return t + ".";
+  }
+
+  function renderRefusal(a) {
+    const container = $("answer");
+    clear(container);
+    container.append(el("p", { "data-testid": "refusal-reason", text: refusalSentence(a) }));
+    const topics = $("topics");
+    clear(topics);
+    const items = relatedItems(a);
+    $("topics-box").hidden = !items.length;
+    for (const r of items) {
+      const label = r.section ? `${r.title} \u2014 ${r.section}` : r.title;
+      let node;
+      if (r.chunk_id) {
+        // an inline link (not a button) wraps like text, so the bullet stays on its first line
+        node = el("a", { href: "#passage", text: label, "data-testid": "related-topic",
+                         dataset: { chunkId: r.chunk_id } });
+        node.addEventListener("click", (e) => { e.preventDefault(); openChunk(r.chunk_id, "", r.title); });
+      } else {
+        node = el("span", { text: label, "data-testid": "related-topic" });
+      }
+      topics.append(el("li", {}, node));
+    }
+    $("gate-box").open = false;
+    $("gate-text").textContent = gateText(a.gate);
+  }
+
+  // Citations grouped so each source is listed once (two passages of one section: "[2] [3] Title"),
+  // in the order of their first number; same key as the command line (clinqa.cli.source_groups).
+  function sourceGroups(citations) {
+    const groups = new Map();
     for (const c of citations) {
+      const key = JSON.stringify([c.title, c.year, c.section, c.page_start, c.page_end, c.url || c.source,
+                                  c.note_date, c.also_in || []]);
+      if (!groups.has(key)) groups.set(key, []);
+      groups.get(key).push(c);
+    }
+    return [...groups.values()];
+  }
+
+  function renderSources(citations) {
+    const list = $("sources");
+    clear(list);
+    $("sources-title").hidden = !citations.length;
+    for (const group of sourceGroups(citations)) {
+      const c = group[0];
       const year = c.year ? ` (${c.year})` : "";
-      const li = el("li", { "data-testid": `source-${c.n}` }, citationButton(c), " ",
-                    el("strong", { text: c.title + year }));
+      const li = el("li", { "data-testid": `source-${c.n}` });
+      for (const x of group) li.append(citationButton(x), " ");
+      li.append(el("strong", { text: c.title + year }));
       const bits = [];
-      if (c.section) bits.push(c.section);
-      const pages = pagesLabel(c.page_start, c.page_end);
-      if (pages) bits.push(pages);
+      if (c.section || c.page_start) bits.push((c.section || "") + pages(c));
       if (c.note_date) bits.push("note of " + c.note_date);
       if (c.source) bits.push(c.source);
       if (bits.length) li.append(el("div", { class: "hint", text: bits.join(" · ") }));
@@ -160,7 +246,7 @@
       if (c.also_in && c.also_in.length) {
         li.append(el("div", { class: "hint", text: "Same text also in: " + c.also_in.join("; ") }));
       }
-      ol.append(li);
+      list.append(li);
     }
   }
 
@@ -232,26 +318,21 @@
     const w = $("warnings");
     clear(w);
     for (const text of a.warnings || []) w.append(el("li", { text: webWarning(text) }));
+    const missing = a.refused ? [] : (a.missing_terms || []);
+    if (missing.length && !missing.every((t) => (a.warnings || []).some((x) => x.includes(`'${t}'`)))) {
+      w.append(el("li", { text: "No quoted passage mentions " + missing.map((t) => `'${t}'`).join(", ") +
+                                 ": check that the sources answer the question" }));
+    }
     const redacted = (a.identifiers || []).filter((i) => i.redacted);
     if (redacted.length) {
       w.append(el("li", { text: `${redacted.length} identifier(s) redacted: ` +
                                  [...new Set(redacted.map((i) => i.type))].join(", ") }));
     }
-    renderAnswerText($("answer"), a.answer, byN);
-    $("answer").classList.toggle("refused", !!a.refused);
     const refusal = $("refusal");
     refusal.hidden = !a.refused;
-    const topics = $("topics");
-    clear(topics);
-    if (a.refused) {
-      $("refusal-reason").textContent = a.reason || "";
-      $("topics-box").hidden = !(a.related_topics || []).length;
-      for (const t of a.related_topics || []) {
-        const b = el("button", { type: "button", class: "link", text: t });
-        b.addEventListener("click", () => { $("question").value = t; $("question").focus(); });
-        topics.append(el("li", {}, b));
-      }
-    }
+    if (a.refused) renderRefusal(a);
+    else renderAnswerText($("answer"), a.answer, byN);
+    $("answer").classList.toggle("refused", !!a.refused);
     renderGenerated(a);
     renderSources(a.citations || []);
     resetFeedback();
@@ -301,13 +382,19 @@
   async function openPassage(n) {
     const c = state.answer && (state.answer.citations || []).find((x) => x.n === n);
     if (!c) return;
+    await openChunk(c.chunk_id, c.quote || "", "source " + n, `[${n}] `);
+  }
+
+  // Show a chunk in the passage panel (GET /chunks/{id}), `quote` highlighted; `what` names it in
+  // the status line, `prefix` starts the title ("[2] " for a citation).
+  async function openChunk(chunkId, quote, what, prefix) {
     const panel = $("passage");
-    setStatus("Opening source " + n + "…");
+    setStatus("Opening " + what + "…");
     try {
-      const q = new URLSearchParams({ highlight: c.quote || "", context: "2" });
-      const chunk = await call("GET", "/chunks/" + encodeURIComponent(c.chunk_id) + "?" + q.toString());
+      const q = new URLSearchParams({ highlight: quote, context: "2" });
+      const chunk = await call("GET", "/chunks/" + encodeURIComponent(chunkId) + "?" + q.toString());
       setStatus("");
-      $("passage-title").textContent = `[${n}] ${chunk.title}${chunk.year ? " (" + chunk.year + ")" : ""}`;
+      $("passage-title").textContent = `${prefix || ""}${chunk.title}${chunk.year ? " (" + chunk.year + ")" : ""}`;
       const meta = [];
       if (chunk.note_date) meta.push(`${chunk.note_type || "note"} of ${chunk.note_date}`);
       if (chunk.source) meta.push(chunk.source);
@@ -322,9 +409,9 @@
       body.append(highlighted(chunk.body, chunk.highlights || []));
       for (const p of chunk.next) body.append(el("div", { class: "context", text: p.body }));
       const note = $("passage-note");
-      note.hidden = !!(chunk.highlights || []).length || !c.quote;
+      note.hidden = !!(chunk.highlights || []).length || !quote;
       note.textContent = note.hidden ? "" : "The quoted text was reformatted (a table row or list item with its " +
-        "label): it is in the passage above, not word for word. Quoted: " + c.quote;
+        "label): it is in the passage above, not word for word. Quoted: " + quote;
       panel.hidden = false;
       panel.focus();
       const mark = panel.querySelector("mark");
