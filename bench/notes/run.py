@@ -85,8 +85,7 @@ def evaluate(pipe: Pipeline, q: dict[str, Any], patients: set[str]) -> dict[str,
                      "answerable": answerable, "gold": sorted(gold), "rank": rank, "refused": ans.refused,
                      "reason": ans.reason, "cited": [c.doc_id for c in ans.citations],
                      "gate": {k: ans.gate.get(k) for k in ("signal", "threshold", "kind")},
-                     "missing_terms": ans.missing_terms, "no_quote": ans.refused and not ans.gate.get("answer", True)
-                     and False,
+                     "missing_terms": ans.missing_terms,
                      "query_expansion": ans.to_dict().get("query_expansion", {})}
     return row
 
@@ -127,6 +126,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("notes_dir", type=Path)
     ap.add_argument("--data-dir", type=Path, required=True)
+    ap.add_argument("--config", type=Path, default=None, help="settings file or preset name (clinqa ask --config)")
     ap.add_argument("--reranker", default=None)
     ap.add_argument("--output", type=Path, default=None)
     ap.add_argument("--no-time", action="store_true", help="ablation: ignore time words in the questions")
@@ -136,7 +136,7 @@ def main() -> None:
     ap.add_argument("--details", type=Path, default=None, help="write one JSON line per question (what was asked, "
                     "ranked, cited, refused)")
     a = ap.parse_args()
-    settings = load_settings(None, data_dir=a.data_dir)
+    settings = load_settings(a.config, data_dir=a.data_dir)
     settings = settings.model_copy(update={"retrieval": settings.retrieval.model_copy(update={
         "parse_time": not a.no_time, "copy_threshold": None if a.no_fold else settings.retrieval.copy_threshold,
         "expand_synonyms": not a.no_expand})})

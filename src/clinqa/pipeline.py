@@ -529,7 +529,7 @@ class Pipeline:
 
         if not decision.answer:
             signal = decision.signal if decision.signal is not None else -1.0
-            close = key_refusal or signal >= related_min
+            close = signal >= related_min
             topics = assemble.related(result.hits, s.related_topics) if close else []
             if key_refusal:
                 reason = decision.reason
