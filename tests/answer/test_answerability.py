@@ -155,3 +155,23 @@ def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> 
 def test_capital_abbreviations_are_key_but_not_in_a_shouted_question() -> None:
     assert [t.text for t in key_terms("First-line imaging when PE is likely?")] == ["imaging", "pe"]
     assert [t.text for t in key_terms("CAN A UPPER GI SHOW LIVER CANCER")] == ["liver"]  # a population word only
+
+
+def test_table_cell_reproduction_through_the_cli(tmp_path: Path) -> None:
+    """Issue 16.4: a 60-row renal dosing table; the question names a row and a column."""
+    from clinqa.cli import app
+
+    rows = "\n".join(f"| Drugamol{i} | {i + 10} mg twice daily | {i + 5} mg twice daily | {i} mg once daily |"
+                     for i in range(1, 60))
+    (tmp_path / "renal.md").write_text(
+        "# Renal dosing guide\n\n## Dose adjustment by kidney function\n\n"
+        "| Drug | eGFR ≥60 | eGFR 30–59 | eGFR 15–29 |\n|---|---|---|---|\n"
+        "| Quinvexdel | 40 mg twice daily | 20 mg twice daily | 10 mg once daily |\n" + rows + "\n")
+    data = tmp_path / "data"
+    assert CliRunner().invoke(app, ["ingest", str(tmp_path / "renal.md"), "--data-dir", str(data)]).exit_code == 0
+    r = CliRunner().invoke(app, ["ask", "--json", "What is the Quinvexdel dose when eGFR is 15-29?",
+                                 "--data-dir", str(data)])
+    ans = json.loads(r.output)
+    assert ans["refused"] is False, ans["reason"]
+    assert ans["answer"].startswith("Quinvexdel, eGFR 15-29: 10 mg once daily.")  # dashes normalised at ingest
+    assert "40 mg" not in ans["answer"] and "Drugamol" not in ans["answer"]
