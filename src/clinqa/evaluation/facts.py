@@ -62,8 +62,13 @@ N_RESAMPLES = 2000
 
 
 def normalize(text: str) -> str:
-    """Lower-case ``text`` and collapse every whitespace run to one space (ends stripped)."""
-    return " ".join(text.lower().split())
+    """``text`` through clinqa's own Unicode normaliser (:func:`clinqa.text.normalize`: typographic
+    dashes and quotes, NFKC, ">=" as "≥"; chunk text is stored that way since chunking version 5),
+    lower-cased, every whitespace run collapsed to one space (ends stripped). A fact written
+    "5–7 days" in the guideline file thus matches the stored and quoted "5-7 days"."""
+    from clinqa.text import normalize as unicode_normalize
+
+    return " ".join(unicode_normalize(text).lower().split())
 
 
 def contains(text: str, alternatives: list[str]) -> bool:
