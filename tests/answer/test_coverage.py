@@ -45,3 +45,10 @@ def test_time_words_and_patient_are_not_content_terms() -> None:
     assert content_terms("What did guidelines since 2021 say about AKI over the last five years?") == [
         "guidelines", "aki"]
     assert content_terms("What is the patient's latest eGFR?") == ["egfr"]
+
+
+def test_unmentioned_in_folds_british_spelling() -> None:
+    from clinqa.answer.coverage import unmentioned_in
+
+    assert unmentioned_in(["Acute ischemic stroke: alteplase."], ["ischaemic", "stroke", "haemorrhage"]) == [
+        "haemorrhage"]

@@ -95,10 +95,13 @@ def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:
 
 def unmentioned_in(texts: list[str], terms: list[str]) -> list[str]:
     """Those ``terms`` (or their irregular variants) that appear in none of ``texts``, matched
-    case-insensitively on word starts (so "anticoagulant" matches "anticoagulants")."""
+    case-insensitively on word starts (so "anticoagulant" matches "anticoagulants"), British and
+    American spellings alike ("ischaemic" matches "ischemic")."""
     blob = " ".join(texts).lower()
+    blob += " " + blob.replace("ae", "e").replace("oe", "e")  # British and American spelling
     out = []
     for t in terms:
-        if not any(re.search(r"(?<![^\W_])" + re.escape(v), blob) for v in variants(t)):
+        forms = variants(t) + [v.replace("ae", "e").replace("oe", "e") for v in variants(t)]
+        if not any(re.search(r"(?<![^\W_])" + re.escape(v), blob) for v in forms):
             out.append(t)
     return out
