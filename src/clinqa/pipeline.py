@@ -522,7 +522,7 @@ class Pipeline:
 
         def refusal(reason: str, topics: list[dict[str, Any]], text: str | None = None) -> Answer:
             timings["total"] = (time.perf_counter() - t0) * 1e3
-            return Answer(question, True, text or assemble.refusal_text(reason, topics), filters.to_dict(),
+            return Answer(question, True, text or reason, filters.to_dict(),
                           related_topics=[assemble.topic_label(t) for t in topics], reason=reason, mode="refusal",
                           gate=decision.to_dict(), timings_ms=timings, retrieved=retrieved, warnings=warnings,
                           time_filter=time_filter, related=topics, query_vector=result.query_vector, **extra)
@@ -552,8 +552,8 @@ class Pipeline:
                     read = f" (read from '{intent.phrase}')" if intent.phrase else ""
                     reason = f"Nothing close enough is dated in the years {span}{read}."
                     wide = assemble.related(outside, s.related_topics)
-                    return refusal(reason, wide, assemble.refusal_text(reason, wide, wider=True)
-                                   + " Widen or remove the year range to see them.")
+                    return refusal(reason, wide, f"{reason} Outside that range the documents have the topics "
+                                                 "listed; widen or remove the year range to see them.")
             if not result.hits and filters.patient_id is not None and not filters.has_years:
                 return refusal(reason, [], f"{reason} Patient {filters.patient_id} has no matching notes; "
                                            "check the patient id.")
@@ -605,7 +605,7 @@ class Pipeline:
         if check.refusal:
             reason = assemble.MODEL_REFUSED
             topics = assemble.related(hits, self.settings.answer.related_topics)
-            return replace(extractive, refused=True, answer=assemble.refusal_text(reason, topics), citations=[],
+            return replace(extractive, refused=True, answer=reason, citations=[],
                            related_topics=[assemble.topic_label(t) for t in topics], related=topics,
                            reason=reason, mode="refusal", timings_ms=timings, **extra)
         if not g.text:

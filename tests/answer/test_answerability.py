@@ -175,3 +175,9 @@ def test_table_cell_reproduction_through_the_cli(tmp_path: Path) -> None:
     assert ans["refused"] is False, ans["reason"]
     assert ans["answer"].startswith("Quinvexdel, eGFR 15-29: 10 mg once daily.")  # dashes normalised at ingest
     assert "40 mg" not in ans["answer"] and "Drugamol" not in ans["answer"]
+
+
+def test_a_patients_age_is_context_not_a_key_term() -> None:
+    assert [t.text for t in key_terms("A 30 year old woman with gout flare: colchicine dose?")] == [
+        "gout", "flare", "colchicine"]
+    assert [t.text for t in key_terms("72-year-old man with CKD stage 3 on apixaban")] == ["ckd", "apixaban"]

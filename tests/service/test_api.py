@@ -325,7 +325,9 @@ def test_anonymous_queries_stay_readable_without_keys(service_pipe: Pipeline) ->
 
 def test_refusal_has_reason_and_related_topics(client: TestClient) -> None:
     a = client.post("/ask", json={"question": "How do I change a car tyre?"}, headers=headers("none")).json()
-    assert a["refused"] and a["mode"] == "refusal" and a["reason"] and a["related_topics"] and not a["citations"]
+    assert a["refused"] and a["mode"] == "refusal" and a["reason"] == a["answer"] and not a["citations"]
+    # clearly off topic: no unrelated guidelines listed as related topics
+    assert a["related_topics"] == [] and a["related"] == []
 
 
 def test_chunk_in_context_with_highlight(client: TestClient) -> None:

@@ -115,6 +115,10 @@ NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "O
                                "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
                                "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP"})
 
+#: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
+_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
+                  re.IGNORECASE)
+
 _QUANTITY = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
@@ -193,7 +197,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
     inhibitor", "blood sugar"): each is one key term of kind ``phrase``, and its words are not
     key terms of their own. ``vocabulary`` enables spelling repair; ``max_zipf`` is the general-English
-    frequency below which a content word is specific."""
+    frequency below which a content word is specific. A patient's age ("a 72-year-old man", "30 year
+    old") is context, not something the passages must mention, and is left out."""
+    question = _AGE.sub(" ", question)
     q = question.lower()
     out: list[KeyTerm] = []
     taken: set[str] = set()

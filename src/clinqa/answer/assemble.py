@@ -1,7 +1,9 @@
 """Refusal wording and related topics: what a refusal tells the reader.
 
-A refusal is one short plain sentence of why, then the closest topics the documents do have,
-only when they are close. Numbers (the gate's signal and threshold) stay in ``Answer.gate``.
+A refusal is one short plain sentence of why (``Answer.answer`` and ``Answer.reason``), then the
+closest topics the documents do have, only when they are close (``Answer.related``, shown once by
+the CLI and the web page as a list). Numbers (the gate's signal and threshold) stay in
+``Answer.gate``.
 
 - The dense gate refused: "The documents do not cover this question."
 - A key term is missing (:mod:`clinqa.answer.answerability`): "The documents do not mention
@@ -73,12 +75,3 @@ def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: b
     if scoped:
         return f"The documents under the applied filters do not mention {_join(missing)}."
     return f"The passages found do not mention {_join(missing)}."
-
-
-def refusal_text(reason: str, topics: Sequence[dict[str, Any]], wider: bool = False) -> str:
-    """``reason`` plus, when ``topics`` is not empty, the closest topics: "Closest topics in the
-    documents: A > b; C > d." (``wider``: "Outside that range the documents have: ...")."""
-    if not topics:
-        return reason
-    lead = "Outside that range the documents have: " if wider else "Closest topics in the documents: "
-    return f"{reason} {lead}{'; '.join(topic_label(t) for t in topics)}."

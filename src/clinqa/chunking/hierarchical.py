@@ -24,6 +24,7 @@ import re
 from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk, unique_ids
 from clinqa.chunking.windows import sentence_windows
 from clinqa.documents.model import Block, Document
+from clinqa.text import normalize
 
 
 def overview_text(doc: Document, max_words: int) -> str:
@@ -122,7 +123,7 @@ class HierarchicalChunker:
     def _section_chunks(
         self, doc: Document, path: list[str], blocks: list[Block], doc_hash: str
     ) -> list[Chunk]:
-        header = header_for(doc, path)
+        header = normalize(header_for(doc, path))  # counted as make_chunk will store it
         special = self.counter.special_tokens
         # tokens of "header\n\n" as part of the composed text (exact for WordPiece)
         head_cost = (self.counter.count(header) - special) if header else 0
