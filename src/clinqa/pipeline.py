@@ -511,12 +511,12 @@ class Pipeline:
                                  "missing_terms": check.missing_names() if check else [], "query_repair": repairs,
                                  "query_expansion": result.expansion}
         # a missing key term refuses; it also names what is missing when the dense gate refused anyway
-        key_refusal = bool(check is not None and check.missing and s.key_terms == "refuse")
+        key_refusal = bool(check is not None and check.decisive and s.key_terms == "refuse")
         if key_refusal and check is not None:
-            reason = assemble.missing_reason(check.missing_names(), check.in_corpus, scoped)
+            reason = assemble.missing_reason(check.decisive_names(), check.in_corpus, scoped)
             decision = replace(decision, answer=False, reason=reason,
                                kind=decision.kind + ("+key_terms" if decision.answer else ""))
-        elif check is not None and check.missing and s.key_terms == "warn" and decision.answer:
+        elif check is not None and check.missing and s.key_terms != "ignore" and decision.answer:
             warnings.append("the passages found do not mention " + ", ".join(f"'{w}'" for w in check.missing_names())
                             + ": check that they answer the question")
 

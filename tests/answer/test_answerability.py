@@ -181,3 +181,16 @@ def test_a_patients_age_is_context_not_a_key_term() -> None:
     assert [t.text for t in key_terms("A 30 year old woman with gout flare: colchicine dose?")] == [
         "gout", "flare", "colchicine"]
     assert [t.text for t in key_terms("72-year-old man with CKD stage 3 on apixaban")] == ["ckd", "apixaban"]
+
+
+def test_only_decisive_missing_terms_refuse() -> None:
+    v = Vocabulary.from_texts(["SAF-A is localized in the nucleus.", "Dexamethasone for croup.", "Mitochondria."])
+    # "organelle" (Zipf 2.9, not in this corpus) is decisive; "localized" is a verb form the corpus has
+    a = check("In which cell organelle is the SAF-A protein localized?", ["SAF-A is in the nucleus."], v)
+    assert "organelle" in a.decisive_names()
+    assert "localized" in a.missing_names() and "localized" not in a.decisive_names()
+    b = check("Which molecule is inhibited by larotrectinib?", ["Larotrectinib targets TRK."],
+              Vocabulary.from_texts(["a molecule", "inhibited", "Larotrectinib targets TRK."]))
+    assert b.missing_names() == ["molecule", "inhibited"] and b.answerable  # frame words: a warning only
+    c = check("dexamethasone dose for meningitis", ["Meningitis: ceftriaxone."], v)
+    assert c.decisive_names() == ["dexamethasone"]  # very specific (Zipf 2.4) though the corpus has it elsewhere

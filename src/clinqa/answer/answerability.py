@@ -27,7 +27,9 @@ term, its Snowball stem (Porter 2001, English stemmer of the ``snowballstemmer``
 plural, a population equivalent ("children" ~ "paediatric"), or an equivalent from the synonym table when one is given.
 
 A key term that none of the quotable passages (the top ``answer.context_chunks`` chunks)
-mentions makes the question unanswerable from them: the gate refuses and names the term.
+mentions makes the question unanswerable from them when it is decisive (:func:`is_decisive`:
+populations, quantities, abbreviations, words the corpus lacks, very specific words): the gate
+refuses and names it; other missing terms only add a warning.
 Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
 """
@@ -175,9 +177,19 @@ class Answerability:
     in_corpus: dict[str, bool] = field(default_factory=dict)
 
     @property
+    def decisive(self) -> list[KeyTerm]:
+        """The missing terms that make the question unanswerable from these passages (see
+        :func:`is_decisive`); the others only warrant a warning."""
+        return [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))]
+
+    @property
     def answerable(self) -> bool:
-        """True when every key term is mentioned by a quotable passage."""
-        return not self.missing
+        """True when no missing key term is decisive."""
+        return not self.decisive
+
+    def decisive_names(self) -> list[str]:
+        """The decisive missing terms as the user typed them."""
+        return [t.text for t in self.decisive]
 
     def missing_names(self) -> list[str]:
         """The missing terms as the user typed them."""
@@ -186,7 +198,7 @@ class Answerability:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the ``answerability`` field of ``--json``)."""
         return {"key_terms": [t.to_dict() for t in self.key_terms], "missing": self.missing_names(),
-                "in_corpus": dict(self.in_corpus)}
+                "decisive": self.decisive_names(), "in_corpus": dict(self.in_corpus)}
 
 
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
@@ -308,6 +320,25 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     missing = [t for t in terms if not any(mentions(t, p, equivalents, matcher) for p in idx)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
     return Answerability(terms, missing, in_corpus)
+
+
+#: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
+#: question; they are key only when the corpus lacks them altogether
+_VERB_FORM = re.compile(r"(?:ed|ing)$")
+
+
+def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
+    """Does missing ``term`` make the question unanswerable? Always for a population, a quantity,
+    a synonym-table phrase and a capital abbreviation; for a word the corpus lacks altogether ("The
+    documents do not mention amoxicillin"); and for a word the corpus has elsewhere only when it is
+    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form.
+    Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
+    "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
+    if term.kind in ("population", "quantity", "phrase") or (term.typed.isupper() and len(term.typed) >= 2):
+        return True
+    if not in_corpus:
+        return True
+    return zipf(term.match) < 3.0 and not _VERB_FORM.search(term.match)
 
 
 def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
