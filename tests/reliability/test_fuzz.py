@@ -127,7 +127,12 @@ HTML_PARTS = ["<p>", "</p>", "<div>", "</div>", "<h1>", "</h1>", "<h3>", "</h3>"
               "</li>", "<table>", "<tr>", "<td>", "<th>", "</table>", "<pre>", "</pre>", "<blockquote>", "<script>",
               "</script>", "<!--", "-->", "<dl><dt>", "<dd>", "<br>", "<meta name='citation_title' content='T'>",
               "<meta charset='latin-1'>", "<title>", "</title>", "&amp;", "&#0;", "&#xD800;", "<?xml version='1.0'?>",
-              "<svg>", "<a href='javascript:x'>", "text", "More words.", " ", "\n", "é", "\u202e", "<", ">", "&"]
+              "<svg>", "<a href='javascript:x'>", "text", "More words.", " ", "\n", "é", "\u202e", "<", ">", "&",
+              # CSS that hides text (documents/loaders/_hidden.py): rules, broken rules, inline styles
+              "<style>", "</style>", ".x{display:none}", "p > b.y, #z{color:#fff", "}", "@media print{", "::before{",
+              "a:hover{visibility:hidden}", "[x='a:b']{font:1px/1 a}", "<p class='x'>", "<b class='y' id='z'>",
+              "<p style='color:#fff;font-size:1px'>", "<div style='background:url(x) #000'>",
+              "<span style='position:absolute;left:-9999px;clip:rect(0,0,0,0);opacity:0'>", "<p style='color:'>"]
 
 
 @fuzz(150)

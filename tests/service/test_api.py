@@ -238,7 +238,8 @@ def test_empty_question_is_422_on_every_route(client: TestClient, route: str, fi
     r = client.post(route, json={field: text}, headers=headers("all"))
     assert r.status_code == 422
     [error] = r.json()["detail"]
-    assert error["loc"] == ["body", field] and error["msg"] == "Value error, the question is empty"
+    assert error["loc"] == ["body", field] and error["msg"] == "the question is empty"
+    assert error["type"] == "empty_question"
 
 
 def test_request_body_limit_is_413(client: TestClient) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from clinqa.logs.querylog import FAILURE_CATEGORIES
 
@@ -23,7 +24,7 @@ EMPTY_QUESTION = "the question is empty"
 
 def _not_blank(value: str) -> str:
     if not value.strip():
-        raise ValueError(EMPTY_QUESTION)
+        raise PydanticCustomError("empty_question", EMPTY_QUESTION)
     return value
 
 
