@@ -121,6 +121,7 @@ class Pipeline:
         self._reranker: Reranker | None = None
         self._llm: LLMBackend | None = None
         self._vocabulary: Vocabulary | None = None
+        self._patient_vocabulary: tuple[tuple[str, int], Vocabulary] | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -382,6 +383,18 @@ class Pipeline:
             self._vocabulary = Vocabulary.for_store(self.store, self.data_dir)
         return self._vocabulary
 
+    def scoped_vocabulary(self, filters: Filters | None = None) -> Vocabulary:
+        """:attr:`vocabulary`, plus the patient's own notes for a patient-scoped query (never another
+        patient's); the merged one is kept for the store version and patient, so spelling repair and
+        the key-term test of one question read the patient's notes once."""
+        if filters is None or filters.patient_id is None:
+            return self.vocabulary
+        key = (filters.patient_id, self.store.version())
+        if self._patient_vocabulary is None or self._patient_vocabulary[0] != key:
+            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
+            self._patient_vocabulary = (key, self.vocabulary.merged(Vocabulary.from_texts(own)))
+        return self._patient_vocabulary[1]
+
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None) -> Answerability:
         """The key-term test (:mod:`clinqa.answer.answerability`) of ``question`` against the
@@ -391,10 +404,7 @@ class Pipeline:
         (:mod:`clinqa.retrieval.synonyms`) count as mentions."""
         if max_zipf is None:
             max_zipf = self.gate_params()[0]
-        vocab = self.vocabulary
-        if filters is not None and filters.patient_id is not None:
-            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
-            vocab = vocab.merged(Vocabulary.from_texts(own))
+        vocab = self.scoped_vocabulary(filters)
         phrases, equivalents, matcher = _synonym_hooks(question)
         ctx = list(hits)[: self.settings.answer.context_chunks]
         return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents,
@@ -410,10 +420,7 @@ class Pipeline:
         from clinqa.answer.answerability import fold, zipf
         from clinqa.retrieval.vocabulary import WORD
 
-        vocab = self.vocabulary
-        if filters is not None and filters.patient_id is not None:
-            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
-            vocab = vocab.merged(Vocabulary.from_texts(own))
+        vocab = self.scoped_vocabulary(filters)
         fixes: dict[str, str] = {}
         out, last = [], 0
         for m in WORD.finditer(question):
