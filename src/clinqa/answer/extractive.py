@@ -347,10 +347,18 @@ def extract_answer(
     def headings(hi: int) -> str:  # the section path below the document title
         return " ".join(hits[hi].chunk.section_path)
 
+    stem_cache: dict[tuple[int, int], set[str]] = {}
+
+    def unit_stems(hi: int, u: Unit) -> set[str]:  # the unit's content stems with its intro and section path
+        key = (hi, u.order)
+        if key not in stem_cache:
+            stem_cache[key] = _stems(f"{u.full} {u.intro} {headings(hi)}")
+        return stem_cache[key]
+
     def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
         if BOILERPLATE.search(u.full) or is_suspicious(u.full):
             return False
-        if need_overlap and q_stems and not (q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")):
+        if need_overlap and q_stems and not (q_stems & unit_stems(hi, u)):
             return False
         return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
 
@@ -369,7 +377,7 @@ def extract_answer(
         chunk_sims[i] = vecs[len(keep) + j] @ q
     scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
     if q_stems:
-        overlap = np.array([len(q_stems & _stems(f"{u.full} {u.intro} {headings(hi)}")) / len(q_stems)
+        overlap = np.array([len(q_stems & unit_stems(hi, u)) / len(q_stems)
                             for hi, u in keep], dtype=np.float32)
         scores = scores + lexical_weight * overlap
     wants_list = bool(question and LIST_QUESTION.search(question))
