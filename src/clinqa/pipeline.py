@@ -375,6 +375,15 @@ class Pipeline:
             cal.related_threshold if cal is not None and cal.related_threshold is not None else 0.25)
         return zipf, related
 
+    def support_threshold(self, scope: str = "reference") -> float | None:
+        """The gate signal that suffices when the quotable passages mention every key term of the
+        question (``answer.support_threshold``, else the calibrated one, else None: no such rule)."""
+        s = self.settings.answer
+        if s.support_threshold is not None:
+            return s.support_threshold
+        cal, _ = find_calibration(s.gate_signal, self._gate_model_id(), self.data_dir, scope)
+        return cal.support_threshold if cal is not None else None
+
     @property
     def vocabulary(self) -> Vocabulary:
         """The corpus vocabulary (:class:`clinqa.retrieval.vocabulary.Vocabulary`) at the store's
@@ -517,6 +526,13 @@ class Pipeline:
         extra: dict[str, Any] = {"answerability": check.to_dict() if check else {},
                                  "missing_terms": check.missing_names() if check else [], "query_repair": repairs,
                                  "query_expansion": result.expansion}
+        support = self.support_threshold(scope) if check is not None else None
+        if (not decision.answer and check is not None and support is not None and decision.signal is not None
+                and check.complete_in == 0 and decision.signal >= support):
+            # the best passage mentions every key term of the question: a weaker dense match suffices
+            decision = replace(decision, answer=True, kind=decision.kind + "+key_term_support",
+                               reason=f"signal {decision.signal:.3f} is below the threshold {decision.threshold:.3f} "
+                                      f"but at least {support:.3f}, and the best passage mentions every key term")
         # a missing key term refuses; it also names what is missing when the dense gate refused anyway
         key_refusal = bool(check is not None and check.decisive and s.key_terms == "refuse")
         if key_refusal and check is not None:

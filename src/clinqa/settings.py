@@ -225,6 +225,14 @@ class AnswerSettings(BaseModel):
         description="A refusal lists related topics only when the gate signal is at least this (clearly "
         "off-topic questions get none). Unset: the value calibrated with the gate, else 0.25.",
     )
+    support_threshold: float | None = Field(
+        None,
+        ge=-1.0,
+        le=1.0,
+        description="When the passages to be quoted mention every key term of the question (at least one), a "
+        "gate signal of at least this answers even below the refusal threshold (lexical support for a weaker "
+        "dense match). Unset: the value calibrated with the gate, else the refusal threshold (no support rule).",
+    )
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "

@@ -178,3 +178,44 @@ def test_long_answers_stop_with_a_pointer() -> None:
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("h#s#0", body, 1, ["Steps"])], enc,
                          question="What are the heparin steps?", max_words=80)
     assert ext.text.endswith("(more in [1]) [1]") and ext.text.count("Heparin step") == 2
+
+
+ENOXAPARIN = ("For initial parenteral anticoagulation:\n\n| Drug | Dose | Route | Frequency |\n|---|---|---|---|\n"
+              "| Enoxaparin | 1 mg/kg | Subcutaneous | Every 12 hours |\n"
+              "| Enoxaparin (alternative) | 1.5 mg/kg | Subcutaneous | Once daily |")
+
+
+def test_a_dose_cell_is_quoted_with_its_route_and_frequency() -> None:
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("v#lmwh#0", ENOXAPARIN, 1, ["LMWH"])], enc,
+                         question="Enoxaparin treatment dose for DVT")
+    # "dose" names the Dose column; a dose is not read without its route and frequency
+    assert ext.text == ("For initial parenteral anticoagulation: Enoxaparin, Dose: 1 mg/kg; Route: Subcutaneous; "
+                        "Frequency: Every 12 hours. [1]")
+
+
+def test_two_column_parameter_tables_read_as_key_value() -> None:
+    body = ("| Parameter | Recommendation |\n|---|---|\n| **Regimen** | 1.2 mg orally immediately, followed by "
+            "0.6 mg orally 1 hour later |\n| Timing | Within 12 hours of flare onset |")
+    assert units_of(body) == ["Regimen: 1.2 mg orally immediately, followed by 0.6 mg orally 1 hour later",
+                              "Timing: Within 12 hours of flare onset"]
+    # other two-column tables keep their headers: the header says what the first cell is
+    assert units_of("| CrCl (mL/min) | Dose |\n|---|---|\n| 30-50 | 5 mg daily |") == [
+        "CrCl (mL/min): 30-50; Dose: 5 mg daily"]
+
+
+def test_a_lead_in_that_ends_the_chunk_is_a_sentence() -> None:
+    # the chunker put the criteria list in the next chunk: the lead-in still says "at least 2 of 11"
+    body = ("A problematic pattern of alcohol use leading to clinically significant impairment, as manifested by "
+            "at least 2 of the following 11 criteria occurring within a 12-month period:")
+    assert units_of(body) == [body[:-1] + "."]
+    assert units_of("Women:") == []  # a short label alone says nothing
+
+
+def test_w_slash_o_is_without() -> None:
+    enc = FlatEncoder()
+    q = enc.encode_queries(["x"])[0]
+    hits = [chunk_hit("ss#shock#0", "Give antimicrobials within 1 hour.", 1, ["Sepsis With Shock"]),
+            chunk_hit("ss#noshock#0", "Give antimicrobials within 3 hours.", 2, ["Sepsis Without Shock"])]
+    ext = extract_answer(q, hits, enc, max_sentences=1, question="abx timing sepsis w/o shock")
+    assert [c.chunk_id for c in ext.citations] == ["ss#noshock#0"]

@@ -170,11 +170,14 @@ class KeyTerm:
 @dataclass
 class Answerability:
     """The key terms of a question and which of them no quotable passage mentions.
-    ``in_corpus`` says, per missing term, whether the corpus has it at all (vocabulary)."""
+    ``in_corpus`` says, per missing term, whether the corpus has it at all (vocabulary);
+    ``complete_in`` is the index of the first passage that mentions every key term (None when none
+    does or the question has no key term)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
     in_corpus: dict[str, bool] = field(default_factory=dict)
+    complete_in: int | None = None
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -198,7 +201,7 @@ class Answerability:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the ``answerability`` field of ``--json``)."""
         return {"key_terms": [t.to_dict() for t in self.key_terms], "missing": self.missing_names(),
-                "decisive": self.decisive_names(), "in_corpus": dict(self.in_corpus)}
+                "decisive": self.decisive_names(), "in_corpus": dict(self.in_corpus), "complete_in": self.complete_in}
 
 
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
@@ -317,9 +320,11 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     quoted, header included) mentions. Pure function of its inputs; no store access."""
     terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
-    missing = [t for t in terms if not any(mentions(t, p, equivalents, matcher) for p in idx)]
+    found = [[mentions(t, p, equivalents, matcher) for p in idx] for t in terms]
+    missing = [t for t, hits in zip(terms, found, strict=True) if not any(hits)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
-    return Answerability(terms, missing, in_corpus)
+    complete = [j for j in range(len(idx)) if all(hits[j] for hits in found)] if terms else []
+    return Answerability(terms, missing, in_corpus, complete[0] if complete else None)
 
 
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the

@@ -34,8 +34,11 @@ FALLBACK = {"dense_cosine": 0.40, "rerank": 0.50}
 class Calibration:
     """One calibrated threshold: refuse when ``signal`` < ``threshold`` for ``model_id``.
     ``rates`` holds the refusal rate per bucket at the threshold on ``dataset``; ``scope`` is
-    ``reference`` or ``patient``; ``related_threshold`` and ``key_term_max_zipf`` are None when
-    they were not calibrated (the settings' defaults apply)."""
+    ``reference`` or ``patient``; ``related_threshold``, ``key_term_max_zipf`` and
+    ``support_threshold`` are None when they were not calibrated (the settings' defaults apply).
+    ``support_threshold`` (<= ``threshold``) is the signal that suffices when the passages to be
+    quoted mention every key term of the question (at least one): lexical support for a weaker
+    dense match."""
 
     signal: str
     model_id: str
@@ -47,6 +50,7 @@ class Calibration:
     scope: str = "reference"
     related_threshold: float | None = None
     key_term_max_zipf: float | None = None
+    support_threshold: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""

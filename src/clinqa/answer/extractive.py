@@ -93,8 +93,15 @@ OPPOSITES: dict[str, tuple[str, ...]] = {
     "adults": ("children", "child", "paediatric", "pediatric"),
 }
 #: a connective that ends a list item ("Amoxicillin 1 g orally three times daily; OR")
+#: first headers of two-column tables whose rows read as "key: value" ("| Parameter | Recommendation |")
+KEY_VALUE_HEADERS = frozenset({"parameter", "property", "feature", "category", "aspect", "item", "element",
+                               "characteristic", "attribute", "field", "variable", "component", "detail", ""})
+#: a column that asks for a dose, and the columns quoted with it ("Dose: 1 mg/kg; Frequency: Every 12 hours")
+DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
+DOSE_COMPANIONS = frozenset({"route", "frequency", "duration", "timing", "interval", "maximum", "max", "schedule"})
 _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
 _WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
+_SLASH_WITH = re.compile(r"\bw/(o\b)?\s*", re.IGNORECASE)
 
 
 def _cells(line: str) -> list[str]:
@@ -163,7 +170,10 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
             header = [_clean(h) for h in _cells(rows[0])] if len(rows) > 1 else []
             for row in rows[1:] if header else rows:
                 cells = [_clean(c) for c in _cells(row)]
-                if header and len(header) == len(cells):
+                if header and len(header) == 2 == len(cells) and header[0].lower() in KEY_VALUE_HEADERS and cells[0]:
+                    pairs = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
+                    parts = [f"{cells[0]}: {cells[1]}" if cells[1] else cells[0]]  # "Regimen: 1.2 mg ..."
+                elif header and len(header) == len(cells):
                     pairs = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
                     parts = [f"{h}: {c}" if h else c for h, c in pairs]
                 else:
@@ -209,6 +219,11 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
             for u in _attach_parentheticals(split_sentences(text)):
                 out.append(Unit("", u, "sentence", group, len(out)))
             label, intro = "", ""  # a lead-in introduces the run of lists/tables after it, until the next paragraph
+    if in_run and (label or intro) and (not out or out[-1].group < group):
+        # the body ends with a long lead-in whose list is in the next chunk: it states something on its own
+        text = intro or label
+        if len(text.split()) > max_label_words:
+            out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
             if len(u.full.split()) >= 3 and len(u.text.split()) >= 1 and not u.text.rstrip().endswith((":", "?"))]
 
@@ -235,7 +250,7 @@ def _stems(text: str) -> set[str]:
 
 def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
     """The question's qualifiers as ``(name, words that state it, words that state its opposite)``."""
-    q = question.lower()
+    q = _SLASH_WITH.sub(lambda m: "without " if m.group(1) else "with ", question.lower())  # "w/o shock"
     out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
     for m in _WITH.finditer(q):
         word, obj = m.group(1), m.group(2)
@@ -294,7 +309,11 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
             tie = True
     if best is None or tie or best_score < 1.0:
         return None
-    return f"{row_label}, {best[0]}: {best[1]}"
+    shown = [f"{best[0]}: {best[1]}"]
+    if set(words_of(best[0].lower())) <= DOSE_HEADERS:  # a dose is read with its route and frequency
+        shown += [f"{h}: {c}" for h, c in unit.cells[1:]
+                  if (h, c) != best and set(words_of(h.lower())) & DOSE_COMPANIONS]
+    return f"{row_label}, " + "; ".join(shown)
 
 
 @dataclass
