@@ -241,7 +241,7 @@ def test_windowed_sentence_split_equals_pysbd(parts: list[str], window: int) -> 
     finds in the whole text. The window is shrunk here so short texts cross it."""
     from unittest.mock import patch
 
-    from clinqa.chunking import sentences
+    from clinqa.text import sentences
 
     text = " ".join(parts)
     whole = sentences._segment(text)
