@@ -5,7 +5,7 @@
   handles abbreviations such as "e.g.", "Dr." and "vs." and decimals such as "0.9 mg/kg"). pysbd's
   time grows with the square of its input (a 40,000-character paragraph takes seconds, 200,000
   minutes), so longer text is segmented in windows of :data:`SEGMENT_CHARS`. Its output decides
-  chunk boundaries (:data:`clinqa.chunking.base.CHUNKING_VERSION`): do not change it.
+  chunk boundaries (:data:`clinqa.chunking.CHUNKING_VERSION`): do not change it.
 * :func:`split_answer` (generated text with ``[n]`` citation markers): a regular expression, so a
   model's sentence keeps its markers: ends after ``.!?`` before a capital, a digit or a marker,
   except after a short list of abbreviations (Dr., e.g., i.e., vs., approx. ...); line breaks end
