@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from clinqa.chunking import HierarchicalChunker, chunk_id
 from clinqa.chunking.sentences import split_sentences
-from clinqa.chunking.tokens import HFTokenCounter
 from clinqa.documents.model import Block, Document, Section
 from clinqa.embedding.shipped import minilm_folder
+from clinqa.embedding.tokens import HFTokenCounter
 from tiny_data import WordsPlusSpecial
 
 

@@ -11,11 +11,11 @@ from journal_pdfs import Article, make_article
 from typer.testing import CliRunner
 
 from clinqa.chunking import HierarchicalChunker
-from clinqa.chunking.tokens import HFTokenCounter
 from clinqa.documents.loaders import load_file
 from clinqa.documents.loaders.pdf import find_gutter
 from clinqa.documents.model import Block, Document
 from clinqa.embedding.shipped import minilm_folder
+from clinqa.embedding.tokens import HFTokenCounter
 
 SEEDS = (1, 2, 3)
 

@@ -27,10 +27,11 @@ from hypothesis import HealthCheck, Phase, assume, given, settings
 from hypothesis import strategies as st
 
 from clinqa.chunking import FixedChunker, HierarchicalChunker, HybridChunker, SectionChunker
-from clinqa.chunking.tokens import HFTokenCounter, WordCounter
+from clinqa.chunking.tokens import WordCounter
 from clinqa.documents.loaders import FORMATS, Skipped, iter_documents, load_file
 from clinqa.documents.model import Block, Document, Section
 from clinqa.embedding.shipped import minilm_folder
+from clinqa.embedding.tokens import HFTokenCounter
 from clinqa.errors import LoadError
 from clinqa.settings import IngestSettings
 from tiny_data import WordsPlusSpecial
@@ -241,7 +242,7 @@ def test_windowed_sentence_split_equals_pysbd(parts: list[str], window: int) -> 
     finds in the whole text. The window is shrunk here so short texts cross it."""
     from unittest.mock import patch
 
-    from clinqa.chunking import sentences
+    from clinqa.text import sentences
 
     text = " ".join(parts)
     whole = sentences._segment(text)

@@ -42,8 +42,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from clinqa.answer.coverage import STOPWORDS, variants
-from clinqa.retrieval.vocabulary import WORD, Vocabulary, words_of
+from clinqa.answer.coverage import variants
+from clinqa.retrieval.vocabulary import Vocabulary
+from clinqa.text.stems import snowball_stem as stem
+from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
+from clinqa.text.words import WORD, words_of
 
 #: population words and their equivalents in passages (each group counts as one key term)
 POPULATIONS: dict[str, tuple[str, ...]] = {
@@ -124,18 +127,6 @@ _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|
 _QUANTITY = re.compile(
     r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    import snowballstemmer
-
-    return snowballstemmer.stemmer("english")
-
-
-def stem(word: str) -> str:
-    """The Snowball (Porter 2) English stem of a lower-cased ``word``."""
-    return str(_stemmer().stemWord(word.lower()))
 
 
 @lru_cache(maxsize=20000)

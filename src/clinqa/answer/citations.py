@@ -8,7 +8,7 @@ out of range or lost. After generation every sentence is checked on its own:
 2. **Range**: ids that are not evidence numbers are reported (``invalid``) and ignored; a
    sentence left with no valid id is unsupported.
 3. **Lexical support**: the share of the sentence's content words (lower-cased, stop words and
-   numbers removed, light suffix stripping) that occur in the cited chunks; below
+   numbers removed, light suffix stripping; :mod:`clinqa.text`) that occur in the cited chunks; below
    ``min_support`` the sentence is unsupported.
 4. **Numbers**: every quantity in the sentence (number, unit and qualifier, see
    :mod:`clinqa.answer.quantities`) must agree with a quantity in the cited chunks: "within 4
@@ -47,25 +47,15 @@ from typing import Any
 
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.answer.quantities import unsupported_quantities
-from clinqa.chunking.sentences import split_sentences
-from clinqa.text import normalize
+from clinqa.text.sentences import MARKER as _MARKER
+from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
+from clinqa.text.sentences import split_answer, split_sentences, split_source_sentences
+from clinqa.text.stems import light_stem as _stem
+from clinqa.text.stopwords import CLAIM_STOP_WORDS as _STOP
+from clinqa.text.unicode import normalize
+from clinqa.text.words import ASCII_WORD as _WORD
 
-_MARKER = re.compile(r"\[\s*(\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*)\s*\]")
-_SENTENCE_END = re.compile(r"[.!?][\"')]*(?:\s*\[\s*\d[\d\s,;–-]*\])*(?=\s+(?:\[\d|[A-Z0-9\"'(])|\s*$)")
-_ABBREV = re.compile(r"(?:^|\s)(?:dr|mr|mrs|ms|prof|st|vs|approx|fig|al|e\.g|i\.e|etc|ca)\.$", re.IGNORECASE)
 _DECISION = re.compile(r"^\W*(?:yes|no|maybe)\W*$", re.IGNORECASE)
-_LEADING_MARKERS = re.compile(r"^(?:\s*\[\s*\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*\s*\])+[.,;]?")
-_WORD = re.compile(r"[a-z][a-z0-9'-]*")
-_STOP = frozenset("""
-a about above after again against all also am an and any are as at be because been before being below
-between both but by can could did do does doing down during each either few for from further had has
-have having he her here hers herself him himself his how however i if in into is it its itself just may
-me might more most must my myself no nor not now of off on once only or other our ours ourselves out
-over own same shall she should so some such than that the their theirs them themselves then there these
-they this those through to too under until up upon us very was we were what when where which while who
-whom why will with would you your yours yourself yourselves according evidence passage passages source
-sources states stated says said reported report reports
-""".split())
 #: negation cues; a claim and the cited sentence it matches best must agree on negation
 _NEGATORS = frozenset("not no never nor neither cannot without none".split())
 _NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
@@ -74,9 +64,6 @@ _POPULATION = frozenset("""child children pediatric paediatric infant infants ne
 adolescent adolescents adult adults elderly pregnant pregnancy breastfeeding lactation lactating women men
 """.split())
 _REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
-#: sentence ends in cited text: after . ! ? ; : (also before a closing bracket or quote), at line
-#: breaks, and before an inline list item (" - Item", MedQuAD's flattened lists)
-_SOURCE_SENTENCE = re.compile(r"(?<=[.!?;:])\s+|(?<=[.!?][)\]\"'])\s+|\n+|\s+-\s+(?=[A-Z])")
 #: phrases with a negation word that negate nothing: bounds, "with or without", idioms
 _NOT_NEGATION = re.compile(
     r"\b(?:no|not)\s+(?:more|less|fewer|greater|later|sooner|earlier|longer|higher|lower)\s+than\b|"
@@ -111,46 +98,6 @@ def parse_markers(text: str) -> list[int]:
 def strip_markers(text: str) -> str:
     """``text`` without citation markers and the space before them."""
     return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
-
-
-def split_answer(text: str) -> list[str]:
-    """Split generated text into sentences, keeping each sentence's citation markers with it.
-
-    Splits at line breaks and after ``.!?`` followed by a capital, digit or a marker; markers
-    that open a sentence are moved to the end of the one before. Bullet marks are removed.
-    """
-    pieces: list[str] = []
-    for line in text.splitlines():
-        line = re.sub(r"^\s*(?:[-*•]|\d+[.)])\s+", "", line).strip()
-        if line:
-            start = 0
-            for m in _SENTENCE_END.finditer(line):
-                if _ABBREV.search(line[: m.start() + 1]):
-                    continue
-                pieces.append(line[start:m.end()].strip())
-                start = m.end()
-            pieces.append(line[start:].strip())
-    out: list[str] = []
-    for p in filter(None, pieces):
-        lead = _LEADING_MARKERS.match(p)
-        if lead and out:
-            out[-1] = out[-1] + " " + lead.group(0).rstrip(".,;").strip()
-            p = p[lead.end():].strip()
-        if p:
-            out.append(p)
-    return out
-
-
-def _stem(word: str) -> str:
-    """Light suffix stripping; a final "e" goes too, so "deteriorate", "deteriorates" and
-    "deteriorated" share one stem ("es" is stripped whole only after s, x, z, ch, sh)."""
-    for suffix in ("ations", "ation", "ings", "ing", "ies", "ied", "es", "ed", "ly", "s"):
-        if len(word) > len(suffix) + 3 and word.endswith(suffix):
-            if suffix == "es" and not word[:-2].endswith(("s", "x", "z", "ch", "sh")):
-                continue
-            word = word[: -len(suffix)]
-            break
-    return word[:-1] if len(word) > 4 and word.endswith("e") else word
 
 
 def content_words(text: str) -> list[str]:
@@ -211,7 +158,7 @@ def clauses(sentence: str, merge: bool = True) -> list[str]:
 
 
 def _source_sentences(texts: list[str]) -> list[str]:
-    return [x for t in texts for x in _SOURCE_SENTENCE.split(t) if x.strip()]
+    return [x for t in texts for x in split_source_sentences(t)]
 
 
 @dataclass

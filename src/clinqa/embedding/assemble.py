@@ -25,7 +25,7 @@ import zipfile
 from importlib import metadata
 from pathlib import Path, PurePosixPath
 
-from clinqa.embedding.shipped import package_files
+from clinqa.embedding.packages import package_files
 from clinqa.errors import ConfigError
 
 MARKER = ".clinqa-assembled.json"

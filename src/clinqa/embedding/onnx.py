@@ -14,10 +14,10 @@ from pathlib import Path
 import numpy as np
 from tqdm.auto import tqdm
 
-from clinqa.chunking.tokens import HFTokenCounter
 from clinqa.embedding.base import length_sorted_batches, normalise
 from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.shipped import minilm_folder
+from clinqa.embedding.tokens import HFTokenCounter
 
 
 class OnnxEncoder:

@@ -18,10 +18,10 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from clinqa.chunking.tokens import HFTokenCounter
 from clinqa.embedding.base import length_sorted_batches, normalise
 from clinqa.embedding.export import cache_dir, export_onnx, mean_pooled
 from clinqa.embedding.fingerprint import fingerprint
+from clinqa.embedding.tokens import HFTokenCounter
 
 #: at most this many texts go through the ONNX fast path in one call
 SMALL_BATCH = 128

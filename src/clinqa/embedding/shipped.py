@@ -13,11 +13,9 @@ packages whose first one declares heavy unrelated dependencies; assembled once i
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
-from importlib import metadata
-from importlib.metadata import PackagePath
 from pathlib import Path
 
+from clinqa.embedding.packages import package_files
 from clinqa.errors import ConfigError
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -46,17 +44,6 @@ MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2"
 ONNX_OPTIONS: dict[str, dict[str, int]] = {
     "paraphrase-MiniLM-L3-v2": {"output_index": 3, "max_tokens": 128},  # PLATFORM.md: pooled output 3
 }
-
-
-def package_files(package: str, match: Callable[[PackagePath], bool]) -> list[Path] | None:
-    """Absolute paths of the files of the installed distribution ``package`` that ``match``
-    accepts (from its file list: nothing is imported or read), or ``None`` when ``package`` is
-    not installed. Serves the data-only model wheels whose folders are not importable."""
-    try:
-        files = metadata.distribution(package).files or []
-    except metadata.PackageNotFoundError:
-        return None
-    return [Path(str(f.locate())) for f in files if match(f)]
 
 
 def minilm_folder() -> Path:

@@ -28,12 +28,12 @@ import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from clinqa.text.words import joined_words
+
 __all__ = ["body_text", "collapse_near_duplicates", "jaccard", "shingles"]
 
 T = TypeVar("T")
 
-# A word: letters/digits, keeping - . / ' between them ("2.5", "2-3", "mg/dl", "o'clock").
-_WORD = re.compile(r"[^\W_]+(?:[-./'\u2019][^\W_]+)*")
 # The blank line that clinqa.chunking.base.compose puts between header and body.
 _BLANK = re.compile(r"\n[ \t]*\n")
 
@@ -62,13 +62,13 @@ def body_text(chunk_text: str) -> str:
 def shingles(text: str, n: int = 3) -> set[str]:
     """Word n-gram shingles of ``text``: a set of strings, each n words joined by one space.
 
-    Words are lower-cased runs of letters and digits; other punctuation is dropped (see
-    ``_WORD``). A text of fewer than n words (but at least one) gives one shingle of all its
-    words; a text with no words gives the empty set. ``n`` must be >= 1.
+    Words are lower-cased runs of letters and digits joined by - . / ' (:func:`clinqa.text.words.joined_words`:
+    "2.5", "mg/dl"); other punctuation is dropped. A text of fewer than n words (but at least one)
+    gives one shingle of all its words; a text with no words gives the empty set. ``n`` must be >= 1.
     """
     if n < 1:
         raise ValueError(f"n must be >= 1, got {n}")
-    words = _WORD.findall(text.lower())
+    words = joined_words(text)
     if not words:
         return set()
     if len(words) < n:

@@ -19,7 +19,6 @@ notes (:meth:`Vocabulary.merged`), so no word of another patient's record can su
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,23 +26,11 @@ from typing import Any
 
 from clinqa.retrieval.filters import Filters
 from clinqa.store.base import Store
+from clinqa.text.words import WORD, words_of
 
-#: a word: letters and digits, inner hyphens and apostrophes kept ("beta-blocker", "crohn's")
-WORD = re.compile(r"[^\W_]+(?:[-'][^\W_]+)*", re.UNICODE)
+__all__ = ["VOCAB_VERSION", "WORD", "Vocabulary", "words_of"]
 
 VOCAB_VERSION = 1
-
-
-def words_of(text: str) -> list[str]:
-    """Lower-cased words of ``text`` (:data:`WORD`), hyphenated words also split into their parts,
-    in order (duplicates kept)."""
-    out: list[str] = []
-    for m in WORD.finditer(text.lower()):
-        w = m.group(0)
-        out.append(w)
-        if "-" in w or "'" in w:
-            out.extend(p for p in re.split(r"[-']", w) if p)
-    return out
 
 
 @dataclass

@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import re
 
+from clinqa.text.words import ASCII_TOKEN
+
 _DEFINITIONAL = re.compile(r"^\s*(what\s+(is|are)\b|define\b|definition\s+of\b|meaning\s+of\b)", re.I)
-_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 
 
 def clinical_terms(query: str) -> list[str]:
     """Tokens that look like clinical terms (see module docstring)."""
     out = []
-    for t in _TOKEN.findall(query):
+    for t in ASCII_TOKEN.findall(query):
         caps = sum(c.isupper() for c in t)
         if caps >= 2 or (any(c.isdigit() for c in t) and any(c.isalpha() for c in t)) or len(t) >= 10:
             out.append(t)

@@ -1,16 +1,24 @@
 """Request and response models of the HTTP API (they are also its OpenAPI schema).
 
-Answer fields mirror :meth:`clinqa.answer.types.Answer.to_dict` (the ``clinqa ask --json`` shape),
-so a script can switch between the CLI and the API without reshaping anything.
+:class:`CitationModel` and the answer fields of :class:`AskResponse` are derived from the answer
+dataclasses (:class:`clinqa.answer.types.Citation`, :class:`clinqa.answer.types.Answer`: names,
+types, defaults, order) by :func:`fields_of`, so the ``/ask`` shape is the ``clinqa ask --json`` shape
+(:meth:`~clinqa.answer.types.Answer.to_dict`) and a field added to the dataclass reaches the API
+without a second declaration. Only descriptions, the nested models and the few fields the API leaves
+out are written here.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import typing
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator, model_validator
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from clinqa.answer.types import Answer, Citation
 from clinqa.logs.querylog import FAILURE_CATEGORIES
 
 #: the three feedback grades of the web page: Excellent, Acceptable, Very poor
@@ -68,24 +76,44 @@ class SearchRequest(_Filtered):
     _query_not_blank = field_validator("query")(_not_blank)
 
 
-class CitationModel(BaseModel):
-    """A numbered source: ``[n]`` in the answer text points at ``chunk_id``; ``quote`` is the text
-    quoted from it (open it in context with ``GET /chunks/{chunk_id}?highlight=<quote>``)."""
+def fields_of(cls: type, *, descriptions: dict[str, str] | None = None, types: dict[str, Any] | None = None,
+              required: frozenset[str] = frozenset(),
+              exclude: frozenset[str] = frozenset()) -> dict[str, tuple[Any, FieldInfo]]:
+    """Pydantic field definitions (``{name: (type, FieldInfo)}``, for :func:`pydantic.create_model`) of
+    the dataclass ``cls``, in its field order: its resolved type hints (``types`` replaces some, e.g. a
+    nested dataclass by its model), its defaults and default factories (a name in ``required`` has
+    none), and ``descriptions`` where given; names in ``exclude`` are left out. Raises ``KeyError`` when
+    ``descriptions``, ``types``, ``required`` or ``exclude`` names a field ``cls`` does not have."""
+    descriptions, types = descriptions or {}, types or {}
+    hints = typing.get_type_hints(cls)
+    names = {f.name for f in dataclasses.fields(cls)}
+    unknown = (set(descriptions) | set(types) | required | exclude) - names
+    if unknown:
+        raise KeyError(f"{cls.__name__} has no field {', '.join(sorted(unknown))}")
+    out: dict[str, tuple[Any, FieldInfo]] = {}
+    for f in dataclasses.fields(cls):
+        if f.name in exclude:
+            continue
+        kwargs: dict[str, Any] = {"description": descriptions[f.name]} if f.name in descriptions else {}
+        if f.name not in required and f.default is not dataclasses.MISSING:
+            info = Field(f.default, **kwargs)
+        elif f.name not in required and f.default_factory is not dataclasses.MISSING:
+            info = Field(default_factory=f.default_factory, **kwargs)
+        else:
+            info = Field(..., **kwargs)
+        out[f.name] = (types.get(f.name, hints[f.name]), info)
+    return out
 
-    n: int
-    chunk_id: str
-    doc_id: str
-    title: str
-    section: str
-    year: int | None
-    source: str
-    url: str
-    score: float
-    quote: str = ""
-    note_date: str | None = None
-    also_in: list[str] = Field(default_factory=list, description="Other notes holding the same quoted text.")
-    page_start: int | None = Field(None, description="First page of the passage in its source (PDFs), when known.")
-    page_end: int | None = Field(None, description="Last page of the passage, when known.")
+
+CitationModel = create_model(
+    "CitationModel", __module__=__name__,
+    __doc__="""A numbered source: ``[n]`` in the answer text points at ``chunk_id``; ``quote`` is the text
+    quoted from it (open it in context with ``GET /chunks/{chunk_id}?highlight=<quote>``).""",
+    **fields_of(Citation, descriptions={
+        "also_in": "Other notes holding the same quoted text.",
+        "page_start": "First page of the passage in its source (PDFs), when known.",
+        "page_end": "Last page of the passage, when known."}),
+)
 
 
 class RelatedTopic(BaseModel):
@@ -99,40 +127,54 @@ class RelatedTopic(BaseModel):
     note_date: str | None = Field(None, description="A patient note's date (ISO), else null.")
 
 
-class AskResponse(BaseModel):
-    """``POST /ask``: the answer (``clinqa ask --json`` fields) plus its query-log id and cache flag."""
+#: :class:`~clinqa.answer.types.Answer` fields that ``/ask`` does not return (internal, or CLI-only)
+ASK_EXCLUDED = frozenset({"answerability", "query_repair", "query_vector"})
 
-    query_id: str | None = Field(..., description="Id in the query log (for POST /feedback and GET /queries/{id}); "
-                                 "null when the query log is disabled.")
-    cache_hit: bool = Field(..., description="True when the answer came from the answer cache.")
-    question: str
-    refused: bool = Field(..., description="True for a refusal: see reason and related_topics.")
-    answer: str = Field(..., description="Answer text with [n] citation markers, or the refusal text.")
-    filters: dict[str, Any] = Field(..., description="Filters actually applied (year bounds read from the "
-                                    "question included).")
-    citations: list[CitationModel] = Field(default_factory=list)
-    related_topics: list[str] = Field(default_factory=list, description="Refusals: 'Title > Section' found nearby.")
-    related: list[RelatedTopic] = Field(default_factory=list, description="Refusals: the same topics as passages "
-                                        "(title, last heading, chunk id); empty for a clearly off-topic question.")
-    missing_terms: list[str] = Field(default_factory=list, description="Key terms of the question that no quotable "
-                                     "passage mentions.")
-    reason: str = ""
-    mode: str = Field(..., description="extractive, generated, no-context or refusal.")
-    gate: dict[str, Any] = Field(default_factory=dict, description="Refusal-gate signal, threshold and decision.")
-    timings_ms: dict[str, float] = Field(default_factory=dict)
-    retrieved: list[dict[str, Any]] = Field(default_factory=list, description="Ranked chunk ids with their ranks.")
-    warnings: list[str] = Field(default_factory=list, description="Uncalibrated threshold, unknown words, dropped "
-                                "generated sentences, redactions, model failures.")
-    time_filter: str = Field("", description="Time intent read from the question, as applied.")
-    sentences: list[dict[str, Any]] = Field(default_factory=list, description="Generated answers: every sentence "
-                                            "the model wrote with citations, invalid ids, supported, reasons.")
-    llm: dict[str, Any] = Field(default_factory=dict, description="Generated answers: backend, model, "
-                                "prompt/completion tokens, cost_usd, latency_ms (or error).")
-    identifiers: list[dict[str, Any]] = Field(default_factory=list, description="Generated answers: patient "
-                                              "identifiers found by the screen, with whether each was redacted.")
-    query_expansion: dict[str, list[str]] = Field(default_factory=dict, description="Phrases of the question "
-                                                  "found in the synonym table -> the terms added to the BM25 "
-                                                  "query; the question stays as typed.")
+
+def _ask_fields() -> dict[str, tuple[Any, FieldInfo]]:
+    """The :class:`AskResponse` fields: ``query_id`` and ``cache_hit``, then the ``Answer`` fields (less
+    :data:`ASK_EXCLUDED`) in ``Answer`` order, except that ``related`` and ``missing_terms`` follow
+    ``related_topics`` (the order the API has always had)."""
+    answer = fields_of(Answer, exclude=ASK_EXCLUDED, required=frozenset({"mode"}), types={
+        "citations": list[CitationModel], "related": list[RelatedTopic]}, descriptions={
+        "refused": "True for a refusal: see reason and related_topics.",
+        "answer": "Answer text with [n] citation markers, or the refusal text.",
+        "filters": "Filters actually applied (year bounds read from the question included).",
+        "related_topics": "Refusals: 'Title > Section' found nearby.",
+        "related": "Refusals: the same topics as passages (title, last heading, chunk id); empty for a clearly "
+                   "off-topic question.",
+        "missing_terms": "Key terms of the question that no quotable passage mentions.",
+        "mode": "extractive, generated, no-context or refusal.",
+        "gate": "Refusal-gate signal, threshold and decision.",
+        "retrieved": "Ranked chunk ids with their ranks.",
+        "warnings": "Uncalibrated threshold, unknown words, dropped generated sentences, redactions, model "
+                    "failures.",
+        "time_filter": "Time intent read from the question, as applied.",
+        "sentences": "Generated answers: every sentence the model wrote with citations, invalid ids, supported, "
+                     "reasons.",
+        "llm": "Generated answers: backend, model, prompt/completion tokens, cost_usd, latency_ms (or error).",
+        "identifiers": "Generated answers: patient identifiers found by the screen, with whether each was "
+                       "redacted.",
+        "query_expansion": "Phrases of the question found in the synonym table -> the terms added to the BM25 "
+                           "query; the question stays as typed."})
+    moved = {k: answer.pop(k) for k in ("related", "missing_terms")}
+    ordered: dict[str, tuple[Any, FieldInfo]] = {
+        "query_id": (str | None, Field(..., description="Id in the query log (for POST /feedback and GET "
+                                       "/queries/{id}); null when the query log is disabled.")),
+        "cache_hit": (bool, Field(..., description="True when the answer came from the answer cache.")),
+    }
+    for name, definition in answer.items():
+        ordered[name] = definition
+        if name == "related_topics":
+            ordered.update(moved)
+    return ordered
+
+
+AskResponse = create_model(
+    "AskResponse", __module__=__name__,
+    __doc__="``POST /ask``: the answer (``clinqa ask --json`` fields) plus its query-log id and cache flag.",
+    **_ask_fields(),
+)
 
 
 class SearchHit(BaseModel):

@@ -14,14 +14,15 @@ with ``k1 = 1.2`` and ``b = 0.75`` (the usual defaults, also LanceDB's/tantivy's
 
 Tokenizer (:func:`index_terms`), ours, applied to documents and queries alike: lower-case;
 word tokens are runs of letters and digits (``[^\\W_]+``: hyphens, apostrophes and all other
-punctuation split words, as in LanceDB's simple tokenizer); the English stop words of Lucene's
-``EnglishAnalyzer`` (the list tantivy and LanceDB FTS use) plus ``s`` and ``t`` (left over from
-``'s`` and ``n't``) are dropped; then Harman's S-stemmer (D. Harman, "How effective is
+punctuation split words, as in LanceDB's simple tokenizer; :data:`clinqa.text.words.TERM`); the English
+stop words of Lucene's ``EnglishAnalyzer`` (the list tantivy and LanceDB FTS use) plus ``s`` and ``t``
+(left over from ``'s`` and ``n't``; :data:`clinqa.text.stopwords.LUCENE_STOP_WORDS`) are dropped; then
+Harman's S-stemmer (:func:`clinqa.text.stems.s_stem`) (D. Harman, "How effective is
 suffixing?", JASIS 42(1), 1991) folds English plurals: ``-ies`` -> ``-y`` (not ``-eies``/
 ``-aies``), ``-es`` -> ``-e`` (not ``-aes``/``-ees``/``-oes``), ``-s`` -> ``""`` (not ``-us``/
-``-ss``), for words longer than 3 characters. No full stemmer (Snowball/Porter) is installed in
-this project, so "treated"/"treating" stay distinct while LanceDB's FTS joins them; plurals, the
-commonest case, are joined.
+``-ss``), for words longer than 3 characters. No full stemmer (Snowball/Porter) is applied here, so
+"treated"/"treating" stay distinct while LanceDB's FTS joins them; plurals, the commonest case, are
+joined.
 
 Term ids (:func:`term_id`) are the first 4 bytes of the term's BLAKE2b digest modulo 2^31: stable
 across processes and machines (Python's ``hash`` is salted per process) and needing no
@@ -32,36 +33,17 @@ collide (about 230 pairs among a million terms), each making those two terms cou
 from __future__ import annotations
 
 import hashlib
-import re
 from collections import Counter
 
-from clinqa.text import normalize
+from clinqa.text.stems import s_stem
+from clinqa.text.stopwords import LUCENE_STOP_WORDS
+from clinqa.text.unicode import normalize
+from clinqa.text.words import TERM
+
+__all__ = ["K1", "B", "bm25_weights", "index_terms", "query_weights", "s_stem", "term_id"]
 
 K1 = 1.2
 B = 0.75
-
-#: Lucene's EnglishAnalyzer stop words (also tantivy's/LanceDB's) plus the fragments "s" and "t"
-STOP_WORDS = frozenset("""
-a an and are as at be but by for if in into is it no not of on or such that the their then there
-these they this to was will with s t
-""".split())
-
-_word = re.compile(r"[^\W_]+", re.UNICODE)
-
-
-def s_stem(word: str) -> str:
-    """Harman's (1991) S-stemmer: fold an English plural to its singular (``"statins"`` ->
-    ``"statin"``, ``"therapies"`` -> ``"therapy"``, ``"doses"`` -> ``"dose"``); words of 3
-    characters or fewer are left alone."""
-    if len(word) <= 3:
-        return word
-    if word.endswith("ies") and not word.endswith(("eies", "aies")):
-        return word[:-3] + "y"
-    if word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
-        return word[:-1]
-    if word.endswith("s") and not word.endswith(("us", "ss")):
-        return word[:-1]
-    return word
 
 
 def index_terms(text: str) -> list[str]:
@@ -71,7 +53,7 @@ def index_terms(text: str) -> list[str]:
     >>> index_terms("The patients' INR targets: 2-3 (warfarin).")
     ['patient', 'inr', 'target', '2', '3', 'warfarin']
     """
-    return [s_stem(w) for w in _word.findall(normalize(text).lower()) if w not in STOP_WORDS]
+    return [s_stem(w) for w in TERM.findall(normalize(text).lower()) if w not in LUCENE_STOP_WORDS]
 
 
 def term_id(term: str) -> int:

@@ -1,4 +1,4 @@
-"""The one text normaliser (:mod:`clinqa.text`)."""
+"""The one text normaliser (:func:`clinqa.text.normalize`, :mod:`clinqa.text.unicode`)."""
 
 from __future__ import annotations
 

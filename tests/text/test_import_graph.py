@@ -1,0 +1,86 @@
+"""No module of clinqa imports itself in a circle, and :mod:`clinqa.text` is a leaf.
+
+The graph is read from the source (every ``import`` / ``from ... import`` of a clinqa module, at
+module level or inside a function), so a lazy import that hides a circle at run time still counts.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import clinqa
+
+ROOT = Path(clinqa.__file__).parent
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT.parent).with_suffix("")
+    return ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the clinqa modules it imports (``from pkg import submodule`` counts as the submodule)."""
+    files = {_module_name(p): p for p in ROOT.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in files.items():
+        deps: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and (node.module or "").startswith("clinqa"):
+                deps.add(node.module or "")
+                deps.update(f"{node.module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.Import):
+                deps.update(a.name for a in node.names if a.name.startswith("clinqa"))
+        graph[name] = {d for d in deps if d in files and d != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan 1972), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_cycle_finder_finds_a_circle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles() -> None:
+    graph = import_graph()
+    assert "clinqa.embedding.shipped" in graph  # the walk found the package
+    assert cycles(graph) == []
+
+
+def test_text_imports_nothing_else_of_clinqa() -> None:
+    graph = import_graph()
+    text = {m: deps for m, deps in graph.items() if m == "clinqa.text" or m.startswith("clinqa.text.")}
+    assert {"clinqa.text", "clinqa.text.unicode", "clinqa.text.words", "clinqa.text.stopwords", "clinqa.text.stems",
+            "clinqa.text.sentences"} <= set(text)
+    assert all(d == "clinqa.text" or d.startswith("clinqa.text.") for deps in text.values() for d in deps)
