@@ -223,12 +223,12 @@ def test_answer_units_are_precomputed_at_ingest(pipe: Pipeline) -> None:
     """Ingest embedded every quotable unit (answer.precompute_units, the default) into the cache, so
     an extractive answer embeds nothing: the wrapped encoder is never called for its units, and the
     answer is the same as one computed without the cache."""
-    from clinqa.answer import units_of
+    from clinqa.answer.extractive import embedding_texts
     from clinqa.embedding import CachedEncoder, text_hash
 
     question = "Should a beta-blocker be started on the day of surgery?"
     res = pipe.search(question)
-    units = [u for h in res.hits[:5] for u in units_of(h.chunk.body)]
+    units = [u for h in res.hits[:5] for u in embedding_texts(h.chunk.body, h.chunk.section_path)]
     enc = pipe.unit_encoder
     assert isinstance(enc, CachedEncoder) and units
     assert len(enc.cache.get(enc.model_id, [text_hash(u) for u in units])) == len(set(units))

@@ -28,6 +28,7 @@ from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
+from clinqa.answer.extractive import embedding_texts
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
@@ -247,7 +248,7 @@ class Pipeline:
             report.chunks += len(pending_chunks)
             if cache is not None and self.settings.answer.precompute_units:
                 units = list(dict.fromkeys(u for c in pending_chunks if c.hierarchy_level != "document"
-                                           for u in units_of(c.body)))
+                                           for u in embedding_texts(c.body, c.section_path)))
                 _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
                                                progress=progress and len(units) > 64)
                 report.units_embedded += n_units

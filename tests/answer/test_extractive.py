@@ -219,3 +219,47 @@ def test_w_slash_o_is_without() -> None:
             chunk_hit("ss#noshock#0", "Give antimicrobials within 3 hours.", 2, ["Sepsis Without Shock"])]
     ext = extract_answer(q, hits, enc, max_sentences=1, question="abx timing sepsis w/o shock")
     assert [c.chunk_id for c in ext.citations] == ["ss#noshock#0"]
+
+
+def test_overlap_weighs_the_stem_that_tells_candidates_apart() -> None:
+    from clinqa.answer.extractive import _overlap
+
+    q = {"sacubitril", "contraind"}
+    units = [{"sacubitril", "dose"}, {"sacubitril", "titrat"}, {"sacubitril", "contraind"}]
+    # idf = ln(1 + N / (1 + df)), N = 3: sacubitril df 3 -> ln(1.75); contraind df 1 -> ln(2.5)
+    a, b = np.log(1.75), np.log(2.5)
+    np.testing.assert_allclose(_overlap(q, units), [a / (a + b), a / (a + b), 1.0], rtol=1e-6)
+    np.testing.assert_allclose(_overlap(set(), units), [0.0, 0.0, 0.0])
+
+
+def test_rows_are_embedded_under_their_heading_sentences_as_they_are() -> None:
+    from clinqa.answer.extractive import embedding_texts
+
+    body = "Low-dose colchicine is preferred.\n\n| Parameter | Recommendation |\n|---|---|\n| Regimen | 1.2 mg |"
+    assert embedding_texts(body, ["Gout", "Colchicine for Acute Flare"]) == [
+        "Low-dose colchicine is preferred.", "Colchicine for Acute Flare: Regimen: 1.2 mg"]
+    assert embedding_texts(body) == ["Low-dose colchicine is preferred.", "Regimen: 1.2 mg"]
+
+
+def test_a_named_row_hides_only_the_other_rows_of_its_own_table() -> None:
+    enc = FlatEncoder()
+    hits = [chunk_hit("g#flare#0", "| Parameter | Recommendation |\n|---|---|\n| Regimen | colchicine 1.2 mg then "
+                      "0.6 mg |", 1, ["Colchicine for Acute Flare"]),
+            chunk_hit("g#proph#0", "| Agent | Dose | Notes |\n|---|---|---|\n| Colchicine | 0.6 mg daily | "
+                      "prophylaxis |\n| Naproxen | 250 mg | alternative |", 2, ["Prophylaxis Agents"])]
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=4, min_score=0.0,
+                         question="colchicine dose for an acute flare")
+    assert [c.chunk_id for c in ext.citations] == ["g#flare#0", "g#proph#0"]  # the first table is not hidden
+    assert "Naproxen" not in ext.text  # the named row's own table: only that row
+    assert "Colchicine, Dose: 0.6 mg daily" in ext.text
+
+
+def test_a_heading_that_states_the_qualifier_is_preferred() -> None:
+    enc = FlatEncoder()
+    hits = [chunk_hit("c#a#0", "Give the first dose within 1 hour.", 1, ["Timing"]),
+            chunk_hit("c#b#0", "Give the first dose within 4 hours.", 2, ["Adults without comorbidities"])]
+    q = enc.encode_queries(["x"])[0]
+    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities")
+    assert [c.chunk_id for c in ext.citations] == ["c#b#0"]
+    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities", qualifier_bonus=0.0)
+    assert [c.chunk_id for c in ext.citations] == ["c#a#0"]  # equal otherwise: retrieval order

@@ -29,11 +29,19 @@ Selection (:func:`extract_answer`), in order:
    their intro, label and section path, and when a kept unit is a list item or table row, the whole list
    (or table) is quoted, with its intro, up to ``max_list_items``. When it asks for a number (a
    dose, threshold, target or duration: :data:`NUMBER_QUESTION`), units holding a digit gain
-   ``number_bonus``.
+   ``number_bonus`` (a row's "#" index column does not count). "How many ..." asks for the count,
+   not the list (:data:`COUNT_QUESTION`). A unit whose section heading or label states a qualifier of
+   the question ("Possible Sepsis Without Shock" for "w/o shock") gains ``qualifier_bonus``.
 5. Table cells: when the question names a row (its first cell) and one column (by its header's
    words and numbers), that row is quoted as ``row label, header: cell``
-   ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and other rows are kept only if their own label is
-   named in the question.
+   ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and the other rows of that table are not quoted.
+   A dose column is quoted with the row's route, frequency and duration columns
+   (:data:`DOSE_COMPANIONS`).
+
+Units are embedded by :func:`embedding_text`: list items and table rows with the chunk's last
+section heading before them, since "Regimen: 1.2 mg orally immediately" says nothing of colchicine
+on its own. Two-column tables whose first header is generic ("Parameter", "#") read as
+``key: value`` (:data:`KEY_VALUE_HEADERS`).
 
 The text shows each cited chunk's units in passage order, an intro once before its items, list
 items joined by "; " (or by a space after a trailing "OR"/"AND"), then ``[n]``; section headings
@@ -78,6 +86,8 @@ NUMBER_QUESTION = re.compile(
     r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
     r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
+#: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
+COUNT_QUESTION = re.compile(r"\bhow many\b", re.IGNORECASE)
 
 #: qualifier -> the words that state its opposite (in a heading or label)
 OPPOSITES: dict[str, tuple[str, ...]] = {
@@ -95,7 +105,8 @@ OPPOSITES: dict[str, tuple[str, ...]] = {
 #: a connective that ends a list item ("Amoxicillin 1 g orally three times daily; OR")
 #: first headers of two-column tables whose rows read as "key: value" ("| Parameter | Recommendation |")
 KEY_VALUE_HEADERS = frozenset({"parameter", "property", "feature", "category", "aspect", "item", "element",
-                               "characteristic", "attribute", "field", "variable", "component", "detail", ""})
+                               "characteristic", "attribute", "field", "variable", "component", "detail", "#",
+                               "no", "no.", ""})
 #: a column that asks for a dose, and the columns quoted with it ("Dose: 1 mg/kg; Frequency: Every 12 hours")
 DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 DOSE_COMPANIONS = frozenset({"route", "frequency", "duration", "timing", "interval", "maximum", "max", "schedule"})
@@ -228,6 +239,20 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
             if len(u.full.split()) >= 3 and len(u.text.split()) >= 1 and not u.text.rstrip().endswith((":", "?"))]
 
 
+def embedding_text(u: Unit, heading: str = "") -> str:
+    """The text a unit is embedded as: list items and table rows with the chunk's last section heading
+    before them ("Colchicine for Acute Flare: Regimen: 1.2 mg orally ..."), since an item or row is often
+    unreadable without it; sentences as they are. Contextual headers as in Anthropic's "contextual
+    retrieval" (2024), here at unit level and with the heading only."""
+    return f"{heading}: {u.full}" if heading and u.kind == "row" else u.full
+
+
+def embedding_texts(body: str, section_path: list[str] | tuple[str, ...] = ()) -> list[str]:
+    """:func:`embedding_text` of every unit of ``body`` under ``section_path`` (what ingest pre-embeds)."""
+    heading = section_path[-1] if section_path else ""
+    return [embedding_text(u, heading) for u in unit_records(body)]
+
+
 def labelled_units(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[tuple[str, str]]:
     """``(label, text)`` of every unit of :func:`unit_records`, in reading order."""
     return [(u.label, u.text) for u in unit_records(body, max_item_words, max_label_words)]
@@ -278,6 +303,40 @@ def _contradicts(context: str, qualifiers: list[tuple[str, tuple[str, ...], tupl
         if says_opp and not says_same:
             return True
     return False
+
+
+def _overlap(q_stems: set[str], unit_stems: list[set[str]]) -> np.ndarray:
+    """``(n_units,)`` IDF-weighted share of the question's stems in each unit (with its label, intro and
+    section path): ``sum(idf(t) for t in q & u) / sum(idf(t) for t in q)``, ``idf(t) = ln(1 + N / (1 + df))``
+    over these ``N`` candidate units. A stem every candidate shares (the topic: "sacubitril") weighs
+    little; the one that tells them apart (the aspect asked about: "contraindications") weighs most.
+    (Sparck Jones 1972, inverse document frequency, here over the candidate units only.)"""
+    n = len(unit_stems)
+    idf = {t: float(np.log1p(n / (1 + sum(t in u for u in unit_stems)))) for t in q_stems}
+    total = sum(idf.values()) or 1.0
+    return np.array([sum(idf[t] for t in q_stems & u) / total for u in unit_stems], dtype=np.float32)
+
+
+def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
+    """Does ``context`` (a heading or label) state one of the qualifiers (and not its opposite)?"""
+    c = " " + " ".join(context.lower().split()) + " "
+    for _, same, opposite in qualifiers:
+        if any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", c) for w in same) and \
+                not any(re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", c) for o in opposite):
+            return True
+    return False
+
+
+def _headers(u: Unit) -> tuple[str, ...]:
+    """The column headers of a row (its table's identity, across the chunks the table is split over)."""
+    return tuple(h for h, _ in u.cells)
+
+
+def _has_number(u: Unit) -> bool:
+    """Does the unit state a number (a row's index column "#" does not count)?"""
+    if u.kind == "row" and u.cells and u.cells[0][0].lower() in ("#", "no", "no."):
+        return any(_NUMBER.search(c) for _, c in u.cells[1:])
+    return bool(_NUMBER.search(u.text))
 
 
 def _norm_dash(text: str) -> str:
@@ -341,6 +400,7 @@ def extract_answer(
     list_bonus: float = 0.25,
     number_bonus: float = 0.1,
     max_hits: int = 5,
+    qualifier_bonus: float = 0.15,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -389,34 +449,37 @@ def extract_answer(
     q = np.asarray(question_vector, dtype=np.float32)
     known = [h.scores.get("dense") for h in hits]
     need = [i for i, s in enumerate(known) if s is None]
-    vecs = encoder.encode_passages([u.full for _, u in keep] + [hits[i].chunk.text for i in need])
+    last = [h.chunk.section_path[-1] if h.chunk.section_path else "" for h in hits]
+    vecs = encoder.encode_passages([embedding_text(u, last[hi]) for hi, u in keep]
+                                   + [hits[i].chunk.text for i in need])
     unit_sims = vecs[: len(keep)] @ q
     chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
     for j, i in enumerate(need):
         chunk_sims[i] = vecs[len(keep) + j] @ q
     scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
     if q_stems:
-        overlap = np.array([len(q_stems & unit_stems(hi, u)) / len(q_stems)
-                            for hi, u in keep], dtype=np.float32)
-        scores = scores + lexical_weight * overlap
-    wants_list = bool(question and LIST_QUESTION.search(question))
+        scores = scores + lexical_weight * _overlap(q_stems, [unit_stems(hi, u) for hi, u in keep])
+    if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
+        scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
+                                    for hi, u in keep], dtype=np.float32)
+    wants_list = bool(question and LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
     if wants_list and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
                           if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
     if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
-        scores = scores + np.array([number_bonus if _NUMBER.search(u.text) else 0.0 for _, u in keep],
-                                   dtype=np.float32)
-    # a row named in the question beats rows of other drugs; other rows stay only if named too
+        scores = scores + np.array([number_bonus if _has_number(u) else 0.0 for _, u in keep], dtype=np.float32)
+    # a row named in the question (row label and column) is quoted as "label, column: cell"
     cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
-    order = sorted(range(len(keep)), key=lambda i: (-(scores[i] + (1.0 if i in named_rows else 0.0)), i))
+    named_tables = {_headers(keep[i][1]) for i in named_rows}  # a table split over chunks keeps its headers
+    order = sorted(range(len(keep)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     seen: set[str] = set()
     for i in order:
         hi, u = keep[i]
-        if named_rows and u.kind == "row" and i not in named_rows:
-            continue
+        if u.kind == "row" and i not in named_rows and _headers(u) in named_tables:
+            continue  # a row named in the question beats the other rows of its table
         key = " ".join(u.full.lower().split())
         if key in seen:
             continue
