@@ -1,8 +1,10 @@
 """Settings: one nested pydantic model that is the single source of defaults.
 
 Every stage reads its own sub-model (``settings.chunking``, ``settings.retrieval`` ...).
-Settings come from, in increasing priority: these defaults, a YAML/TOML/JSON config file
-(``--config``), the ``CLINQA_DATA_DIR`` environment variable, and CLI flags.
+Settings come from, in increasing priority: these defaults (``data_dir``: ``$CLINQA_DATA_DIR``), a
+preset shipped in ``clinqa/presets`` (``--preset``), a YAML/TOML/JSON config file (``--config``),
+each ``--set section.field=value`` and the CLI's daily flags (:func:`apply_overrides`, used by
+:func:`clinqa.cli.common.settings_for`).
 """
 
 from __future__ import annotations
