@@ -102,7 +102,8 @@ def settings_for(data_dir: Path | None = None, config: Path | None = None, prese
     unknown = set(daily) - set(DAILY)
     if unknown:
         raise TypeError(f"settings_for: no daily flag {sorted(unknown)}")
-    settings = load_settings(config, preset=preset)
+    # data_dir also goes in first, as before: the default's $CLINQA_DATA_DIR is then never checked in its place
+    settings = load_settings(config, preset=preset, data_dir=data_dir)
     overrides: list[tuple[str, Any, str]] = []
     for text in sets or ():
         key, value = parse_set(text)
