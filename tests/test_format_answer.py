@@ -1,4 +1,4 @@
-"""Human output of ``clinqa ask`` (:func:`clinqa.cli.format_answer`) on hand-made answer dicts: the
+"""Human output of ``clinqa ask`` (:func:`clinqa.cli.render.format_answer`) on hand-made answer dicts: the
 exact text, wrapped at a fixed width, for an answer, a refusal with topics, an off-topic refusal
 and an answer made before ``related`` existed."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from clinqa.cli import format_answer, refusal_sentence, related_items
+from clinqa.cli.render import format_answer, refusal_sentence, related_items
 
 
 def _answer(**kw: Any) -> dict[str, Any]:

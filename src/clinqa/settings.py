@@ -1,8 +1,10 @@
 """Settings: one nested pydantic model that is the single source of defaults.
 
 Every stage reads its own sub-model (``settings.chunking``, ``settings.retrieval`` ...).
-Settings come from, in increasing priority: these defaults, a YAML/TOML/JSON config file
-(``--config``), the ``CLINQA_DATA_DIR`` environment variable, and CLI flags.
+Settings come from, in increasing priority: these defaults (``data_dir``: ``$CLINQA_DATA_DIR``), a
+preset shipped in ``clinqa/presets`` (``--preset``), a YAML/TOML/JSON config file (``--config``),
+each ``--set section.field=value`` and the CLI's daily flags (:func:`apply_overrides`, used by
+:func:`clinqa.cli.common.settings_for`).
 """
 
 from __future__ import annotations
@@ -421,41 +423,155 @@ def default_data_dir() -> Path:
     return Path(env).expanduser() if env else Path(user_data_dir("clinqa", appauthor=False))
 
 
-def load_settings(config: Path | None = None, **overrides: Any) -> Settings:
-    """Build :class:`Settings` from an optional config file plus keyword overrides.
+PRESETS_DIR = Path(__file__).with_name("presets")
 
-    ``config`` may be YAML (.yaml/.yml), TOML (.toml) or JSON, or the name of a preset shipped in
-    ``clinqa/presets`` (``consumer-questions``) when no such file exists. Overrides with value ``None``
-    are ignored; ``data_dir`` overrides the environment. Raises :class:`ConfigError` naming
-    the file for unreadable or invalid configuration.
+
+def available_presets() -> list[str]:
+    """Names of the presets shipped in ``clinqa/presets`` (``NAME.yaml``), sorted."""
+    return sorted(p.stem for p in PRESETS_DIR.glob("*.yaml"))
+
+
+def preset_path(name: str) -> Path:
+    """The file of the shipped preset ``name`` (``clinqa/presets/NAME.yaml``). Raises
+    :class:`ConfigError` naming the shipped presets when there is none of that name."""
+    path = PRESETS_DIR / f"{name}.yaml"
+    if Path(name).name != name or not path.is_file():
+        raise ConfigError(f"unknown preset {name!r} (shipped: {', '.join(available_presets())})")
+    return path
+
+
+def _read_config(config: Path) -> dict[str, Any]:
+    """The mapping in a YAML (.yaml/.yml), TOML (.toml) or JSON file; ConfigError naming the file."""
+    try:
+        text = Path(config).read_text(encoding="utf-8")
+        if config.suffix in (".yaml", ".yml"):
+            raw = yaml.safe_load(text) or {}
+        elif config.suffix == ".toml":
+            raw = tomllib.loads(text)
+        else:
+            raw = json.loads(text)
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise ConfigError(f"{config}: cannot read config: {exc}") from exc
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{config}: config must be a mapping of sections")
+    return raw
+
+
+def _merge(base: dict[str, Any], top: dict[str, Any]) -> dict[str, Any]:
+    """``top`` over ``base``, mappings merged key by key at every depth (lists and values replaced)."""
+    out = dict(base)
+    for key, value in top.items():
+        out[key] = _merge(out[key], value) if isinstance(value, dict) and isinstance(out.get(key), dict) else value
+    return out
+
+
+def _check_data_dir(settings: Settings) -> Settings:
+    if settings.data_dir.exists() and not settings.data_dir.is_dir():
+        raise ConfigError(f"{settings.data_dir}: the data directory is a file, not a folder")
+    return settings
+
+
+def load_settings(config: Path | None = None, *, preset: str | None = None, **overrides: Any) -> Settings:
+    """Build :class:`Settings` from an optional preset, an optional config file and keyword overrides,
+    in that order (a later source wins, section by section and key by key).
+
+    ``preset`` names a file shipped in ``clinqa/presets`` (``consumer-questions``, ``patient-notes``;
+    :func:`preset_path`). ``config`` may be YAML (.yaml/.yml), TOML (.toml) or JSON, or a preset name
+    when no such file exists (``--config consumer-questions``). Overrides are top-level fields;
+    those with value ``None`` are ignored; ``data_dir`` overrides the environment. Raises
+    :class:`ConfigError` naming the file for an unknown preset, unreadable or invalid configuration.
     """
     raw: dict[str, Any] = {}
+    sources: list[str] = []
+    if preset is not None:
+        path = preset_path(preset)
+        raw = _read_config(path)
+        sources.append(str(path))
     if config is not None and not Path(config).exists():
-        preset = Path(__file__).with_name("presets") / f"{Path(config).name}.yaml"
-        if preset.exists() and Path(config).name == str(config):
-            config = preset
+        named = PRESETS_DIR / f"{Path(config).name}.yaml"
+        if named.exists() and Path(config).name == str(config):
+            config = named
     if config is not None:
-        try:
-            text = Path(config).read_text(encoding="utf-8")
-            if config.suffix in (".yaml", ".yml"):
-                raw = yaml.safe_load(text) or {}
-            elif config.suffix == ".toml":
-                raw = tomllib.loads(text)
-            else:
-                raw = json.loads(text)
-        except (OSError, ValueError, yaml.YAMLError) as exc:
-            raise ConfigError(f"{config}: cannot read config: {exc}") from exc
-        if not isinstance(raw, dict):
-            raise ConfigError(f"{config}: config must be a mapping of sections")
+        raw = _merge(raw, _read_config(Path(config)))
+        sources.append(str(config))
     for key, value in overrides.items():
         if value is not None:
             raw[key] = value
     try:
         settings = Settings.model_validate(raw)
     except ValidationError as exc:
-        where = f"{config}: " if config else ""
+        where = f"{' + '.join(sources)}: " if sources else ""
         problems = "; ".join(f"{'.'.join(str(x) for x in e['loc']) or 'settings'}: {e['msg']}" for e in exc.errors())
         raise ConfigError(f"{where}invalid settings: {problems}") from None
-    if settings.data_dir.exists() and not settings.data_dir.is_dir():
-        raise ConfigError(f"{settings.data_dir}: the data directory is a file, not a folder")
-    return settings
+    return _check_data_dir(settings)
+
+
+def _field(key: str) -> Any:
+    """The pydantic ``FieldInfo`` of a dotted settings key (``retrieval.rrf_k``); ConfigError naming
+    the key and the fields of the section it was looked up in when there is no such setting."""
+    model: type[BaseModel] = Settings
+    parts = key.split(".")
+    info: Any = None
+    for i, part in enumerate(parts):
+        where = ".".join(parts[:i]) or "settings"
+        if model is None or part not in model.model_fields:
+            known = ", ".join(model.model_fields) if model is not None else ""
+            detail = f"{where} has: {known}" if known else f"{where} is a value, not a section"
+            raise ConfigError(f"unknown setting {key!r} ({detail})")
+        info = model.model_fields[part]
+        ann = info.annotation
+        model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None  # type: ignore[assignment]
+    if model is not None:
+        raise ConfigError(f"{key!r} is a section, not a setting (it has: {', '.join(model.model_fields)})")
+    return info
+
+
+def _accepts_str(info: Any) -> bool:
+    """Whether a field's type is ``str`` or an optional/union holding ``str`` (then a YAML number or
+    boolean typed for it is kept as the text typed: ``--set llm.model=4``)."""
+    import types
+    import typing
+
+    ann = info.annotation
+    union = typing.get_origin(ann) in (typing.Union, types.UnionType)
+    return ann is str or (union and str in typing.get_args(ann))
+
+
+def apply_overrides(settings: Settings, overrides: list[tuple[str, Any, str]]) -> Settings:
+    """``settings`` with each ``(dotted key, value, label)`` applied in order, then validated again as
+    a whole by the pydantic model (so ranges, literals and cross-field rules hold).
+
+    ``label`` is what the user typed (``--set retrieval.rrf_k=10``, ``--reranker``) and opens the
+    error message. A ``str`` value typed for a non-string field is parsed by pydantic as usual.
+    Raises :class:`ConfigError`: ``"--set retrieval.rrf=10: unknown setting 'retrieval.rrf'
+    (retrieval has: dense_k, ...)"``, or ``"--set retrieval.rrf_k=ten: invalid value for
+    retrieval.rrf_k: Input should be a valid integer, ..."``. Returns ``settings`` itself when
+    ``overrides`` is empty.
+    """
+    if not overrides:
+        return settings
+    raw = settings.model_dump()
+    for key, value, label in overrides:
+        try:
+            info = _field(key)
+        except ConfigError as exc:
+            raise ConfigError(f"{label}: {exc}") from None
+        if value is not None and not isinstance(value, str) and _accepts_str(info) and label.startswith("--set "):
+            value = label.split("=", 1)[1].strip()
+        node = raw
+        *sections, last = key.split(".")
+        for part in sections:
+            node = node[part]
+        node[last] = value
+    try:
+        new = Settings.model_validate(raw)
+    except ValidationError as exc:
+        problems = []
+        for e in exc.errors():
+            loc = ".".join(str(x) for x in e["loc"])
+            who = [lb for k, _, lb in overrides if loc == k or loc.startswith(k + ".") or k.startswith(loc + ".")]
+            msg = e["msg"].removeprefix("Value error, ")
+            problems.append(f"{' and '.join(who or [lb for _, _, lb in overrides])}: "
+                            f"invalid value for {loc or 'settings'}: {msg}")
+        raise ConfigError("; ".join(problems)) from None
+    return _check_data_dir(new)

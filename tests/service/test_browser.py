@@ -24,7 +24,7 @@ from service_data import KEYS
 
 from clinqa.answer.types import Answer
 from clinqa.cache import _answer_state, answer_key, cache_filters, make_cache
-from clinqa.cli import refusal_sentence, related_items, source_groups
+from clinqa.cli.render import refusal_sentence, related_items, source_groups
 from clinqa.logs.querylog import QueryLog
 from clinqa.pipeline import Pipeline
 from clinqa.service.app import create_app

@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -455,3 +456,58 @@ __all__ = [
     "summarize",
     "summarize_exact",
 ]
+
+
+def run_fact_benchmark(pipe: Pipeline, questions: Path | None = None, bioasq: Path | None = None,
+                       corpus: Path | None = None, max_questions: int | None = None, baseline: Path | None = None,
+                       subset: int | None = None, seed: int = 0, progress: bool = True,
+                       notify: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """``clinqa eval answers QUESTIONS.jsonl`` (fact benchmark) or ``--bioasq DIR`` (exact-answer
+    containment), run with ``pipe``'s settings.
+
+    Question set: ingests ``corpus`` into ``pipe``'s store first (or the bundled guideline corpus when
+    the store is empty; ``notify`` gets ``"ingesting <src> into <data dir>"``), answers at most
+    ``max_questions`` questions and scores them (:func:`evaluate_fact_set`, :func:`summarize`).
+    BioASQ: a seeded sample of ``max_questions`` factoid/list questions over an evaluation store of
+    their judged passages plus ``subset`` distractors (:func:`evaluate_exact`). With ``baseline`` (the
+    ``--output`` folder of an earlier run) a paired sign-flip test per metric is added.
+
+    Returns ``{"meta", "summary", "rows", "paired"}``; ``meta["benchmark"]`` is ``"facts"`` or
+    ``"bioasq"``. Raises :class:`ConfigError` when both or neither of ``questions`` and ``bioasq``
+    are given, and a ClinqaError when the corpus fails to ingest."""
+    from clinqa.errors import ClinqaError
+
+    if questions is not None and bioasq is not None:
+        raise ConfigError("give either a question set or --bioasq, not both")
+    if questions is None and bioasq is None:
+        raise ConfigError("give a question set (.jsonl), a BEIR folder, or --bioasq DIR")
+    if bioasq is not None:
+        from clinqa.evaluation.datasets import load_dataset
+        from clinqa.evaluation.retrieval import build_eval_pipeline
+
+        ds = load_dataset(bioasq)
+        items = exact_questions(ds, max_questions, seed)
+        epipe, sub, _ = build_eval_pipeline(restrict(ds, {q.qid for q in items}), pipe.settings, subset, seed,
+                                            progress=progress)
+        rows = evaluate_exact(items, epipe, progress=progress)
+        summary: dict[str, Any] = summarize_exact(rows)
+        meta = {"benchmark": "bioasq", "dataset": str(bioasq), "subset": sub, "max_questions": max_questions,
+                "documents": len(epipe.store.documents()), "chunks": epipe.store.count()}
+    else:
+        assert questions is not None
+        qs = load_questions(questions)[:max_questions]
+        if corpus is not None or pipe.store.count() == 0:
+            from clinqa.corpora import guidelines_path
+
+            src = corpus or guidelines_path()
+            if notify is not None:
+                notify(f"ingesting {src} into {pipe.data_dir}")
+            report = pipe.ingest([src], progress=progress)
+            if report.failed:
+                raise ClinqaError(f"{src}: {len(report.failed)} files failed to ingest: {report.failed[:3]}")
+        rows = evaluate_fact_set(qs, pipe, progress=progress)
+        summary = summarize(rows)
+        meta = {"benchmark": "facts", "questions": str(questions), "documents": len(pipe.store.documents()),
+                "chunks": pipe.store.count()}
+    paired = compare_to_baseline(read_rows(baseline), rows) if baseline is not None else None
+    return {"meta": meta, "summary": summary, "rows": rows, "paired": paired}

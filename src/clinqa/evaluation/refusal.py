@@ -208,3 +208,35 @@ def plot_curves(cal: RefusalCalibration, path: Path, title: str = "Refusal rate 
     path.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path)
     plt.close(fig)
+
+
+def current_threshold_rates(cal: RefusalCalibration, configured: float | None,
+                            data_dir: Path | None) -> tuple[float, str, dict[str, float]]:
+    """``(threshold, source, rates)``: the threshold ``clinqa ask`` uses today for ``cal``'s signal and
+    model (``configured``, i.e. ``answer.refusal_threshold``, else a calibration file, else the
+    fallback; :func:`clinqa.answer.calibration.resolve_threshold`) and the share of each bucket's
+    questions the dense gate alone refuses at it."""
+    from clinqa.answer.calibration import resolve_threshold
+
+    current, source, _ = resolve_threshold(cal.signal, cal.model_id, configured, data_dir)
+    rates = refusal_rates(cal.signals, cal.buckets, [current])
+    return current, source, {b: r[0] for b, r in rates.items()}
+
+
+def save_chosen(cal: RefusalCalibration, data_dir: Path, dataset: str) -> tuple[Path, float]:
+    """Store the calibrated gate of ``cal`` in ``<data_dir>/calibration.json`` (scope ``reference``,
+    dated today; :func:`clinqa.answer.calibration.save_calibration`) so ``clinqa ask`` uses it:
+    the joint threshold with its key-term cut and related-topics threshold when the key-term test
+    was calibrated, else the dense-gate-alone threshold. ``dataset`` describes the questions and
+    corpus. Returns ``(path written, threshold saved)``."""
+    import datetime
+
+    from clinqa.answer.calibration import Calibration, save_calibration
+
+    j = cal.joint
+    best = j or cal.chosen
+    path = save_calibration(data_dir, Calibration(
+        cal.signal, cal.model_id, best["threshold"], best["target_oos"], best["rates"], dataset,
+        datetime.date.today().isoformat(), "reference", j.get("related_threshold") if j else None,
+        j.get("key_term_max_zipf") if j else None))
+    return path, best["threshold"]

@@ -38,13 +38,15 @@ import os
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from clinqa.errors import ClinqaError
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
@@ -382,3 +384,35 @@ class QueryLog:
 def latest_feedback(row: dict[str, Any]) -> dict[str, Any] | None:
     """The latest rating of a row from :meth:`QueryLog.rows` (the one reports count), or None."""
     return row["feedback"][-1] if row.get("feedback") else None
+
+
+def log_answer(pipe: Pipeline, answer: Answer, source: str = "cli",
+               on_error: Callable[[Exception], None] | None = None) -> str | None:
+    """Record ``answer`` (asked through ``pipe``) in the pipeline's query log (``log.enabled``,
+    :meth:`QueryLog.for_pipeline`) and return its query id; None when logging is off or failed.
+
+    Never raises: logging must never break answering. A failure is passed to ``on_error`` (the CLI
+    prints ``warning: the question was not logged: ...`` on stderr) and None is returned."""
+    try:
+        log = QueryLog.for_pipeline(pipe)
+        if log is None:
+            return None
+        try:
+            return log.record(answer, config_hash=pipe.config_hash(), model_id=model_id_of(pipe),
+                              corpus_version=pipe.corpus_version(), source=source)
+        finally:
+            log.close()
+    except Exception as exc:  # logging must never break answering
+        if on_error is not None:
+            on_error(exc)
+        return None
+
+
+def open_existing_log(pipe: Pipeline, path: Path | None = None) -> QueryLog:
+    """The existing query log at ``path``, else ``log.path`` of ``pipe``'s settings, else
+    ``<data_dir>/querylog.sqlite``. Raises :class:`ClinqaError` when that file does not exist
+    (a report or a rating needs logged questions; opening would create an empty log)."""
+    where = Path(path or pipe.settings.log.path or pipe.data_dir / "querylog.sqlite")
+    if not where.is_file():
+        raise ClinqaError(f"no query log at {where}: questions are logged by `clinqa ask` when log.enabled is true")
+    return QueryLog(where)

@@ -149,7 +149,7 @@
 
   // What a refusal says: the answer text when it starts with the reason (the reason sentence plus
   // any clause the pipeline added), else the reason alone (older answers also listed the topics in
-  // the text; they are shown once, below). Same rule as the command line (clinqa.cli.refusal_sentence).
+  // the text; they are shown once, below). Same rule as the command line (clinqa.cli.render.refusal_sentence).
   function refusalSentence(a) {
     const reason = (a.reason || "").trim();
     const text = (a.answer || "").trim();
@@ -214,7 +214,7 @@
   }
 
   // Citations grouped so each source is listed once (two passages of one section: "[2] [3] Title"),
-  // in the order of their first number; same key as the command line (clinqa.cli.source_groups).
+  // in the order of their first number; same key as the command line (clinqa.cli.render.source_groups).
   function sourceGroups(citations) {
     const groups = new Map();
     for (const c of citations) {

@@ -1,0 +1,188 @@
+"""Question commands: ``ask``, ``search``, ``feedback``, ``replay``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from clinqa.cli import render
+from clinqa.cli.common import (
+    LLM,
+    Config,
+    DataDir,
+    LLMModel,
+    LLMUrl,
+    Patient,
+    Preset,
+    Reranker,
+    Sets,
+    Since,
+    Source,
+    Until,
+    days,
+    filters,
+    handle_errors,
+    llm_flags,
+    pipeline,
+    require_text,
+    write_outputs,
+)
+
+LogPath = Annotated[Path | None, typer.Option("--log", help="Query log file (default: log.path, else "
+                                              "<data-dir>/querylog.sqlite).")]
+SinceDay = Annotated[str | None, typer.Option("--since", help="Only questions logged on or after this day "
+                                              "(YYYY-MM-DD, UTC).")]
+UntilDay = Annotated[str | None, typer.Option("--until", help="Only questions logged up to the end of this day "
+                                              "(YYYY-MM-DD, UTC).")]
+
+
+@handle_errors()
+def ask(
+    question: Annotated[str, typer.Argument(help="The question.")],
+    patient: Patient = None,
+    since: Since = None,
+    until: Until = None,
+    source: Source = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    reranker: Reranker = None,
+    llm: LLM = None,
+    llm_model: LLMModel = None,
+    llm_url: LLMUrl = None,
+    no_context: Annotated[bool, typer.Option("--no-context", help="Ask the language model alone, with no "
+                                             "evidence (a baseline for comparison; nothing is checked).")] = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show the refusal gate's signal and "
+                                          "threshold (always in --json under 'gate').")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Answer a question with citations from the corpus, or refuse and say why.
+
+    With --llm the model writes the answer from the retrieved passages and every sentence is
+    checked against the passages it cites; unsupported sentences are dropped (--json lists them)."""
+    from clinqa.logs import log_answer
+
+    require_text(question)
+    pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
+    if no_context:
+        answer = pipe.ask_no_context(question)
+    else:
+        answer = pipe.ask(question, filters(pipe, patient, since, until, source))
+    query_id = log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
+        f"warning: the question was not logged: {exc}", err=True))
+    ans = answer.to_dict()
+    if as_json:
+        ans["query_id"] = query_id
+        typer.echo(json.dumps(ans, indent=2, default=str))
+        return
+    typer.echo(render.format_answer(ans, verbose=verbose))
+    if query_id:
+        typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
+
+
+def _hit_rows(res: Any) -> list[dict[str, Any]]:
+    """The ``hits`` of ``clinqa search --json``: one dict per fused hit of a search result."""
+    return [{"rank": h.rank, "rrf": round(h.score, 6), "dense_rank": h.ranks.get("dense"),
+             "dense_cosine": h.scores.get("dense"), "bm25_rank": h.ranks.get("bm25"),
+             "bm25_score": h.scores.get("bm25"), "rerank_score": h.scores.get("rerank"),
+             "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
+             "title": h.chunk.title, "section": h.chunk.section, "year": h.chunk.year,
+             "text": h.chunk.body, "page_start": h.chunk.page_start, "page_end": h.chunk.page_end,
+             "ocr": h.chunk.ocr} for h in res.hits]
+
+
+@handle_errors()
+def search(
+    query: Annotated[str, typer.Argument(help="The query.")],
+    k: Annotated[int, typer.Option("-k", min=1, max=200, help="How many fused chunks to show.")] = 10,
+    patient: Patient = None,
+    since: Since = None,
+    until: Until = None,
+    source: Source = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    reranker: Reranker = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores).
+
+    Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
+    no --patient was given, that notes are searched only with --patient); exit code 0."""
+    require_text(query)
+    pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)
+    rows = _hit_rows(res)
+    if as_json:
+        typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
+        return
+    if not rows:
+        typer.echo("No passage matched.")
+        if patient is None and any(d["patient_id"] for d in pipe.store.documents()):
+            typer.echo("Patient notes are searched only with --patient ID.")
+    for line in render.search_lines(rows):
+        typer.echo(line)
+
+
+@handle_errors(ValueError, KeyError)
+def feedback(
+    query_id: Annotated[str, typer.Argument(help="The query id printed by `clinqa ask`.")],
+    score: Annotated[float, typer.Argument(help="1.0 (Excellent), 0.6 (Acceptable) or 0.2 (Very poor).")],
+    comment: Annotated[str, typer.Option("--comment", help="Free-text comment.")] = "",
+    category: Annotated[str | None, typer.Option("--category", help="Why it failed: content_missing, "
+                                                 "retrieval_miss, temporal, wrong_answer, citation_wrong, "
+                                                 "other.")] = None,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Rate a logged answer; every rating is kept, reports use the latest."""
+    from clinqa.logs import open_existing_log
+
+    with open_existing_log(pipeline(data_dir, config, preset, sets), log_path) as log:
+        log.add_feedback(query_id, score, comment, category)
+    typer.echo(f"recorded feedback {score} for {query_id}")
+
+
+@handle_errors()
+def replay(
+    since: SinceDay = None,
+    until: UntilDay = None,
+    config: Annotated[Path | None, typer.Option("--config", help="Settings to replay with (YAML/TOML/JSON file "
+                                                "or preset name); default: the current settings.")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", min=1, help="Only the latest N logged questions.")] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Write replay.json and replay.txt here.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    record: Annotated[bool, typer.Option("--record", help="Also log the replayed answers (source 'replay').")] = False,
+    log_path: LogPath = None,
+    data_dir: DataDir = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Re-run logged questions with another configuration and report what changed: flipped
+    decisions, overlap@10 of the retrieved chunks, rank shifts of cited chunks. Stored query
+    embeddings are reused when the encoder is unchanged."""
+    from clinqa.logs import open_existing_log
+    from clinqa.logs.replay import format_replay
+    from clinqa.logs.replay import replay as run_replay
+
+    start, end = days(since, until)
+    pipe = pipeline(data_dir, config, preset, sets)
+    with open_existing_log(pipe, log_path) as log:
+        rep = run_replay(pipe, log, since=start, until=end, limit=limit, record=record,
+                         progress=sys.stderr.isatty() and not as_json)
+    data, text = rep.to_dict(), format_replay(rep)
+    written = write_outputs(output, {"replay.json": json.dumps(data, indent=2), "replay.txt": text + "\n"})
+    typer.echo(json.dumps(data, indent=2) if as_json else text)
+    if output and not as_json:
+        typer.echo(render.wrote(output, written))
+
+

@@ -1,0 +1,132 @@
+"""Corpus commands: ``ingest``, ``stats``, ``remove``, ``migrate``, ``demo``."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinqa.cli import render
+from clinqa.cli.common import Config, DataDir, Preset, Sets, fail, handle_errors, pipeline, settings_for
+from clinqa.errors import ClinqaError
+
+
+@handle_errors()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    format: Annotated[str | None, typer.Option("--format", help="Force a loader: markdown, text, html, "
+                                               "pdf, docx, jats, medquad, pubmedqa, beir, notes.")] = None,
+    chunker: Annotated[str | None, typer.Option("--chunker", help="hierarchical (default), fixed, "
+                                                "section, hybrid (overrides chunking.strategy).")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Load, chunk, embed and store documents. Exit code 1 if any file failed."""
+    try:
+        pipe = pipeline(data_dir, config, preset, sets, chunker=chunker)
+        for p in paths:
+            if not p.exists():
+                raise ClinqaError(f"{p}: no such file or directory")
+        report = pipe.ingest(paths, format=format, progress=not quiet and not as_json,
+                             on_error=lambda path, reason: typer.echo(f"error: {path}: {reason}", err=True))
+    except KeyboardInterrupt:
+        typer.echo("interrupted: finished batches are stored; run the same command again to continue", err=True)
+        raise typer.Exit(130) from None
+    typer.echo(json.dumps(report.to_dict(), indent=2) if as_json else "\n".join(render.ingest_summary(report)))
+    if report.failed:
+        raise typer.Exit(1)
+
+
+@handle_errors()
+def stats(
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Documents and chunks in the store."""
+    s = pipeline(data_dir, config, preset, sets).stats()
+    typer.echo(json.dumps(s, indent=2) if as_json else "\n".join(render.stats_lines(s)))
+
+
+@handle_errors()
+def remove(
+    doc_id: Annotated[str, typer.Argument(help="Document id, as shown in citations.")],
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Delete a document's chunks from the store."""
+    n = pipeline(data_dir, config, preset, sets).remove(doc_id)
+    if not n:
+        raise fail(f"no document {doc_id!r} in the store", code=1)
+    typer.echo(f"removed {doc_id}: {n} chunks")
+
+
+@handle_errors()
+def migrate(
+    to: Annotated[str, typer.Option("--to", help="Target backend (only 'qdrant').")],
+    qdrant_url: Annotated[str | None, typer.Option("--qdrant-url", help="Qdrant server URL (default "
+                                                   "store.qdrant_url, else $QDRANT_URL, else local mode "
+                                                   "in <data-dir>/qdrant).")] = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a Qdrant collection that already "
+                                            "holds chunks.")] = False,
+    batch_size: Annotated[int, typer.Option("--batch-size", min=1, help="Chunks per write.")] = 256,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Copy the data dir's LanceDB store (chunks and their vectors, no re-embedding) into Qdrant,
+    check the counts, and print the settings that switch to it (see docs/qdrant.md)."""
+    if to != "qdrant":
+        raise ClinqaError(f"--to {to!r}: the only target is 'qdrant'")
+    from clinqa.store import LanceStore, open_store
+    from clinqa.store.migrate import migrate_to_qdrant
+
+    settings = settings_for(data_dir, config, preset, sets, store_backend=to, qdrant_url=qdrant_url)
+    target = open_store(settings)
+    report = migrate_to_qdrant(LanceStore(settings.data_dir / "lancedb"), target,  # type: ignore[arg-type]
+                               batch_chunks=batch_size, progress=not quiet, overwrite=overwrite)
+    typer.echo("\n".join(render.migrate_lines(report)))
+
+
+DEMO_QUESTIONS = [
+    "Should beta-blockers be started on the day of surgery in a beta-blocker naive patient?",
+    "What is the first-line treatment for an acute gout flare?",
+    "How is acute kidney injury staged?",
+    "When should anticoagulation be started in atrial fibrillation based on CHA2DS2-VASc?",
+    "How do I change a car tyre?",
+]
+
+
+@handle_errors()
+def demo(
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Ingest the bundled guideline corpus (open-medicine, MIT) and answer demo questions."""
+    from clinqa.corpora import guidelines_path
+
+    pipe = pipeline(data_dir, config, preset, sets)
+    path = guidelines_path()
+    typer.echo(f"Ingesting the open-medicine guideline summaries from {path} (open-medicine by RamosFBC, MIT)")
+    report = pipe.ingest([path], progress=sys.stderr.isatty())
+    typer.echo(render.demo_ingest_line(report))
+    for q in DEMO_QUESTIONS:
+        typer.echo("\n" + "=" * 78)
+        typer.echo(render.format_answer(pipe.ask(q).to_dict()))
+
+

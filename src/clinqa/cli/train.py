@@ -1,0 +1,113 @@
+"""``clinqa train reranker|encoder``: fine-tune clinqa's own reranker or adapted encoder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from clinqa.cli import render
+from clinqa.cli.common import PLAIN, Config, DataDir, Preset, Sets, handle_errors, pipeline
+from clinqa.errors import ClinqaError
+
+train_app = typer.Typer(help="Train clinqa's own reranker or adapted encoder on question-answer pairs.",
+                        no_args_is_help=True, **PLAIN)
+
+
+def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: list[Path] | None,
+           exclude: list[Path] | None, holdout: float, max_queries: int | None, negatives: int,
+           time_budget: str | None, max_steps: int, epochs: float, batch_size: int, learning_rate: float,
+           max_tokens: int, seed: int, name: str, base_model: str | None, data_dir: Path | None,
+           config: Path | None, preset: str | None, sets: list[str] | None) -> None:
+    """Gather the training plan, train ``kind`` (``reranker`` or ``encoder``) into
+    ``<data-dir>/models/NAME`` (:func:`clinqa.training.run.train`) and print the summary. Raises
+    ClinqaError for a base model that is not a PyTorch folder or a bad ``--time-budget`` (checked
+    before any data is read)."""
+    from clinqa.embedding.shipped import resolve_model
+    from clinqa.training.run import gather, parse_duration, train
+    from clinqa.training.trainer import TrainConfig
+
+    pipe = pipeline(data_dir, config, preset, sets)
+    base = base_model or "all-MiniLM-L6-v2"
+    base_path, backend = resolve_model(base)
+    if backend != "sentence-transformers":
+        raise ClinqaError(f"--base-model {base}: training needs a PyTorch (sentence-transformers) folder")
+    out = pipe.data_dir / "models" / name
+    budget_s = parse_duration(time_budget)  # a bad budget fails before any data is read
+    plan = gather(medquad, medquad_corpus, list(pairs or []), list(exclude or []), holdout, seed, max_queries)
+    typer.echo(render.training_plan_line(plan))
+    cfg = TrainConfig(base_model=str(base_path), output=out, epochs=epochs, max_steps=max_steps,
+                      batch_size=batch_size, learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
+                      time_budget_s=budget_s, threads=pipe.settings.embedding.threads)
+    res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty())
+    typer.echo("\n".join(render.training_lines(res, out, kind)))
+
+
+Medquad = Annotated[Path | None, typer.Option("--medquad", help="MedQuAD XML release folder (positives: every "
+                                              "answered QA pair).")]
+MedquadCorpus = Annotated[Path | None, typer.Option("--medquad-corpus", help="BEIR folder of the MedQuAD "
+                                                    "passages the pairs point at (../shared/data/liveqa-medquad).")]
+Pairs = Annotated[list[Path] | None, typer.Option("--pairs", help="BEIR folder of your own question-answer pairs "
+                                                  "(queries.jsonl + qrels + corpus.jsonl); repeatable.")]
+Exclude = Annotated[list[Path] | None, typer.Option("--exclude", help="BEIR evaluation folder whose queries and "
+                                                    "gold passages must not be trained on; repeatable.")]
+Holdout = Annotated[float, typer.Option("--holdout", help="Share of each source's questions held out "
+                                        "(seeded); their ids are saved for `eval retrieval --queries`.")]
+MaxQueries = Annotated[int | None, typer.Option("--max-queries", help="At most this many training "
+                                                "questions per source (seeded sample).")]
+Budget = Annotated[str | None, typer.Option("--time-budget", help="Stop training after this long (90s, 20m, "
+                                            "1.5h) and save.")]
+
+
+@train_app.command("reranker")
+@handle_errors()
+def train_reranker_cmd(
+    medquad: Medquad = None, medquad_corpus: MedquadCorpus = None, pairs: Pairs = None, exclude: Exclude = None,
+    holdout: Holdout = 0.2, max_queries: MaxQueries = None,
+    negatives: Annotated[int, typer.Option("--negatives", help="Hard negatives per question.")] = 3,
+    time_budget: Budget = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
+    epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 16,
+    learning_rate: Annotated[float, typer.Option("--learning-rate")] = 2e-5,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Tokens per (question, passage) pair.")] = 256,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    name: Annotated[str, typer.Option("--name", help="Saved as <data-dir>/models/NAME.")] = "reranker",
+    base_model: Annotated[str | None, typer.Option("--base-model", help="Starting weights (alias or folder; "
+                                                   "default the shipped all-MiniLM-L6-v2).")] = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Fine-tune a cross-encoder reranker (BCE on gold + mined hard negatives); resumable."""
+    _train("reranker", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, negatives, time_budget,
+           max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config,
+           preset, sets)
+
+
+@train_app.command("encoder")
+@handle_errors()
+def train_encoder_cmd(
+    medquad: Medquad = None, medquad_corpus: MedquadCorpus = None, pairs: Pairs = None, exclude: Exclude = None,
+    holdout: Holdout = 0.2, max_queries: MaxQueries = None,
+    time_budget: Budget = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
+    epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
+    batch_size: Annotated[int, typer.Option("--batch-size", help="In-batch negatives grow with it.")] = 32,
+    learning_rate: Annotated[float, typer.Option("--learning-rate")] = 2e-5,
+    max_tokens: Annotated[int, typer.Option("--max-tokens")] = 256,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    name: Annotated[str, typer.Option("--name", help="Saved as <data-dir>/models/NAME.")] = "encoder",
+    base_model: Annotated[str | None, typer.Option("--base-model")] = None,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Domain-adapt the bi-encoder (MultipleNegativesRankingLoss, in-batch + one hard negative)."""
+    _train("encoder", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, 1, time_budget,
+           max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config,
+           preset, sets)
