@@ -1,18 +1,37 @@
-"""Stores: the Store protocol, the embedded LanceDB implementation (default) and Qdrant."""
+"""Stores: the Store protocol, the embedded LanceDB implementation (default) and Qdrant, and the
+filters they share (:mod:`clinqa.store.filters`).
+
+``Hit``, ``Store`` and ``LanceStore`` are imported on first use (PEP 562), so that
+``clinqa.store.filters`` (imported by retrieval, the cache keys and the query log) does not load
+LanceDB and pyarrow.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinqa.store._lance_import import DEFERRED as _LANCE_REST_CLIENT_DEFERRED  # noqa: F401 (before lancedb)
-from clinqa.store.base import Hit, Store
-from clinqa.store.lancedb import LanceStore
 
 if TYPE_CHECKING:
     from clinqa.settings import Settings
+    from clinqa.store.base import Hit, Store
+    from clinqa.store.lancedb import LanceStore
 
 __all__ = ["Hit", "LanceStore", "Store", "open_store"]
+
+
+def __getattr__(name: str) -> Any:
+    """``Hit``, ``Store`` (from :mod:`clinqa.store.base`) and ``LanceStore`` on first access."""
+    if name in ("Hit", "Store"):
+        from clinqa.store import base
+
+        return getattr(base, name)
+    if name == "LanceStore":
+        from clinqa.store.lancedb import LanceStore
+
+        return LanceStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
@@ -26,6 +45,8 @@ def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
     cfg = settings.store
     data_dir = Path(data_dir if data_dir is not None else settings.data_dir)
     if cfg.backend == "lancedb":
+        from clinqa.store.lancedb import LanceStore
+
         return LanceStore(data_dir / "lancedb")
     from clinqa.extras import extra_needed
 

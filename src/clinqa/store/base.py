@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.retrieval.filters import Filters
+from clinqa.store.filters import Filters
 
 ScoreKind = Literal["cosine", "bm25"]
 

@@ -35,10 +35,10 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.retrieval.filters import Filters, sql_literal, to_sql
 from clinqa.store.base import Hit
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
+from clinqa.store.filters import Filters, sql_literal, to_sql
 from clinqa.text import normalize
 
 TABLE = "chunks"

@@ -22,8 +22,8 @@ import numpy as np
 
 from clinqa.chunking.base import Chunk
 from clinqa.errors import ClinqaError, ConfigError
-from clinqa.retrieval.filters import Filters
 from clinqa.store.base import Store
+from clinqa.store.filters import Filters
 from clinqa.store.qdrant import QdrantStore
 from clinqa.store.sparse import index_terms
 
