@@ -72,7 +72,7 @@ from clinqa.chunking.base import Chunk, Level
 from clinqa.errors import ConfigError
 from clinqa.store.base import Hit
 from clinqa.store.filters import Filters, qdrant_patient_condition, to_qdrant
-from clinqa.store.lancedb import schema as lance_schema
+from clinqa.store.schema import chunk_schema
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights
 
 DENSE = "dense"
@@ -490,12 +490,13 @@ class QdrantStore:
         return [p["text"] for p in rows[:n]]
 
     def export(self, columns: list[str], filters: Filters) -> pa.Table:
-        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table with the LanceDB
-        store's column types (``vector``: fixed-size list of float32, unit-normalised by Qdrant).
+        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table with the column types
+        of :func:`clinqa.store.schema.chunk_schema`, as in the LanceDB store (``vector``: fixed-size list
+        of float32, unit-normalised by Qdrant).
         Raises ``ValueError`` for a column the store does not have."""
         if not self.sync():
             return pa.table({c: [] for c in columns})
-        full = lance_schema(self.dim or 1)
+        full = chunk_schema(self.dim or 1)
         unknown = [c for c in columns if c not in full.names]
         if unknown:
             raise ValueError(f"unknown column(s) {unknown}; known: {full.names}")
