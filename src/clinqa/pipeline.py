@@ -296,8 +296,7 @@ class Pipeline:
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()
-        stale = getattr(self.store, "stale_indexes", None)  # a killed run may have left rows unindexed
-        if report.documents or (stale is not None and stale()):
+        if report.documents or self.store.stale_indexes():  # a killed run may have left rows unindexed
             self.store.refresh_indexes()
         if cache:
             cache.close()

@@ -298,6 +298,22 @@ def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path:
         other.close()
 
 
+# -- the methods with defaults in the protocol ----------------------------------------------------
+def test_stale_indexes_count_matches_drop_caches(store: Store) -> None:
+    """Every store answers the three methods the protocol gives defaults (no getattr in callers)."""
+    assert store.stale_indexes() is False  # _fill refreshed the indexes
+    # "warfarin": g1#s#1, g3#p#0 in the general scope; with the overview g1#document#0 too; A: nA#s#0
+    assert store.count_matches("warfarin", 30, Filters()) == 2
+    assert store.count_matches("warfarin", 30, Filters(exclude_levels=())) == 3
+    assert store.count_matches("warfarin", 1, Filters(exclude_levels=())) == 1  # counted up to cap
+    assert store.count_matches("warfarin", 30, Filters(patient_id="A")) == 1
+    assert store.count_matches("metformin", 30, Filters(patient_id="A")) == 0  # O'Brien's word, not A's
+    assert store.count_matches("?!", 30, Filters()) == 0
+    store.drop_caches()
+    assert store.count_matches("warfarin", 30, Filters()) == 2
+    assert ids(store.bm25_search("metformin", 5, Filters(patient_id="O'Brien"))) == ["nO#s#0"]
+
+
 # -- Unicode variants (issue 16, part 5) ----------------------------------------------------------
 def test_unicode_variants_of_a_word_match(empty: Store) -> None:
     """A query typed with a ligature or a Greek mu finds the chunks that spell the word in ASCII or

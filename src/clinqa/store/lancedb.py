@@ -35,7 +35,7 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.store.base import Hit
+from clinqa.store.base import Hit, Store
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
 from clinqa.store.filters import Filters, sql_literal, to_sql
@@ -75,7 +75,7 @@ def fts_query(text: str) -> str:
     return " ".join(_fts_clean.sub(" ", normalize(text)).split())
 
 
-class LanceStore:
+class LanceStore(Store):
     """:class:`clinqa.store.base.Store` on LanceDB in ``path`` (created if missing)."""
 
     def __init__(self, path: Path) -> None:

@@ -70,7 +70,7 @@ from qdrant_client import models as qm
 
 from clinqa.chunking.base import Chunk, Level
 from clinqa.errors import ConfigError
-from clinqa.store.base import Hit
+from clinqa.store.base import Hit, Store
 from clinqa.store.filters import Filters, qdrant_patient_condition, to_qdrant
 from clinqa.store.schema import chunk_schema
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights
@@ -166,13 +166,16 @@ def _already_exists(exc: Exception) -> bool:
     return "already exists" in str(exc).lower()
 
 
-class QdrantStore:
+class QdrantStore(Store):
     """:class:`clinqa.store.base.Store` on Qdrant; see the module docstring for the layout.
 
     Give ``path`` (local mode folder, created if missing, or ``":memory:"``) or ``url`` (a server;
     ``api_key`` optional). ``avgdl`` fixes the BM25 average document length (in index terms) when
     this store creates the collection. ``shard_by_patient`` needs a server; with ``path`` it raises
     :class:`~clinqa.errors.ConfigError`, as does a local folder already open in another process.
+    ``stale_indexes``, ``count_matches`` and ``drop_caches`` are the :class:`~clinqa.store.base.Store`
+    defaults (the sparse index follows every write; matches are counted by a BM25 search; nothing is
+    cached in memory).
     """
 
     def __init__(self, path: Path | str | None = None, *, url: str | None = None, api_key: str | None = None,
