@@ -30,7 +30,7 @@ class Store(Protocol):
     """A chunk store with dense and BM25 search under the same pre-filters.
 
     Implementations: :class:`clinqa.store.lancedb.LanceStore` (embedded default) and
-    :class:`clinqa.store.qdrant.QdrantStore`; :func:`clinqa.store.open_store` picks one from the
+    :class:`clinqa.store.qdrant.QdrantStore`; :func:`clinqa.store.build_store` picks one from the
     settings. ``tests/store/test_contract.py`` runs the same contract on both. Every read on a
     store with nothing written yet returns an empty result (``[]``, ``{}``, ``0``, ``None``).
 
