@@ -1,8 +1,8 @@
 """One registry per seam, each with its build_* function, and the settings choices that name its keys.
 
-store, llm and cache: the settings Literal is derived from the registry (checked here all the same);
-chunking and embedding: the packages import clinqa.settings, so deriving would be an import cycle and
-this test is the check. rerank has no setting choosing a kind (one kind)."""
+The Literals are written out in clinqa.settings (every seam package imports clinqa.settings, so
+deriving them from the registries would be an import cycle); this test is the check. rerank has no
+setting choosing a kind (one kind)."""
 
 from __future__ import annotations
 

@@ -17,19 +17,13 @@ import yaml
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from clinqa.cache import CACHES
 from clinqa.errors import ConfigError
-from clinqa.llm import LLM_BACKENDS
-from clinqa.store import STORES
 
-# The choices of three seams come from their registries' keys (one dict per seam, ``build_*``):
-# ``store.backend`` from clinqa.store.STORES, ``llm.backend`` from clinqa.llm.LLM_BACKENDS and
-# ``cache.backend`` from clinqa.cache.CACHES (those packages do not import this module). The
-# chunking, embedding and rerank packages import this module, so their choices stay written out here
-# and tests/test_registries.py checks them against CHUNKERS and ENCODERS.
-StoreBackend = Literal[tuple(STORES)]  # type: ignore[valid-type]
-LLMBackendName = Literal[tuple(LLM_BACKENDS)]  # type: ignore[valid-type]
-CacheBackend = Literal[tuple(CACHES)]  # type: ignore[valid-type]
+# The choices of a seam (chunking.strategy, embedding.backend, store.backend, llm.backend,
+# cache.backend) name the keys of its registry: CHUNKERS, ENCODERS, STORES, LLM_BACKENDS, CACHES.
+# They are written out here, not derived, because every one of those packages imports this module
+# (at run time, or for annotations): deriving would be an import cycle. tests/test_registries.py
+# checks that each Literal equals its registry's keys.
 
 
 class IngestSettings(BaseModel):
@@ -271,7 +265,7 @@ class LLMSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: LLMBackendName = Field(
+    backend: Literal["none", "openai", "local"] = Field(
         "none",
         description="none: extractive answers only (default; quotes, no model). openai: any server "
         "speaking OpenAI's chat-completions protocol (OpenAI, Azure OpenAI, vLLM, Ollama, llama.cpp "
@@ -356,7 +350,7 @@ class CacheSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: CacheBackend = Field(
+    backend: Literal["none", "sqlite", "redis"] = Field(
         "sqlite", description="sqlite: embedded file <data_dir>/cache.sqlite, no server; redis: shared by "
         "several API workers (cache.redis_url); none: off.")
     redis_url: str = Field("redis://127.0.0.1:6379/0", description="Redis server for backend redis.")
@@ -368,7 +362,7 @@ class StoreSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: StoreBackend = Field(
+    backend: Literal["lancedb", "qdrant"] = Field(
         "lancedb", description="lancedb: embedded folder <data_dir>/lancedb, no server (default). qdrant: "
         "Qdrant, in local mode (<data_dir>/qdrant, one process at a time) or a server/cluster (qdrant_url).")
     qdrant_url: str | None = Field(

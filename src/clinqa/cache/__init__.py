@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # the pipeline's modules load LanceDB (seconds): the backends
     from clinqa.answer.types import Answer
     from clinqa.pipeline import Pipeline
     from clinqa.retrieval import Filters
-    from clinqa.settings import Settings  # annotations only: settings derives cache.backend from CACHES
+    from clinqa.settings import Settings
 
 __all__ = ["CACHES", "Cache", "CacheUnavailable", "SQLiteCache", "answer_key", "build_cache", "cached_ask",
            "make_cache", "normalise_question", "vector_key"]
@@ -53,8 +53,8 @@ def _redis(settings: Settings) -> Cache | None:
     return RedisCache(settings.cache.redis_url, settings.cache.ttl_s)
 
 
-#: the caches by ``cache.backend``; the settings ``Literal`` is derived from these keys
-#: (:class:`clinqa.settings.CacheSettings`)
+#: the caches by ``cache.backend`` (the settings ``Literal`` names these keys; tests/test_registries.py
+#: checks it)
 CACHES: dict[str, CacheBuilder] = {"none": _none, "sqlite": _sqlite, "redis": _redis}
 
 

