@@ -33,7 +33,7 @@ import numpy as np
 from clinqa.chunking.base import Chunk
 from clinqa.retrieval.filters import Filters
 from clinqa.store import LanceStore
-from clinqa.store.lancedb import ROW_COLUMNS
+from clinqa.store.schema import ROW_COLUMNS
 
 EVAL = Path.home() / ".cache" / "clinqa" / "eval"
 DEFAULT_SOURCES = [EVAL / "liveqa-medquad-1b443b378db4", EVAL / "pubmedqa-71455f1d7d76"]

@@ -66,7 +66,7 @@ def run_size(store_dir: Path, qs: list[str], seed: int, cache: Path) -> dict:
     for label, filt in (("no filter", plain), ("patient filter", scoped)):
         for route in ("search", "ask"):
             # the warm-up asked these very questions: forget the rows and word counts it left in memory
-            getattr(pipe.store, "drop_caches", lambda: None)()
+            pipe.store.drop_caches()
             ts: list[float] = []
             parts: dict[str, list[float]] = {}
             refused = 0

@@ -36,7 +36,7 @@ from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.model import Document
 from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder, encode_with_cache, text_hash
 from clinqa.errors import ConfigError, LoadError
-from clinqa.llm import LLMBackend, make_backend
+from clinqa.llm import LLMBackend, build_llm_backend
 from clinqa.llm.base import LLMError
 from clinqa.rerank import Reranker, build_reranker, rerank_hits
 from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
@@ -45,7 +45,7 @@ from clinqa.retrieval.recency import newest_first, recency_rerank
 from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import Settings
-from clinqa.store import Store, open_store
+from clinqa.store import Store, build_store
 
 
 @dataclass
@@ -145,10 +145,10 @@ class Pipeline:
 
     @property
     def store(self) -> Store:
-        """The chunk store ``settings.store`` configures (:func:`clinqa.store.open_store`; LanceDB in
+        """The chunk store ``settings.store`` configures (:func:`clinqa.store.build_store`; LanceDB in
         ``<data_dir>/lancedb`` by default), opened on first use."""
         if self._store is None:
-            self._store = open_store(self.settings, self.data_dir)
+            self._store = build_store(self.settings, self.data_dir)
         return self._store
 
     @property
@@ -297,8 +297,7 @@ class Pipeline:
             if len(pending_chunks) >= batch_chunks:
                 flush()
         flush()
-        stale = getattr(self.store, "stale_indexes", None)  # a killed run may have left rows unindexed
-        if report.documents or (stale is not None and stale()):
+        if report.documents or self.store.stale_indexes():  # a killed run may have left rows unindexed
             self.store.refresh_indexes()
         if cache:
             cache.close()
@@ -462,7 +461,7 @@ class Pipeline:
     def llm(self) -> LLMBackend | None:
         """The language model of ``settings.llm`` (built on first use), or None for ``backend: none``."""
         if self._llm is None and self.settings.llm.backend != "none":
-            self._llm = make_backend(self.settings.llm)
+            self._llm = build_llm_backend(self.settings.llm)
         return self._llm
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,

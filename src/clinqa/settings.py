@@ -21,6 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from clinqa.errors import ConfigError
 
+# The choices of a seam (chunking.strategy, embedding.backend, store.backend, llm.backend,
+# cache.backend) name the keys of its registry: CHUNKERS, ENCODERS, STORES, LLM_BACKENDS, CACHES.
+# They are written out here, not derived, because every one of those packages imports this module
+# (at run time, or for annotations): deriving would be an import cycle. tests/test_registries.py
+# checks that each Literal equals its registry's keys.
+
 
 class IngestSettings(BaseModel):
     """Limits on input files (see :mod:`clinqa.documents.loaders`): a file over a limit fails with an
@@ -362,7 +368,7 @@ class CacheSettings(BaseModel):
 
 
 class StoreSettings(BaseModel):
-    """Where chunks, vectors and the BM25 index live (see :func:`clinqa.store.open_store`, docs/qdrant.md)."""
+    """Where chunks, vectors and the BM25 index live (see :func:`clinqa.store.build_store`, docs/qdrant.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from clinqa.answer import CosineGate, extract_answer, units_of
+from clinqa.answer import RefusalGate, extract_answer, units_of
 from clinqa.chunking.base import Chunk
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
@@ -85,7 +85,7 @@ def result(top: float | None) -> RetrievalResult:
 
 
 def test_gate() -> None:
-    g = CosineGate(0.4)
+    g = RefusalGate(0.4, "dense_cosine")
     assert g.decide(result(0.41)).answer
     d = g.decide(result(0.39))
     assert not d.answer and d.signal == 0.39 and "0.39" in d.reason

@@ -12,7 +12,7 @@ import redis
 from redis_helpers import RedisServer, free_port  # tests/cache/redis_helpers.py
 
 import clinqa.cache.redis as rc
-from clinqa.cache import CacheUnavailable, make_cache
+from clinqa.cache import CacheUnavailable, build_cache
 from clinqa.cache.redis import RedisCache
 from clinqa.settings import CacheSettings, Settings
 
@@ -80,7 +80,7 @@ def test_server_down_at_construction_names_the_url() -> None:
     with pytest.raises(CacheUnavailable, match=down.replace(".", r"\.")):
         RedisCache(down, 60)
     with pytest.raises(CacheUnavailable, match="not reachable"):
-        make_cache(Settings(cache=CacheSettings(backend="redis", redis_url=down)))
+        build_cache(Settings(cache=CacheSettings(backend="redis", redis_url=down)))
 
 
 def test_password_is_not_shown() -> None:
@@ -90,7 +90,7 @@ def test_password_is_not_shown() -> None:
 
 
 def test_make_cache_redis(url: str, tmp_path) -> None:
-    c = make_cache(Settings(data_dir=tmp_path, cache=CacheSettings(backend="redis", redis_url=url, ttl_s=30)))
+    c = build_cache(Settings(data_dir=tmp_path, cache=CacheSettings(backend="redis", redis_url=url, ttl_s=30)))
     assert isinstance(c, RedisCache) and c.ttl_s == 30
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from clinqa.cache import CacheUnavailable, SQLiteCache, make_cache
+from clinqa.cache import CacheUnavailable, SQLiteCache, build_cache
 from clinqa.settings import CacheSettings, Settings
 
 
@@ -139,7 +139,7 @@ def test_unopenable_file_is_cache_unavailable(tmp_path: Path) -> None:
 
 
 def test_make_cache(tmp_path: Path) -> None:
-    assert make_cache(Settings(data_dir=tmp_path, cache=CacheSettings(backend="none"))) is None
-    c = make_cache(Settings(data_dir=tmp_path / "d", cache=CacheSettings(ttl_s=5)))  # sqlite is the default
+    assert build_cache(Settings(data_dir=tmp_path, cache=CacheSettings(backend="none"))) is None
+    c = build_cache(Settings(data_dir=tmp_path / "d", cache=CacheSettings(ttl_s=5)))  # sqlite is the default
     assert isinstance(c, SQLiteCache)
     assert c.path == tmp_path / "d" / "cache.sqlite" and c.ttl_s == 5 and c.path.exists()

@@ -16,7 +16,7 @@ from clinqa.cli import app
 from clinqa.evaluation.answers import answer_items, evaluate_answers, judge, read_decision
 from clinqa.evaluation.datasets import load_dataset
 from clinqa.evaluation.retrieval import build_eval_pipeline
-from clinqa.llm import make_backend
+from clinqa.llm import build_llm_backend
 from clinqa.settings import Settings
 from tiny_data import TINY_DOCS
 
@@ -80,7 +80,7 @@ def test_items_and_decisions(qa_set: Path) -> None:
 
 def test_judge_is_blinded(chat_server: ChatServer) -> None:
     chat_server.push("CORRECT")
-    backend = make_backend(Settings().llm.model_copy(update={"backend": "openai", "base_url": chat_server.url}))
+    backend = build_llm_backend(Settings().llm.model_copy(update={"backend": "openai", "base_url": chat_server.url}))
     verdict, _ = judge(backend, "Q?", "ref text", "Apixaban works [1][2]. It is safe [3].")
     assert verdict is True
     sent = json.dumps(chat_server.requests[-1])

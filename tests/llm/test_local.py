@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.llm import LLMError, LLMUnavailable, make_backend
+from clinqa.llm import LLMError, LLMUnavailable, build_llm_backend
 from clinqa.llm.local import INSTALL_HINT, LocalBackend, cache_dir, merge_system, shipped_gguf
 from clinqa.settings import LLMSettings
 
@@ -23,7 +23,7 @@ def test_missing_llama_cpp_gives_the_pip_hint(monkeypatch: pytest.MonkeyPatch) -
     assert str(info.value) == INSTALL_HINT
     assert "pip install 'clinqa[local-llm]'" in str(info.value)
     with pytest.raises(LLMUnavailable, match="llama-cpp-python"):
-        make_backend(LLMSettings(backend="local"))
+        build_llm_backend(LLMSettings(backend="local"))
 
 
 def test_missing_gguf_file(tmp_path: Path) -> None:

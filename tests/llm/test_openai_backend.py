@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from chat_server import ChatServer, Reply
 
-from clinqa.llm import LLMBackend, LLMError, LLMUnavailable, Message, count_messages, count_tokens, make_backend
+from clinqa.llm import LLMBackend, LLMError, LLMUnavailable, Message, build_llm_backend, count_messages, count_tokens
 from clinqa.llm.openai_backend import OpenAIBackend, is_local_url
 from clinqa.settings import LLMSettings
 
@@ -84,7 +84,7 @@ def test_environment_variables_are_honoured(chat_server: ChatServer, monkeypatch
     monkeypatch.setenv("OPENAI_BASE_URL", chat_server.url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-123")
     chat_server.push("from env")
-    backend = make_backend(LLMSettings(backend="openai", model="my-model", max_retries=0, timeout_s=5))
+    backend = build_llm_backend(LLMSettings(backend="openai", model="my-model", max_retries=0, timeout_s=5))
     assert isinstance(backend, OpenAIBackend)
     try:
         assert backend.complete(QUESTION).text == "from env"
@@ -178,10 +178,10 @@ def test_client_errors_are_llm_errors(chat_server: ChatServer, backend_for: Call
 def test_missing_key_for_remote_server(monkeypatch: pytest.MonkeyPatch) -> None:
     settings = LLMSettings(backend="openai", base_url="https://llm.example.com/v1", api_key_env=KEY_ENV)
     with pytest.raises(LLMError, match=KEY_ENV) as info:
-        make_backend(settings)
+        build_llm_backend(settings)
     assert not isinstance(info.value, LLMUnavailable)
     monkeypatch.setenv(KEY_ENV, "sk-x")
-    assert isinstance(make_backend(settings), OpenAIBackend)
+    assert isinstance(build_llm_backend(settings), OpenAIBackend)
 
 
 def test_is_local_url() -> None:
@@ -193,8 +193,8 @@ def test_is_local_url() -> None:
 
 
 def test_backend_none() -> None:
-    assert make_backend(LLMSettings()) is None
-    assert make_backend(LLMSettings(backend="none")) is None
+    assert build_llm_backend(LLMSettings()) is None
+    assert build_llm_backend(LLMSettings(backend="none")) is None
 
 
 def test_chat_server_responder_and_unscripted(chat_server: ChatServer,

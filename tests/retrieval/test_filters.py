@@ -1,4 +1,10 @@
-from clinqa.retrieval.filters import Filters, to_sql
+import clinqa.store.filters as store_filters
+from clinqa.retrieval.filters import Filters, sql_literal, to_sql
+
+
+def test_old_import_path_is_the_store_module() -> None:
+    """clinqa.retrieval.filters re-exports clinqa.store.filters (same objects): old imports keep working."""
+    assert (Filters, to_sql, sql_literal) == (store_filters.Filters, store_filters.to_sql, store_filters.sql_literal)
 
 
 def test_sql_translation() -> None:

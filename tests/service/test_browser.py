@@ -23,7 +23,7 @@ from chat_server import ChatServer
 from service_data import KEYS
 
 from clinqa.answer.types import Answer
-from clinqa.cache import _answer_state, answer_key, cache_filters, make_cache
+from clinqa.cache import _answer_state, answer_key, build_cache, cache_filters
 from clinqa.cli.render import refusal_sentence, related_items, source_groups
 from clinqa.logs.querylog import QueryLog
 from clinqa.pipeline import Pipeline
@@ -252,7 +252,7 @@ def test_refusal_with_related_passages(browser: Any, served: Served, service_pip
                     {"answer": False, "signal": 0.3512, "threshold": 0.376, "kind": "dense_cosine",
                      "calibration": "shipped", "reason": reason},
                     related=related, missing_terms=["children"])
-    cache = make_cache(service_pipe.settings)
+    cache = build_cache(service_pipe.settings)
     assert cache is not None
     key = answer_key(question, cache_filters(filters), _answer_state(service_pipe, question),
                      service_pipe.corpus_version())

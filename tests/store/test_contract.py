@@ -1,9 +1,10 @@
 """The Store contract, run on every backend: LanceDB (embedded), Qdrant local mode, and a real
 Qdrant server when ``QDRANT_URL`` is set (skipped otherwise).
 
-The corpus is hand-made: 7 chunks of 5 documents, two of them patient notes, with seeded random
-unit vectors (8-d) so dense rankings can be checked against numpy brute force. Expected id sets
-of every filter are written out by hand below.
+The corpus is hand-made (``filter_cases.py``): 8 chunks of 6 documents, three of them patient notes,
+with seeded random unit vectors (8-d) so dense rankings can be checked against numpy brute force.
+Expected id sets of every filter are written out by hand there, in the table of filter cases that
+``test_filter_translations.py`` also runs through the three filter translations.
 """
 
 from __future__ import annotations
@@ -16,10 +17,10 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pytest
+from filter_cases import CHUNKS, FILTER_CASES, ID, chunk
 
-from clinqa.chunking.base import Chunk
-from clinqa.retrieval.filters import Filters
 from clinqa.store import LanceStore, Store
+from clinqa.store.filters import Filters
 
 DIM = 8
 RNG = np.random.default_rng(7)
@@ -29,54 +30,7 @@ def unit(v: np.ndarray) -> np.ndarray:
     return (v / np.linalg.norm(v)).astype(np.float32)
 
 
-def chunk(cid: str, text: str, **kw) -> Chunk:
-    doc = cid.split("#")[0]
-    return Chunk(chunk_id=cid, doc_id=doc, text=text, body=text, doc_hash=f"h-{doc}", **kw)
-
-
-CHUNKS = [
-    chunk("g1#document#0", "guideline overview warfarin evidence", hierarchy_level="document", year=2014,
-          source="BTS", title="G1"),
-    chunk("g1#s#1", "warfarin dosing in atrial fibrillation evidence", year=2014, source="BTS", title="G1"),
-    chunk("g2#s#0", "statin therapy after myocardial infarction evidence", year=2022, source="NICE", title="G2"),
-    chunk("g3#p#0", "apixaban compared with warfarin in elderly evidence", hierarchy_level="paragraph",
-          source="nice", title="G3"),  # no year
-    chunk("nA#s#0", "patient A takes warfarin daily evidence", patient_id="A", year=2023, source="EHR",
-          note_date="2023-02-01", title="note A"),
-    chunk("nA#s#1", "patient A started colchicine for pericarditis evidence", patient_id="A", year=2023,
-          source="EHR", note_date="2023-02-01", title="note A"),
-    chunk("nB#s#0", "patient B takes warfarin twice evidence", patient_id="B", year=2021, source="EHR",
-          note_date="2021-05-01", title="note B"),
-]
 VECS = np.stack([unit(RNG.normal(size=DIM)) for _ in CHUNKS])
-ID = {c.chunk_id: i for i, c in enumerate(CHUNKS)}
-GENERAL = {"g1#s#1", "g2#s#0", "g3#p#0"}  # Filters(): no patient, overview chunks left out
-
-# (filters, the chunk ids they admit), worked out by hand from CHUNKS
-FILTER_CASES: list[tuple[Filters, set[str]]] = [
-    (Filters(), GENERAL),
-    (Filters(exclude_levels=()), GENERAL | {"g1#document#0"}),
-    (Filters(exclude_levels=("section",)), {"g1#document#0", "g3#p#0"}),
-    (Filters(exclude_levels=("section", "paragraph")), {"g1#document#0"}),
-    (Filters(patient_id="A"), {"nA#s#0", "nA#s#1"}),
-    (Filters(patient_id="B"), {"nB#s#0"}),
-    (Filters(patient_id="C"), set()),
-    (Filters(year_min=2020), {"g2#s#0"}),  # g3 has no year: excluded once a bound is set
-    (Filters(year_max=2014), {"g1#s#1"}),
-    (Filters(year_min=2014, year_max=2014, exclude_levels=()), {"g1#document#0", "g1#s#1"}),
-    (Filters(year_min=2015, year_max=2021), set()),
-    (Filters(sources=("nice",)), {"g2#s#0", "g3#p#0"}),  # "NICE" and "nice": case-insensitive
-    (Filters(sources=("bts", "NICE")), GENERAL),
-    (Filters(sources=("who",)), set()),
-    (Filters(doc_ids=("g1", "g3")), {"g1#s#1", "g3#p#0"}),
-    (Filters(doc_ids=("nA",)), set()),  # a note's doc id without its patient: nothing
-    (Filters(patient_id="A", year_min=2023, sources=("ehr",), doc_ids=("nA",)), {"nA#s#0", "nA#s#1"}),
-    (Filters(patient_id="A", year_max=2022), set()),
-    (Filters(patient_id="B", year_min=2021, year_max=2021, sources=("Ehr",)), {"nB#s#0"}),
-    (Filters(sources=("nice",), year_min=2020, doc_ids=("g2", "g3")), {"g2#s#0"}),
-    (Filters(sources=("nice", "bts"), exclude_levels=("paragraph",), year_max=2030),
-     {"g1#document#0", "g1#s#1", "g2#s#0"}),  # excluding paragraphs keeps the overview chunk
-]
 
 
 def _qdrant_local(tmp_path: Path):
@@ -163,11 +117,12 @@ def test_empty_store(empty: Store) -> None:
 # -- writes --------------------------------------------------------------------------------------
 def test_counts_documents_and_hashes(ro_store: Store) -> None:
     assert ro_store.sync() is True and ro_store.dim == DIM
-    assert ro_store.count() == 7
-    assert ro_store.level_counts() == {"document": 1, "section": 5, "paragraph": 1}
-    assert ro_store.doc_hashes() == {"g1": "h-g1", "g2": "h-g2", "g3": "h-g3", "nA": "h-nA", "nB": "h-nB"}
+    assert ro_store.count() == 8
+    assert ro_store.level_counts() == {"document": 1, "section": 6, "paragraph": 1}
+    assert ro_store.doc_hashes() == {"g1": "h-g1", "g2": "h-g2", "g3": "h-g3", "nA": "h-nA", "nB": "h-nB",
+                                  "nO": "h-nO"}
     docs = ro_store.documents()
-    assert [d["doc_id"] for d in docs] == ["g1", "g2", "g3", "nA", "nB"]
+    assert [d["doc_id"] for d in docs] == ["g1", "g2", "g3", "nA", "nB", "nO"]
     assert docs[0] == {"doc_id": "g1", "title": "G1", "year": 2014, "source": "BTS", "patient_id": None, "chunks": 2}
     assert docs[2]["year"] is None and docs[3]["patient_id"] == "A" and docs[3]["chunks"] == 2
 
@@ -185,17 +140,17 @@ def test_replace_documents_replaces_only_those_documents(store: Store) -> None:
     new = [chunk("g1#s#5", "edoxaban replaces the old guideline evidence", year=2015, source="BTS"),
            chunk("g1#s#1", "warfarin dosing revised evidence", year=2015, source="BTS")]
     store.replace_documents(["g1"], new, np.stack([VECS[0], VECS[1]]))
-    assert store.count() == 7 - 2 + 2
+    assert store.count() == 8 - 2 + 2
     assert [c.chunk_id for c in store.get_chunks(["g1#document#0", "g1#s#1", "g1#s#5"])] == ["g1#s#1", "g1#s#5"]
     assert store.get_chunks(["g1#s#1"])[0].text == "warfarin dosing revised evidence"
-    for cid in ("g2#s#0", "g3#p#0", "nA#s#0", "nA#s#1", "nB#s#0"):  # other documents untouched
+    for cid in ("g2#s#0", "g3#p#0", "nA#s#0", "nA#s#1", "nB#s#0", "nO#s#0"):  # other documents untouched
         assert store.get_chunks([cid]) == [before[cid]]
     assert ids(store.bm25_search("edoxaban", 5, Filters())) == ["g1#s#5"]
     assert ids(store.bm25_search("overview", 5, Filters(exclude_levels=()))) == []
     assert store.doc_hashes()["g1"] == "h-g1"
     # replacing a document by no chunks removes it
     store.replace_documents(["g3"], [], np.zeros((0, DIM), dtype=np.float32))
-    assert "g3" not in store.doc_hashes() and store.count() == 6
+    assert "g3" not in store.doc_hashes() and store.count() == 7
 
 
 def test_replace_checks_lengths(store: Store) -> None:
@@ -207,7 +162,7 @@ def test_delete_document_returns_count(store: Store) -> None:
     assert store.delete_document("nA") == 2
     assert store.delete_document("nA") == 0
     assert store.delete_document("unknown") == 0
-    assert store.count() == 5
+    assert store.count() == 6
     assert ids(store.bm25_search("colchicine", 5, Filters(patient_id="A"))) == []
 
 
@@ -242,6 +197,8 @@ def test_patient_isolation(ro_store: Store) -> None:
     assert ids(ro_store.bm25_search("twice", 5, Filters(patient_id="A"))) == []
     assert ids(ro_store.bm25_search("twice", 5, Filters())) == []  # no patient: no notes at all
     assert ids(ro_store.bm25_search("colchicine", 5, Filters(patient_id="B"))) == []
+    assert ids(ro_store.bm25_search("metformin", 5, Filters(patient_id="O'Brien"))) == ["nO#s#0"]
+    assert ids(ro_store.bm25_search("metformin", 5, Filters(patient_id="A"))) == []
     # "patient" occurs only in notes: the general scope matches on "warfarin" alone
     assert set(ids(ro_store.bm25_search("patient warfarin", 5, Filters()))) == {"g1#s#1", "g3#p#0"}
 
@@ -263,7 +220,7 @@ def test_dense_is_exact_under_filters(ro_store: Store, case: int, k: int) -> Non
 # -- BM25 ----------------------------------------------------------------------------------------
 def test_bm25_rare_term_ranks_first(ro_store: Store) -> None:
     hits = ro_store.bm25_search("apixaban warfarin", 10, Filters())
-    # g3 holds both words, g1#s#1 only warfarin (which is in 5 of 7 chunks, apixaban in 1)
+    # g3 holds both words, g1#s#1 only warfarin (which is in 5 of 8 chunks, apixaban in 1)
     assert ids(hits) == ["g3#p#0", "g1#s#1"]
     assert hits[0].score > hits[1].score > 0
     assert [h.rank for h in hits] == [1, 2] and all(h.kind == "bm25" for h in hits)
@@ -333,12 +290,28 @@ def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path:
         assert isinstance(store, QdrantStore)
         other = QdrantStore(store.path, collection=store.collection) if store.local else \
             QdrantStore(url=store.url, api_key=os.environ.get("QDRANT_API_KEY"), collection=store.collection)
-    assert other.count() == 7
+    assert other.count() == 8
     store.replace_documents(["g4"], [chunk("g4#s#0", "tenecteplase in stroke evidence", year=2024)], VECS[:1])
     assert ids(other.bm25_search("tenecteplase", 5, Filters())) == ["g4#s#0"]
-    assert other.count() == 8 and other.version() == store.version()
+    assert other.count() == 9 and other.version() == store.version()
     if not isinstance(other, LanceStore):
         other.close()
+
+
+# -- the methods with defaults in the protocol ----------------------------------------------------
+def test_stale_indexes_count_matches_drop_caches(store: Store) -> None:
+    """Every store answers the three methods the protocol gives defaults (no getattr in callers)."""
+    assert store.stale_indexes() is False  # _fill refreshed the indexes
+    # "warfarin": g1#s#1, g3#p#0 in the general scope; with the overview g1#document#0 too; A: nA#s#0
+    assert store.count_matches("warfarin", 30, Filters()) == 2
+    assert store.count_matches("warfarin", 30, Filters(exclude_levels=())) == 3
+    assert store.count_matches("warfarin", 1, Filters(exclude_levels=())) == 1  # counted up to cap
+    assert store.count_matches("warfarin", 30, Filters(patient_id="A")) == 1
+    assert store.count_matches("metformin", 30, Filters(patient_id="A")) == 0  # O'Brien's word, not A's
+    assert store.count_matches("?!", 30, Filters()) == 0
+    store.drop_caches()
+    assert store.count_matches("warfarin", 30, Filters()) == 2
+    assert ids(store.bm25_search("metformin", 5, Filters(patient_id="O'Brien"))) == ["nO#s#0"]
 
 
 # -- Unicode variants (issue 16, part 5) ----------------------------------------------------------

@@ -192,9 +192,10 @@ def test_table_of_an_older_version_without_page_columns(tmp_path: Path) -> None:
     import lancedb
     import pyarrow as pa
 
-    from clinqa.store.lancedb import ADDED_COLUMNS, TABLE, schema
+    from clinqa.store.lancedb import ADDED_COLUMNS, TABLE
+    from clinqa.store.schema import chunk_schema
 
-    old = pa.schema([f for f in schema(DIM) if f.name not in ADDED_COLUMNS])
+    old = pa.schema([f for f in chunk_schema(DIM) if f.name not in ADDED_COLUMNS])
     row = chunk("g1", 0, "warfarin dosing in atrial fibrillation", year=2014).model_dump(mode="json")
     row = {k: v for k, v in row.items() if k not in ADDED_COLUMNS} | {"vector": vec(0).tolist()}
     lancedb.connect(str(tmp_path / "db")).create_table(TABLE, data=pa.Table.from_pylist([row], schema=old))

@@ -1,6 +1,6 @@
 """Qdrant-specific behaviour beyond the shared contract (tests/store/test_contract.py): the BM25
 tokenizer and weights worked out by hand, null/absent patient ids, crash repair, configuration
-errors, thread safety of the shared local-mode client, and open_store."""
+errors, thread safety of the shared local-mode client, and build_store."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from clinqa.chunking.base import Chunk
 from clinqa.errors import ConfigError
 from clinqa.retrieval.filters import Filters
 from clinqa.settings import Settings, StoreSettings
-from clinqa.store import LanceStore, open_store
-from clinqa.store.qdrant import QdrantStore, point_id, to_filter
+from clinqa.store import LanceStore, build_store
+from clinqa.store.filters import to_qdrant
+from clinqa.store.qdrant import QdrantStore, point_id
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights, s_stem, term_id
 
 
@@ -97,14 +98,14 @@ def test_absent_or_null_patient_id_is_no_patient(tmp_path: Path) -> None:
 
 
 def test_filter_translation_shape() -> None:
-    f = to_filter(Filters(patient_id="A", year_min=2020, sources=("BTS",), doc_ids=("d",)))
+    f = to_qdrant(Filters(patient_id="A", year_min=2020, sources=("BTS",), doc_ids=("d",)))
     keys = [c.key for c in f.must]  # type: ignore[union-attr]
     assert keys == ["patient_id", "year", "source_lc", "doc_id"]
     assert f.must[2].match.any == ["bts"]  # type: ignore[index,union-attr]
     assert f.must[1].range.gte == 2020 and f.must[1].range.lte is None  # type: ignore[index,union-attr]
     assert f.must_not[0].key == "hierarchy_level"  # type: ignore[index,union-attr]
-    assert to_filter(Filters(exclude_levels=())).must_not is None
-    assert to_filter(Filters()).must[0].is_empty.key == "patient_id"  # type: ignore[index,union-attr]
+    assert to_qdrant(Filters(exclude_levels=())).must_not is None
+    assert to_qdrant(Filters()).must[0].is_empty.key == "patient_id"  # type: ignore[index,union-attr]
 
 
 def test_sharded_stale_filter_catches_an_old_copy_under_another_patient() -> None:
@@ -187,15 +188,15 @@ def test_threads_share_the_local_client(tmp_path: Path) -> None:
     b.close()
 
 
-# -- open_store and settings ---------------------------------------------------------------------
+# -- build_store and settings ---------------------------------------------------------------------
 def test_open_store_picks_the_backend(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("QDRANT_URL", raising=False)
-    assert isinstance(open_store(Settings(data_dir=tmp_path)), LanceStore)
-    local = open_store(Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant", collection="c1")))
+    assert isinstance(build_store(Settings(data_dir=tmp_path)), LanceStore)
+    local = build_store(Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant", collection="c1")))
     assert isinstance(local, QdrantStore) and local.path == tmp_path / "qdrant" and local.collection == "c1"
     local.close()
     monkeypatch.setenv("QDRANT_URL", ":memory:")
-    mem = open_store(Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant")))
+    mem = build_store(Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant")))
     assert isinstance(mem, QdrantStore) and mem.path is None and mem.local
     mem.close()
 

@@ -94,10 +94,3 @@ class RefusalGate:
             return decision(False, f"the closest passage has {what} {top:.2f}, below the answer threshold "
                                    f"{self.threshold:.3g}: the ingested corpus does not appear to cover this question")
         return decision(True, f"closest passage {what} {top:.2f}")
-
-
-class CosineGate(RefusalGate):
-    """:class:`RefusalGate` on the top-1 dense cosine similarity."""
-
-    def __init__(self, threshold: float) -> None:
-        super().__init__(threshold, "dense_cosine")

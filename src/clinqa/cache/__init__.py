@@ -19,38 +19,59 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from clinqa.cache.base import Cache, CacheUnavailable, answer_key, normalise_question, vector_key
 from clinqa.cache.sqlite import SQLiteCache
-from clinqa.settings import Settings
 
 if TYPE_CHECKING:  # the pipeline's modules load LanceDB (seconds): the backends do not need them
     from clinqa.answer.types import Answer
     from clinqa.pipeline import Pipeline
     from clinqa.retrieval import Filters
+    from clinqa.settings import Settings
 
-__all__ = ["Cache", "CacheUnavailable", "SQLiteCache", "answer_key", "cached_ask", "make_cache",
-           "normalise_question", "vector_key"]
+__all__ = ["CACHES", "Cache", "CacheUnavailable", "SQLiteCache", "answer_key", "build_cache", "cached_ask",
+           "make_cache", "normalise_question", "vector_key"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
+#: ``settings -> Cache | None``
+CacheBuilder = Callable[["Settings"], "Cache | None"]
 
-def make_cache(settings: Settings) -> Cache | None:
-    """The cache ``settings.cache`` asks for: None for ``backend: none``, an :class:`SQLiteCache`
-    on ``<data_dir>/cache.sqlite`` for ``sqlite``, a :class:`~clinqa.cache.redis.RedisCache` on
-    ``cache.redis_url`` for ``redis``. Raises :class:`CacheUnavailable` (naming the path or URL)
-    when the cache cannot be opened or the Redis server does not answer."""
-    c = settings.cache
-    if c.backend == "none":
-        return None
-    if c.backend == "sqlite":
-        return SQLiteCache(Path(settings.data_dir) / "cache.sqlite", c.ttl_s)
-    if c.backend == "redis":
-        try:
-            from clinqa.cache.redis import RedisCache
-        except ImportError as exc:  # the redis client is only needed for this backend
-            raise CacheUnavailable("cache.backend redis needs the redis client, which is not installed: "
-                                   "pip install 'clinqa[redis]'") from exc
-        return RedisCache(c.redis_url, c.ttl_s)
-    raise CacheUnavailable(f"unknown cache.backend {c.backend!r}")
+
+def _none(settings: Settings) -> Cache | None:
+    return None
+
+
+def _sqlite(settings: Settings) -> Cache | None:
+    return SQLiteCache(Path(settings.data_dir) / "cache.sqlite", settings.cache.ttl_s)
+
+
+def _redis(settings: Settings) -> Cache | None:
+    try:
+        from clinqa.cache.redis import RedisCache
+    except ImportError as exc:  # the redis client is only needed for this backend
+        raise CacheUnavailable("cache.backend redis needs the redis client, which is not installed: "
+                               "pip install 'clinqa[redis]'") from exc
+    return RedisCache(settings.cache.redis_url, settings.cache.ttl_s)
+
+
+#: the caches by ``cache.backend`` (the settings ``Literal`` names these keys; tests/test_registries.py
+#: checks it)
+CACHES: dict[str, CacheBuilder] = {"none": _none, "sqlite": _sqlite, "redis": _redis}
+
+
+def build_cache(settings: Settings) -> Cache | None:
+    """The cache ``settings.cache`` asks for (:data:`CACHES`): None for ``backend: none``, an
+    :class:`SQLiteCache` on ``<data_dir>/cache.sqlite`` for ``sqlite``, a
+    :class:`~clinqa.cache.redis.RedisCache` on ``cache.redis_url`` for ``redis``. Raises
+    :class:`CacheUnavailable` (naming the path or URL) when the cache cannot be opened or the Redis
+    server does not answer, or for an unknown backend."""
+    builder = CACHES.get(settings.cache.backend)
+    if builder is None:
+        raise CacheUnavailable(f"unknown cache.backend {settings.cache.backend!r}")
+    return builder(settings)
+
+
+#: the former name of :func:`build_cache`, kept for callers not yet moved
+make_cache = build_cache
 
 
 def _safe(what: str, fn: Callable[[], T]) -> T | None:

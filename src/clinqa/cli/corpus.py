@@ -91,11 +91,11 @@ def migrate(
     check the counts, and print the settings that switch to it (see docs/qdrant.md)."""
     if to != "qdrant":
         raise ClinqaError(f"--to {to!r}: the only target is 'qdrant'")
-    from clinqa.store import LanceStore, open_store
+    from clinqa.store import LanceStore, build_store
     from clinqa.store.migrate import migrate_to_qdrant
 
     settings = settings_for(data_dir, config, preset, sets, store_backend=to, qdrant_url=qdrant_url)
-    target = open_store(settings)
+    target = build_store(settings)
     report = migrate_to_qdrant(LanceStore(settings.data_dir / "lancedb"), target,  # type: ignore[arg-type]
                                batch_chunks=batch_size, progress=not quiet, overwrite=overwrite)
     typer.echo("\n".join(render.migrate_lines(report)))

@@ -279,7 +279,7 @@ def eval_answers(
     from clinqa.evaluation.answers import evaluate_answers
     from clinqa.evaluation.datasets import load_dataset
     from clinqa.evaluation.retrieval import build_eval_pipeline
-    from clinqa.llm import make_backend
+    from clinqa.llm import build_llm_backend
 
     pipe = pipeline(data_dir, config, preset, sets, **llm_flags(llm, llm_model, llm_url))
     ds = load_dataset(dataset_dir)
@@ -288,7 +288,7 @@ def eval_answers(
     judge_opts = {k: v for k, v in zip(("backend", "model", "base_url"), judge_flags.values(), strict=True)
                   if v is not None}
     judge_settings = pipe.settings.llm.model_copy(update=judge_opts)
-    judge = make_backend(judge_settings) if judge_opts or judge_settings.backend != "none" else None
+    judge = build_llm_backend(judge_settings) if judge_opts or judge_settings.backend != "none" else None
     if judge is not None and judge_settings == pipe.settings.llm and epipe.llm is not None:
         judge = epipe.llm  # same model: load it once
     ev = evaluate_answers(ds, epipe, judge, tuple(m.strip() for m in modes.split(",") if m.strip()),

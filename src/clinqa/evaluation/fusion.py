@@ -2,7 +2,7 @@
 
 Rules: RRF with k in {10, 60, 100} and equal weights; k = 60 with dense/BM25 weights
 0.3/0.7 (the weighting of a published clinical-notes study) and 0.7/0.3; k = 60 with the
-query-dependent "dynamic alpha" weights of :func:`clinqa.retrieval.weights.dynamic_weights`;
+query-dependent "dynamic alpha" weights of :func:`clinqa.evaluation.weights.dynamic_weights`;
 and each list alone. Because the candidate lists are shared, differences come from the
 fusion rule only.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset
 from clinqa.evaluation.retrieval import Lists, docs_in_order, fuse_docs, with_ci
-from clinqa.retrieval.weights import dynamic_weights
+from clinqa.evaluation.weights import dynamic_weights
 
 
 @dataclass(frozen=True)

@@ -2,16 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from clinqa.rerank.base import Reranker, rerank_hits
 from clinqa.rerank.cross_encoder import CrossEncoderReranker
 from clinqa.settings import RerankSettings
 
-__all__ = ["CrossEncoderReranker", "Reranker", "build_reranker", "rerank_hits"]
+__all__ = ["RERANKERS", "CrossEncoderReranker", "Reranker", "build_reranker", "rerank_hits"]
+
+#: ``settings -> Reranker`` (called only when ``settings.model`` is set)
+RerankerBuilder = Callable[[RerankSettings], Reranker]
+
+
+def _cross_encoder(s: RerankSettings) -> Reranker:
+    assert s.model is not None
+    return CrossEncoderReranker(s.model, max_tokens=s.max_tokens, batch_size=s.batch_size, threads=s.threads)
+
+
+#: the rerankers by kind. One kind so far, and no setting names it: ``rerank.model`` is a local
+#: sequence-classification folder, run as a cross-encoder (adding a ``rerank.kind`` setting would
+#: change every config hash, so it waits for a second kind)
+RERANKERS: dict[str, RerankerBuilder] = {"cross-encoder": _cross_encoder}
+#: the kind :func:`build_reranker` builds
+DEFAULT_RERANKER = "cross-encoder"
 
 
 def build_reranker(settings: RerankSettings) -> Reranker | None:
-    """The configured reranker, or ``None`` when ``settings.model`` is unset (reranking off)."""
+    """The configured reranker (:data:`RERANKERS`, kind :data:`DEFAULT_RERANKER`), or ``None`` when
+    ``settings.model`` is unset (reranking off). Raises :class:`clinqa.errors.ConfigError` when the
+    model folder cannot be loaded."""
     if not settings.model:
         return None
-    return CrossEncoderReranker(settings.model, max_tokens=settings.max_tokens,
-                                batch_size=settings.batch_size, threads=settings.threads)
+    return RERANKERS[DEFAULT_RERANKER](settings)

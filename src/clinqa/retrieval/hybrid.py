@@ -20,7 +20,7 @@ from clinqa.retrieval.synonyms import expand
 from clinqa.settings import RetrievalSettings
 from clinqa.text import normalize
 
-if TYPE_CHECKING:  # annotations only: clinqa.store.base imports clinqa.retrieval.filters
+if TYPE_CHECKING:  # annotations only: clinqa.store.base loads pyarrow
     from clinqa.store.base import Hit, Store
 
 

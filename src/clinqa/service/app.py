@@ -65,7 +65,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
 from clinqa.answer.types import citation_url
-from clinqa.cache import CacheUnavailable, cached_ask, make_cache
+from clinqa.cache import CacheUnavailable, build_cache, cached_ask
 from clinqa.errors import ClinqaError, ConfigError
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
 from clinqa.pipeline import Pipeline
@@ -232,7 +232,7 @@ class Service:
         self.lock = threading.Lock()
         self.log = QueryLog.for_pipeline(self.pipe)
         try:
-            self.cache = make_cache(self.pipe.settings)
+            self.cache = build_cache(self.pipe.settings)
         except CacheUnavailable as exc:
             logger.warning("answer cache unavailable, serving without it: %s", exc)
             self.cache = None

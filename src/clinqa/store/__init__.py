@@ -1,37 +1,57 @@
-"""Stores: the Store protocol, the embedded LanceDB implementation (default) and Qdrant."""
+"""Stores: the Store protocol, the embedded LanceDB implementation (default) and Qdrant, and the
+filters they share (:mod:`clinqa.store.filters`).
+
+``Hit``, ``Store`` and ``LanceStore`` are imported on first use (PEP 562), so that
+``clinqa.store.filters`` (imported by retrieval, the cache keys and the query log) does not load
+LanceDB and pyarrow.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from clinqa.store._lance_import import DEFERRED as _LANCE_REST_CLIENT_DEFERRED  # noqa: F401 (before lancedb)
-from clinqa.store.base import Hit, Store
-from clinqa.store.lancedb import LanceStore
 
 if TYPE_CHECKING:
     from clinqa.settings import Settings
+    from clinqa.store.base import Hit, Store
+    from clinqa.store.lancedb import LanceStore
 
-__all__ = ["Hit", "LanceStore", "Store", "open_store"]
+__all__ = ["STORES", "Hit", "LanceStore", "Store", "build_store", "open_store"]
 
 
-def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
-    """The store ``settings.store`` configures, for ``data_dir`` (default ``settings.data_dir``):
-    ``lancedb`` -> :class:`LanceStore` in ``<data_dir>/lancedb``; ``qdrant`` ->
-    :class:`clinqa.store.qdrant.QdrantStore` on ``store.qdrant_url`` (else ``$QDRANT_URL``), else
-    in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory). Raises
-    :class:`clinqa.errors.ConfigError` for an unusable Qdrant configuration (an unset ``env:VAR``
-    API key, ``shard_by_patient`` in local mode, a local folder held by another process) and
-    :class:`clinqa.extras.MissingExtra` when qdrant-client is not installed (``clinqa[qdrant]``)."""
-    cfg = settings.store
-    data_dir = Path(data_dir if data_dir is not None else settings.data_dir)
-    if cfg.backend == "lancedb":
-        return LanceStore(data_dir / "lancedb")
+def __getattr__(name: str) -> Any:
+    """``Hit``, ``Store`` (from :mod:`clinqa.store.base`) and ``LanceStore`` on first access."""
+    if name in ("Hit", "Store"):
+        from clinqa.store import base
+
+        return getattr(base, name)
+    if name == "LanceStore":
+        from clinqa.store.lancedb import LanceStore
+
+        return LanceStore
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+#: ``(settings, data dir) -> Store``
+StoreBuilder = Callable[["Settings", Path], "Store"]
+
+
+def _lancedb(settings: Settings, data_dir: Path) -> Store:
+    from clinqa.store.lancedb import LanceStore
+
+    return LanceStore(data_dir / "lancedb")
+
+
+def _qdrant(settings: Settings, data_dir: Path) -> Store:
     from clinqa.extras import extra_needed
 
     with extra_needed("store.backend: qdrant"):
         from clinqa.store.qdrant import QdrantStore  # imported only when configured
 
+    cfg = settings.store
     url = cfg.resolved_url()
     common = {"collection": cfg.collection, "shard_by_patient": cfg.shard_by_patient}
     if url == ":memory:":
@@ -39,3 +59,29 @@ def open_store(settings: Settings, data_dir: Path | None = None) -> Store:
     if url:
         return QdrantStore(url=url, api_key=cfg.resolved_api_key(), **common)
     return QdrantStore(data_dir / "qdrant", **common)
+
+
+#: the stores by ``store.backend`` (the settings ``Literal`` names these keys; tests/test_registries.py
+#: checks it). Each imports its client only when built.
+STORES: dict[str, StoreBuilder] = {"lancedb": _lancedb, "qdrant": _qdrant}
+
+
+def build_store(settings: Settings, data_dir: Path | None = None) -> Store:
+    """The store ``settings.store`` configures (:data:`STORES`), for ``data_dir`` (default
+    ``settings.data_dir``): ``lancedb`` -> :class:`LanceStore` in ``<data_dir>/lancedb``; ``qdrant`` ->
+    :class:`clinqa.store.qdrant.QdrantStore` on ``store.qdrant_url`` (else ``$QDRANT_URL``), else
+    in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory). Raises
+    :class:`clinqa.errors.ConfigError` for an unknown backend or an unusable Qdrant configuration (an
+    unset ``env:VAR`` API key, ``shard_by_patient`` in local mode, a local folder held by another
+    process) and :class:`clinqa.extras.MissingExtra` when qdrant-client is not installed
+    (``clinqa[qdrant]``)."""
+    builder = STORES.get(settings.store.backend)
+    if builder is None:
+        from clinqa.errors import ConfigError
+
+        raise ConfigError(f"unknown store.backend {settings.store.backend!r}; choose from {', '.join(STORES)}")
+    return builder(settings, Path(data_dir if data_dir is not None else settings.data_dir))
+
+
+#: the former name of :func:`build_store`, kept for callers not yet moved (``clinqa.cli``)
+open_store = build_store

@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.retrieval.filters import Filters
+from clinqa.store.filters import Filters
 
 ScoreKind = Literal["cosine", "bm25"]
 
@@ -30,9 +30,13 @@ class Store(Protocol):
     """A chunk store with dense and BM25 search under the same pre-filters.
 
     Implementations: :class:`clinqa.store.lancedb.LanceStore` (embedded default) and
-    :class:`clinqa.store.qdrant.QdrantStore`; :func:`clinqa.store.open_store` picks one from the
+    :class:`clinqa.store.qdrant.QdrantStore`; :func:`clinqa.store.build_store` picks one from the
     settings. ``tests/store/test_contract.py`` runs the same contract on both. Every read on a
     store with nothing written yet returns an empty result (``[]``, ``{}``, ``0``, ``None``).
+
+    The last three methods (:meth:`stale_indexes`, :meth:`count_matches`, :meth:`drop_caches`) have
+    default implementations here; a store that subclasses ``Store`` (both do) gets them and overrides
+    them where it can do better. Callers call them on every store, never look them up.
     """
 
     def sync(self) -> bool:
@@ -108,3 +112,20 @@ class Store(Protocol):
         """Bring the BM25 (and any other) index up to date after writes (a no-op where the
         index follows every write)."""
         ...
+
+    # -- with defaults ----------------------------------------------------------------------------
+    def stale_indexes(self) -> bool:
+        """True when rows were written that the BM25 (or another) index does not cover yet, e.g. by
+        an ingest killed before its final :meth:`refresh_indexes`; ingest then refreshes even when no
+        document changed. Default: ``False``, for stores whose indexes follow every write (Qdrant)."""
+        return False
+
+    def count_matches(self, query: str, cap: int, filters: Filters) -> int:
+        """How many chunks under ``filters`` share a term with ``query`` (the BM25 matches), counted up
+        to ``cap``: a cheap document frequency for :func:`clinqa.answer.coverage.term_counts`.
+        Default: ``len(self.bm25_search(query, cap, filters))``; LanceDB reads ids only and caches."""
+        return len(self.bm25_search(query, cap, filters))
+
+    def drop_caches(self) -> None:
+        """Forget rows, counts and other results kept in memory (benchmarks call it so that repeated
+        questions do not time a cache). Default: nothing is kept, nothing to do."""

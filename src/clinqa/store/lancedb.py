@@ -35,40 +35,23 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.retrieval.filters import Filters, sql_literal, to_sql
-from clinqa.store.base import Hit
+from clinqa.store.base import Hit, Store
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
+from clinqa.store.filters import Filters, sql_literal, to_sql
+from clinqa.store.schema import BOOL_COLUMNS, FIELD_TYPES, ROW_COLUMNS, chunk_schema
 from clinqa.text import normalize
 
 TABLE = "chunks"
 
-_STR = ["chunk_id", "doc_id", "text", "body", "hierarchy_level", "content_hash", "title", "source",
-        "url", "doi", "organization", "patient_id", "note_date", "note_type", "author_role", "format",
-        "path", "doc_hash"]
-_LIST = ["section_path", "authors", "topics"]
-_INT = ["chunk_index", "n_words", "n_tokens", "year", "page_start", "page_end"]
-_BOOL = ["split", "ocr"]
-#: every column but the vector: what a hit needs to become a Chunk
-ROW_COLUMNS = _STR + _LIST + _INT + _BOOL
 #: columns added after the first release: a table made before them gets them (all null) on its next
 #: write (:meth:`LanceStore._upgrade`), and reads of an older table skip them (Chunk defaults apply)
-ADDED_COLUMNS = {"page_start": pa.int32(), "page_end": pa.int32(), "ocr": pa.bool_()}
+ADDED_COLUMNS = {n: FIELD_TYPES[n] for n in ("page_start", "page_end", "ocr")}
 #: chunks kept in memory by :meth:`LanceStore._materialize` (cleared when the table changes)
 ROW_CACHE = 4096
 #: scalar indexes made with the full-text index: (column, LanceDB index type)
 SCALAR_INDEXES = [("chunk_id", "BTREE"), ("doc_id", "BTREE"), ("patient_id", "BTREE"),
                   ("hierarchy_level", "BITMAP"), ("year", "BTREE")]
-
-
-def schema(dim: int) -> pa.Schema:
-    """Arrow schema of the chunks table for ``dim``-dimensional vectors."""
-    fields = [pa.field(n, pa.string()) for n in _STR]
-    fields += [pa.field(n, pa.list_(pa.string())) for n in _LIST]
-    fields += [pa.field(n, pa.int32()) for n in _INT]
-    fields += [pa.field(n, pa.bool_()) for n in _BOOL]
-    fields += [pa.field("vector", pa.list_(pa.float32(), dim))]
-    return pa.schema(fields)
 
 
 def _row(chunk: Chunk, vector: np.ndarray) -> dict[str, Any]:
@@ -80,7 +63,7 @@ def _row(chunk: Chunk, vector: np.ndarray) -> dict[str, Any]:
 def _chunk(row: dict[str, Any]) -> Chunk:
     # a column added to an older table (ADDED_COLUMNS) is null in its old rows: the Chunk default applies
     return Chunk.model_validate({k: v for k, v in row.items()
-                                 if k in Chunk.model_fields and not (v is None and k in _BOOL)})
+                                 if k in Chunk.model_fields and not (v is None and k in BOOL_COLUMNS)})
 
 
 _fts_clean = re.compile(r"[^\w\s]+", re.UNICODE)
@@ -92,7 +75,7 @@ def fts_query(text: str) -> str:
     return " ".join(_fts_clean.sub(" ", normalize(text)).split())
 
 
-class LanceStore:
+class LanceStore(Store):
     """:class:`clinqa.store.base.Store` on LanceDB in ``path`` (created if missing)."""
 
     def __init__(self, path: Path) -> None:
@@ -184,7 +167,7 @@ class LanceStore:
     def _create(self, dim: int) -> Any:
         """Create the chunks table, or open it when another process created it first."""
         try:
-            return self._db.create_table(TABLE, schema=schema(dim))
+            return self._db.create_table(TABLE, schema=chunk_schema(dim))
         except (ValueError, OSError) as exc:
             if "already exists" not in str(exc):
                 raise

@@ -22,12 +22,13 @@ import numpy as np
 
 from clinqa.chunking.base import Chunk
 from clinqa.errors import ClinqaError, ConfigError
-from clinqa.retrieval.filters import Filters
 from clinqa.store.base import Store
+from clinqa.store.filters import Filters
 from clinqa.store.qdrant import QdrantStore
+from clinqa.store.schema import BOOL_COLUMNS, ROW_COLUMNS, VECTOR
 from clinqa.store.sparse import index_terms
 
-COLUMNS = [*Chunk.model_fields, "vector"]
+COLUMNS = [*ROW_COLUMNS, VECTOR]
 
 
 @dataclass
@@ -97,11 +98,12 @@ def migrate_to_qdrant(source: Store, target: QdrantStore, batch_chunks: int = 25
     copied = 0
     for f in batches:
         table = source.export(COLUMNS, f)
-        rows = table.drop_columns(["vector"]).to_pylist()
-        vectors = np.asarray(table.column("vector").to_pylist(), dtype=np.float32)
-        # page_start/page_end/ocr (null in rows written before those columns existed) are copied as they are
-        target.upsert_chunks([Chunk.model_validate({k: v for k, v in r.items() if not (k == "ocr" and v is None)})
-                              for r in rows], vectors)
+        rows = table.drop_columns([VECTOR]).to_pylist()
+        vectors = np.asarray(table.column(VECTOR).to_pylist(), dtype=np.float32)
+        # page_start/page_end/ocr (null in rows written before those columns existed) are copied as they are;
+        # a null flag is the Chunk default
+        target.upsert_chunks([Chunk.model_validate({k: v for k, v in r.items()
+                                                    if not (k in BOOL_COLUMNS and v is None)}) for r in rows], vectors)
         copied += len(rows)
         if bar is not None:
             bar.update(len(rows))

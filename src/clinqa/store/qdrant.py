@@ -9,7 +9,7 @@ with ``modifier=Modifier.IDF``, and the whole :class:`~clinqa.chunking.base.Chun
 collection ``<collection>_meta`` holds one point with the store's version counter and the BM25
 ``avgdl`` (see below).
 
-Filters (:func:`to_filter`) become a Qdrant ``Filter`` passed inside every query (pre-filtering:
+Filters (:func:`clinqa.store.filters.to_qdrant`) become a Qdrant ``Filter`` passed inside every query (pre-filtering:
 the top-``k`` is taken among the points that pass). ``patient_id=None`` is ``IsEmpty(patient_id)``,
 which matches a null or absent ``patient_id`` only; a patient id is an exact keyword match. On a
 server the filtered fields have payload indexes (``patient_id`` as the tenant key); local mode has
@@ -70,9 +70,9 @@ from qdrant_client import models as qm
 
 from clinqa.chunking.base import Chunk, Level
 from clinqa.errors import ConfigError
-from clinqa.retrieval.filters import Filters
-from clinqa.store.base import Hit
-from clinqa.store.lancedb import schema as lance_schema
+from clinqa.store.base import Hit, Store
+from clinqa.store.filters import Filters, qdrant_patient_condition, to_qdrant
+from clinqa.store.schema import chunk_schema
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights
 
 DENSE = "dense"
@@ -87,30 +87,6 @@ _SCROLL = 1024
 def point_id(chunk_id: str) -> str:
     """The Qdrant point id of a chunk: ``str(uuid5(NAMESPACE, chunk_id))``."""
     return str(uuid.uuid5(NAMESPACE, chunk_id))
-
-
-def to_filter(f: Filters) -> qm.Filter:
-    """The filters as a Qdrant ``Filter``, the same semantics as :func:`clinqa.retrieval.filters.to_sql`:
-    ``patient_id`` None -> null or absent (``IsEmpty``); year bounds inclusive (a point without a
-    year fails a ``Range``); ``sources`` matched on the lower-cased copy ``source_lc``;
-    ``exclude_levels`` as ``must_not``; ``doc_ids`` as ``MatchAny``."""
-    must: list[Any] = [_patient_condition(f.patient_id)]
-    if f.has_years:
-        must.append(qm.FieldCondition(key="year", range=qm.Range(gte=f.year_min, lte=f.year_max)))
-    if f.sources:
-        must.append(qm.FieldCondition(key="source_lc", match=qm.MatchAny(any=[s.lower() for s in f.sources])))
-    if f.doc_ids:
-        must.append(qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(f.doc_ids))))
-    must_not: list[Any] = []
-    if f.exclude_levels:
-        must_not.append(qm.FieldCondition(key="hierarchy_level", match=qm.MatchAny(any=list(f.exclude_levels))))
-    return qm.Filter(must=must, must_not=must_not or None)
-
-
-def _patient_condition(patient_id: str | None) -> Any:
-    if patient_id is None:
-        return qm.IsEmptyCondition(is_empty=qm.PayloadField(key="patient_id"))
-    return qm.FieldCondition(key="patient_id", match=qm.MatchValue(value=patient_id))
 
 
 def _stale_per_document(doc_ids: list[str], chunks: list[Chunk], points: list[qm.PointStruct]) -> list[qm.Filter]:
@@ -129,7 +105,7 @@ def _stale_per_document(doc_ids: list[str], chunks: list[Chunk], points: list[qm
             continue
         patient_id, keep = new[d]
         out.append(qm.Filter(must=[doc], must_not=[qm.Filter(must=[qm.HasIdCondition(has_id=keep),
-                                                                   _patient_condition(patient_id)])]))
+                                                                   qdrant_patient_condition(patient_id)])]))
     return out
 
 
@@ -190,13 +166,16 @@ def _already_exists(exc: Exception) -> bool:
     return "already exists" in str(exc).lower()
 
 
-class QdrantStore:
+class QdrantStore(Store):
     """:class:`clinqa.store.base.Store` on Qdrant; see the module docstring for the layout.
 
     Give ``path`` (local mode folder, created if missing, or ``":memory:"``) or ``url`` (a server;
     ``api_key`` optional). ``avgdl`` fixes the BM25 average document length (in index terms) when
     this store creates the collection. ``shard_by_patient`` needs a server; with ``path`` it raises
     :class:`~clinqa.errors.ConfigError`, as does a local folder already open in another process.
+    ``stale_indexes``, ``count_matches`` and ``drop_caches`` are the :class:`~clinqa.store.base.Store`
+    defaults (the sparse index follows every write; matches are counted by a BM25 search; nothing is
+    cached in memory).
     """
 
     def __init__(self, path: Path | str | None = None, *, url: str | None = None, api_key: str | None = None,
@@ -433,7 +412,7 @@ class QdrantStore:
         params = None if self.local else qm.SearchParams(exact=True)  # local mode is always exact
         with self._lock:
             return self._client.query_points(
-                self.collection, query=query, using=using, query_filter=to_filter(filters), limit=k,
+                self.collection, query=query, using=using, query_filter=to_qdrant(filters), limit=k,
                 with_payload=True, search_params=params, shard_key_selector=self._shard_key(filters.patient_id),
             ).points
 
@@ -514,18 +493,19 @@ class QdrantStore:
         return [p["text"] for p in rows[:n]]
 
     def export(self, columns: list[str], filters: Filters) -> pa.Table:
-        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table with the LanceDB
-        store's column types (``vector``: fixed-size list of float32, unit-normalised by Qdrant).
+        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table with the column types
+        of :func:`clinqa.store.schema.chunk_schema`, as in the LanceDB store (``vector``: fixed-size list
+        of float32, unit-normalised by Qdrant).
         Raises ``ValueError`` for a column the store does not have."""
         if not self.sync():
             return pa.table({c: [] for c in columns})
-        full = lance_schema(self.dim or 1)
+        full = chunk_schema(self.dim or 1)
         unknown = [c for c in columns if c not in full.names]
         if unknown:
             raise ValueError(f"unknown column(s) {unknown}; known: {full.names}")
         want_vec = "vector" in columns
         rows = []
-        for p, v in self._scroll([c for c in columns if c != "vector"], to_filter(filters), vectors=want_vec):
+        for p, v in self._scroll([c for c in columns if c != "vector"], to_qdrant(filters), vectors=want_vec):
             rows.append({c: (v if c == "vector" else p.get(c)) for c in columns})
         return pa.Table.from_pylist(rows, schema=pa.schema([full.field(c) for c in columns]))
 

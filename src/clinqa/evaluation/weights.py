@@ -1,4 +1,5 @@
-"""Query-dependent fusion weights ("dynamic alpha").
+"""Query-dependent fusion weights ("dynamic alpha"), an experiment of ``clinqa eval fusion``
+(:mod:`clinqa.evaluation.fusion`); the product fuses with fixed weights (``retrieval.*_weight``).
 
 A rule, not a model: keyword-heavy clinical queries lean on BM25, definitional queries on the
 dense encoder. Following the heuristic described for hybrid clinical search (several clinical

@@ -1,4 +1,4 @@
-from clinqa.retrieval.weights import clinical_terms, dynamic_weights
+from clinqa.evaluation.weights import clinical_terms, dynamic_weights
 
 
 def test_clinical_terms() -> None:
