@@ -377,10 +377,14 @@ class Pipeline:
 
     def support_threshold(self, scope: str = "reference") -> float | None:
         """The gate signal that suffices when the quotable passages mention every key term of the
-        question (``answer.support_threshold``, else the calibrated one, else None: no such rule)."""
+        question (``answer.support_threshold``, else the one calibrated with the gate's threshold, else
+        None: no such rule). A configured ``answer.refusal_threshold`` turns the calibrated one off, since
+        it was chosen together with the calibrated threshold."""
         s = self.settings.answer
         if s.support_threshold is not None:
             return s.support_threshold
+        if s.refusal_threshold is not None:
+            return None
         cal, _ = find_calibration(s.gate_signal, self._gate_model_id(), self.data_dir, scope)
         return cal.support_threshold if cal is not None else None
 

@@ -239,7 +239,7 @@ class AnswerSettings(BaseModel):
         le=1.0,
         description="When the passages to be quoted mention every key term of the question (at least one), a "
         "gate signal of at least this answers even below the refusal threshold (lexical support for a weaker "
-        "dense match). Unset: the value calibrated with the gate, else the refusal threshold (no support rule).",
+        "dense match). Unset: the value calibrated with the gate (none when answer.refusal_threshold is set).",
     )
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",

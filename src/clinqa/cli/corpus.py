@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from clinqa.cli import render
+import clinqa.cli.render as render
 from clinqa.cli.common import Config, DataDir, Preset, Sets, fail, handle_errors, pipeline, settings_for
 from clinqa.errors import ClinqaError
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from clinqa.cli import render
+import clinqa.cli.render as render
 from clinqa.cli.common import (
     LLM,
     PLAIN,

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
-from clinqa.cli import render
+import clinqa.cli.render as render
 from clinqa.cli.ask import LogPath, SinceDay, UntilDay
 from clinqa.cli.common import PLAIN, Config, DataDir, Preset, Sets, days, handle_errors, pipeline, write_outputs
 

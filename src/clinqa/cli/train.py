@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from clinqa.cli import render
+import clinqa.cli.render as render
 from clinqa.cli.common import PLAIN, Config, DataDir, Preset, Sets, handle_errors, pipeline
 from clinqa.errors import ClinqaError
 
