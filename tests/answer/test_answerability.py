@@ -194,3 +194,21 @@ def test_only_decisive_missing_terms_refuse() -> None:
     assert b.missing_names() == ["molecule", "inhibited"] and b.answerable  # frame words: a warning only
     c = check("dexamethasone dose for meningitis", ["Meningitis: ceftriaxone."], v)
     assert c.decisive_names() == ["dexamethasone"]  # very specific (Zipf 2.4) though the corpus has it elsewhere
+
+
+def test_a_typo_of_a_common_word_is_not_a_key_term() -> None:
+    from clinqa.answer.answerability import misspelt_common_word
+
+    assert misspelt_common_word("apprived")  # one substitution from "approved"
+    assert not misspelt_common_word("cerliponase") and not misspelt_common_word("approved")
+    assert not misspelt_common_word("abx")  # under 5 letters: never judged
+    assert [t.text for t in key_terms("Cerliponase alfa is apprived for which disease?")] == ["cerliponase", "alfa"]
+
+
+def test_alternatives_joined_by_or_need_only_one_mention() -> None:
+    q = "Is Huntington disease caused by a dominate or recessive gene?"
+    a = check(q, ["Huntington disease is an autosomal dominant disorder."])
+    # "dominate" ~ "dominant" by stem; "recessive" is the other option
+    assert a.missing_names() == [] and a.complete_in == 0
+    b = check("Is Huntington disease caused by a recessive gene?", ["Huntington disease is autosomal dominant."])
+    assert b.missing_names() == ["recessive"] and b.complete_in is None

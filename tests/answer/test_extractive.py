@@ -263,3 +263,12 @@ def test_a_heading_that_states_the_qualifier_is_preferred() -> None:
     assert [c.chunk_id for c in ext.citations] == ["c#b#0"]
     ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities", qualifier_bonus=0.0)
     assert [c.chunk_id for c in ext.citations] == ["c#a#0"]  # equal otherwise: retrieval order
+
+
+def test_keyed_items_are_embedded_under_their_heading_sentence_items_are_not() -> None:
+    from clinqa.answer.extractive import embedding_texts
+
+    body = "- Dose: 0.9 mg/kg (maximum total dose: 90 mg).\n\n- Clopidogrel 75 mg daily is an alternative for patients."
+    assert embedding_texts(body, ["IV Alteplase", "Dosing Protocol"]) == [
+        "Dosing Protocol: Dose: 0.9 mg/kg (maximum total dose: 90 mg).",
+        "Clopidogrel 75 mg daily is an alternative for patients."]

@@ -252,7 +252,41 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             known = equivalents is not None and set(equivalents(w)) - {w}
             if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
                 continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
+        if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
+                and misspelt_common_word(w)):
+            continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
+    return out
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def misspelt_common_word(word: str, min_zipf: float = 4.5) -> bool:
+    """Is ``word`` unknown to general English (wordfreq Zipf 0) but one edit (deletion, insertion,
+    substitution or transposition of adjacent letters: Damerau 1964) from a common word (Zipf >=
+    ``min_zipf``)? "apprived" -> "approved": True; "cerliponase": False. Words under 5 letters are
+    never judged (too many neighbours)."""
+    if len(word) < 5 or not word.isalpha() or zipf(word) > 0:
+        return False
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits = ({a + b[1:] for a, b in splits if b}
+             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+             | {a + c + b for a, b in splits for c in _LETTERS})
+    return any(zipf(e) >= min_zipf for e in edits if e != word)
+
+
+def _alternatives(question: str, terms: list[KeyTerm]) -> dict[str, set[str]]:
+    """Key terms the question offers as alternatives ("dominant or recessive"): term -> the others."""
+    q = question.lower()
+    out: dict[str, set[str]] = {}
+    for a in terms:
+        for b in terms:
+            if a is not b and re.search(r"(?<![\w-])" + re.escape(a.text) + r"\s+or\s+" + re.escape(b.text)
+                                        + r"(?![\w-])", q):
+                out.setdefault(a.text, set()).add(b.text)
+                out.setdefault(b.text, set()).add(a.text)
     return out
 
 
@@ -312,9 +346,15 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
     found = [[mentions(t, p, equivalents, matcher) for p in idx] for t in terms]
-    missing = [t for t, hits in zip(terms, found, strict=True) if not any(hits)]
+    present = {t.text for t, hits in zip(terms, found, strict=True) if any(hits)}
+    alternatives = _alternatives(question, terms)  # "dominant or recessive": one of them suffices
+    missing = [t for t, hits in zip(terms, found, strict=True)
+               if not any(hits) and not (alternatives.get(t.text, set()) & present)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
-    complete = [j for j in range(len(idx)) if all(hits[j] for hits in found)] if terms else []
+    by_text = {t.text: hits for t, hits in zip(terms, found, strict=True)}
+    complete = [j for j in range(len(idx))
+                if all(hits[j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t, hits in by_text.items())
+                ] if terms else []
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None)
 
 
