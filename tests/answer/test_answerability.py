@@ -212,3 +212,21 @@ def test_alternatives_joined_by_or_need_only_one_mention() -> None:
     assert a.missing_names() == [] and a.complete_in == 0
     b = check("Is Huntington disease caused by a recessive gene?", ["Huntington disease is autosomal dominant."])
     assert b.missing_names() == ["recessive"] and b.complete_in is None
+
+
+def test_end_to_end_refusal_rates_ask_like_clinqa_ask(asthma_store: Path) -> None:
+    from clinqa.evaluation.datasets import Dataset, Query
+    from clinqa.evaluation.refusal import end_to_end_rates
+    from clinqa.pipeline import Pipeline
+    from clinqa.settings import Settings
+
+    ds = Dataset("t", asthma_store, None, [
+        Query("a", "What is offered to adults with newly diagnosed asthma?", {"bucket": "in_scope"}),
+        Query("b", "What dose of amoxicillin is used for community-acquired pneumonia in adults?",
+              {"bucket": "out_of_scope"}),
+        Query("c", "What inhaled corticosteroid dose is used for asthma in children under five?", {"bucket": "thin"})],
+        {})
+    out = end_to_end_rates(ds, Pipeline(Settings(data_dir=asthma_store)), progress=False)
+    assert out["rates"] == {"in_scope": 0.0, "out_of_scope": 1.0, "thin": 1.0}
+    assert out["refused"] == {"a": False, "b": True, "c": True}
+    assert out["kinds"]["c"].endswith("+key_terms")  # the dense gate lets it through; "children" refuses

@@ -210,7 +210,7 @@ def eval_refusal(
 ) -> None:
     """Calibrate the refusal threshold: refusal rate per bucket across thresholds."""
     from clinqa.evaluation.datasets import load_dataset
-    from clinqa.evaluation.refusal import calibrate, current_threshold_rates, plot_curves, save_chosen
+    from clinqa.evaluation.refusal import calibrate, current_threshold_rates, end_to_end_rates, plot_curves, save_chosen
     from clinqa.evaluation.retrieval import build_eval_pipeline
 
     pipe = pipeline(data_dir, config, preset, sets)
@@ -218,6 +218,7 @@ def eval_refusal(
     questions = load_dataset(dataset_dir, corpus_dir=corpus)
     epipe, _, _ = build_eval_pipeline(corpus_ds, pipe.settings, subset, seed, progress=_progress())
     cal = calibrate(questions, epipe, progress=_progress(), target_oos=target_oos)
+    cal.shipped = end_to_end_rates(questions, epipe, progress=_progress())
     current, source, rates = current_threshold_rates(cal, pipe.settings.answer.refusal_threshold, pipe.data_dir)
     _echo(render.refusal_lines(cal, current, source, rates))
     if save:

@@ -351,6 +351,9 @@ def refusal_lines(cal: Any, current: float, source: str, rates: dict[str, float]
                          + ", ".join(f"{b} {r:.1%}" for b, r in row["rates"].items()))
     lines.append(f"current threshold {current:.4f} ({source}), dense gate alone: " +
                  ", ".join(f"{b} refused {r:.1%}" for b, r in rates.items()))
+    if getattr(cal, "shipped", None):
+        lines.append("asked end to end as configured (gate, lexical support, key terms): " +
+                     ", ".join(f"{b} refused {r:.1%}" for b, r in cal.shipped["rates"].items()))
     return lines
 
 

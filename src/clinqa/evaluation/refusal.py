@@ -50,6 +50,7 @@ class RefusalCalibration:
     misses: dict[str, dict[str, bool]] = field(default_factory=dict)  # max_zipf -> qid -> key term missing
     missing_terms: dict[str, dict[str, list[str]]] = field(default_factory=dict)  # max_zipf -> qid -> terms
     joint: dict[str, Any] = field(default_factory=dict)
+    shipped: dict[str, Any] = field(default_factory=dict)  # end to end with the pipeline as configured
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready report (signals included, per question)."""
@@ -184,6 +185,21 @@ def choose_joint(signals: dict[str, float], buckets: dict[str, str], misses: dic
             "target_oos": target_oos, "max_in_scope": max_in_scope, "related_threshold": related,
             "oos_with_topics": float(np.mean([x >= related for x in oos])) if oos else 0.0,
             "per_cut": per_cut}
+
+
+def end_to_end_rates(dataset: Dataset, pipe: Pipeline, progress: bool = True) -> dict[str, Any]:
+    """Ask every query with ``pipe`` as configured (extractive: the dense gate, the lexical-support rule,
+    the key-term test, exactly as ``clinqa ask`` decides) and return ``{"rates": bucket -> share
+    refused, "refused": qid -> bool, "kinds": qid -> the gate decision's kind}``."""
+    refused: dict[str, bool] = {}
+    kinds: dict[str, str] = {}
+    buckets: dict[str, str] = {}
+    for q in tqdm(dataset.queries, desc="asked end to end", disable=not progress):
+        a = pipe.ask(q.text, generate=False)
+        refused[q.qid], kinds[q.qid] = a.refused, str(a.gate.get("kind", ""))
+        buckets[q.qid] = str(q.metadata.get("bucket", "unlabelled"))
+    rates = {b: float(np.mean([refused[q] for q in refused if buckets[q] == b])) for b in sorted(set(buckets.values()))}
+    return {"rates": rates, "refused": refused, "kinds": kinds}
 
 
 def plot_curves(cal: RefusalCalibration, path: Path, title: str = "Refusal rate by threshold") -> None:
