@@ -272,3 +272,14 @@ def test_keyed_items_are_embedded_under_their_heading_sentence_items_are_not() -
     assert embedding_texts(body, ["IV Alteplase", "Dosing Protocol"]) == [
         "Dosing Protocol: Dose: 0.9 mg/kg (maximum total dose: 90 mg).",
         "Clopidogrel 75 mg daily is an alternative for patients."]
+
+
+def test_a_dose_question_prefers_an_amount_with_its_unit_over_a_score_band() -> None:
+    enc = FlatEncoder()
+    hits = [chunk_hit("s#nihss#0", "NIHSS 5-15: IV alteplase indicated within the window.", 1, ["NIHSS"]),
+            chunk_hit("s#dose#0", "IV alteplase 0.9 mg/kg over 60 minutes within the window.", 2, ["Protocol"])]
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, question="alteplase dose")
+    assert [c.chunk_id for c in ext.citations] == ["s#dose#0"]
+    # a threshold question still counts any number
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, question="alteplase threshold")
+    assert [c.chunk_id for c in ext.citations] == ["s#nihss#0"]

@@ -29,7 +29,8 @@ Selection (:func:`extract_answer`), in order:
    their intro, label and section path, and when a kept unit is a list item or table row, the whole list
    (or table) is quoted, with its intro, up to ``max_list_items``. When it asks for a number (a
    dose, threshold, target or duration: :data:`NUMBER_QUESTION`), units holding a digit gain
-   ``number_bonus`` (a row's "#" index column does not count). "How many ..." asks for the count,
+   ``number_bonus`` (a row's "#" index column does not count; for a dose question only an amount
+   with its unit, :data:`DOSE_QUESTION`). "How many ..." asks for the count,
    not the list (:data:`COUNT_QUESTION`). A unit whose section heading or label states a qualifier of
    the question ("Possible Sepsis Without Shock" for "w/o shock") gains ``qualifier_bonus``.
 5. Table cells: when the question names a row (its first cell) and one column (by its header's
@@ -86,6 +87,10 @@ NUMBER_QUESTION = re.compile(
     r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
     r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
+#: a question asking for a dose, and an amount with a dose unit
+DOSE_QUESTION = re.compile(r"\b(?:doses?|dosing|dosage|how much|regimen)\b", re.IGNORECASE)
+_DOSE = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
+                   re.IGNORECASE)
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 #: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
@@ -342,11 +347,13 @@ def _headers(u: Unit) -> tuple[str, ...]:
     return tuple(h for h, _ in u.cells)
 
 
-def _has_number(u: Unit) -> bool:
-    """Does the unit state a number (a row's index column "#" does not count)?"""
+def _has_number(u: Unit, dose: bool = False) -> bool:
+    """Does the unit state a number (a row's index column "#" does not count)? With ``dose``, an amount
+    with its unit ("0.9 mg/kg", "500 mg", "10 mL"): a score band "NIHSS 5-15" is not a dose."""
+    pattern = _DOSE if dose else _NUMBER
     if u.kind == "row" and u.cells and u.cells[0][0].lower() in ("#", "no", "no."):
-        return any(_NUMBER.search(c) for _, c in u.cells[1:])
-    return bool(_NUMBER.search(u.text))
+        return any(pattern.search(c) for _, c in u.cells[1:])
+    return bool(pattern.search(u.text))
 
 
 def _norm_dash(text: str) -> str:
@@ -478,7 +485,9 @@ def extract_answer(
                           if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
     if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
-        scores = scores + np.array([number_bonus if _has_number(u) else 0.0 for _, u in keep], dtype=np.float32)
+        dose = DOSE_QUESTION.search(question) is not None  # ... and a dose is an amount with its unit
+        scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
+                                   dtype=np.float32)
     # a row named in the question (row label and column) is quoted as "label, column: cell"
     cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
