@@ -283,3 +283,17 @@ def test_a_dose_question_prefers_an_amount_with_its_unit_over_a_score_band() -> 
     # a threshold question still counts any number
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, question="alteplase threshold")
     assert [c.chunk_id for c in ext.citations] == ["s#nihss#0"]
+
+
+FLOW = ("Severe TBI patient (GCS 3-8)\n  --> Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures?\n"
+        "      --> Bifrontal DC is NOT recommended [Level IIA]")
+
+
+def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> None:
+    assert units_of(FLOW) == ["Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures?",
+                              "Severe TBI patient (GCS 3-8): Bifrontal DC is NOT recommended [Level IIA]"]
+    assert units_of("Is the patient stable?") == []  # a question in prose is still not quotable
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("t#alg#0", FLOW, 1, ["Algorithm"])], enc,
+                         max_sentences=1, question="At what ICP should treatment start?")
+    assert ext.text == "Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures? [1]"

@@ -67,6 +67,7 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+_FLOW = re.compile(r"^\s*(?:-{1,2}>|=>|\u2192)\s*")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -143,7 +144,8 @@ class Unit:
     """One quotable unit of a chunk body. ``kind``: ``sentence``, ``item`` or ``row``; ``group``
     numbers the run of paragraphs, list items or table rows it belongs to (items of one list share
     it); ``intro`` is the long lead-in sentence of its list; ``cells`` the ``(header, cell)`` pairs of
-    a row; ``order`` its position in the body."""
+    a row; ``order`` its position in the body; ``flow`` marks a step of a flowchart (its "?" is a
+    decision, not a question)."""
 
     label: str
     text: str
@@ -152,6 +154,7 @@ class Unit:
     order: int
     intro: str = ""
     cells: tuple[tuple[str, str], ...] = ()
+    flow: bool = False
 
     @property
     def full(self) -> str:
@@ -199,6 +202,20 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
                     parts = [c for c in cells if c]
                 if parts:
                     add(label, "; ".join(parts), "row", pairs)
+        elif len(lines) >= 2 and sum(bool(_FLOW.match(ln)) for ln in lines) >= len(lines) - 1:
+            # a flowchart ("Severe TBI patient" / "--> Elevated ICP (> 22 mmHg) refractory ...?"): one item
+            # per step, a decision step's "?" kept; a short first line without an arrow labels them
+            if not in_run:
+                group += 1
+            in_run = True
+            root = "" if _FLOW.match(lines[0]) else " ".join(lines[0].split())
+            steps = [_FLOW.sub("", ln).strip() for ln in (lines[1:] if root else lines)]
+            flow_label = root + ":" if root and len(root.split()) <= max_label_words else label
+            if root and not flow_label.startswith(root):
+                out.append(Unit("", root, "sentence", group, len(out)))
+            for st in steps:
+                if st:
+                    out.append(Unit(flow_label, st, "item", group, len(out), intro, flow=True))
         elif _LIST_MARK.match(lines[0]):
             if not in_run:
                 group += 1
@@ -243,7 +260,8 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
         if len(text.split()) > max_label_words:
             out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
-            if len(u.full.split()) >= 3 and len(u.text.split()) >= 1 and not u.text.rstrip().endswith((":", "?"))]
+            if len(u.full.split()) >= 3 and len(u.text.split()) >= 1
+            and not u.text.rstrip().endswith((":",) if u.flow else (":", "?"))]
 
 
 def embedding_text(u: Unit, heading: str = "") -> str:
@@ -570,4 +588,4 @@ def _end(text: str) -> str:
     """``text`` with closing punctuation, so quoted list items and rows read as sentences; a
     trailing connective of a list ("...; OR") is dropped at the end of the quote."""
     text = _TRAILING.sub("", text).rstrip(" ;,")
-    return text if text.endswith((".", "!", ")", "]")) else text + "."
+    return text if text.endswith((".", "!", "?", ")", "]")) else text + "."
