@@ -331,6 +331,12 @@ def report(dataset: Dataset, runs: Mapping[str, Mapping[str, Any]], n_resamples:
             "per_query": values}
 
 
+def p_text(p: float, n_permutations: int = 10000) -> str:
+    """A p-value for the tables: 4 decimals, ``< 0.0001`` when no permutation reached the
+    observed difference (ranx reports 0, the resolution is ``1 / n_permutations``)."""
+    return f"< {1 / n_permutations:.4f}" if p < 1 / n_permutations else f"{p:.4f}"
+
+
 def markdown_table(rep: Mapping[str, Any]) -> str:
     """The Markdown table: one row per run, MRR@10 and nDCG@10 with CIs, Hit@10, p vs plain hybrid."""
     lines = ["| run | MRR@10 [95% CI] | nDCG@10 [95% CI] | Hit@10 | p vs plain hybrid (MRR / nDCG) |",
@@ -344,7 +350,7 @@ def markdown_table(rep: Mapping[str, Any]) -> str:
             return f"{m[label]['value']:.3f} [{m[label]['ci95'][0]:.3f}, {m[label]['ci95'][1]:.3f}]"
 
         pv = rep["p_vs_plain_hybrid"].get(name)
-        ptxt = f"{pv['MRR@10']:.4f} / {pv['nDCG@10']:.4f}" if pv else "-"
+        ptxt = f"{p_text(pv['MRR@10'])} / {p_text(pv['nDCG@10'])}" if pv else "-"
         lines.append(f"| {RUN_LABELS[name]} | {cell('MRR@10')} | {cell('nDCG@10')} | {m['Hit@10']['value']:.3f} | "
                      f"{ptxt} |")
     return "\n".join(lines) + "\n"

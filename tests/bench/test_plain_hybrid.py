@@ -144,3 +144,17 @@ def test_script_writes_runs_and_table(ph, tiny: Path, tmp_path: Path) -> None:  
     assert (out / "run.hybrid.trec").read_text().splitlines()[0].startswith("q1 Q0 d1 1 ")
     table = (out / "table.md").read_text()
     assert "| clinqa default | 0.667 [" in table and "| plain hybrid | 1.000 [1.000, 1.000]" in table
+
+
+def test_document_list_as_third_rrf_list_by_hand() -> None:
+    spec = importlib.util.spec_from_file_location("bench_section_list", SCRIPT.parent / "section_list.py")
+    assert spec and spec.loader
+    sl = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sl)
+    dense = [("a#1", "a"), ("b#1", "b")]
+    bm25 = [("b#1", "b"), ("c#1", "c")]
+    # chunks: a 1/61, b 1/61 + 1/62, c 1/62; document list [d, c]: c + 1/62 -> 2/62 = 0.032258,
+    # d enters alone with 1/61 (ties a at 1/61: id order)
+    assert sl.three_list_docs(dense, bm25, ["d", "c"], 1.0, 1.0, 60) == ["b", "c", "a", "d"]
+    # without the document list clinqa's order is b (0.032522), a (0.016393), c (0.016129)
+    assert sl.three_list_docs(dense, bm25, [], 1.0, 1.0, 60) == ["b", "a", "c"]
