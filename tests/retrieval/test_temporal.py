@@ -129,3 +129,18 @@ def test_empty_dict_and_frozen() -> None:
     }
     with pytest.raises(FrozenInstanceError):
         empty.year_min = 2020  # type: ignore[misc]
+
+
+def test_a_year_in_the_askers_own_history_is_not_a_filter() -> None:
+    today = date(2026, 12, 1)
+    t = parse_time_intent("Could second hand smoke cause AMD? I was diagnosed with early AMD in 1982 when "
+                          "ventilation was poor.", today)
+    assert (t.year_min, t.year_max, t.phrase) == (None, None, "")
+    t = parse_time_intent("My mother had a stroke in 2019. What is the tPA dose?", today)
+    assert (t.year_min, t.year_max) == (None, None)
+    # the same phrase in a question about the documents still filters
+    t = parse_time_intent("What was the patient's metformin dose in 2023?", today)
+    assert (t.year_min, t.year_max, t.phrase) == (2023, 2023, "in 2023")
+    # and "since" is not narrative even in the first person
+    t = parse_time_intent("What has changed since 2021 in my guidelines?", today)
+    assert t.year_min == 2021

@@ -13,6 +13,8 @@
   earlier than / pre-2019" -> ``year_max`` 2018 (exclusive);
 - one year: "in / during (March) 2023", "this year" (``today.year``), "last year" or
   "previous year" without "the"/"past" (the previous calendar year) -> ``year_min = year_max``;
+  "in / during 2023" in a sentence in the first person ("I was diagnosed with AMD in 1982") is the
+  asker's history, not a date of the documents, and is ignored;
 - rolling periods: "(over / in / within ...) the last / past N years / decades / months / weeks /
   days" -> ``year_min`` = the year N units before ``today``, ``year_max`` None ("the past year",
   "in the last year" are rolling: ``today.year - 1``). N is digits, one..twenty, "a couple of"
@@ -114,7 +116,7 @@ _YEAR_PATTERNS: list[tuple[re.Pattern[str], str]] = [
     (_rx(rf"\b(?:until|till|up\s+to(?:\s+and\s+including)?|up\s+until|through|thru|by)\s+{_MONTH}{_Y}"), "max"),
     (_rx(rf"{_Y}\s+(?:or|and)\s+(?:earlier|before|older)\b"), "max"),
     (_rx(rf"(?:\b(?:before|prior\s+to|older\s+than|earlier\s+than)\s+{_MONTH}|\bpre-\s*){_Y}"), "max_excl"),
-    (_rx(rf"\b(?:in|during)\s+(?:the\s+year\s+)?{_MONTH}{_Y}"), "year"),
+    (_rx(rf"\b(?:in|during)\s+(?:the\s+year\s+)?{_MONTH}{_Y}"), "year_in"),
     (_rx(rf"(?:\bthe\s+|(?<=['’]s\s)){_Y}{_ACRONYMS}(?:\s+(?:{_DOC})\b)?|{_Y}{_ACRONYMS}\s+(?:{_DOC})\b"), "year"),
 ]
 _ROLLING = _rx(
@@ -141,6 +143,16 @@ def _rolling_bounds(m: re.Match[str], today: datetime.date) -> tuple[int | None,
     return (today - datetime.timedelta(days=days)).year, None
 
 
+_FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|[Mm]e|[Mm]y|[Mm]yself)\b")
+
+
+def _sentence_of(text: str, at: int) -> str:
+    """The sentence of ``text`` around position ``at`` (split at ". ", "? ", "! " and line breaks)."""
+    start = max(text.rfind(sep, 0, at) for sep in (". ", "? ", "! ", "\n"))
+    ends = [i for i in (text.find(sep, at) for sep in (". ", "? ", "! ", "\n")) if i >= 0]
+    return text[start + 1: min(ends) if ends else len(text)]
+
+
 def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
     if kind == "range":
         return min(years), max(years)
@@ -160,6 +172,8 @@ def parse_time_intent(question: str, today: datetime.date) -> TimeIntent:
 
     for rx, kind in _YEAR_PATTERNS:
         for m in rx.finditer(question):
+            if kind == "year_in" and _FIRST_PERSON.search(_sentence_of(question, m.start())):
+                continue  # "I was diagnosed with AMD in 1982": the asker's history, not a date of the documents
             years = [int(g) for g in m.groups() if g]
             if years and all(1900 <= y <= today.year + 1 for y in years) and free(m):
                 found.append((m.start(), m.end(), *_bounds(kind, years)))
