@@ -230,3 +230,10 @@ def test_end_to_end_refusal_rates_ask_like_clinqa_ask(asthma_store: Path) -> Non
     assert out["rates"] == {"in_scope": 0.0, "out_of_scope": 1.0, "thin": 1.0}
     assert out["refused"] == {"a": False, "b": True, "c": True}
     assert out["kinds"]["c"].endswith("+key_terms")  # the dense gate lets it through; "children" refuses
+
+
+def test_a_regulator_is_the_frame_of_an_approval_question_not_its_subject() -> None:
+    q = "Which antitoxin antibodies are approved by the FDA for recurrent Clostridium difficile?"
+    a = check(q, ["Bezlotoxumab reduces recurrent Clostridium difficile infection."])
+    assert a.missing_names() == ["antitoxin", "antibodies", "fda"]
+    assert a.decisive_names() == ["antitoxin"]  # "FDA" (Zipf 3.87) only warns; "antibodies" is Zipf 3.4

@@ -118,7 +118,9 @@ def _is_scaffold(word: str) -> bool:
 #: words typed in capitals that are not clinical abbreviations
 NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
                                "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
-                               "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP"})
+                               "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP",
+                               # drug regulators: the frame of "approved by the FDA for ...", not its subject
+                               "FDA", "EMA", "MHRA"})
 
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
 _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
@@ -370,7 +372,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form.
     Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
     "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
-    if term.kind in ("population", "quantity", "phrase") or (term.typed.isupper() and len(term.typed) >= 2):
+    if term.kind in ("population", "quantity", "phrase") or (
+            term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
         return True
     if not in_corpus:
         return True
