@@ -427,7 +427,7 @@ class Pipeline:
         """``question`` with its misspelt words replaced by the corpus words they most likely mean
         (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
 
-        Only words of at least 4 letters that no passage has (American spelling tried too) and that
+        Only words of at least 5 letters that no passage has (American spelling tried too) and that
         are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired; for a
         patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
         from clinqa.answer.answerability import fold, zipf

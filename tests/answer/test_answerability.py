@@ -79,6 +79,8 @@ def test_vocabulary_counts_chunks_and_repairs_typos() -> None:
     assert v.repair("diabetes") is None  # known word
     assert v.repair("amoxicillin") is None  # nothing close
     assert v.repair("abc") is None  # too short to repair
+    vasc = Vocabulary.from_texts(["vasc score", "vasc", "vancomycin"])
+    assert vasc.repair("vanc") is None  # 4 letters: a clinical short form as often as a typo ("vanc" is not "vasc")
     a = check("Is metfromin safe?", ["Metformin is safe."], vocabulary=v)
     assert a.answerable and a.key_terms[0].repaired == "metformin"
 
@@ -237,3 +239,13 @@ def test_a_regulator_is_the_frame_of_an_approval_question_not_its_subject() -> N
     a = check(q, ["Bezlotoxumab reduces recurrent Clostridium difficile infection."])
     assert a.missing_names() == ["antitoxin", "antibodies", "fda"]
     assert a.decisive_names() == ["antitoxin"]  # "FDA" (Zipf 3.87) only warns; "antibodies" is Zipf 3.4
+
+
+def test_a_condition_named_by_its_suffix_is_decisive() -> None:
+    from clinqa.answer.answerability import is_decisive
+
+    q = "Empiric antibiotics for community-acquired bacterial meningitis in adults"
+    a = check(q, ["Amoxicillin 1 g orally three times daily for community-acquired pneumonia in adults."])
+    assert "meningitis" in a.missing_names() and "meningitis" in a.decisive_names()  # Zipf 3.07, but -itis
+    terms = {t.text: t for t in a.key_terms}
+    assert not is_decisive(terms["bacterial"], True)  # Zipf 3.2, no clinical suffix: a warning only

@@ -155,3 +155,11 @@ def test_term_matches(term: str, text: str) -> None:
 ])
 def test_term_does_not_match(term: str, text: str) -> None:
     assert not term_matches(term, text)
+
+
+def test_ward_short_forms_of_drugs_expand_to_the_drug() -> None:
+    from clinqa.retrieval.synonyms import equivalents, expand
+
+    assert expand("vanc trough target in ventriculitis").added == {"vanc": ("vanco", "vancomycin")}
+    assert "piperacillin-tazobactam" in equivalents("pip-tazo")
+    assert expand("levo dose").added == {}  # levofloxacin or levothyroxine: not expanded

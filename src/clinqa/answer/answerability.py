@@ -363,19 +363,25 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
 #: question; they are key only when the corpus lacks them altogether
 _VERB_FORM = re.compile(r"(?:ed|ing)$")
+#: Greek and Latin suffixes of conditions and procedures (-itis, -osis, -aemia, -pathy, -ectomy ...): a word
+#: with one names what is asked about even when general English knows it well ("meningitis" Zipf 3.1)
+_CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
 
 def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     """Does missing ``term`` make the question unanswerable? Always for a population, a quantity,
     a synonym-table phrase and a capital abbreviation; for a word the corpus lacks altogether ("The
     documents do not mention amoxicillin"); and for a word the corpus has elsewhere only when it is
-    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form.
+    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form, or
+    carries a clinical suffix (-itis, -osis, -aemia, -pathy, -ectomy ...: "meningitis", "hepatitis").
     Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
     "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
     if term.kind in ("population", "quantity", "phrase") or (
             term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
         return True
     if not in_corpus:
+        return True
+    if _CLINICAL_SUFFIX.search(term.match):  # a named condition or procedure: meningitis, hepatitis, nephropathy
         return True
     return zipf(term.match) < 3.0 and not _VERB_FORM.search(term.match)
 

@@ -170,6 +170,13 @@ TABLE: tuple[Entry, ...] = (
     _abbr("NRP", "neonatal resuscitation"),
     _abbr("PPV", "positive pressure ventilation", "positive-pressure ventilation"),
     _abbr("abx", "antibiotics", "antibiotic"),
+    # drug short forms as typed on wards
+    _abbr("vanc", "vanco", "vancomycin"),
+    _abbr("pip-tazo", "pip/tazo", "piperacillin-tazobactam", "piperacillin/tazobactam"),
+    _abbr("amox", "amoxicillin"),
+    _abbr("cipro", "ciprofloxacin"),
+    _abbr("doxy", "doxycycline"),
+    _abbr("metro", "metronidazole"),
     # -- drug classes -> members, with INN suffix rules --------------------------------------
     _cls(("SGLT2 inhibitor", "SGLT-2 inhibitor", "SGLT2i", "gliflozin"),
          ("empagliflozin", "dapagliflozin", "canagliflozin", "ertugliflozin"), ("gliflozin",)),

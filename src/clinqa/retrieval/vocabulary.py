@@ -89,13 +89,14 @@ class Vocabulary:
     def repair(self, word: str, max_candidate_zipf: float = 4.5) -> str | None:
         """The corpus word ``word`` is most likely a misspelling of, or ``None``.
 
-        Only for words of at least 4 letters that the corpus lacks and that contain no digit; edit
-        distance 1 for words of 4-7 letters, 2 for longer ones (optimal string alignment distance);
+        Only for words of at least 5 letters that the corpus lacks and that contain no digit (a 4-letter
+        word is as likely a clinical short form, "vanc", as a typo: "vanc" -> "vasc" was a wrong repair); edit
+        distance 1 for words of 5-7 letters, 2 for longer ones (optimal string alignment distance);
         among the closest candidates the one in most chunks wins (ties: alphabetical order, last).
         A candidate common in general English (wordfreq Zipf >= ``max_candidate_zipf``) is never the
         repair: "croup" is not a misspelling of "group", whatever the corpus says."""
         w = word.lower()
-        if len(w) < 4 or w in self.counts or any(ch.isdigit() for ch in w):
+        if len(w) < 5 or w in self.counts or any(ch.isdigit() for ch in w):
             return None
         from rapidfuzz import process
         from rapidfuzz.distance import OSA
