@@ -1,4 +1,14 @@
-"""Refusal wording and related topics: what a refusal tells the reader.
+"""Answer assembly: the decision after the gate, refusal wording, related topics, warnings and the
+extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model; the pipeline
+runs the stages and hands their results here).
+
+- :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
+- :func:`decide`: the lexical-support rescue (:func:`support_rescue`), then the key-term refusal
+  (:func:`missing_reason`) or the missing-key-term warning.
+- :func:`refuse`, :func:`year_range_refusal`: the refusal answers; :func:`extractive`: the answer,
+  with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
+
+What a refusal tells the reader:
 
 A refusal is one short plain sentence of why (``Answer.answer`` and ``Answer.reason``), then the
 closest topics the documents do have, only when they are close (``Answer.related``, shown once by
