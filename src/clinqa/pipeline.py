@@ -27,7 +27,7 @@ from clinqa.answer import Answer, RefusalGate, assemble, extract_answer, units_o
 from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
-from clinqa.answer.coverage import RARE_BELOW, term_counts, unmentioned_in
+from clinqa.answer.coverage import RARE_BELOW, term_counts
 from clinqa.answer.extractive import embedding_texts
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
@@ -81,11 +81,6 @@ def _synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
     return phrases, synonyms.equivalents, synonyms.term_matches
 
 
-def _norm(text: str) -> str:
-    """Lower-cased text with whitespace runs collapsed, for containment checks."""
-    return " ".join(text.lower().split())
-
-
 def _in_years(chunk: Chunk, filters: Filters) -> bool:
     """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
     bounds of ``filters``; an undated chunk lies outside any bound."""
@@ -109,14 +104,16 @@ def suspicious_units(bodies: Iterable[str]) -> list[str]:
 class Pipeline:
     """Ingest, search and answer over one data directory; stages are built lazily."""
 
-    def __init__(self, settings: Settings | None = None, cache_path: Path | None = None) -> None:
+    def __init__(self, settings: Settings | None = None, cache_path: Path | None = None,
+                 encoder: Encoder | None = None) -> None:
         """``cache_path`` overrides where the embedding cache lives (default
         ``<data_dir>/embeddings.sqlite``): the evaluation harness points throwaway stores at the
-        user's cache so nothing is embedded twice."""
+        user's cache so nothing is embedded twice. ``encoder`` is an already loaded encoder of
+        ``settings.embedding`` (another pipeline's :attr:`encoder`), so the model is loaded once."""
         self.settings = settings or Settings()
         self.data_dir = Path(self.settings.data_dir)
         self.cache_path = cache_path or self.data_dir / "embeddings.sqlite"
-        self._encoder: Encoder | None = None
+        self._encoder: Encoder | None = encoder
         self._unit_encoder: Encoder | None = None
         self._store: Store | None = None
         self._reranker: Reranker | None = None
@@ -314,15 +311,20 @@ class Pipeline:
                        exclude_levels=levels)
 
     def search(self, query: str, filters: Filters | None = None, k: int | None = None,
-               rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None) -> RetrievalResult:
+               rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None,
+               depth: int | None = None) -> RetrievalResult:
         """Hybrid retrieval over the candidate pool (union of dense top-``dense_k`` and BM25
         top-``bm25_k``), then, in order: near-copies folded together for patient-scoped
         queries (``retrieval.copy_threshold``), cross-encoder reranking (``rerank.model``, when
         ``rerank``), newest-first fusion (``recency``); returns ``k`` chunks (default
         ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store.
-        ``query_vector`` skips encoding a query already encoded."""
+        ``query_vector`` skips encoding a query already encoded. ``depth`` deepens both ranked lists
+        for this call (``dense_k`` and ``bm25_k`` at least ``depth``; ``RetrievalResult.dense``/``bm25``),
+        as the evaluation harness needs, without changing :attr:`settings`."""
         self._check_model()
         rs = self.settings.retrieval
+        if depth is not None:
+            rs = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
         filters = filters or self.filters()
         n = k or rs.top_k
         reranker = self.reranker if rerank else None
@@ -472,142 +474,107 @@ class Pipeline:
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully.
 
-        The answer is extractive (quoted sentences) unless ``llm.backend`` is set: then the
-        model writes it from the same evidence and every sentence is checked against the
-        passages it cites (:mod:`clinqa.answer.generate`); if the model is unreachable or none
-        of its sentences survives, the extractive answer is returned with a warning saying so.
-        The refusal gate runs first either way: a refused question never reaches the model.
-        ``closed`` asks the model for a leading Yes/No/Maybe (closed questions); ``generate=False``
-        gives the extractive answer even when a model is configured.
-
-        The question's time intent ("since 2021", "latest") becomes year filters and newest-first
-        ranking (:meth:`time_intent`); the answer reports it under ``time_filter``.
-        ``query_vector`` reuses a stored embedding of the question (replay); the answer carries
-        the one used in ``Answer.query_vector``."""
+        Stages: validate, time intent (:meth:`time_intent`: "since 2021" becomes year filters, "latest"
+        newest-first ranking; reported under ``time_filter``), spelling repair, :meth:`search`, coverage
+        and key terms (:meth:`answerability`), the decision and the answer or refusal
+        (:mod:`clinqa.answer.assemble`), then, when ``llm.backend`` is set and ``generate``, the model's
+        answer from the same evidence with every sentence checked (:meth:`_generated`; ``closed`` asks
+        for a leading Yes/No/Maybe). A refused question never reaches the model. ``query_vector`` reuses
+        a stored embedding of the question (replay); the answer carries it in ``Answer.query_vector``.
+        Raises :class:`ConfigError` for an empty question or an empty store."""
         t0 = time.perf_counter()
-        filters = filters or self.filters()
-        s = self.settings.answer
+        filters, s = self._checked(question, filters), self.settings.answer
+        filters, intent = self.time_intent(question, filters)
+        asked, repairs, repair_ms = self._repaired(question, filters)
+        result = self.search(asked, filters, recency=intent.recency, query_vector=query_vector)
+        result.timings_ms["repair"] = repair_ms
+        missing, rare = self._coverage(asked, filters, result.timings_ms)
+        scope = "patient" if filters.patient_id is not None else "reference"
+        gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
+        first = gate.decide(result, missing, s.unknown_terms)
+        check = self._key_terms(asked, result, max_zipf, filters)
+        scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
+        warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
+        support = self.support_threshold(scope) if check is not None else None
+        decided = assemble.decide(first, check, support, s.key_terms, scoped)
+        draft = assemble.Draft(question, filters, result.hits, decided.decision, warnings + decided.warnings, check,
+                               repairs, result.expansion, intent.describe(datetime.date.today()),
+                               result.query_vector, dict(result.timings_ms))
+        if not decided.decision.answer:
+            answer = self._refusal(draft, decided, asked, intent.phrase, gate, missing, max_zipf, related_min)
+        else:
+            t1 = time.perf_counter()
+            ext = extract_answer(result.query_vector, result.hits, self.unit_encoder, s.max_sentences,
+                                 s.min_sentence_score, question=asked, max_hits=s.context_chunks)
+            draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
+            answer = assemble.extractive(draft, ext, rare)
+        answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
+        if generate and not answer.refused and self.settings.llm.backend != "none":
+            answer = self._generated(answer, result.hits, closed, t0)
+        return answer
+
+    def _checked(self, question: str, filters: Filters | None) -> Filters:
+        """``filters`` (default :meth:`filters`) for asking ``question``; raises :class:`ConfigError` for an
+        empty question or an empty store."""
         if not question.strip():
             raise ConfigError("the question is empty")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
-        filters, intent = self.time_intent(question, filters)
-        time_filter = intent.describe(datetime.date.today())
-        t_rep = time.perf_counter()
+        return filters or self.filters()
+
+    def _repaired(self, question: str, filters: Filters) -> tuple[str, dict[str, str], float]:
+        """``(question searched, repairs, milliseconds)``: :meth:`repair_question` when
+        ``retrieval.repair_spelling`` is on, else the question unchanged."""
+        t0 = time.perf_counter()
         asked, repairs = self.repair_question(question, filters) if self.settings.retrieval.repair_spelling \
             else (question, {})
-        rep_ms = (time.perf_counter() - t_rep) * 1e3
-        result = self.search(asked, filters, recency=intent.recency, query_vector=query_vector)
-        result.timings_ms["repair"] = rep_ms
-        t_cov = time.perf_counter()
-        counts = {} if s.unknown_terms == "ignore" else term_counts(self.store, asked, filters)
-        missing = [t for t, n in counts.items() if n == 0]
-        rare = [t for t, n in counts.items() if 0 < n < RARE_BELOW]
-        result.timings_ms["coverage"] = (time.perf_counter() - t_cov) * 1e3
-        scope = "patient" if filters.patient_id is not None else "reference"
-        scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
-        gate = self.gate(scope)
-        max_zipf, related_min = self.gate_params(scope)
-        decision = gate.decide(result, missing, s.unknown_terms)
-        check: Answerability | None = None
-        if s.key_terms != "ignore" and result.hits:
-            t_key = time.perf_counter()
-            check = self.answerability(asked, result.hits, max_zipf, filters)
-            result.timings_ms["key_terms"] = (time.perf_counter() - t_key) * 1e3
-        warnings = []
-        if not gate.calibrated:
-            warnings.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
-                            f"({gate.model_id}): run `clinqa eval refusal ... --save`")
-        if missing and s.unknown_terms == "warn":
-            where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
-            warnings.append(where + ", ".join(f"'{w}'" for w in missing)
-                            + ("; the quoted passages may not answer the question" if decision.answer else ""))
-        retrieved = [
-            {"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
-            for h in result.hits
-        ]
-        timings = dict(result.timings_ms)
-        extra: dict[str, Any] = {"answerability": check.to_dict() if check else {},
-                                 "missing_terms": check.missing_names() if check else [], "query_repair": repairs,
-                                 "query_expansion": result.expansion}
-        support = self.support_threshold(scope) if check is not None else None
-        if (not decision.answer and check is not None and support is not None and decision.signal is not None
-                and check.complete_in == 0 and decision.signal >= support):
-            # the best passage mentions every key term of the question: a weaker dense match suffices
-            decision = replace(decision, answer=True, kind=decision.kind + "+key_term_support",
-                               reason=f"signal {decision.signal:.3f} is below the threshold {decision.threshold:.3f} "
-                                      f"but at least {support:.3f}, and the best passage mentions every key term")
-        # a missing key term refuses; it also names what is missing when the dense gate refused anyway
-        key_refusal = bool(check is not None and check.decisive and s.key_terms == "refuse")
-        if key_refusal and check is not None:
-            reason = assemble.missing_reason(check.decisive_names(), check.in_corpus, scoped)
-            decision = replace(decision, answer=False, reason=reason,
-                               kind=decision.kind + ("+key_terms" if decision.answer else ""))
-        elif check is not None and check.missing and s.key_terms != "ignore" and decision.answer:
-            warnings.append("the passages found do not mention " + ", ".join(f"'{w}'" for w in check.missing_names())
-                            + ": check that they answer the question")
+        return asked, repairs, (time.perf_counter() - t0) * 1e3
 
-        def refusal(reason: str, topics: list[dict[str, Any]], text: str | None = None) -> Answer:
-            timings["total"] = (time.perf_counter() - t0) * 1e3
-            return Answer(question, True, text or reason, filters.to_dict(),
-                          related_topics=[assemble.topic_label(t) for t in topics], reason=reason, mode="refusal",
-                          gate=decision.to_dict(), timings_ms=timings, retrieved=retrieved, warnings=warnings,
-                          time_filter=time_filter, related=topics, query_vector=result.query_vector, **extra)
+    def _coverage(self, asked: str, filters: Filters, timings_ms: dict[str, float]) -> tuple[list[str], list[str]]:
+        """``(missing, rare)``: the content words of ``asked`` no chunk under ``filters`` has, and those
+        fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.answer.coverage.term_counts`; none when
+        ``answer.unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]``."""
+        t0 = time.perf_counter()
+        counts = {} if self.settings.answer.unknown_terms == "ignore" else term_counts(self.store, asked, filters)
+        timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
+        return [t for t, n in counts.items() if n == 0], [t for t, n in counts.items() if 0 < n < RARE_BELOW]
 
-        if not decision.answer:
-            signal = decision.signal if decision.signal is not None else -1.0
-            close = signal >= related_min
-            topics = assemble.related(result.hits, s.related_topics) if close else []
-            if key_refusal:
-                reason = decision.reason
-            elif not result.hits:
-                reason = assemble.NO_MATCH
-            else:
-                reason = assemble.NOT_COVERED
-            if filters.has_years:  # answerable outside the year range? (same patient scope)
-                wide_filters = replace(filters, year_min=None, year_max=None)
-                wider = self.search(asked, wide_filters,
-                                    rerank=gate.signal == "rerank", query_vector=result.query_vector)
-                inside = {h.chunk.chunk_id for h in result.hits}
-                outside = [h for h in wider.hits if h.chunk.chunk_id not in inside
-                           and not _in_years(h.chunk, filters)]
-                wider_ok = gate.decide(wider, missing, s.unknown_terms).answer
-                if wider_ok and s.key_terms == "refuse":
-                    wider_ok = self.answerability(asked, wider.hits, max_zipf, wide_filters).answerable
-                if outside and wider_ok:
-                    span = f"{filters.year_min or '...'}-{filters.year_max or '...'}"
-                    read = f" (read from '{intent.phrase}')" if intent.phrase else ""
-                    reason = f"Nothing close enough is dated in the years {span}{read}."
-                    wide = assemble.related(outside, s.related_topics)
-                    return refusal(reason, wide, f"{reason} Outside that range the documents have the topics "
-                                                 "listed; widen or remove the year range to see them.")
-            if not result.hits and filters.patient_id is not None and not filters.has_years:
-                return refusal(reason, [], f"{reason} Patient {filters.patient_id} has no matching notes; "
-                                           "check the patient id.")
-            return refusal(reason, topics)
-        t1 = time.perf_counter()
-        ext = extract_answer(result.query_vector, result.hits, self.unit_encoder,
-                             s.max_sentences, s.min_sentence_score, question=asked, max_hits=s.context_chunks)
-        timings["extract"] = (time.perf_counter() - t1) * 1e3
-        timings["total"] = (time.perf_counter() - t0) * 1e3
-        if not ext.text:
-            return refusal(assemble.NO_QUOTE, [])
-        cited = {c.chunk_id for c in ext.citations}
-        unmentioned = unmentioned_in([h.chunk.text for h in result.hits if h.chunk.chunk_id in cited], rare)
-        if unmentioned:
-            warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
-                            + ": check that they answer the question")
-        copies = {h.chunk.chunk_id: h.duplicates for h in result.hits if h.duplicates}
-        for c in ext.citations:  # name a copy only if it holds every quoted unit, word for word
-            units = [_norm(u) for u in ext.quotes.get(c.chunk_id, [])]
-            c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
-                         for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
-        answer = Answer(question, False, ext.text, filters.to_dict(), ext.citations, mode="extractive",
-                        gate=decision.to_dict(), timings_ms=timings, retrieved=retrieved, warnings=warnings,
-                        time_filter=time_filter, query_vector=result.query_vector, **extra)
-        if generate and self.settings.llm.backend != "none":
-            answer = self._generated(answer, result.hits, closed, t0)
-        return answer
+    def _key_terms(self, asked: str, result: RetrievalResult, max_zipf: float,
+                   filters: Filters) -> Answerability | None:
+        """The key-term test (:meth:`answerability`) of ``asked`` on ``result``'s hits, timed into
+        ``result.timings_ms["key_terms"]``; None when ``answer.key_terms`` is ``ignore`` or nothing matched."""
+        if self.settings.answer.key_terms == "ignore" or not result.hits:
+            return None
+        t0 = time.perf_counter()
+        check = self.answerability(asked, result.hits, max_zipf, filters)
+        result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
+        return check
+
+    def _refusal(self, draft: assemble.Draft, decided: assemble.Decision, asked: str, phrase: str,
+                 gate: RefusalGate, missing: list[str], max_zipf: float, related_min: float) -> Answer:
+        """The refusal of a question the decision refused: when a year range applied and the question
+        answers without it (:meth:`_outside_years`), the year-range refusal
+        (:func:`clinqa.answer.assemble.year_range_refusal`), else :func:`clinqa.answer.assemble.refuse`."""
+        n = self.settings.answer.related_topics
+        outside = self._outside_years(asked, draft, gate, missing, max_zipf) if draft.filters.has_years else []
+        if outside:
+            return assemble.year_range_refusal(draft, outside, phrase, n)
+        return assemble.refuse(draft, decided, related_min, n)
+
+    def _outside_years(self, asked: str, draft: assemble.Draft, gate: RefusalGate, missing: list[str],
+                       max_zipf: float) -> list[Any]:
+        """The hits dated outside ``draft.filters``' year range of the same search without the range (same
+        patient scope), when that wider search passes the gate (and the key-term test with
+        ``answer.key_terms == "refuse"``); else ``[]``."""
+        s, filters = self.settings.answer, draft.filters
+        wide_filters = replace(filters, year_min=None, year_max=None)
+        wider = self.search(asked, wide_filters, rerank=gate.signal == "rerank", query_vector=draft.query_vector)
+        inside = {h.chunk.chunk_id for h in draft.hits}
+        outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not _in_years(h.chunk, filters)]
+        wider_ok = gate.decide(wider, missing, s.unknown_terms).answer
+        if wider_ok and s.key_terms == "refuse":
+            wider_ok = self.answerability(asked, wider.hits, max_zipf, wide_filters).answerable
+        return outside if wider_ok else []
 
     def _generated(self, extractive: Answer, hits: list[Any], closed: bool, t0: float) -> Answer:
         """The generated answer for a question the gate let through, or ``extractive`` with a
@@ -670,8 +637,8 @@ class Pipeline:
         warnings = ["answered by the language model alone, from no evidence: nothing here is checked"]
         if g.redacted:
             warnings.append("patient identifiers were redacted")
-        return Answer(question, False, g.text, {}, mode="no-context", warnings=warnings, llm=g.usage(),
-                      identifiers=g.identifiers, timings_ms={"total": (time.perf_counter() - t0) * 1e3})
+        return Answer(question=question, refused=False, answer=g.text, filters={}, mode="no-context", warnings=warnings,
+                      llm=g.usage(), identifiers=g.identifiers, timings_ms={"total": (time.perf_counter() - t0) * 1e3})
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:

@@ -163,3 +163,25 @@ def test_chunking_comparison_on_tiny_slice(tiny: Path, tmp_path: Path) -> None:
     assert 0.0 < fixed_vs["p_value"] <= 1.0
     # 40-word windows cut sentences and paragraphs; hierarchical chunks of these short abstracts do not
     assert rows[0]["context_loss"] > 0.5 and rows[1]["context_loss"] < rows[0]["context_loss"]
+
+
+def test_search_depth_is_per_call_and_the_encoder_is_shared(tiny_beir: Path, tmp_path: Path) -> None:
+    from clinqa.evaluation.retrieval import build_eval_pipeline, run_searches
+
+    ds = load_dataset(tiny_beir)
+    settings = Settings(data_dir=tmp_path / "data", retrieval={"dense_k": 2, "bm25_k": 2})
+    pipe, _, _ = build_eval_pipeline(ds, settings, None, 0, progress=False)
+    from clinqa.pipeline import Pipeline
+
+    assert Pipeline(settings, encoder=pipe.encoder).encoder is pipe.encoder  # handed over, not loaded again
+    assert pipe.store.count() - pipe.store.level_counts().get("document", 0) >= 6
+    q = ds.queries[0]
+    shallow = pipe.search(q.text, k=1, rerank=False)
+    assert len(shallow.dense) == 2 and len(shallow.bm25) <= 2
+    deep = pipe.search(q.text, k=1, rerank=False, depth=6)
+    assert len(deep.dense) == 6 and len(shallow.bm25) <= len(deep.bm25) <= 6
+    lists, latencies = run_searches(pipe, ds.queries[:3], depth=6, progress=False)
+    assert [len(lists[x.qid][0]) for x in ds.queries[:3]] == [6, 6, 6] and len(latencies) == 3
+    # the pipeline's settings are untouched by the deeper searches
+    assert (pipe.settings.retrieval.dense_k, pipe.settings.retrieval.bm25_k) == (2, 2)
+    assert len(pipe.search(q.text, k=1, rerank=False).dense) == 2

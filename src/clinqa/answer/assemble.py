@@ -1,4 +1,14 @@
-"""Refusal wording and related topics: what a refusal tells the reader.
+"""Answer assembly: the decision after the gate, refusal wording, related topics, warnings and the
+extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model; the pipeline
+runs the stages and hands their results here).
+
+- :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
+- :func:`decide`: the lexical-support rescue (:func:`support_rescue`), then the key-term refusal
+  (:func:`missing_reason`) or the missing-key-term warning.
+- :func:`refuse`, :func:`year_range_refusal`: the refusal answers; :func:`extractive`: the answer,
+  with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
+
+What a refusal tells the reader:
 
 A refusal is one short plain sentence of why (``Answer.answer`` and ``Answer.reason``), then the
 closest topics the documents do have, only when they are close (``Answer.related``, shown once by
@@ -20,9 +30,18 @@ car tyre?") get no topics instead of five unrelated guidelines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
+from clinqa.answer.coverage import unmentioned_in
+from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.answer.types import Answer, Citation
+from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
+
+if TYPE_CHECKING:
+    from clinqa.answer.answerability import Answerability
+    from clinqa.answer.extractive import Extract
 
 NOT_COVERED = "The documents do not cover this question."
 NO_MATCH = "No passage matched the question under the applied filters."
@@ -75,3 +94,182 @@ def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: b
     if scoped:
         return f"The documents under the applied filters do not mention {_join(missing)}."
     return f"The passages found do not mention {_join(missing)}."
+
+
+# -- the decision ------------------------------------------------------------------------------------
+def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str, scoped: bool,
+                  answering: bool) -> list[str]:
+    """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
+    False), then, with ``unknown_terms == "warn"``, the question words in ``missing`` (those no
+    visible chunk has, :func:`clinqa.answer.coverage.term_counts`). ``scoped``: a patient, year,
+    source or document filter applied (the words are then missing "under the applied filters");
+    ``answering``: the gate's own decision, which adds that the quoted passages may not answer."""
+    out = []
+    if not gate.calibrated:
+        out.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
+                   f"({gate.model_id}): run `clinqa eval refusal ... --save`")
+    if missing and unknown_terms == "warn":
+        where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
+        out.append(where + ", ".join(f"'{w}'" for w in missing)
+                   + ("; the quoted passages may not answer the question" if answering else ""))
+    return out
+
+
+def support_rescue(decision: GateDecision, check: Answerability | None, support: float | None) -> GateDecision:
+    """``decision`` turned into an answer when the dense gate refused but the first quotable passage
+    mentions every key term (``check.complete_in == 0``) and the signal is at least ``support``
+    (:meth:`clinqa.pipeline.Pipeline.support_threshold`; ``None``: no such rule); its ``kind`` gains
+    ``+key_term_support``. Otherwise ``decision`` unchanged."""
+    if (decision.answer or check is None or support is None or decision.signal is None
+            or check.complete_in != 0 or decision.signal < support):
+        return decision
+    return replace(decision, answer=True, kind=decision.kind + "+key_term_support",
+                   reason=f"signal {decision.signal:.3f} is below the threshold {decision.threshold:.3f} "
+                          f"but at least {support:.3f}, and the best passage mentions every key term")
+
+
+@dataclass
+class Decision:
+    """The final answer-or-refuse decision of one question: the gate's ``decision`` after the lexical
+    rescue and the key-term test, whether a missing key term refused (``key_refusal``; then
+    ``decision.reason`` is :func:`missing_reason`'s sentence) and the key-term ``warnings`` to add."""
+
+    decision: GateDecision
+    key_refusal: bool = False
+    warnings: list[str] = field(default_factory=list)
+
+
+def decide(decision: GateDecision, check: Answerability | None, support: float | None, key_terms: str,
+           scoped: bool) -> Decision:
+    """Combine the gate's ``decision`` with the key-term test ``check`` (None when it did not run):
+    first :func:`support_rescue` with ``support``; then, with ``key_terms == "refuse"``, a decisive
+    missing term refuses (``kind`` gains ``+key_terms`` when the gate had answered) with the
+    :func:`missing_reason` sentence, also when the gate refused anyway; else, with ``key_terms`` not
+    ``"ignore"``, an answer whose passages miss key terms gets a warning naming them."""
+    decision = support_rescue(decision, check, support)
+    if check is not None and check.decisive and key_terms == "refuse":
+        reason = missing_reason(check.decisive_names(), check.in_corpus, scoped)
+        return Decision(replace(decision, answer=False, reason=reason,
+                                kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
+    if check is not None and check.missing and key_terms != "ignore" and decision.answer:
+        return Decision(decision, warnings=["the passages found do not mention "
+                                            + ", ".join(f"'{w}'" for w in check.missing_names())
+                                            + ": check that they answer the question"])
+    return Decision(decision)
+
+
+# -- the answer ----------------------------------------------------------------------------------------
+@dataclass
+class Draft:
+    """What every answer to one question carries, refused or not: the question as typed, the
+    ``filters`` applied (time intent included), the ``hits`` (best first), the final ``decision``,
+    the ``warnings`` so far, the key-term ``check`` (None when it did not run), the spelling
+    ``repairs``, the BM25 ``expansion``, the ``time_filter`` description, the question's
+    ``query_vector`` (``(dim,)`` float32) and the stage ``timings_ms`` (shared with the answer)."""
+
+    question: str
+    filters: Filters
+    hits: list[Retrieved]
+    decision: GateDecision
+    warnings: list[str] = field(default_factory=list)
+    check: Answerability | None = None
+    repairs: dict[str, str] = field(default_factory=dict)
+    expansion: dict[str, list[str]] = field(default_factory=dict)
+    time_filter: str = ""
+    query_vector: Any = None
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    def common(self) -> dict[str, Any]:
+        """The :class:`~clinqa.answer.types.Answer` keyword arguments shared by answers and refusals."""
+        c = self.check
+        return {"question": self.question, "filters": self.filters.to_dict(), "gate": self.decision.to_dict(),
+                "timings_ms": self.timings_ms, "retrieved": retrieved_rows(self.hits), "warnings": self.warnings,
+                "time_filter": self.time_filter, "query_vector": self.query_vector,
+                "answerability": c.to_dict() if c else {}, "missing_terms": c.missing_names() if c else [],
+                "query_repair": self.repairs, "query_expansion": self.expansion}
+
+
+def retrieved_rows(hits: Sequence[Retrieved]) -> list[dict[str, Any]]:
+    """``Answer.retrieved``: one ``{"rank", "chunk_id", "rrf", "ranks", "scores"}`` per hit, in order."""
+    return [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
+            for h in hits]
+
+
+def refusal(draft: Draft, reason: str, topics: list[dict[str, Any]], text: str | None = None) -> Answer:
+    """The refusal :class:`~clinqa.answer.types.Answer` of ``draft``: ``answer`` is ``text`` (default
+    ``reason``), ``related`` the ``topics`` (:func:`related`) and ``related_topics`` their labels."""
+    return Answer(**draft.common(), refused=True, answer=text or reason, reason=reason, mode="refusal",
+                  related_topics=[topic_label(t) for t in topics], related=topics)
+
+
+def refusal_reason(decision: Decision, has_hits: bool) -> str:
+    """Why a refused question is refused: the key-term sentence of ``decision`` when a missing key
+    term refused, else :data:`NO_MATCH` when nothing matched (``has_hits`` False), else
+    :data:`NOT_COVERED`."""
+    if decision.key_refusal:
+        return decision.decision.reason
+    return NOT_COVERED if has_hits else NO_MATCH
+
+
+def refuse(draft: Draft, decision: Decision, related_min: float, n_topics: int) -> Answer:
+    """The refusal of ``draft`` when no wider year range answers: the :func:`refusal_reason`; up to
+    ``n_topics`` related topics of the hits, only when the gate signal (None counts as -1) is at least
+    ``related_min`` (the related threshold, :meth:`clinqa.pipeline.Pipeline.gate_params`); for a
+    patient-scoped question without a year range that matched nothing, a text telling the reader to
+    check the patient id."""
+    reason = refusal_reason(decision, bool(draft.hits))
+    signal = draft.decision.signal if draft.decision.signal is not None else -1.0
+    topics = related(draft.hits, n_topics) if signal >= related_min else []
+    f = draft.filters
+    if not draft.hits and f.patient_id is not None and not f.has_years:
+        return refusal(draft, reason, [], f"{reason} Patient {f.patient_id} has no matching notes; "
+                                          "check the patient id.")
+    return refusal(draft, reason, topics)
+
+
+def year_range_refusal(draft: Draft, outside: Sequence[Retrieved], phrase: str, n_topics: int) -> Answer:
+    """The refusal of a question whose year range (``draft.filters``) emptied the answer while the same
+    question answers without it: "Nothing close enough is dated in the years 2030-...", naming the
+    time ``phrase`` it was read from (empty: the filters were explicit), with up to ``n_topics``
+    related topics of the ``outside`` hits (those dated outside the range)."""
+    f = draft.filters
+    span = f"{f.year_min or '...'}-{f.year_max or '...'}"
+    read = f" (read from '{phrase}')" if phrase else ""
+    reason = f"Nothing close enough is dated in the years {span}{read}."
+    return refusal(draft, reason, related(outside, n_topics),
+                   f"{reason} Outside that range the documents have the topics listed; widen or remove the "
+                   "year range to see them.")
+
+
+def _norm(text: str) -> str:
+    """Lower-cased text with whitespace runs collapsed, for containment checks."""
+    return " ".join(text.lower().split())
+
+
+def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: Sequence[Retrieved]) -> None:
+    """Set each citation's ``also_in`` (in place): the near-copies folded into its hit
+    (``Retrieved.duplicates``, patient-scoped queries) that hold every quoted unit of it (``quotes``:
+    chunk id -> units), word for word up to case and spacing, each as ``"<type> note <date> (<doc_id>)"``
+    (the type and date left out when unknown; the document year when there is no note date)."""
+    copies = {h.chunk.chunk_id: h.duplicates for h in hits if h.duplicates}
+    for c in citations:
+        units = [_norm(u) for u in quotes.get(c.chunk_id, [])]
+        c.also_in = [f"{d.note_type + ' note ' if d.note_type else ''}{d.note_date or d.year or ''} ({d.doc_id})"
+                     for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
+
+
+def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
+    """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
+    (:func:`clinqa.answer.extractive.extract_answer`), or the :data:`NO_QUOTE` refusal when it quoted
+    nothing. A warning names the ``rare`` question words (those few chunks have) that no cited
+    passage mentions (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled
+    (:func:`also_in`)."""
+    if not ext.text:
+        return refusal(draft, NO_QUOTE, [])
+    cited = {c.chunk_id for c in ext.citations}
+    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], list(rare))
+    if unmentioned:
+        draft.warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
+                              + ": check that they answer the question")
+    also_in(ext.citations, ext.quotes, draft.hits)
+    return Answer(**draft.common(), refused=False, answer=ext.text, citations=ext.citations, mode="extractive")

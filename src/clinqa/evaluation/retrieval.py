@@ -80,28 +80,23 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
     the reranking time per query.
     """
     rs = pipe.settings.retrieval
-    deep = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
-    pipe.settings = pipe.settings.model_copy(update={"retrieval": deep})
     filters = pipe.filters()
     lists: Lists = {}
     latencies: list[float] = []
     reranker = pipe.reranker if reranked is not None else None
-    try:
-        for q in tqdm(queries, desc="queries", disable=not progress):
-            t0 = time.perf_counter()
-            res = pipe.search(q.text, filters, k=1, rerank=False)
-            latencies.append((time.perf_counter() - t0) * 1e3)
-            lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
-                            [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
-            if reranker is not None and reranked is not None:
-                pool = production_pool(res, rs)
-                t1 = time.perf_counter()
-                out = rerank_hits(reranker, q.text, pool, len(pool))
-                if rerank_ms is not None:
-                    rerank_ms.append((time.perf_counter() - t1) * 1e3)
-                reranked[q.qid] = [(h.chunk.chunk_id, h.chunk.doc_id) for h in out]
-    finally:
-        pipe.settings = pipe.settings.model_copy(update={"retrieval": rs})
+    for q in tqdm(queries, desc="queries", disable=not progress):
+        t0 = time.perf_counter()
+        res = pipe.search(q.text, filters, k=1, rerank=False, depth=depth)
+        latencies.append((time.perf_counter() - t0) * 1e3)
+        lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
+                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
+        if reranker is not None and reranked is not None:
+            pool = production_pool(res, rs)
+            t1 = time.perf_counter()
+            out = rerank_hits(reranker, q.text, pool, len(pool))
+            if rerank_ms is not None:
+                rerank_ms.append((time.perf_counter() - t1) * 1e3)
+            reranked[q.qid] = [(h.chunk.chunk_id, h.chunk.doc_id) for h in out]
     return lists, latencies
 
 
@@ -169,8 +164,8 @@ def build_eval_pipeline(dataset: Dataset, settings: Settings, distractors: int |
     # retrieval studies quote nothing: answer units are embedded (and cached) only when asked for
     eval_settings = settings.model_copy(update={
         "data_dir": store, "answer": settings.answer.model_copy(update={"precompute_units": False})})
-    pipe = Pipeline(eval_settings, cache_path=Path(settings.data_dir) / "embeddings.sqlite")
-    pipe._encoder = probe.encoder  # same model: load it once
+    # same model: load it once
+    pipe = Pipeline(eval_settings, cache_path=Path(settings.data_dir) / "embeddings.sqlite", encoder=probe.encoder)
     total = len(ids) if ids is not None else None
     report = pipe.ingest_documents(dataset.documents(ids), progress=progress, total=total)
     if report.failed:

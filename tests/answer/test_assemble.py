@@ -1,0 +1,196 @@
+"""Answer assembly (clinqa.answer.assemble): warnings, the decision, refusals and extractive answers,
+each from hand-written inputs (no store, no model)."""
+
+from __future__ import annotations
+
+import datetime
+
+from clinqa.answer import assemble
+from clinqa.answer.answerability import Answerability, KeyTerm
+from clinqa.answer.extractive import Extract
+from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.answer.types import Citation
+from clinqa.chunking import Chunk
+from clinqa.retrieval.filters import Filters
+from clinqa.retrieval.hybrid import Retrieved
+
+
+def _chunk(cid: str, body: str, title: str = "", section: tuple[str, ...] = (), **kw: object) -> Chunk:
+    return Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title=title,
+                 section_path=list(section), **kw)
+
+
+def _hit(chunk: Chunk, rank: int = 1, duplicates: list[Chunk] | None = None) -> Retrieved:
+    return Retrieved(chunk=chunk, score=0.5 / rank, rank=rank, ranks={"dense": rank}, scores={"dense": 0.7},
+                     duplicates=duplicates or [])
+
+
+def _decision(answer: bool, signal: float | None = 0.40, threshold: float = 0.45) -> GateDecision:
+    return GateDecision(answer, signal, threshold, "closest passage similarity 0.40", "dense_cosine", "shipped")
+
+
+CHILDREN = KeyTerm("children", "population", "children")
+AMOXICILLIN = KeyTerm("amoxicillin", "specific", "amoxicillin")
+
+
+# -- warnings ---------------------------------------------------------------------------------------
+def test_gate_warnings_uncalibrated_then_missing_words() -> None:
+    gate = RefusalGate(0.5, model_id="m1", calibrated=False)
+    out = assemble.gate_warnings(gate, ["zorblax", "quux"], "warn", scoped=False, answering=True)
+    assert out == ["the refusal threshold 0.50 is not calibrated for this model (m1): run `clinqa eval refusal "
+                   "... --save`",
+                   "the corpus never mentions 'zorblax', 'quux'; the quoted passages may not answer the question"]
+
+
+def test_gate_warnings_scoped_refused_and_off() -> None:
+    gate = RefusalGate(0.5, model_id="m1")
+    assert assemble.gate_warnings(gate, ["zorblax"], "warn", scoped=True, answering=False) == [
+        "no passage under the applied filters mentions 'zorblax'"]
+    assert assemble.gate_warnings(gate, ["zorblax"], "refuse", scoped=False, answering=False) == []
+    assert assemble.gate_warnings(gate, [], "warn", scoped=False, answering=True) == []
+
+
+# -- the decision -----------------------------------------------------------------------------------
+def test_support_rescue_answers_when_first_passage_has_every_key_term() -> None:
+    check = Answerability(key_terms=[KeyTerm("curb-65", "specific", "curb-65")], complete_in=0)
+    out = assemble.support_rescue(_decision(False, 0.40), check, 0.35)
+    assert out.answer is True
+    assert out.kind == "dense_cosine+key_term_support"
+    assert out.reason == ("signal 0.400 is below the threshold 0.450 but at least 0.350, and the best passage "
+                          "mentions every key term")
+
+
+def test_support_rescue_leaves_the_decision_otherwise() -> None:
+    check = Answerability(key_terms=[CHILDREN], complete_in=0)
+    refused = _decision(False, 0.40)
+    assert assemble.support_rescue(refused, check, 0.41) is refused  # signal below support
+    assert assemble.support_rescue(refused, Answerability(key_terms=[CHILDREN], complete_in=1), 0.3) is refused
+    assert assemble.support_rescue(refused, check, None) is refused  # no support rule
+    assert assemble.support_rescue(refused, None, 0.3) is refused  # no key-term test
+    assert assemble.support_rescue(_decision(False, None), check, 0.3).answer is False  # nothing matched
+
+
+def test_decide_missing_population_refuses_and_names_it() -> None:
+    check = Answerability(key_terms=[AMOXICILLIN, CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
+    d = assemble.decide(_decision(True, 0.6), check, None, "refuse", scoped=False)
+    assert d.key_refusal is True
+    assert d.decision.answer is False
+    assert d.decision.kind == "dense_cosine+key_terms"
+    assert d.decision.reason == "The passages found do not mention children."
+    assert d.warnings == []
+
+
+def test_decide_key_term_reason_replaces_a_dense_refusal() -> None:
+    check = Answerability(key_terms=[AMOXICILLIN], missing=[AMOXICILLIN], in_corpus={"amoxicillin": False})
+    d = assemble.decide(_decision(False, 0.3), check, None, "refuse", scoped=False)
+    assert (d.key_refusal, d.decision.kind) == (True, "dense_cosine")
+    assert d.decision.reason == "The documents do not mention amoxicillin."
+
+
+def test_decide_warns_when_key_terms_only_warn() -> None:
+    check = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
+    d = assemble.decide(_decision(True, 0.6), check, None, "warn", scoped=False)
+    assert (d.key_refusal, d.decision.answer) == (False, True)
+    assert d.warnings == ["the passages found do not mention 'children': check that they answer the question"]
+    assert assemble.decide(_decision(True, 0.6), check, None, "ignore", scoped=False).warnings == []
+    assert assemble.decide(_decision(False, 0.3), check, None, "warn", scoped=False).warnings == []
+
+
+# -- refusals ---------------------------------------------------------------------------------------
+def _draft(hits: list[Retrieved], decision: GateDecision, filters: Filters | None = None) -> assemble.Draft:
+    return assemble.Draft("Q?", filters or Filters(), hits, decision, warnings=["w1"],
+                          repairs={"resusitation": "resuscitation"}, time_filter="", timings_ms={"search": 1.0})
+
+
+HITS = [_hit(_chunk("sep#a#0", "Give fluids.", "Sepsis", ("Management", "Fluids")), 1),
+        _hit(_chunk("sep#a#1", "Give more fluids.", "Sepsis", ("Management", "Fluids")), 2),
+        _hit(_chunk("cap#b#0", "Give antibiotics.", "Pneumonia"), 3)]
+
+
+def test_refuse_not_covered_lists_related_topics_at_the_related_threshold() -> None:
+    draft = _draft(HITS, _decision(False, 0.30))
+    a = assemble.refuse(draft, assemble.Decision(draft.decision), related_min=0.30, n_topics=5)
+    assert (a.refused, a.mode, a.answer, a.reason) == (True, "refusal", assemble.NOT_COVERED, assemble.NOT_COVERED)
+    assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]  # one per (document, last heading)
+    assert [t["chunk_id"] for t in a.related] == ["sep#a#0", "cap#b#0"]
+    assert a.retrieved[2] == {"rank": 3, "chunk_id": "cap#b#0", "rrf": 0.5 / 3, "ranks": {"dense": 3},
+                              "scores": {"dense": 0.7}}
+    assert (a.warnings, a.query_repair, a.gate["signal"]) == (["w1"], {"resusitation": "resuscitation"}, 0.30)
+    assert (a.answerability, a.missing_terms) == ({}, [])
+
+
+def test_refuse_off_topic_gets_no_topics() -> None:
+    draft = _draft(HITS, _decision(False, 0.29))
+    a = assemble.refuse(draft, assemble.Decision(draft.decision), related_min=0.30, n_topics=5)
+    assert (a.related_topics, a.related) == ([], [])
+
+
+def test_refuse_key_term_reason_and_no_match() -> None:
+    key = GateDecision(False, 0.6, 0.45, "The documents do not mention amoxicillin.")
+    draft = _draft(HITS, key)
+    a = assemble.refuse(draft, assemble.Decision(key, key_refusal=True), related_min=0.3, n_topics=1)
+    assert (a.reason, a.related_topics) == ("The documents do not mention amoxicillin.", ["Sepsis > Fluids"])
+    empty = _draft([], _decision(False, None))
+    a = assemble.refuse(empty, assemble.Decision(empty.decision), related_min=-1.0, n_topics=5)
+    assert (a.answer, a.related) == (assemble.NO_MATCH, [])
+
+
+def test_refuse_patient_without_notes_says_check_the_id() -> None:
+    draft = _draft([], _decision(False, None), Filters(patient_id="P7"))
+    a = assemble.refuse(draft, assemble.Decision(draft.decision), related_min=0.3, n_topics=5)
+    assert a.reason == assemble.NO_MATCH
+    assert a.answer == assemble.NO_MATCH + " Patient P7 has no matching notes; check the patient id."
+    years = _draft([], _decision(False, None), Filters(patient_id="P7", year_min=2020))
+    assert assemble.refuse(years, assemble.Decision(years.decision), 0.3, 5).answer == assemble.NO_MATCH
+
+
+def test_year_range_refusal_wording() -> None:
+    draft = _draft([], _decision(False, None), Filters(year_min=2030))
+    a = assemble.year_range_refusal(draft, HITS[2:], "since 2030", n_topics=5)
+    assert a.reason == "Nothing close enough is dated in the years 2030-... (read from 'since 2030')."
+    assert a.answer == (a.reason + " Outside that range the documents have the topics listed; widen or remove "
+                        "the year range to see them.")
+    assert a.related_topics == ["Pneumonia"]
+    explicit = _draft([], _decision(False, None), Filters(year_min=2001, year_max=2003))
+    assert assemble.year_range_refusal(explicit, HITS, "", 5).reason == (
+        "Nothing close enough is dated in the years 2001-2003.")
+
+
+# -- extractive answers -----------------------------------------------------------------------------
+def _citation(cid: str) -> Citation:
+    return Citation(1, cid, cid.split("#")[0], "Note", "Plan", 2023, "", "", 0.9)
+
+
+def test_also_in_names_copies_holding_every_quoted_unit() -> None:
+    kept = _chunk("n3#plan#0", "Continue  metformin 500 mg. Recheck HbA1c.")
+    full = _chunk("n2#plan#0", "continue metformin 500 mg. recheck hba1c. Walk daily.", note_type="progress",
+                  note_date=datetime.date(2023, 4, 2))
+    partial = _chunk("n1#plan#0", "Continue metformin 500 mg.", year=2022)
+    yearly = _chunk("n0#plan#0", "Continue metformin 500 mg. Recheck HbA1c.", year=2021)
+    cits = [_citation("n3#plan#0")]
+    assemble.also_in(cits, {"n3#plan#0": ["Continue metformin 500 mg.", "Recheck HbA1c."]},
+                     [_hit(kept, duplicates=[full, partial, yearly])])
+    assert cits[0].also_in == ["progress note 2023-04-02 (n2)", "2021 (n0)"]
+
+
+def test_also_in_nothing_without_quotes_or_copies() -> None:
+    kept = _chunk("n3#plan#0", "Continue metformin.")
+    cits = [_citation("n3#plan#0")]
+    assemble.also_in(cits, {}, [_hit(kept, duplicates=[_chunk("n2#plan#0", "Continue metformin.", year=2022)])])
+    assert cits[0].also_in == []
+
+
+def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
+    draft = _draft(HITS, _decision(True, 0.7))
+    ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
+    a = assemble.extractive(draft, ext, rare=["fluids", "vasopressin"])
+    assert (a.refused, a.mode, a.answer) == (False, "extractive", "Give fluids. [1]")
+    assert [c.chunk_id for c in a.citations] == ["sep#a#0"]
+    assert a.warnings == ["w1", "the quoted passages do not mention 'vasopressin': check that they answer the "
+                                "question"]
+    assert a.filters == Filters().to_dict()
+
+
+def test_extractive_without_a_quote_refuses() -> None:
+    a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
+    assert (a.refused, a.answer, a.related) == (True, assemble.NO_QUOTE, [])
