@@ -28,7 +28,8 @@ def test_save_prefers_the_joint_calibration(tmp_path: Path) -> None:
     assert stored == {"signal": "dense_cosine", "model_id": "m@abc", "threshold": 0.3, "target_oos": 0.95,
                       "rates": {"in_scope": 0.0, "out_of_scope": 1.0}, "dataset": "dev over corpus",
                       "created": datetime.date.today().isoformat(), "scope": "reference",
-                      "related_threshold": 0.33, "key_term_max_zipf": 3.5}
+                      "related_threshold": 0.33, "key_term_max_zipf": 3.5,
+                      "support_threshold": None}  # a saved calibration has no lexical-support rule (yet)
     assert resolve_threshold("dense_cosine", "m@abc", None, tmp_path) == (0.3, str(path), True)
 
 
