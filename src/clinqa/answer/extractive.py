@@ -88,8 +88,10 @@ NUMBER_QUESTION = re.compile(
     r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
     r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
+#: words that ask for a dose (a question's, or a table column's: "Dose: 1 mg/kg; Frequency: Every 12 hours")
+DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 #: a question asking for a dose, and an amount with a dose unit
-DOSE_QUESTION = re.compile(r"\b(?:doses?|dosing|dosage|how much|regimen)\b", re.IGNORECASE)
+DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
 _DOSE = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
                    re.IGNORECASE)
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
@@ -115,8 +117,7 @@ OPPOSITES: dict[str, tuple[str, ...]] = {
 KEY_VALUE_HEADERS = frozenset({"parameter", "property", "feature", "category", "aspect", "item", "element",
                                "characteristic", "attribute", "field", "variable", "component", "detail", "#",
                                "no", "no.", ""})
-#: a column that asks for a dose, and the columns quoted with it ("Dose: 1 mg/kg; Frequency: Every 12 hours")
-DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
+#: the columns quoted with a dose column
 DOSE_COMPANIONS = frozenset({"route", "frequency", "duration", "timing", "interval", "maximum", "max", "schedule"})
 _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
 _WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
@@ -327,15 +328,15 @@ def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ..
     return out
 
 
+def _says(context: str, words: tuple[str, ...]) -> bool:
+    """Does ``context`` (lower-cased) contain one of ``words`` as a whole word (hyphens join words)?"""
+    return any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", context) for w in words)
+
+
 def _contradicts(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
     """Does ``context`` (a heading or label) state the opposite of a qualifier and not the qualifier?"""
-    c = " " + " ".join(context.lower().replace("-", "-").split()) + " "
-    for _, same, opposite in qualifiers:
-        says_same = any(re.search(r"(?<![\w-])" + re.escape(s) + r"(?![\w-])", c) for s in same)
-        says_opp = any(re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", c) for o in opposite)
-        if says_opp and not says_same:
-            return True
-    return False
+    c = " ".join(context.lower().split())
+    return any(_says(c, opposite) and not _says(c, same) for _, same, opposite in qualifiers)
 
 
 def _overlap(q_stems: set[str], unit_stems: list[set[str]]) -> np.ndarray:
@@ -352,12 +353,8 @@ def _overlap(q_stems: set[str], unit_stems: list[set[str]]) -> np.ndarray:
 
 def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
     """Does ``context`` (a heading or label) state one of the qualifiers (and not its opposite)?"""
-    c = " " + " ".join(context.lower().split()) + " "
-    for _, same, opposite in qualifiers:
-        if any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", c) for w in same) and \
-                not any(re.search(r"(?<![\w-])" + re.escape(o) + r"(?![\w-])", c) for o in opposite):
-            return True
-    return False
+    c = " ".join(context.lower().split())
+    return any(_says(c, same) and not _says(c, opposite) for _, same, opposite in qualifiers)
 
 
 def _headers(u: Unit) -> tuple[str, ...]:
