@@ -319,12 +319,14 @@ class Pipeline:
         ``rerank``), newest-first fusion (``recency``); returns ``k`` chunks (default
         ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store.
         ``query_vector`` skips encoding a query already encoded. ``depth`` deepens both ranked lists
-        for this call (``dense_k`` and ``bm25_k`` at least ``depth``; ``RetrievalResult.dense``/``bm25``),
+        for this call (``dense_k``, ``bm25_k`` and ``document_k`` at least ``depth``;
+        ``RetrievalResult.dense``/``bm25``/``documents``),
         as the evaluation harness needs, without changing :attr:`settings`."""
         self._check_model()
         rs = self.settings.retrieval
         if depth is not None:
-            rs = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k)})
+            rs = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k),
+                                       "document_k": max(depth, rs.document_k)})
         filters = filters or self.filters()
         n = k or rs.top_k
         reranker = self.reranker if rerank else None

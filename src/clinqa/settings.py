@@ -127,6 +127,13 @@ class RetrievalSettings(BaseModel):
     dense_weight: float = Field(1.0, ge=0.0)
     bm25_weight: float = Field(1.0, ge=0.0)
     top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
+    document_weight: float = Field(
+        0.0, ge=0.0,
+        description="RRF weight of the document list: the overview chunk of each document (title, metadata "
+        "and the first model window of its text) searched densely under the same filters; every chunk found "
+        "by the dense or BM25 list gains document_weight / (rrf_k + its document's rank). 0: off. "
+        "Overview chunks are still never quoted (clinqa.retrieval.fusion.parent_rrf).")
+    document_k: int = Field(30, ge=1, description="Documents in the document list (with document_weight > 0).")
     @model_validator(mode="after")
     def _some_weight(self) -> RetrievalSettings:
         if self.dense_weight == 0 and self.bm25_weight == 0:

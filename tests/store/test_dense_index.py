@@ -97,3 +97,35 @@ def test_wrong_dimension_is_an_error(mixed) -> None:
     store, _, _ = mixed
     with pytest.raises(ValueError, match="dimensions"):
         store.dense_search(np.ones(DIM + 1, dtype=np.float32), 3, Filters())
+
+
+def test_cached_gather_gives_the_brute_force_ranking(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A filter admitting under 1/8 of the rows (here the overview rows, as the document list asks) takes
+    the gathered path; from GATHER_CACHE_MIN_ROWS rows the gather is cached and reused: the second
+    search with the same filter must rank exactly as the first and as a brute-force product."""
+    import pyarrow as pa
+
+    from clinqa.store import dense as D
+    from clinqa.store.schema import chunk_schema
+
+    monkeypatch.setattr(D, "GATHER_CACHE_MIN_ROWS", 3)
+    rng = np.random.default_rng(3)
+    n = 100
+    vecs = rng.standard_normal((n, DIM)).astype(np.float32)
+    levels = ["document" if i % 10 == 0 else "paragraph" for i in range(n)]  # 10 overview rows of 100
+    chunks = [Chunk(chunk_id=f"c{i}", doc_id=f"d{i // 10}", text="t", body="t", hierarchy_level=levels[i])
+              for i in range(n)]
+    rows = [{**c.model_dump(), "vector": v.tolist()} for c, v in zip(chunks, vecs, strict=True)]
+    schema = chunk_schema(DIM)
+    table = pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema)
+    index = D.DenseIndex(table)
+    only_overviews = Filters(exclude_levels=("section", "paragraph", "window", "references"))
+    q = rng.standard_normal(DIM).astype(np.float32)
+    overview = [i for i in range(n) if levels[i] == "document"]
+    cos = (vecs[overview] / np.linalg.norm(vecs[overview], axis=1, keepdims=True)) @ (q / np.linalg.norm(q))
+    want = [overview[j] for j in np.argsort(-cos, kind="stable")[:4]]
+    first = index.search(q, 4, only_overviews)
+    assert list(first[0]) == want and only_overviews in index._gathered
+    second = index.search(q, 4, only_overviews)
+    assert list(second[0]) == want
+    np.testing.assert_allclose(second[1], np.sort(cos)[::-1][:4], atol=1e-5)

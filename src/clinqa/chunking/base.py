@@ -12,7 +12,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from datetime import date
-from typing import Literal, Protocol
+from typing import Literal, Protocol, get_args
 
 from pydantic import BaseModel, Field
 
@@ -25,6 +25,12 @@ Level = Literal["document", "section", "paragraph", "window", "references"]
 #: overview chunks, are left out of question answering by default (``retrieval.exclude_levels``).
 REFERENCES_TITLE = re.compile(r"^(?:\d{1,2}\.?\s*)?(?:references|bibliography|literature cited|works cited|"
                               r"reference list)$", re.I)
+
+
+def content_levels() -> tuple[str, ...]:
+    """Every chunk level but ``document`` (the overview chunks), in :data:`Level` order:
+    ``("section", "paragraph", "window", "references")``."""
+    return tuple(lv for lv in get_args(Level) if lv != "document")
 
 
 def level_for(section_path: list[str] | tuple[str, ...], level: Level) -> Level:

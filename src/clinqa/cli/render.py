@@ -285,10 +285,11 @@ def fusion_table(rows: list[dict[str, Any]]) -> list[str]:
     """``clinqa eval fusion``: one row per fusion rule with five metrics and MRR@10 against the first
     rule (difference and paired p)."""
     cols = ("MRR@10", "Hit@1", "Hit@10", "nDCG@10", "Recall@30")
-    lines = [f"{'rule':<34}" + "".join(f"{c:>24}" for c in cols) + "   dMRR vs first (p)"]
+    w = max([34, *(len(r["rule"]) + 2 for r in rows)])
+    lines = [f"{'rule':<{w}}" + "".join(f"{c:>24}" for c in cols) + "   dMRR vs first (p)"]
     for r in rows:
         d = r["vs_first"]["MRR@10"]
-        lines.append(f"{r['rule']:<34}" + "".join(f"{fmt_metric(r['metrics'][c]):>24}" for c in cols)
+        lines.append(f"{r['rule']:<{w}}" + "".join(f"{fmt_metric(r['metrics'][c]):>24}" for c in cols)
                      + f"   {d['diff']:+.3f} ({d['p_value']:.3f})")
     return lines
 

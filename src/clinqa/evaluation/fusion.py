@@ -3,7 +3,10 @@
 Rules: RRF with k in {10, 60, 100} and equal weights; k = 60 with dense/BM25 weights
 0.3/0.7 (the weighting of a published clinical-notes study) and 0.7/0.3; k = 60 with the
 query-dependent "dynamic alpha" weights of :func:`clinqa.evaluation.weights.dynamic_weights`;
-and each list alone. Because the candidate lists are shared, differences come from the
+k = 60 and k = 10 with the document list as a parent list of weight 1
+(:func:`clinqa.retrieval.fusion.parent_rrf`; needs the lists searched with
+``retrieval.document_weight`` above 0, else those rows equal their chunk-only rule); and each list
+alone. Because the candidate lists are shared, differences come from the
 fusion rule only.
 """
 
@@ -16,6 +19,7 @@ from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset
 from clinqa.evaluation.retrieval import Lists, docs_in_order, fuse_docs, with_ci
 from clinqa.evaluation.weights import dynamic_weights
+from clinqa.settings import RetrievalSettings
 
 
 @dataclass(frozen=True)
@@ -27,6 +31,7 @@ class FusionRule:
     k: int = 60
     weights: tuple[float, float] | None = (1.0, 1.0)
     only: str | None = None
+    documents: float = 0.0
 
 
 RULES = (
@@ -36,19 +41,30 @@ RULES = (
     FusionRule("RRF k=60, dense 0.3 / BM25 0.7", weights=(0.3, 0.7)),
     FusionRule("RRF k=60, dense 0.7 / BM25 0.3", weights=(0.7, 0.3)),
     FusionRule("RRF k=60, dynamic alpha", weights=None),
+    FusionRule("RRF k=60, equal, + document list 1.0", documents=1.0),
+    FusionRule("RRF k=10, equal, + document list 1.0", k=10, documents=1.0),
     FusionRule("dense only", only="dense"),
     FusionRule("BM25 only", only="bm25"),
 )
 
 
-def apply_rule(rule: FusionRule, query: str, dense: list[tuple[str, str]], bm25: list[tuple[str, str]]) -> list[str]:
-    """Document ranking of one query under ``rule``."""
+def apply_rule(rule: FusionRule, query: str, dense: list[tuple[str, str]], bm25: list[tuple[str, str]],
+               documents: list[str] | None = None) -> list[str]:
+    """Document ranking of one query under ``rule`` (``documents``: the document list, best first)."""
     if rule.only == "dense":
         return docs_in_order([d for _, d in dense])
     if rule.only == "bm25":
         return docs_in_order([d for _, d in bm25])
     wd, wb = rule.weights if rule.weights is not None else dynamic_weights(query)
-    return fuse_docs(dense, bm25, wd, wb, rule.k)
+    return fuse_docs(dense, bm25, wd, wb, rule.k, documents, rule.documents)
+
+
+def default_rule(rs: RetrievalSettings) -> FusionRule:
+    """The configured fusion (``rrf_k``, list weights, ``document_weight``) as a rule, named
+    ``configured (RRF k=60, dense 1 / BM25 1, document list 0)``."""
+    return FusionRule(f"configured (RRF k={rs.rrf_k}, dense {rs.dense_weight:g} / BM25 {rs.bm25_weight:g}, "
+                      f"document list {rs.document_weight:g})", k=rs.rrf_k,
+                      weights=(rs.dense_weight, rs.bm25_weight), documents=rs.document_weight)
 
 
 def fusion_study(dataset: Dataset, lists: Lists, rules: tuple[FusionRule, ...] = RULES,
@@ -62,7 +78,7 @@ def fusion_study(dataset: Dataset, lists: Lists, rules: tuple[FusionRule, ...] =
     rows = []
     first: dict[str, dict[str, float]] | None = None
     for rule in rules:
-        run = {qid: apply_rule(rule, text[qid], d, b) for qid, (d, b) in lists.items()}
+        run = {qid: apply_rule(rule, text[qid], *ls) for qid, ls in lists.items()}
         per_query = M.evaluate(dataset.qrels, run)
         first = first or per_query
         vs = {m: M.paired_test({q: v[m] for q, v in per_query.items()}, {q: v[m] for q, v in first.items()},

@@ -36,7 +36,7 @@ from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.pipeline import Pipeline
 from clinqa.rerank import rerank_hits
-from clinqa.retrieval.fusion import rrf
+from clinqa.retrieval.fusion import parent_rrf, rrf
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, fuse_hits
 from clinqa.settings import RetrievalSettings, Settings
 
@@ -65,7 +65,9 @@ def with_ci(per_query: dict[str, dict[str, float]], clusters: dict[str, str], n_
     return out
 
 
-Lists = dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]]]]
+Lists = dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]]
+"""qid -> (dense, bm25, documents): ``(chunk_id, doc_id)`` pairs best first for the two chunk lists,
+document ids best first for the document list (empty when ``retrieval.document_weight`` is 0)."""
 
 
 def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: bool = True,
@@ -73,11 +75,10 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
                  rerank_ms: list[float] | None = None) -> tuple[Lists, list[float]]:
     """Search every query with ``depth`` candidates per list under the production filters.
 
-    Returns ``({qid: (dense, bm25)}, latencies_ms)`` where each list holds
-    ``(chunk_id, doc_id)`` pairs best first. When ``pipe`` has a reranker and ``reranked`` is
-    given, it is filled with ``{qid: reranked pool}`` (the production pool: fused dense
-    top-``dense_k`` and BM25 top-``bm25_k``, reordered by the reranker) and ``rerank_ms`` with
-    the reranking time per query.
+    Returns ``({qid: (dense, bm25, documents)}, latencies_ms)`` (see :data:`Lists`). When ``pipe``
+    has a reranker and ``reranked`` is given, it is filled with ``{qid: reranked pool}`` (the
+    production pool: fused dense top-``dense_k`` and BM25 top-``bm25_k``, reordered by the
+    reranker) and ``rerank_ms`` with the reranking time per query.
     """
     rs = pipe.settings.retrieval
     filters = pipe.filters()
@@ -89,7 +90,8 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
         res = pipe.search(q.text, filters, k=1, rerank=False, depth=depth)
         latencies.append((time.perf_counter() - t0) * 1e3)
         lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
-                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25])
+                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25],
+                        [h.chunk.doc_id for h in res.documents])
         if reranker is not None and reranked is not None:
             pool = production_pool(res, rs)
             t1 = time.perf_counter()
@@ -103,15 +105,19 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
 def production_pool(res: RetrievalResult, rs: RetrievalSettings) -> list[Retrieved]:
     """The candidate pool ``clinqa ask`` reranks, rebuilt from deeper lists: weighted RRF over
     dense top-``rs.dense_k`` and BM25 top-``rs.bm25_k``, every chunk of the union, fused order."""
-    return fuse_hits(res.dense[: rs.dense_k], res.bm25[: rs.bm25_k], rs)
+    return fuse_hits(res.dense[: rs.dense_k], res.bm25[: rs.bm25_k], rs, documents=res.documents[: rs.document_k])
 
 
 def fuse_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], w_dense: float, w_bm25: float,
-              k: int) -> list[str]:
-    """Weighted RRF over the chunk lists, then documents by their best chunk."""
+              k: int, documents: list[str] | None = None, w_documents: float = 0.0) -> list[str]:
+    """Weighted RRF over the chunk lists (plus the document list as a parent list,
+    :func:`clinqa.retrieval.fusion.parent_rrf`, when ``documents`` and ``w_documents`` are given),
+    then documents by their best chunk, as :func:`clinqa.retrieval.hybrid.fuse_hits` ranks chunks."""
     fused = rrf({"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
                 {"dense": w_dense, "bm25": w_bm25}, k=k)
     doc_of = dict(dense + bm25)
+    if documents and w_documents > 0:
+        fused = parent_rrf(fused, doc_of, documents, w_documents, k)
     return docs_in_order([doc_of[c] for c, _ in fused])
 
 
@@ -209,8 +215,9 @@ def evaluate_retrieval(
         runs["rerank"] = {qid: docs_in_order([d for _, d in pool]) for qid, pool in reranked.items()}
     pool_hit: dict[str, float] = {}
     for q in queries:
-        dense, bm25 = lists[q.qid]
-        runs["hybrid"][q.qid] = fuse_docs(dense, bm25, rs.dense_weight, rs.bm25_weight, rs.rrf_k)
+        dense, bm25, documents = lists[q.qid]
+        runs["hybrid"][q.qid] = fuse_docs(dense, bm25, rs.dense_weight, rs.bm25_weight, rs.rrf_k,
+                                          documents, rs.document_weight)
         runs["dense"][q.qid] = docs_in_order([d for _, d in dense])
         runs["bm25"][q.qid] = docs_in_order([d for _, d in bm25])
         gold = dataset.qrels.get(q.qid)

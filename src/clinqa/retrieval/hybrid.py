@@ -2,20 +2,25 @@
 (:mod:`clinqa.retrieval.fusion`). ``timings_ms``: ``dense`` and ``bm25`` each search's own time,
 ``lookups`` both together. With ``retrieval.expand_synonyms`` the BM25 query is the question plus the
 equivalents of its lay, abbreviated and drug-class phrases (:func:`clinqa.retrieval.synonyms.expand`);
-the dense query is the question as typed."""
+the dense query is the question as typed. With ``retrieval.document_weight`` above 0 a third list,
+``documents``, ranks whole documents by their overview chunk (title, metadata and the first model
+window of the text, :func:`clinqa.chunking.hierarchical.overview_text`), searched densely under the
+same filters; it is a *parent* list: each chunk gains its document's RRF term (see
+:func:`fuse_hits`), and overview chunks are still never answered from. ``timings_ms["documents"]`` is
+its search time."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from clinqa.chunking.base import Chunk
+from clinqa.chunking.base import Chunk, content_levels
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
-from clinqa.retrieval.fusion import rrf
+from clinqa.retrieval.fusion import parent_rrf, rrf
 from clinqa.retrieval.synonyms import expand
 from clinqa.settings import RetrievalSettings
 from clinqa.text import normalize
@@ -28,7 +33,8 @@ if TYPE_CHECKING:  # annotations only: clinqa.store.base loads pyarrow
 class Retrieved:
     """A fused result: the chunk, its RRF score and fused rank, and per-list provenance
     (``ranks``/``scores`` keyed by ``"dense"`` (cosine) and ``"bm25"``; absent when the chunk
-    was not in that list). ``duplicates`` are lower-ranked near-copies of this chunk that were
+    was not in that list; ``"document"`` is the rank and cosine of the chunk's document in the
+    document list, when used). ``duplicates`` are lower-ranked near-copies of this chunk that were
     folded into it (copied-forward note text, :mod:`clinqa.retrieval.dedup`)."""
 
     chunk: Chunk
@@ -54,6 +60,7 @@ class RetrievalResult:
     query_vector: np.ndarray
     timings_ms: dict[str, float] = field(default_factory=dict)
     expansion: dict[str, list[str]] = field(default_factory=dict)
+    documents: list[Hit] = field(default_factory=list)
 
     @property
     def top_dense_cosine(self) -> float | None:
@@ -73,7 +80,10 @@ def hybrid_search(
     """Dense + BM25 retrieval fused by weighted RRF; returns the top ``top_k`` fused chunks
     (default ``settings.top_k``). ``query_vector`` skips encoding when already known. The BM25 list
     searches ``expand(query).text`` when ``settings.expand_synonyms`` (the expansion is reported in
-    ``RetrievalResult.expansion``); the dense list always the query as typed."""
+    ``RetrievalResult.expansion``); the dense list always the query as typed. The document list
+    (``settings.document_k`` overview chunks, ``RetrievalResult.documents``) is searched only when
+    ``settings.document_weight`` is above 0 and ``filters`` leave overview chunks out (the
+    question-answering filters; a search that asks for overview chunks gets them as chunks)."""
     t0 = time.perf_counter()
     query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
@@ -85,24 +95,46 @@ def hybrid_search(
     expansion = expand(query) if settings.expand_synonyms else None
     bm25 = store.bm25_search(expansion.text if expansion else query, settings.bm25_k, filters)
     t3 = time.perf_counter()
-    hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k)
+    documents: list[Hit] = []
+    if settings.document_weight > 0 and "document" in filters.exclude_levels:
+        documents = store.dense_search(qv, settings.document_k, document_filters(filters))
     t4 = time.perf_counter()
+    hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k, documents)
+    t5 = time.perf_counter()
     timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
-               "lookups": (t3 - t1) * 1e3, "fusion": (t4 - t3) * 1e3}
+               **({"documents": (t4 - t3) * 1e3} if documents else {}),
+               "lookups": (t4 - t1) * 1e3, "fusion": (t5 - t4) * 1e3}
     added = {k: list(v) for k, v in expansion.added.items()} if expansion else {}
-    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings, added)
+    return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings, added, documents)
+
+
+def document_filters(filters: Filters) -> Filters:
+    """``filters`` with only overview (``document``-level) chunks let through: the same patient,
+    years, sources and documents, every content level excluded."""
+    return replace(filters, exclude_levels=content_levels())
 
 
 def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
-              top_k: int | None = None) -> list[Retrieved]:
+              top_k: int | None = None, documents: list[Hit] | None = None) -> list[Retrieved]:
     """Weighted RRF (``settings.dense_weight``/``bm25_weight``, ``settings.rrf_k``) of a dense
     and a BM25 list of hits into :class:`Retrieved` chunks, best first, each with its per-list
-    ranks and scores; the first ``top_k`` (all when None)."""
+    ranks and scores; the first ``top_k`` (all when None).
+
+    ``documents`` (overview hits, one per document, best first) is a parent list: a chunk found
+    by the dense or BM25 list gains ``settings.document_weight / (rrf_k + r)`` where ``r`` is its
+    document's rank there (:func:`parent_rrf`); chunks are never added by it."""
     fused = rrf(
         {"dense": [h.chunk.chunk_id for h in dense], "bm25": [h.chunk.chunk_id for h in bm25]},
         {"dense": settings.dense_weight, "bm25": settings.bm25_weight},
         k=settings.rrf_k,
     )
+    doc_rank: dict[str, Hit] = {}
+    if documents:
+        doc_of = {h.chunk.chunk_id: h.chunk.doc_id for h in (*dense, *bm25)}
+        fused = parent_rrf(fused, doc_of, [h.chunk.doc_id for h in documents], settings.document_weight,
+                           settings.rrf_k)
+        for h in documents:
+            doc_rank.setdefault(h.chunk.doc_id, h)
     by_id: dict[str, Chunk] = {}
     ranks: dict[str, dict[str, int]] = {}
     scores: dict[str, dict[str, float]] = {}
@@ -111,4 +143,9 @@ def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
             by_id.setdefault(h.chunk.chunk_id, h.chunk)
             ranks.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.rank)
             scores.setdefault(h.chunk.chunk_id, {}).setdefault(name, h.score)
+    for cid, chunk in by_id.items():
+        parent = doc_rank.get(chunk.doc_id)
+        if parent is not None:
+            ranks[cid]["document"] = parent.rank
+            scores[cid]["document"] = parent.score
     return [Retrieved(by_id[cid], s, i + 1, ranks[cid], scores[cid]) for i, (cid, s) in enumerate(fused[:top_k])]

@@ -22,6 +22,12 @@ from clinqa.store.filters import MASK_COLUMNS, FilterColumns, Filters, to_mask
 COLUMNS = ["chunk_id", *MASK_COLUMNS, "vector"]
 
 
+#: Gathered sub-matrices of at least this many rows are cached (:meth:`DenseIndex._gather`) ...
+GATHER_CACHE_MIN_ROWS = 1024
+#: ... for this many distinct filters (the oldest goes first).
+GATHER_CACHE_SIZE = 4
+
+
 class DenseIndex:
     """Vectors ``(n, dim)`` float32 with their chunk ids and filter columns.
 
@@ -43,6 +49,7 @@ class DenseIndex:
         self._inv_norm = np.where(norms > 0, 1.0 / np.maximum(norms, 1e-12), 0.0).astype(np.float32)
         self._columns = FilterColumns.from_arrow(table)
         self._masks: dict[Filters, np.ndarray] = {}
+        self._gathered: dict[Filters, np.ndarray] = {}
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -58,6 +65,20 @@ class DenseIndex:
                 self._masks.pop(next(iter(self._masks)), None)
             self._masks[f] = cached
         return cached
+
+    def _gather(self, f: Filters, idx: np.ndarray) -> np.ndarray:
+        """``self.vectors[idx]``; gathers of at least :data:`GATHER_CACHE_MIN_ROWS` rows are kept for the
+        last :data:`GATHER_CACHE_SIZE` filters (the document list gathers every overview chunk on each
+        question: copying them per query would cost more than the product)."""
+        if len(idx) < GATHER_CACHE_MIN_ROWS:
+            return self.vectors[idx]
+        sub = self._gathered.get(f)
+        if sub is None:
+            sub = self.vectors[idx]
+            if len(self._gathered) >= GATHER_CACHE_SIZE:
+                self._gathered.pop(next(iter(self._gathered)), None)
+            self._gathered[f] = sub
+        return sub
 
     def search(self, vector: np.ndarray, k: int, f: Filters) -> tuple[np.ndarray, np.ndarray]:
         """Exact cosine top-``k`` among the rows ``f`` admits.
@@ -77,8 +98,8 @@ class DenseIndex:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
         if len(idx) * 8 >= len(self):  # most rows: one product over the matrix (no copy of it)
             sims = ((self.vectors @ q) * self._inv_norm)[idx]
-        else:  # a few rows (one patient's notes): gather them first
-            sims = (self.vectors[idx] @ q) * self._inv_norm[idx]
+        else:  # a few rows (one patient's notes, the overview chunks): gather them first
+            sims = (self._gather(f, idx) @ q) * self._inv_norm[idx]
         top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
         top = top[np.lexsort((top, -sims[top]))]  # best first; ties by row order
         return idx[top], sims[top]
