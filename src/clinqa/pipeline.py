@@ -506,8 +506,9 @@ class Pipeline:
             answer = self._refusal(draft, decided, asked, intent.phrase, gate, missing, max_zipf, related_min)
         else:
             t1 = time.perf_counter()
-            ext = extract_answer(result.query_vector, result.hits, self.unit_encoder, s.max_sentences,
-                                 s.min_sentence_score, question=asked, max_hits=s.context_chunks)
+            ext = extract_answer(result.query_vector, assemble.quotable(result.hits, check, s.context_chunks),
+                                 self.unit_encoder, s.max_sentences, s.min_sentence_score, question=asked,
+                                 max_hits=s.context_chunks)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             answer = assemble.extractive(draft, ext, rare)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3

@@ -249,3 +249,21 @@ def test_a_condition_named_by_its_suffix_is_decisive() -> None:
     assert "meningitis" in a.missing_names() and "meningitis" in a.decisive_names()  # Zipf 3.07, but -itis
     terms = {t.text: t for t in a.key_terms}
     assert not is_decisive(terms["bacterial"], True)  # Zipf 3.2, no clinical suffix: a warning only
+
+
+def test_focused_passages_name_every_decisive_term() -> None:
+    """colchicine (Zipf < 3) and pericarditis (-itis) are decisive; "dose" is not a key term at all."""
+    passages = [
+        "Gout flare. Colchicine, Dose: 0.6 mg once or twice daily orally.",
+        "Early pericarditis after MI: treat with aspirin; colchicine may be used as adjunctive therapy.",
+        "Pericarditis is inflammation of the pericardium.",
+        "Recurrent pericarditis: colchicine 0.5 mg twice daily for 6 months.",
+    ]
+    a = check("What is the colchicine dose for pericarditis?", passages)
+    assert [t.text for t in a.key_terms] == ["colchicine", "pericarditis"]
+    assert a.focused == [1, 3] and a.complete_in == 1
+    # a question without a decisive term focuses nothing ("treatment" and "pain" are common English)
+    assert check("What is the treatment for pain?", passages).focused == []
+    # alternatives: either drug names the passage
+    b = check("Is colchicine or ibuprofen used for pericarditis?", passages)
+    assert b.focused == [1, 3]

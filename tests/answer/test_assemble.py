@@ -194,3 +194,15 @@ def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
 def test_extractive_without_a_quote_refuses() -> None:
     a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
     assert (a.refused, a.answer, a.related) == (True, assemble.NO_QUOTE, [])
+
+
+def test_quotable_keeps_the_focused_passages_in_rank_order() -> None:
+    from clinqa.chunking.base import Chunk
+    from clinqa.retrieval.hybrid import Retrieved
+
+    hits = [Retrieved(Chunk(chunk_id=f"c{i}", doc_id="d", text="t", body="t"), 1.0 / (i + 1), i + 1) for i in range(6)]
+    focused = Answerability(key_terms=[CHILDREN], focused=[1, 3, 5])
+    assert [h.chunk.chunk_id for h in assemble.quotable(hits, focused, 5)] == ["c1", "c3"]  # c5 is past the context
+    assert [h.chunk.chunk_id for h in assemble.quotable(hits, Answerability(key_terms=[CHILDREN]), 3)] == ["c0", "c1",
+                                                                                                          "c2"]
+    assert len(assemble.quotable(hits, None, 4)) == 4

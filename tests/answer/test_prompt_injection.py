@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer
 
+from clinqa.answer.assemble import quotable
 from clinqa.answer.extractive import extract_answer
 from clinqa.answer.prompt import Evidence, build_messages, quote_passage
 from clinqa.documents.loaders import load_file
@@ -121,7 +122,9 @@ def test_retrieved_injection_is_only_quoted(clean: Pipeline, injected: Pipeline)
     assert ans.filters == Filters(exclude_levels=("document", "references")).to_dict()
     result = injected.search(APIXABAN_Q)
     assert any(h.chunk.doc_id == "corpus/apixaban_notice" for h in result.hits[:5])  # it is retrieved
-    hits = result.hits[: injected.settings.answer.context_chunks]
+    # as ask does: the passages that name every decisive key term of the question, when some do
+    hits = quotable(result.hits, injected.answerability(APIXABAN_Q, result.hits),
+                    injected.settings.answer.context_chunks)
     ext = extract_answer(result.query_vector, hits, injected.encoder, injected.settings.answer.max_sentences,
                          injected.settings.answer.min_sentence_score)
     assert squash(ext.text) == squash(ans.answer)

@@ -40,6 +40,10 @@ def test_expand_abbreviation_both_ways() -> None:
     assert expand("History of atrial fibrillation").added == {"atrial fibrillation": ("AF", "AFib")}
     assert expand("What was the blood pressure since 2023?").added == {"blood pressure": ("BP",)}
     assert expand("BP today").added == {"BP": ("blood pressure",)}
+    # a guideline titled "Upper GI Bleeding" answers a question typed "UGIB"
+    assert expand("UGIB endoscopy timing").added == {"UGIB": (
+        "upper GI bleed", "upper GI bleeding", "upper gastrointestinal bleeding", "upper gastrointestinal haemorrhage",
+        "upper gastrointestinal hemorrhage")}
 
 
 def test_expand_plural_case_and_hyphen_tolerant() -> None:

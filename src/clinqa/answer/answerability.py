@@ -165,12 +165,16 @@ class Answerability:
     """The key terms of a question and which of them no quotable passage mentions.
     ``in_corpus`` says, per missing term, whether the corpus has it at all (vocabulary);
     ``complete_in`` is the index of the first passage that mentions every key term (None when none
-    does or the question has no key term)."""
+    does or the question has no key term). ``focused``: the indices of the passages that mention every
+    key term whose absence would be decisive (:func:`is_decisive`: the drug, condition, population,
+    quantity or abbreviation asked about), in passage order; empty when the question has no such term
+    or no passage has them all."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
     in_corpus: dict[str, bool] = field(default_factory=dict)
     complete_in: int | None = None
+    focused: list[int] = field(default_factory=list)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -354,10 +358,13 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                if not any(hits) and not (alternatives.get(t.text, set()) & present)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
     by_text = {t.text: hits for t, hits in zip(terms, found, strict=True)}
-    complete = [j for j in range(len(idx))
-                if all(hits[j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t, hits in by_text.items())
-                ] if terms else []
-    return Answerability(terms, missing, in_corpus, complete[0] if complete else None)
+    def covers(j: int, names: Iterable[str]) -> bool:
+        return all(by_text[t][j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t in names)
+
+    complete = [j for j in range(len(idx)) if covers(j, by_text)] if terms else []
+    decisive = [t.text for t in terms if is_decisive(t, True)]
+    focused = [j for j in range(len(idx)) if covers(j, decisive)] if decisive else []
+    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused)
 
 
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the

@@ -158,6 +158,17 @@ def decide(decision: GateDecision, check: Answerability | None, support: float |
     return Decision(decision)
 
 
+def quotable(hits: Sequence[Retrieved], check: Answerability | None, context: int) -> list[Retrieved]:
+    """The first ``context`` hits that an extractive answer may quote: when some of them mention every
+    decisive key term of the question (``check.focused``: the drug, condition, population ... asked
+    about), only those, in rank order; otherwise all of them. "What is the colchicine dose for
+    pericarditis?" then quotes the pericarditis passage, not the gout table's colchicine dose beside it."""
+    ctx = list(hits)[:context]
+    if check is None or not check.focused:
+        return ctx
+    return [ctx[j] for j in check.focused if j < len(ctx)]
+
+
 # -- the answer ----------------------------------------------------------------------------------------
 @dataclass
 class Draft:

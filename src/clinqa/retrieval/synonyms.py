@@ -148,6 +148,8 @@ TABLE: tuple[Entry, ...] = (
     _abbr("eGFR", "GFR", "estimated glomerular filtration rate", "glomerular filtration rate"),
     _abbr("HbA1c", "A1c", "hemoglobin A1c", "haemoglobin A1c", "glycated hemoglobin", "glycated haemoglobin"),
     _abbr("GI bleed", "GI bleeding", "gastrointestinal bleed", "gastrointestinal bleeding"),
+    _abbr("UGIB", "upper GI bleed", "upper GI bleeding", "upper gastrointestinal bleeding",
+          "upper gastrointestinal haemorrhage", "upper gastrointestinal hemorrhage"),
     _abbr("INR", "international normalized ratio"),
     _abbr("CVA", "stroke", "cerebrovascular accident"),
     _abbr("TIA", "transient ischemic attack", "transient ischaemic attack"),
