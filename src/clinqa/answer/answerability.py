@@ -167,8 +167,10 @@ class Answerability:
     ``complete_in`` is the index of the first passage that mentions every key term (None when none
     does or the question has no key term). ``focused``: the indices of the passages that mention every
     key term whose absence would be decisive (:func:`is_decisive`: the drug, condition, population,
-    quantity or abbreviation asked about), in passage order; empty when the question has no such term
-    or no passage has them all."""
+    quantity or abbreviation asked about), in passage order, or all but one of them when there are
+    three or more (a scientific question names more than its answering sentence repeats: with no slack,
+    4 of 200 BioASQ dev answers lost their exact answer); empty when the question has no such term or
+    no passage qualifies."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -362,8 +364,12 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
         return all(by_text[t][j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t in names)
 
     complete = [j for j in range(len(idx)) if covers(j, by_text)] if terms else []
-    decisive = [t.text for t in terms if is_decisive(t, True)]
-    focused = [j for j in range(len(idx)) if covers(j, decisive)] if decisive else []
+    decisive: list[str] = []
+    for t in terms:  # alternatives ("colchicine or ibuprofen") are one thing asked about
+        if is_decisive(t, True) and not alternatives.get(t.text, set()) & set(decisive):
+            decisive.append(t.text)
+    slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
+    focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in decisive) <= slack] if decisive else []
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused)
 
 
