@@ -73,17 +73,19 @@ def _route_questions(questions: list[dict]) -> list[dict]:
     return own + [next(q for q in questions if q["group"] == g) for g in ("lay", "drug_class", "unanswerable")]
 
 
-@pytest.mark.parametrize("route", ["plain", "rerank", "document_list"])
+@pytest.mark.parametrize("route", ["chunk_lists_only", "rerank", "document_list"])
 def test_patient_scope_every_route(npipe: Pipeline, questions: list[dict], tiny_reranker: Path, route: str) -> None:
     rerank = route == "rerank"
+    assert npipe.settings.retrieval.document_weight > 0  # the default searches the document list
     p = (_with(npipe, rerank={"model": str(tiny_reranker)}) if rerank
-         else _with(npipe, retrieval={"document_weight": 1.0}) if route == "document_list" else npipe)
+         else _with(npipe, retrieval={"document_weight": 0.0}) if route == "chunk_lists_only" else npipe)
     for q in _route_questions(questions):
         for patient in ("P0001", "P0002", "P0003"):
             f = p.filters(patient_id=patient)
             res = p.search(q["text"], f, k=50)
-            assert bool(res.documents) == (route == "document_list")
-            assert {h.chunk.patient_id for h in res.hits + res.dense + res.bm25 + res.documents} <= {patient}
+            assert bool(res.documents) == (route != "chunk_lists_only")
+            assert {h.chunk.patient_id for h in res.hits + res.dense + res.bm25} <= {patient}
+            assert all(d.startswith(f"note:{patient}:") for d, _ in res.documents)
             assert all(d.patient_id == patient for h in res.hits for d in h.duplicates)
             if rerank:
                 assert all("rerank" in h.scores for h in res.hits)
@@ -96,7 +98,8 @@ def test_patient_scope_every_route(npipe: Pipeline, questions: list[dict], tiny_
     _assert_only("P0002", ans.to_dict())
     # no patient filter: no patient's notes at all
     res = p.search("apixaban anticoagulation", p.filters(), k=50)
-    assert res.hits and all(h.chunk.patient_id is None for h in res.hits + res.dense + res.bm25 + res.documents)
+    assert res.hits and all(h.chunk.patient_id is None for h in res.hits + res.dense + res.bm25)
+    assert res.documents and not any(d.startswith("note:") for d, _ in res.documents)
 
 
 def test_copied_forward_text_is_cited_once_with_every_note(npipe: Pipeline, notes: list[dict]) -> None:

@@ -345,7 +345,7 @@ class Pipeline:
             hits = rerank_hits(reranker, query, hits, len(hits))
             result.timings_ms["rerank"] = (time.perf_counter() - t0) * 1e3
         if recency:
-            hits = recency_rerank(hits, rs.recency_weight, rs.rrf_k)
+            hits = recency_rerank(hits, rs.recency_weight)  # its own k = 60, as measured on the notes
         result.hits = hits[:n]
         return result
 

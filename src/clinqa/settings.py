@@ -123,12 +123,13 @@ class RetrievalSettings(BaseModel):
 
     dense_k: int = Field(30, ge=1, description="Candidates from the dense list.")
     bm25_k: int = Field(30, ge=1, description="Candidates from the BM25 list.")
-    rrf_k: int = Field(60, ge=1, description="RRF constant k (Cormack et al. 2009).")
-    dense_weight: float = Field(1.0, ge=0.0)
-    bm25_weight: float = Field(1.0, ge=0.0)
+    rrf_k: int = Field(20, ge=1, description="RRF constant k (Cormack et al. 2009 use 60; 20 was chosen with "
+                       "the list weights on BioASQ and MedQuAD self-QA dev, docs/benchmarks.md 'Retrieval levers').")
+    dense_weight: float = Field(1.0, ge=0.0, description="RRF weight of the dense chunk list.")
+    bm25_weight: float = Field(1.2, ge=0.0, description="RRF weight of the BM25 chunk list (1.2: see rrf_k).")
     top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
     document_weight: float = Field(
-        0.0, ge=0.0,
+        0.3, ge=0.0,
         description="RRF weight of the document list: the overview chunk of each document (title, metadata "
         "and the first model window of its text) searched densely under the same filters; every chunk found "
         "by the dense or BM25 list gains document_weight / (rrf_k + its document's rank). 0: off. "

@@ -81,16 +81,16 @@ def test_fuse_hits_uses_the_document_list_as_parents() -> None:
 
     dense = [hit("a#1", "A", 1, 0.9), hit("b#1", "B", 2, 0.8)]
     bm25 = [hit("b#1", "B", 1, 7.0), hit("a#1", "A", 2, 5.0)]  # a#1 and b#1 tie on 1/61 + 1/62
-    docs = [hit("B#overview", "B", 1, 0.7), hit("A#overview", "A", 2, 0.6)]
-    rs = RetrievalSettings(document_weight=1.0)
-    off = fuse_hits(dense, bm25, RetrievalSettings())
+    docs = [("B", 0.7), ("A", 0.6)]
+    rs = RetrievalSettings(document_weight=1.0, rrf_k=60, bm25_weight=1.0)
+    off = fuse_hits(dense, bm25, RetrievalSettings(document_weight=0.0, rrf_k=60, bm25_weight=1.0))
     on = fuse_hits(dense, bm25, rs, documents=docs)
     assert [h.chunk.chunk_id for h in off] == ["a#1", "b#1"]  # tie: best single rank 1 both, then id
     assert [h.chunk.chunk_id for h in on] == ["b#1", "a#1"]  # B's document ranks first
     assert on[0].score == pytest.approx(1 / 61 + 1 / 62 + 1 / 61)
     assert on[0].ranks == {"dense": 2, "bm25": 1, "document": 1} and on[0].scores["document"] == 0.7
     assert "document" not in off[0].ranks
-    assert all("overview" not in h.chunk.chunk_id for h in on)  # overview chunks are never passages
+    assert {h.chunk.chunk_id for h in on} == {"a#1", "b#1"}  # the document list adds no passage
 
 
 def test_content_levels_leave_only_overviews() -> None:

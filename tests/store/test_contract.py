@@ -334,3 +334,18 @@ def test_unicode_variants_of_a_word_match(empty: Store) -> None:
     assert ids(empty.bm25_search("flutter", 5, Filters())) == ["u3#s#0"]
     assert ids(empty.bm25_search("\u03bcmol", 5, Filters())) == ["u2#s#0"]  # Greek mu
     assert ids(empty.bm25_search("\u00b5mol", 5, Filters())) == ["u2#s#0"]  # micro sign
+
+
+@pytest.mark.parametrize("case", [0, 1, 4, 11, 16, 20])
+def test_dense_search_docs_are_the_documents_of_dense_search(ro_store: Store, case: int) -> None:
+    """The document list reads doc ids without the rows: the same top-k, in the same order, same cosines."""
+    filters, _ = FILTER_CASES[case]
+    q = VECS[3] + 0.3 * VECS[5]
+    hits = ro_store.dense_search(q, 3, filters)
+    docs = ro_store.dense_search_docs(q, 3, filters)
+    assert [d for d, _ in docs] == [h.chunk.doc_id for h in hits]
+    assert [s for _, s in docs] == pytest.approx([h.score for h in hits], abs=1e-6)
+    b_vec = VECS[ID["nB#s#0"]]  # B's note is never a document of A's or of the general scope
+    assert [d for d, _ in ro_store.dense_search_docs(b_vec, 10, Filters(patient_id="A"))] == \
+        [h.chunk.doc_id for h in ro_store.dense_search(b_vec, 10, Filters(patient_id="A"))]
+    assert all(d == "nB" for d, _ in ro_store.dense_search_docs(b_vec, 10, Filters(patient_id="B")))

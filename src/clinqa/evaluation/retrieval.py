@@ -91,7 +91,7 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
         latencies.append((time.perf_counter() - t0) * 1e3)
         lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
                         [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25],
-                        [h.chunk.doc_id for h in res.documents])
+                        [d for d, _ in res.documents])
         if reranker is not None and reranked is not None:
             pool = production_pool(res, rs)
             t1 = time.perf_counter()

@@ -60,7 +60,7 @@ class RetrievalResult:
     query_vector: np.ndarray
     timings_ms: dict[str, float] = field(default_factory=dict)
     expansion: dict[str, list[str]] = field(default_factory=dict)
-    documents: list[Hit] = field(default_factory=list)
+    documents: list[tuple[str, float]] = field(default_factory=list)
 
     @property
     def top_dense_cosine(self) -> float | None:
@@ -95,9 +95,9 @@ def hybrid_search(
     expansion = expand(query) if settings.expand_synonyms else None
     bm25 = store.bm25_search(expansion.text if expansion else query, settings.bm25_k, filters)
     t3 = time.perf_counter()
-    documents: list[Hit] = []
+    documents: list[tuple[str, float]] = []
     if settings.document_weight > 0 and "document" in filters.exclude_levels:
-        documents = store.dense_search(qv, settings.document_k, document_filters(filters))
+        documents = store.dense_search_docs(qv, settings.document_k, document_filters(filters))
     t4 = time.perf_counter()
     hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k, documents)
     t5 = time.perf_counter()
@@ -115,12 +115,12 @@ def document_filters(filters: Filters) -> Filters:
 
 
 def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
-              top_k: int | None = None, documents: list[Hit] | None = None) -> list[Retrieved]:
+              top_k: int | None = None, documents: list[tuple[str, float]] | None = None) -> list[Retrieved]:
     """Weighted RRF (``settings.dense_weight``/``bm25_weight``, ``settings.rrf_k``) of a dense
     and a BM25 list of hits into :class:`Retrieved` chunks, best first, each with its per-list
     ranks and scores; the first ``top_k`` (all when None).
 
-    ``documents`` (overview hits, one per document, best first) is a parent list: a chunk found
+    ``documents`` (``(doc_id, cosine)`` of the overview chunks, best first) is a parent list: a chunk found
     by the dense or BM25 list gains ``settings.document_weight / (rrf_k + r)`` where ``r`` is its
     document's rank there (:func:`parent_rrf`); chunks are never added by it."""
     fused = rrf(
@@ -128,13 +128,12 @@ def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
         {"dense": settings.dense_weight, "bm25": settings.bm25_weight},
         k=settings.rrf_k,
     )
-    doc_rank: dict[str, Hit] = {}
+    doc_rank: dict[str, tuple[int, float]] = {}
     if documents:
         doc_of = {h.chunk.chunk_id: h.chunk.doc_id for h in (*dense, *bm25)}
-        fused = parent_rrf(fused, doc_of, [h.chunk.doc_id for h in documents], settings.document_weight,
-                           settings.rrf_k)
-        for h in documents:
-            doc_rank.setdefault(h.chunk.doc_id, h)
+        fused = parent_rrf(fused, doc_of, [d for d, _ in documents], settings.document_weight, settings.rrf_k)
+        for r, (d, cos) in enumerate(documents, start=1):
+            doc_rank.setdefault(d, (r, cos))
     by_id: dict[str, Chunk] = {}
     ranks: dict[str, dict[str, int]] = {}
     scores: dict[str, dict[str, float]] = {}
@@ -146,6 +145,5 @@ def fuse_hits(dense: list[Hit], bm25: list[Hit], settings: RetrievalSettings,
     for cid, chunk in by_id.items():
         parent = doc_rank.get(chunk.doc_id)
         if parent is not None:
-            ranks[cid]["document"] = parent.rank
-            scores[cid]["document"] = parent.score
+            ranks[cid]["document"], scores[cid]["document"] = parent
     return [Retrieved(by_id[cid], s, i + 1, ranks[cid], scores[cid]) for i, (cid, s) in enumerate(fused[:top_k])]

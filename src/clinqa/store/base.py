@@ -73,6 +73,12 @@ class Store(Protocol):
         ``(dim,)``); hits of kind ``"cosine"``, ranks from 1, best first."""
         ...
 
+    def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
+        """``[(doc_id, cosine), ...]`` of the same top-``k`` chunks as :meth:`dense_search`, best first,
+        without reading the chunks (the document list of :func:`clinqa.retrieval.hybrid.hybrid_search`
+        needs only which documents and in what order)."""
+        ...
+
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
         """Top-``k`` by BM25 among chunks passing ``filters`` that share a term with ``query``;
         hits of kind ``"bm25"``; ``[]`` for a query without words (punctuation only)."""

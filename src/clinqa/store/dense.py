@@ -50,9 +50,19 @@ class DenseIndex:
         self._columns = FilterColumns.from_arrow(table)
         self._masks: dict[Filters, np.ndarray] = {}
         self._gathered: dict[Filters, np.ndarray] = {}
+        self._doc_names: list[str] | None = None
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
+
+    def doc_id(self, position: int) -> str:
+        """The document id of the row at ``position`` (from the filter columns' codes)."""
+        if self._doc_names is None:
+            names: list[str] = [""] * len(self._columns.docs)
+            for name, code in self._columns.docs.items():
+                names[code] = name
+            self._doc_names = names
+        return self._doc_names[int(self._columns.doc[position])]
 
     def mask(self, f: Filters) -> np.ndarray:
         """``(n,)`` bool: the rows ``f`` admits (:func:`~clinqa.store.filters.to_mask`).

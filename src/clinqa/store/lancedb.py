@@ -262,6 +262,15 @@ class LanceStore(Store):
         return [Hit(chunks[c], float(sc), i + 1, "cosine")
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(wanted, sims, strict=True) if c in chunks)]
 
+    def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
+        """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``, read from the in-memory
+        index alone (no row is read)."""
+        index = self.dense_index()
+        if index is None:
+            return []
+        pos, sims = index.search(vector, k, filters)
+        return [(index.doc_id(int(p)), float(s)) for p, s in zip(pos, sims, strict=True)]
+
     def drop_caches(self) -> None:
         """Forget the rows and full-text counts kept in memory (benchmarks call it so that repeated
         questions do not time the cache)."""

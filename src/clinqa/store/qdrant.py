@@ -408,12 +408,13 @@ class QdrantStore(Store):
         """Nothing to do: Qdrant updates the sparse and payload indexes with every write."""
 
     # -- searches -----------------------------------------------------------------------------
-    def _query(self, query: Any, using: str, k: int, filters: Filters) -> list[qm.ScoredPoint]:
+    def _query(self, query: Any, using: str, k: int, filters: Filters,
+               payload: bool | list[str] = True) -> list[qm.ScoredPoint]:
         params = None if self.local else qm.SearchParams(exact=True)  # local mode is always exact
         with self._lock:
             return self._client.query_points(
                 self.collection, query=query, using=using, query_filter=to_qdrant(filters), limit=k,
-                with_payload=True, search_params=params, shard_key_selector=self._shard_key(filters.patient_id),
+                with_payload=payload, search_params=params, shard_key_selector=self._shard_key(filters.patient_id),
             ).points
 
     def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
@@ -424,6 +425,15 @@ class QdrantStore(Store):
         q = np.asarray(vector, dtype=np.float32).ravel().tolist()
         return [Hit(_chunk(p.payload), float(p.score), i + 1, "cosine")
                 for i, p in enumerate(self._query(q, DENSE, k, filters))]
+
+    def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
+        """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``; only the ``doc_id`` payload
+        field is returned by the server."""
+        if k < 1 or not self.sync():
+            return []
+        q = np.asarray(vector, dtype=np.float32).ravel().tolist()
+        points = self._query(q, DENSE, k, filters, payload=["doc_id"])
+        return [(str((p.payload or {})["doc_id"]), float(p.score)) for p in points]
 
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
         """BM25 top-``k`` under ``filters`` (pre-filtered; see :mod:`clinqa.store.sparse`); only chunks
