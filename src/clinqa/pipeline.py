@@ -510,7 +510,7 @@ class Pipeline:
                                  self.unit_encoder, s.max_sentences, s.min_sentence_score, question=asked,
                                  max_hits=s.context_chunks)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
-            answer = assemble.extractive(draft, ext, rare)
+            answer = assemble.extractive(draft, ext, rare, s.related_topics)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         if generate and not answer.refused and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)

@@ -194,6 +194,11 @@ def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
 def test_extractive_without_a_quote_refuses() -> None:
     a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
     assert (a.refused, a.answer, a.related) == (True, assemble.NO_QUOTE, [])
+    # with topics asked for, the passages the gate found close enough are offered to open
+    b = assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[], n_topics=5)
+    assert b.refused and b.answer == assemble.NO_QUOTE
+    assert b.related_topics == [assemble.topic_label(t) for t in assemble.related(HITS, 5)] and b.related_topics
+    assert assemble.related(HITS, 0) == []  # answer.related_topics 0 means none (it gave one)
 
 
 def test_quotable_keeps_the_focused_passages_in_rank_order() -> None:

@@ -54,6 +54,8 @@ def related(hits: Sequence[Retrieved], n: int, exclude: Sequence[str] = ()) -> l
     ``{"title", "section", "chunk_id", "doc_id", "note_date"}``; ``section`` is the last heading of
     the chunk's section path ("" for a document without sections). ``exclude``: chunk ids to skip."""
     out: list[dict[str, Any]] = []
+    if n <= 0:
+        return out
     seen: set[tuple[str, str]] = set()
     for h in hits:
         c = h.chunk
@@ -269,14 +271,15 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
+def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 0) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
     (:func:`clinqa.answer.extractive.extract_answer`), or the :data:`NO_QUOTE` refusal when it quoted
-    nothing. A warning names the ``rare`` question words (those few chunks have) that no cited
-    passage mentions (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled
-    (:func:`also_in`)."""
+    nothing, with up to ``n_topics`` related topics of the hits (the gate found them close enough to
+    answer from, so they are what the reader may want to open). A warning names the ``rare`` question
+    words (those few chunks have) that no cited passage mentions
+    (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`)."""
     if not ext.text:
-        return refusal(draft, NO_QUOTE, [])
+        return refusal(draft, NO_QUOTE, related(draft.hits, n_topics))
     cited = {c.chunk_id for c in ext.citations}
     unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], list(rare))
     if unmentioned:
