@@ -85,3 +85,16 @@ def test_presets_load_by_name_and_a_real_file_wins(tmp_path: Path, monkeypatch: 
     assert load_settings(Path("consumer-questions")).answer.key_terms == "refuse"
     with pytest.raises(ConfigError, match="no-such-preset"):
         load_settings(Path("no-such-preset"))
+
+
+def test_a_calibration_file_is_parsed_once_until_it_changes(tmp_path: Path) -> None:
+    save_calibration(tmp_path, Calibration("dense_cosine", "m1", 0.41))
+    a, _ = find_calibration("dense_cosine", "m1", tmp_path)
+    b, _ = find_calibration("dense_cosine", "m1", tmp_path)
+    assert a is b and a is not None and a.threshold == 0.41  # the second lookup reads no file
+    save_calibration(tmp_path, Calibration("dense_cosine", "m1", 0.52))  # a rewrite is seen at once
+    c, _ = find_calibration("dense_cosine", "m1", tmp_path)
+    assert c is not None and c.threshold == 0.52
+    (tmp_path / "calibration.json").write_text("{not json")
+    with pytest.raises(ConfigError, match=r"calibration\.json"):
+        find_calibration("dense_cosine", "m1", tmp_path)

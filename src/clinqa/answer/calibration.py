@@ -57,14 +57,27 @@ class Calibration:
         return asdict(self)
 
 
+_READ: dict[Path, tuple[tuple[int, int], list[Calibration]]] = {}
+"""Parsed calibration files by path, with the (mtime_ns, size) they were parsed at: one ask looks
+the calibration up three times (gate, key-term parameters, support threshold)."""
+
+
 def _read(path: Path) -> list[Calibration]:
-    if not path.exists():
+    try:
+        st = path.stat()
+    except FileNotFoundError:
         return []
+    key = (st.st_mtime_ns, st.st_size)
+    cached = _READ.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
     try:
         raw = json.loads(path.read_text())
-        return [Calibration(**c) for c in raw.get("calibrations", [])]
+        out = [Calibration(**c) for c in raw.get("calibrations", [])]
     except (ValueError, TypeError, AttributeError) as exc:
         raise ConfigError(f"{path}: not a clinqa calibration file: {exc}") from exc
+    _READ[path] = (key, out)
+    return out
 
 
 def find_calibration(signal: str, model_id: str, data_dir: Path | None,
