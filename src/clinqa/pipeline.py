@@ -458,7 +458,7 @@ class Pipeline:
         filters win), and its recency flag. Returns the filters and the intent actually used."""
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
-        intent = parse_time_intent(question, datetime.date.today())
+        intent = parse_time_intent(question, datetime.date.today(), reference=filters.patient_id is None)
         if filters.has_years:
             intent = TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
         elif intent.year_min is not None or intent.year_max is not None:

@@ -144,3 +144,17 @@ def test_a_year_in_the_askers_own_history_is_not_a_filter() -> None:
     # and "since" is not narrative even in the first person
     t = parse_time_intent("What has changed since 2021 in my guidelines?", today)
     assert t.year_min == 2021
+
+
+def test_a_persons_history_is_not_a_year_filter_for_reference_questions() -> None:
+    q = "She fell last year; what is the fall risk assessment for older adults?"
+    assert parse_time_intent(q, TODAY, reference=True) == TimeIntent()
+    assert parse_time_intent(q, TODAY) == TimeIntent(2025, 2025, False, "last year")  # her notes: a note filter
+    assert parse_time_intent("My patient had an MI in 2019. Which statin dose?", TODAY, reference=True) == TimeIntent()
+    # no person in the sentence: the year of the documents
+    assert parse_time_intent("What did guidelines from last year recommend?", TODAY, reference=True) == TimeIntent(
+        2025, 2025, False, "from last year")
+    assert parse_time_intent("What changed in 2023 for sepsis?", TODAY, reference=True) == TimeIntent(
+        2023, 2023, False, "in 2023")
+    # the rolling "past year" is a window of documents, whoever the sentence is about
+    assert parse_time_intent("Has her treatment changed in the past year?", TODAY, reference=True).year_min == 2025

@@ -14,7 +14,10 @@
 - one year: "in / during (March) 2023", "this year" (``today.year``), "last year" or
   "previous year" without "the"/"past" (the previous calendar year) -> ``year_min = year_max``;
   "in / during 2023" in a sentence in the first person ("I was diagnosed with AMD in 1982") is the
-  asker's history, not a date of the documents, and is ignored;
+  asker's history, not a date of the documents, and is ignored; with ``reference=True`` (a question
+  to the reference documents, not to one patient's notes) so is "in 2023" or "last year" in a
+  sentence about a person ("She fell last year; what fall risk assessment ...?", "my patient had an
+  MI in 2019"): the patient's history, not the year of a guideline;
 - rolling periods: "(over / in / within ...) the last / past N years / decades / months / weeks /
   days" -> ``year_min`` = the year N units before ``today``, ``year_max`` None ("the past year",
   "in the last year" are rolling: ``today.year - 1``). N is digits, one..twenty, "a couple of"
@@ -144,6 +147,8 @@ def _rolling_bounds(m: re.Match[str], today: datetime.date) -> tuple[int | None,
 
 
 _FIRST_PERSON = re.compile(r"\b(?:I|I'm|I've|I'd|[Mm]e|[Mm]y|[Mm]yself)\b")
+_PERSON = re.compile(r"\b(?:she|he|her|his|him|they|their|them|patient|patients|son|daughter|wife|husband|mother|"
+                     r"father|mum|mom|dad|baby|child)\b", re.I)
 
 
 def _sentence_of(text: str, at: int) -> str:
@@ -151,6 +156,13 @@ def _sentence_of(text: str, at: int) -> str:
     start = max(text.rfind(sep, 0, at) for sep in (". ", "? ", "! ", "\n"))
     ends = [i for i in (text.find(sep, at) for sep in (". ", "? ", "! ", "\n")) if i >= 0]
     return text[start + 1: min(ends) if ends else len(text)]
+
+
+def _history(text: str, at: int, reference: bool) -> bool:
+    """Is the time expression at ``at`` part of someone's history: a first-person sentence, or, for a
+    ``reference`` question, a sentence about a person (pronoun, "patient", a relative)?"""
+    sentence = _sentence_of(text, at)
+    return bool(_FIRST_PERSON.search(sentence) or (reference and _PERSON.search(sentence)))
 
 
 def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
@@ -161,8 +173,10 @@ def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
     return bounds.get(kind, (y, y))  # "year": that one year
 
 
-def parse_time_intent(question: str, today: datetime.date) -> TimeIntent:
-    """The :class:`TimeIntent` of ``question`` by the rules in the module docstring."""
+def parse_time_intent(question: str, today: datetime.date, reference: bool = False) -> TimeIntent:
+    """The :class:`TimeIntent` of ``question`` by the rules in the module docstring. ``reference``: the
+    question is asked of the reference documents (no patient scope), where a one-year expression in a
+    sentence about a person is that person's history."""
     if not isinstance(question, str) or not question.strip():
         return TimeIntent()
     found: list[tuple[int, int, int | None, int | None]] = []  # (start, end, year_min, year_max)
@@ -172,14 +186,17 @@ def parse_time_intent(question: str, today: datetime.date) -> TimeIntent:
 
     for rx, kind in _YEAR_PATTERNS:
         for m in rx.finditer(question):
-            if kind == "year_in" and _FIRST_PERSON.search(_sentence_of(question, m.start())):
+            if kind == "year_in" and _history(question, m.start(), reference):
                 continue  # "I was diagnosed with AMD in 1982": the asker's history, not a date of the documents
             years = [int(g) for g in m.groups() if g]
             if years and all(1900 <= y <= today.year + 1 for y in years) and free(m):
                 found.append((m.start(), m.end(), *_bounds(kind, years)))
     for m in _ROLLING.finditer(question):
+        lo, hi = _rolling_bounds(m, today)
+        if lo is not None and lo == hi and reference and _history(question, m.start(), reference):
+            continue  # "She fell last year": when she fell, not which year's documents
         if free(m):
-            found.append((m.start(), m.end(), *_rolling_bounds(m, today)))
+            found.append((m.start(), m.end(), lo, hi))
     for m in _THIS_YEAR.finditer(question):
         if free(m):
             found.append((m.start(), m.end(), today.year, today.year))
