@@ -248,7 +248,9 @@ def test_a_condition_named_by_its_suffix_is_decisive() -> None:
     a = check(q, ["Amoxicillin 1 g orally three times daily for community-acquired pneumonia in adults."])
     assert "meningitis" in a.missing_names() and "meningitis" in a.decisive_names()  # Zipf 3.07, but -itis
     terms = {t.text: t for t in a.key_terms}
-    assert not is_decisive(terms["bacterial"], True)  # Zipf 3.2, no clinical suffix: a warning only
+    # Zipf 3.2, no clinical suffix, but it says which meningitis (bacterial, not viral): decisive
+    assert terms["bacterial"].modifies == "meningitis" and is_decisive(terms["bacterial"], True)
+    assert not is_decisive(terms["antibiotics"], True)  # Zipf 3.6 and qualifies no condition: a warning only
 
 
 def test_focused_passages_name_every_decisive_term() -> None:
@@ -277,3 +279,18 @@ def test_focus_allows_one_missing_term_of_three_or_more() -> None:
     decisive = [t.text for t in a.key_terms if is_decisive(t, True)]
     assert len(decisive) >= 3 and "cd8" in decisive
     assert a.focused == [0, 1]  # passage 1 lacks only CD8; passage 2 lacks more than one
+
+
+def test_a_word_qualifying_a_named_condition_is_decisive() -> None:
+    """'cerebral' and 'sinus' say which thrombosis: a passage about deep vein thrombosis does not answer."""
+    q = "How is cerebral venous sinus thrombosis treated?"
+    terms = {t.text: t.modifies for t in key_terms(q)}
+    assert terms == {"cerebral": "thrombosis", "venous": "thrombosis", "sinus": "thrombosis", "thrombosis": ""}
+    a = check(q, ["Deep venous thrombosis: anticoagulation for 3 months; residual vein thrombosis ultrasound."])
+    assert a.missing_names() == ["cerebral", "sinus"] and a.decisive_names() == ["cerebral", "sinus"]
+    # a stop word or punctuation ends the qualifier: "pain" in "pain, and hepatitis" qualifies nothing
+    assert {t.text: t.modifies for t in key_terms("Is paracetamol safe for back pain, and in hepatitis?")}.get(
+        "paracetamol") == ""
+    # the condition word itself qualifies nothing
+    assert check("How is cerebral venous sinus thrombosis treated?",
+                 ["Cerebral venous sinus thrombosis is treated with heparin."]).missing_names() == []

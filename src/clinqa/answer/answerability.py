@@ -147,13 +147,17 @@ class KeyTerm:
     is what a passage must mention: the repaired spelling, the population group name, the
     number; ``repaired`` is set when the typed word was corrected against the corpus; ``typed`` keeps
     the question's casing (abbreviations such as "CAP" are matched case-sensitively by the synonym
-    table)."""
+    table). ``modifies``: the condition or procedure word (clinical suffix, :data:`_CLINICAL_SUFFIX`)
+    that this word qualifies in the question, within the next three words ("cerebral" and "sinus" in
+    "cerebral venous sinus thrombosis" -> "thrombosis"); such a word names *which* condition and is
+    decisive (:func:`is_decisive`)."""
 
     text: str
     kind: str
     match: str
     repaired: str | None = None
     typed: str = ""
+    modifies: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -264,7 +268,26 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 and misspelt_common_word(w)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
-    return out
+    return [_with_modified(t, question) for t in out]
+
+
+
+
+def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
+    """``term`` with ``modifies`` set when one of the next three words after it in ``question`` names a
+    condition or procedure (clinical suffix) and no punctuation or stop word comes between."""
+    if term.kind != "specific" or _CLINICAL_SUFFIX.search(term.match):
+        return term
+    m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
+    if m is None:
+        return term
+    for w in re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question[m.end():])[:3]:
+        low = w.lower()
+        if not w[0].isalpha() or low in STOPWORDS:
+            break
+        if _CLINICAL_SUFFIX.search(low):
+            return KeyTerm(term.text, term.kind, term.match, term.repaired, term.typed, low)
+    return term
 
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -393,6 +416,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
             term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
         return True
     if not in_corpus:
+        return True
+    if term.modifies:  # "cerebral" in "cerebral venous sinus thrombosis": which thrombosis
         return True
     if _CLINICAL_SUFFIX.search(term.match):  # a named condition or procedure: meningitis, hepatitis, nephropathy
         return True
