@@ -23,8 +23,7 @@ from typing import Any
 import numpy as np
 
 from clinqa.evaluation import metrics as M
-from clinqa.evaluation.retrieval import docs_in_order
-from clinqa.retrieval.fusion import parent_rrf, rrf
+from clinqa.evaluation.retrieval import fuse_docs
 
 OLD = {"k": 60, "wb": 1.0, "wod": 0.0}
 NEW = {"k": 20, "wb": 1.2, "wod": 0.3}
@@ -32,12 +31,12 @@ NEW = {"k": 20, "wb": 1.2, "wod": 0.3}
 
 def ranking(lists: dict[str, list[tuple[str, str, float]]], k: int = 60, wd: float = 1.0, wb: float = 1.0,
             wod: float = 0.0, dense: str = "dense", odense: str = "odense") -> list[str]:
-    """Documents best first under one rule (see module docstring)."""
-    fused = rrf({"d": [c for c, _, _ in lists[dense]], "b": [c for c, _, _ in lists["bm25"]]}, {"d": wd, "b": wb}, k=k)
-    doc_of = {c: d for c, d, _ in lists[dense] + lists["bm25"]}
-    if wod > 0:
-        fused = parent_rrf(fused, doc_of, [d for _, d, _ in lists[odense]], wod, k)
-    return docs_in_order([doc_of[c] for c, _ in fused])
+    """Documents best first under one rule: ``clinqa eval retrieval``'s own fusion
+    (:func:`clinqa.evaluation.retrieval.fuse_docs`) of the cached lists."""
+    def pairs(name: str) -> list[tuple[str, str]]:
+        return [(c, d) for c, d, _ in lists[name]]
+
+    return fuse_docs(pairs(dense), pairs("bm25"), wd, wb, k, [d for _, d, _ in lists[odense]], wod)
 
 
 def per_query(data: dict[str, Any], **rule: Any) -> dict[str, dict[str, float]]:
