@@ -443,7 +443,7 @@ class Pipeline:
         for m in WORD.finditer(question):
             w = m.group(0)
             low = w.lower()
-            if len(low) < 4 or not low.isalpha() or low in vocab or fold(low) in vocab or zipf(low) >= 2.5:
+            if len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab or zipf(low) >= 2.5:
                 continue
             fixed = vocab.repair(low)
             if fixed:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -271,8 +271,6 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     return [_with_modified(t, question) for t in out]
 
 
-
-
 def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
     """``term`` with ``modifies`` set when one of the next three words after it in ``question`` names a
     condition or procedure (clinical suffix) and no punctuation or stop word comes between."""
@@ -286,7 +284,7 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
         if not w[0].isalpha() or low in STOPWORDS:
             break
         if _CLINICAL_SUFFIX.search(low):
-            return KeyTerm(term.text, term.kind, term.match, term.repaired, term.typed, low)
+            return replace(term, modifies=low)
     return term
 
 
