@@ -28,7 +28,7 @@ from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts
-from clinqa.answer.extractive import embedding_texts
+from clinqa.answer.extractive import embedding_texts, fitting_hits, has_qualifiers
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
@@ -488,13 +488,20 @@ class Pipeline:
         filters, s = self._checked(question, filters), self.settings.answer
         filters, intent = self.time_intent(question, filters)
         asked, repairs, repair_ms = self._repaired(question, filters)
-        result = self.search(asked, filters, recency=intent.recency, query_vector=query_vector)
+        deep = has_qualifiers(asked) and s.qualifier_depth > self.settings.retrieval.top_k
+        result = self.search(asked, filters, k=s.qualifier_depth if deep else None, recency=intent.recency,
+                             query_vector=query_vector)
         result.timings_ms["repair"] = repair_ms
+        context = fitting_hits(result.hits, asked, s.context_chunks)
+        if deep:  # the hits shown: the usual top_k, and any deeper one the answer draws from
+            pos = {id(h): i for i, h in enumerate(result.hits, 1)}
+            shown = max([self.settings.retrieval.top_k] + [pos[id(h)] for h in context])
+            result.hits = result.hits[:shown]
         missing, rare = self._coverage(asked, filters, result.timings_ms)
         scope = "patient" if filters.patient_id is not None else "reference"
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
         first = gate.decide(result, missing, s.unknown_terms)
-        check = self._key_terms(asked, result, max_zipf, filters)
+        check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
         scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
         support = self.support_threshold(scope) if check is not None else None
@@ -506,7 +513,7 @@ class Pipeline:
             answer = self._refusal(draft, decided, asked, intent.phrase, gate, missing, max_zipf, related_min)
         else:
             t1 = time.perf_counter()
-            ext = extract_answer(result.query_vector, assemble.quotable(result.hits, check, s.context_chunks),
+            ext = extract_answer(result.query_vector, assemble.quotable(context, check, s.context_chunks),
                                  self.unit_encoder, s.max_sentences, s.min_sentence_score, question=asked,
                                  max_hits=s.context_chunks)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
@@ -542,15 +549,16 @@ class Pipeline:
         timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
         return [t for t, n in counts.items() if n == 0], [t for t, n in counts.items() if 0 < n < RARE_BELOW]
 
-    def _key_terms(self, asked: str, result: RetrievalResult, max_zipf: float,
+    def _key_terms(self, asked: str, context: Sequence[Any], timings_ms: dict[str, float], max_zipf: float,
                    filters: Filters) -> Answerability | None:
-        """The key-term test (:meth:`answerability`) of ``asked`` on ``result``'s hits, timed into
-        ``result.timings_ms["key_terms"]``; None when ``answer.key_terms`` is ``ignore`` or nothing matched."""
-        if self.settings.answer.key_terms == "ignore" or not result.hits:
+        """The key-term test (:meth:`answerability`) of ``asked`` on the ``context`` hits (those an answer
+        would quote from), timed into ``timings_ms["key_terms"]``; None when ``answer.key_terms`` is
+        ``ignore`` or nothing matched."""
+        if self.settings.answer.key_terms == "ignore" or not context:
             return None
         t0 = time.perf_counter()
-        check = self.answerability(asked, result.hits, max_zipf, filters)
-        result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
+        check = self.answerability(asked, context, max_zipf, filters)
+        timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
         return check
 
     def _refusal(self, draft: assemble.Draft, decided: assemble.Decision, asked: str, phrase: str,

@@ -209,6 +209,14 @@ class AnswerSettings(BaseModel):
         "(rerank) and every answer says so.",
     )
     context_chunks: int = Field(5, ge=1, description="Top fused chunks sentences are drawn from.")
+    qualifier_depth: int = Field(
+        20,
+        ge=1,
+        description="When the question carries a qualifier with an opposite (with/without X, first-line, "
+        "outpatient, adults, children), the fused chunks searched for the context_chunks whose section path "
+        "does not state its opposite ('Inpatient', 'Adults With Comorbidities'); those that do are passed "
+        "over for the next ones. At most retrieval.top_k: only the shown hits are searched.",
+    )
     max_sentences: int = Field(4, ge=1, description="Sentences in an extractive answer.")
     min_sentence_score: float = Field(
         0.30, description="Sentences scoring below this (cosine to the question) are not quoted."

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from clinqa.answer import RefusalGate, extract_answer, units_of
+from clinqa.answer.extractive import fitting_hits, has_qualifiers, names_subtype
 from clinqa.chunking.base import Chunk
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
@@ -149,6 +150,24 @@ def test_a_without_qualifier_is_not_answered_with_its_opposite() -> None:
     assert [c.chunk_id for c in ext.citations] == ["cap#comorbid#0"]
 
 
+def test_passages_that_contradict_a_qualifier_are_passed_over_for_deeper_ones() -> None:
+    sections = [["Inpatient Treatment", "Severe CAP (ICU)"], ["Outpatient Treatment", "Adults With Comorbidities"],
+                ["Inpatient Treatment", "General Ward"], ["Outpatient Treatment", "Adults With Comorbidities"],
+                ["Inpatient Treatment", "ICU"], ["Outpatient Treatment", "Healthy Adults Without Comorbidities"],
+                ["General Principles"]]
+    body = "Amoxicillin 1 g orally three times daily."
+    hits = [chunk_hit(f"cap#{i}#0", body, i, s) for i, s in enumerate(sections, 1)]
+    question = "First-line antibiotic for outpatient CAP in adults without comorbidities?"
+    assert has_qualifiers(question) and has_qualifiers("First-line antibiotic for CAP?")
+    assert not has_qualifiers("Antibiotic for CAP?")
+    # ranks 1-5 each state an opposite (inpatient, ICU, with comorbidities): 6 and 7 are the context
+    assert [h.rank for h in fitting_hits(hits, question, 5)] == [6, 7]
+    assert [h.rank for h in fitting_hits(hits, question, 1)] == [6]
+    # no qualifier, or none fits: the first n in retrieval order
+    assert [h.rank for h in fitting_hits(hits, "Antibiotic for CAP?", 3)] == [1, 2, 3]
+    assert [h.rank for h in fitting_hits(hits[:5], question, 3)] == [1, 2, 3]
+
+
 def test_table_cell_named_by_row_and_column() -> None:
     enc = FlatEncoder()
     rows = "\n".join(f"| Drug{i} | {i} mg | {i // 2} mg | {i // 4} mg |" for i in range(8, 60))
@@ -263,6 +282,41 @@ def test_a_heading_that_states_the_qualifier_is_preferred() -> None:
     assert [c.chunk_id for c in ext.citations] == ["c#b#0"]
     ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities", qualifier_bonus=0.0)
     assert [c.chunk_id for c in ext.citations] == ["c#a#0"]  # equal otherwise: retrieval order
+
+
+def test_a_passage_about_a_subtype_of_the_asked_condition_is_passed_over() -> None:
+    q = "What blood pressure target is recommended in hypertension?"
+    assert names_subtype("Resistant Hypertension and Hypertensive Crises / Definitions", q)
+    assert names_subtype("Hypertensive Crises / BP Reduction Targets in Hypertensive Emergency", q)
+    assert names_subtype("Diabetic Ketoacidosis / Insulin", "Insulin dose in diabetes?")
+    assert names_subtype("Gestational Diabetes", "Insulin dose in diabetes?")
+    # the condition alone, a population after its adjective, the question's own subtype, a plural noun
+    assert not names_subtype("Pharmacotherapy for Hypertension / Special Populations / Heart Failure", q)
+    assert not names_subtype("Hypertensive Patients / Follow-up", q)
+    assert not names_subtype("Resistant Hypertension / Definition", "How is resistant hypertension treated?")
+    assert not names_subtype("Empiric Antibiotic Therapy for CAP", "Empiric antibiotics for severe CAP?")
+    assert not names_subtype("Blood Pressure Classification", q)  # common words do not name a condition
+    paths = [["Resistant Hypertension", "Definition"], ["Hypertensive Crises", "Targets"],
+             ["Pharmacotherapy for Hypertension", "Heart Failure"], ["Titration and Follow-Up"]]
+    hits = [chunk_hit(f"h#{i}#0", "BP target: < 130/80 mm Hg.", i, p) for i, p in enumerate(paths, 1)]
+    assert [h.rank for h in fitting_hits(hits, q, 5)] == [3, 4]
+    assert [h.rank for h in fitting_hits(hits[:2], q, 5)] == [1, 2]  # none general: retrieval order
+
+
+def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:
+    enc = FlatEncoder()
+    q = enc.encode_queries(["x"])[0]
+    body = ("Recommended to reduce morbidity and mortality in patients with HFrEF.\n\n"
+            "Spironolactone 12.5-25 mg daily is the starting dose.")
+    hit = chunk_hit("hf#mra#0", body, 1, ["GDMT for HFrEF", "Pillar 3: Mineralocorticoid Receptor Antagonists"])
+    ext = extract_answer(q, [hit], enc, min_score=0.0, question="HFrEF treatment to reduce mortality, dose")
+    assert ext.text == ("Pillar 3: Mineralocorticoid Receptor Antagonists: Recommended to reduce morbidity and "
+                        "mortality in patients with HFrEF. Spironolactone 12.5-25 mg daily is the starting dose. [1]")
+    assert ext.citations[0].quote.startswith("Recommended to reduce")  # the quote is the passage as it stands
+    # a sentence with its own subject opens the quote: no heading
+    hit = chunk_hit("hf#mra#1", "Spironolactone reduces mortality in HFrEF.", 1, ["Pillar 3: MRA"])
+    ext = extract_answer(q, [hit], enc, min_score=0.0, question="HFrEF treatment to reduce mortality")
+    assert ext.text == "Spironolactone reduces mortality in HFrEF. [1]"
 
 
 def test_keyed_items_are_embedded_under_their_heading_sentence_items_are_not() -> None:

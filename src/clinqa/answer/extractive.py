@@ -18,7 +18,10 @@ Selection (:func:`extract_answer`), in order:
 2. Passages whose section path states the opposite of a qualifier of the question are passed
    over for the next retrieved ones, and a unit whose section heading or label states it
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
-   for "outpatient", adults for children; :data:`OPPOSITES`) is dropped.
+   for "outpatient", adults for children; :data:`OPPOSITES`) is dropped. Then passages about a
+   subtype of a condition the question names alone ("Resistant Hypertension" for "... in
+   hypertension?", :func:`names_subtype`) are passed over the same way (:func:`fitting_hits`; the
+   pipeline searches ``answer.qualifier_depth`` hits deep when the question has a qualifier).
 3. Each remaining unit scores ``unit_weight * cos(question, unit) + (1 - unit_weight) *
    cos(question, chunk) + lexical_weight * overlap``, where ``overlap`` is the share of the
    question's content stems found in the unit, its label and its section heading; retrieval order
@@ -46,13 +49,16 @@ on its own. Two-column tables whose first header is generic ("Parameter", "#") r
 
 The text shows each cited chunk's units in passage order, an intro once before its items, list
 items joined by "; " (or by a space after a trailing "OR"/"AND"), then ``[n]``; section headings
-are in the citation, not in the text. Past ``max_words`` words the answer stops with
-"(more in [n])".
+are in the citation, not in the text, except before a sentence that has no subject of its own
+("Recommended to reduce morbidity ..." under "Pillar 3: Mineralocorticoid Receptor Antagonists";
+:data:`SUBJECTLESS`), where the chunk's last heading is what the sentence is about and is shown
+before it (when it opens that chunk's quote). Past ``max_words`` words the answer stops with "(more in [n])".
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -71,6 +77,17 @@ _FLOW = re.compile(r"^\s*(?:-{1,2}>|=>|\u2192)\s*")
 _TABLE_RULE = re.compile(r"^\|?[\s:|-]+\|?$")
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
+#: a sentence or item that starts with its predicate: its subject is the section heading it stands under
+#: ("Recommended to reduce hospitalization ..." under "SGLT2 Inhibitors"; "Can be initiated regardless of
+#: diabetes status."; "For patients with symptomatic HFrEF who ..." under "Ivabradine")
+SUBJECTLESS = re.compile(
+    r"^(?:not\s+|also\s+|strongly\s+|conditionally\s+|generally\s+)?"
+    r"(?:(?:recommended|suggested|indicated|contraindicated|preferred|reasonable|considered|approved|"
+    r"useful|beneficial|effective|safe|appropriate|associated|required|reserved)\b"
+    r"|(?:may|can|should|must|could|might)\s+(?:not\s+|also\s+)?be\b"
+    r"|(?:for|in)\s+(?:adult\s+|selected\s+|all\s+)?patients\b(?!.*,))",  # an indication with no main clause
+    re.IGNORECASE,
+)
 BOILERPLATE = re.compile(
     r"not (?:intended as |a substitute for )?medical advice|for (?:educational|informational) purposes|"
     r"\bcalculator\b|available via mcp|\bcalculate_\w+|\bclick here\b|\bsee also\b|all rights reserved|"
@@ -328,6 +345,81 @@ def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ..
     return out
 
 
+#: words that make a condition named after them a subtype of it ("resistant hypertension", "gestational
+#: diabetes"); a passage under such a heading answers a narrower question than one that names the
+#: condition alone
+SUBTYPE_MODIFIERS = frozenset("""
+resistant refractory secondary primary pulmonary gestational malignant uncontrolled isolated masked white-coat
+drug-induced hospital-acquired ventilator-associated healthcare-associated atypical recurrent complicated
+congenital familial neonatal perinatal postpartum postoperative post-operative traumatic fulminant
+""".split())
+#: nouns after a condition's adjective that do not make a subtype ("hypertensive patients")
+_NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "persons", "individuals", "women",
+                          "men", "children", "population", "populations", "subjects", "participants"})
+_ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
+
+
+def _condition_words(question: str, max_zipf: float = 4.5) -> set[str]:
+    """The question's words rare in general English (wordfreq Zipf < ``max_zipf``) that may name a
+    condition, lower case: "hypertension" in "What blood pressure target is recommended in hypertension?"."""
+    from clinqa.answer.answerability import zipf
+
+    return {w for w in words_of(question.lower())
+            if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
+
+
+def names_subtype(context: str, question: str, conditions: set[str] | None = None) -> bool:
+    """Does ``context`` (a section path) name a subtype of a condition the question names without
+    one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
+    condition word ("Resistant Hypertension" for "... in hypertension?"), or the condition's adjective
+    is followed by another noun the question lacks ("Hypertensive Crises", "Diabetic Ketoacidosis"),
+    not a population ("hypertensive patients")."""
+    conditions = _condition_words(question) if conditions is None else conditions
+    if not conditions:
+        return False
+    asked = set(words_of(question.lower()))
+    asked_stems = {stem(w) for w in asked}
+    stems = {stem(w): w for w in conditions}
+    toks = words_of(context.lower())
+    for i, tok in enumerate(toks):
+        if tok in conditions and i > 0 and toks[i - 1] in SUBTYPE_MODIFIERS and toks[i - 1] not in asked:
+            return True
+        noun = stems.get(stem(tok)) if tok not in asked and _ADJECTIVE.search(tok) else None
+        # an adjective of the condition, not the same noun ("antibiotic" for "antibiotics")
+        if noun and not noun.startswith(tok) and not tok.startswith(noun) and i + 1 < len(toks):
+            nxt = toks[i + 1]
+            if (nxt.isalpha() and len(nxt) >= 4 and nxt not in STOPWORDS and nxt not in _NOT_SUBTYPE
+                    and stem(nxt) not in asked_stems):
+                return True
+    return False
+
+
+def has_qualifiers(question: str) -> bool:
+    """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
+    adults, children, acute ...; :data:`OPPOSITES`)?"""
+    return bool(_qualifiers(question))
+
+
+def fitting_hits(hits: Sequence[Retrieved], question: str, n: int) -> list[Retrieved]:
+    """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
+    qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
+    without comorbidities"), then, of those, the ones whose section path names no subtype of a condition
+    the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
+    "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
+    qualifier and no subtype this is the first ``n`` hits. The chunks are not re-ranked: the others are
+    passed over for the next retrieved ones."""
+    quals = _qualifiers(question) if question else []
+    hits = list(hits)
+    if quals:
+        fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
+        hits = fitting or hits
+    conditions = _condition_words(question) if question else set()
+    if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
+        general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), question, conditions)]
+        hits = general or hits
+    return hits[:n]
+
+
 def _says(context: str, words: tuple[str, ...]) -> bool:
     """Does ``context`` (lower-cased) contain one of ``words`` as a whole word (hyphens join words)?"""
     return any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", context) for w in words)
@@ -444,11 +536,7 @@ def extract_answer(
     else computed. Returns an empty text when the hits hold no quotable unit.
     """
     quals = _qualifiers(question) if question else []
-    if quals:  # passages whose section states the opposite of a qualifier are passed over for the next ones
-        fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
-        hits = (fitting or hits)[:max_hits]
-    else:
-        hits = hits[:max_hits]
+    hits = fitting_hits(hits, question, max_hits)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
@@ -564,6 +652,9 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
                 lead += u.label + " "
         elif u.label and u.label != prev.label:
             lead = u.label + " "
+        heading = unit_heading(hits[hi].chunk.section_path)
+        if not lead and not pieces[hi] and heading and SUBJECTLESS.match(shown) and u.kind != "row":
+            lead = heading.rstrip(" :") + ": "  # "SGLT2 Inhibitors (Class I, LOE A): Recommended to ..."
         if same_list and pieces[hi]:
             joiner = " " if _TRAILING.search(pieces[hi][-1]) else "; "
             pieces[hi][-1] = pieces[hi][-1].rstrip(".") if joiner == "; " else pieces[hi][-1]
