@@ -319,6 +319,20 @@ def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:
     assert ext.text == "Spironolactone reduces mortality in HFrEF. [1]"
 
 
+def test_a_row_with_an_empty_first_cell_continues_the_row_above() -> None:
+    body = ("| Parameter | Criteria | Score |\n|---|---|---|\n| **BUN (mg/dL)** | 18.2-22.3 | 2 |\n"
+            "| | 22.4-27.9 | 3 |\n| **Heart Rate** | >= 100 bpm | 1 |")
+    assert units_of(body) == ["Parameter: BUN (mg/dL); Criteria: 18.2-22.3; Score: 2",
+                              "Parameter: BUN (mg/dL); Criteria: 22.4-27.9; Score: 3",
+                              "Parameter: Heart Rate; Criteria: >= 100 bpm; Score: 1"]
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("g#s#0", body, 1, ["Glasgow-Blatchford Score"])],
+                         enc, min_score=0.0, question="What are the Glasgow-Blatchford score criteria?")
+    # the whole table (a criteria question), the repeated first cell shown once
+    assert ext.text == ("Parameter: BUN (mg/dL); Criteria: 18.2-22.3; Score: 2; Criteria: 22.4-27.9; Score: 3; "
+                        "Parameter: Heart Rate; Criteria: >= 100 bpm; Score: 1. [1]")
+
+
 def test_keyed_items_are_embedded_under_their_heading_sentence_items_are_not() -> None:
     from clinqa.answer.extractive import embedding_texts
 

@@ -98,7 +98,7 @@ BOILERPLATE = re.compile(
 #: a question asking for a whole list: criteria, components, steps, signs ...
 LIST_QUESTION = re.compile(
     r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
-    r"factors|parameters|what are the|which are the|checklist)\b", re.IGNORECASE)
+    r"factors|parameters|what are the|which are the|checklist|goes into|go into|made up of)\b", re.IGNORECASE)
 
 #: a question asking for a number: a dose, a threshold or target, a duration
 NUMBER_QUESTION = re.compile(
@@ -207,8 +207,12 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
             in_run = True
             rows = [ln for ln in lines if not _TABLE_RULE.match(ln.strip())]
             header = [_clean(h) for h in _cells(rows[0])] if len(rows) > 1 else []
+            above = ""  # a row with an empty first cell continues the row above ("| | 22.4-27.9 | 3 |")
             for row in rows[1:] if header else rows:
                 cells = [_clean(c) for c in _cells(row)]
+                if header and len(cells) >= 2 and not cells[0] and above and any(cells[1:]):
+                    cells[0] = above
+                above = cells[0] if cells else above
                 if header and len(header) == 2 == len(cells) and header[0].lower() in KEY_VALUE_HEADERS and cells[0]:
                     pairs = tuple((h, c) for h, c in zip(header, cells, strict=True) if c)
                     parts = [f"{cells[0]}: {cells[1]}" if cells[1] else cells[0]]  # "Regimen: 1.2 mg ..."
@@ -644,6 +648,9 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
         verbatim.setdefault(hits[hi].chunk.chunk_id, []).append(u.text.strip())
         prev = last.get(hi)
         same_list = prev is not None and prev.kind != "sentence" and prev.group == u.group
+        if (same_list and cell is None and u.kind == "row" and prev is not None and prev.kind == "row"
+                and len(u.cells) > 2 and u.cells[0] == prev.cells[0]):  # the row above's first cell, once
+            shown = "; ".join(f"{h}: {c}" if h else c for h, c in u.cells[1:])
         lead = ""
         if not same_list:
             if u.intro:
