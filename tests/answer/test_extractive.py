@@ -179,6 +179,23 @@ def test_table_cell_named_by_row_and_column() -> None:
     assert ext.citations[0].quote.startswith("Drug: Quinvexdel; eGFR")  # the quote is the row as it stands
 
 
+def test_a_row_is_named_by_the_head_of_its_label() -> None:
+    enc = FlatEncoder()
+    body = ("| Route | Dose | Concentration |\n|---|---|---|\n"
+            "| **IV (umbilical vein) -- Preferred** | 0.01-0.03 mg/kg | 1:10,000 |\n"
+            "| **Endotracheal (ET) -- If IV not available** | 0.05-0.1 mg/kg | 1:10,000 |")
+    notes = chunk_hit("n#notes#0", "Higher IV doses (> 0.03 mg/kg) are NOT recommended in neonates.", 1,
+                      ["Important Notes"])
+    table = chunk_hit("n#dosing#0", body, 2, ["Epinephrine Dosing"])
+    q = enc.encode_queries(["x"])[0]
+    ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates")
+    # the named row beats the notes sentence ranked above it, and the ET row is not quoted
+    assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg. [1]"
+    ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates",
+                         cell_bonus=0.0)
+    assert [c.chunk_id for c in ext.citations] == ["n#notes#0"]
+
+
 def test_units_without_the_questions_content_are_not_quoted() -> None:
     enc = FlatEncoder()
     q = enc.encode_queries(["x"])[0]

@@ -36,8 +36,9 @@ Selection (:func:`extract_answer`), in order:
    with its unit, :data:`DOSE_QUESTION`). "How many ..." asks for the count,
    not the list (:data:`COUNT_QUESTION`). A unit whose section heading or label states a qualifier of
    the question ("Possible Sepsis Without Shock" for "w/o shock") gains ``qualifier_bonus``.
-5. Table cells: when the question names a row (its first cell) and one column (by its header's
-   words and numbers), that row is quoted as ``row label, header: cell``
+5. Table cells: when the question names a row (the head of its first cell, before any
+   parenthesis or dash: "IV" of "IV (umbilical vein) -- Preferred") and one column (by its header's
+   words and numbers), that row gains ``cell_bonus`` and is quoted as ``row label, header: cell``
    ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and the other rows of that table are not quoted.
    A dose column is quoted with the row's route, frequency and duration columns
    (:data:`DOSE_COMPANIONS`).
@@ -479,7 +480,10 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     q = _norm_dash(question)
     q_words = set(words_of(q))
     row_label = unit.cells[0][1]
-    if not row_label or not all(w in q_words for w in words_of(_norm_dash(row_label)) if w not in STOPWORDS):
+    # the label's head names the row: "IV" of "IV (umbilical vein) -- Preferred"
+    head = re.split(r"\s*(?:\(|--|—|–|,|;)", _norm_dash(row_label), maxsplit=1)[0] if row_label else ""
+    head_words = [w for w in words_of(head) if w not in STOPWORDS]
+    if not head_words or not all(w in q_words for w in head_words):
         return None
     best, best_score, tie = None, 0.0, False
     for header, cell in unit.cells[1:]:
@@ -529,6 +533,7 @@ def extract_answer(
     number_bonus: float = 0.1,
     max_hits: int = 5,
     qualifier_bonus: float = 0.15,
+    cell_bonus: float = 0.15,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -598,6 +603,9 @@ def extract_answer(
     # a row named in the question (row label and column) is quoted as "label, column: cell"
     cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
+    if named_rows:  # the cell the question names is the answer
+        scores = scores + np.array([cell_bonus if i in named_rows else 0.0 for i in range(len(keep))],
+                                   dtype=np.float32)
     named_tables = {_headers(keep[i][1]) for i in named_rows}  # a table split over chunks keeps its headers
     order = sorted(range(len(keep)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
