@@ -225,9 +225,11 @@ def test_a_dose_cell_is_quoted_with_its_route_and_frequency() -> None:
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("v#lmwh#0", ENOXAPARIN, 1, ["LMWH"])], enc,
                          question="Enoxaparin treatment dose for DVT")
-    # "dose" names the Dose column; a dose is not read without its route and frequency
+    # "dose" names the Dose column; a dose is not read without its route and frequency; "Enoxaparin
+    # (alternative)" is named by its head too: both regimens, not the other drugs' rows
     assert ext.text == ("For initial parenteral anticoagulation: Enoxaparin, Dose: 1 mg/kg; Route: Subcutaneous; "
-                        "Frequency: Every 12 hours. [1]")
+                        "Frequency: Every 12 hours; Enoxaparin (alternative), Dose: 1.5 mg/kg; Route: Subcutaneous; "
+                        "Frequency: Once daily. [1]")
 
 
 def test_two_column_parameter_tables_read_as_key_value() -> None:
