@@ -384,3 +384,13 @@ def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> N
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("t#alg#0", FLOW, 1, ["Algorithm"])], enc,
                          max_sentences=1, question="At what ICP should treatment start?")
     assert ext.text == "Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures? [1]"
+
+
+def test_questions_that_ask_for_a_list() -> None:
+    from clinqa.answer.extractive import LIST_QUESTION
+
+    for q in ("Absolute contraindications to IV alteplase in stroke", "What goes into the Glasgow-Blatchford score?",
+              "What are the qSOFA criteria?", "Indications for epinephrine in neonates"):
+        assert LIST_QUESTION.search(q), q
+    for q in ("Is alteplase contraindicated after surgery?", "What is the alteplase dose?"):
+        assert not LIST_QUESTION.search(q), q

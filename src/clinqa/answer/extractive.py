@@ -99,7 +99,8 @@ BOILERPLATE = re.compile(
 #: a question asking for a whole list: criteria, components, steps, signs ...
 LIST_QUESTION = re.compile(
     r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
-    r"factors|parameters|what are the|which are the|checklist|goes into|go into|made up of)\b", re.IGNORECASE)
+    r"factors|parameters|what are the|which are the|checklist|goes into|go into|made up of|contraindications|"
+    r"indications|exclusions|red flags)\b", re.IGNORECASE)
 
 #: a question asking for a number: a dose, a threshold or target, a duration
 NUMBER_QUESTION = re.compile(
