@@ -28,7 +28,7 @@ from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts
-from clinqa.answer.extractive import embedding_texts, fitting_hits, has_qualifiers
+from clinqa.answer.extractive import embedding_texts, fitting_hits, has_qualifiers, with_siblings
 from clinqa.answer.generate import generate_answer, generate_no_context
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
@@ -513,9 +513,9 @@ class Pipeline:
             answer = self._refusal(draft, decided, asked, intent.phrase, gate, missing, max_zipf, related_min)
         else:
             t1 = time.perf_counter()
-            ext = extract_answer(result.query_vector, assemble.quotable(context, check, s.context_chunks),
-                                 self.unit_encoder, s.max_sentences, s.min_sentence_score, question=asked,
-                                 max_hits=s.context_chunks)
+            quoted = with_siblings(assemble.quotable(context, check, s.context_chunks), asked, self.store.get_chunks)
+            ext = extract_answer(result.query_vector, quoted, self.unit_encoder, s.max_sentences,
+                                 s.min_sentence_score, question=asked, max_hits=len(quoted))
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             answer = assemble.extractive(draft, ext, rare, s.related_topics)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3

@@ -394,3 +394,50 @@ def test_questions_that_ask_for_a_list() -> None:
         assert LIST_QUESTION.search(q), q
     for q in ("Is alteplase contraindicated after surgery?", "What is the alteplase dose?"):
         assert not LIST_QUESTION.search(q), q
+
+
+def test_a_list_section_split_over_chunks_is_read_with_its_neighbours() -> None:
+    from clinqa.answer.extractive import sibling_ids, with_siblings
+
+    assert sibling_ids("tia#abcd2/score-components#1") == ["tia#abcd2/score-components#0",
+                                                          "tia#abcd2/score-components#2"]
+    assert sibling_ids("tia#abcd2/score-components#0") == ["tia#abcd2/score-components#1"]
+    assert sibling_ids("no-index") == []
+    table = "| Component | Criterion | Points |\n|---|---|---|\n| Age | >= 60 years | 1 |"
+    ad = "OpenMedicine Calculator: calculate_abcd2 - available via MCP for automated scoring."
+    path = ["TIA", "ABCD2 Score", "Score Components"]
+    stored = {"tia#c#0": Chunk(chunk_id="tia#c#0", doc_id="tia", text=table, body=table, section_path=path),
+              "other#c#0": Chunk(chunk_id="other#c#0", doc_id="other", text=table, body=table, section_path=path)}
+    asked: list[list[str]] = []
+
+    def fetch(ids: list[str]) -> list[Chunk]:
+        asked.append(ids)
+        return [stored[i] for i in ids if i in stored]
+
+    hits = [chunk_hit("tia#lim#0", "The ABCD2 score should not be used alone.", 1, ["TIA", "Limitations"]),
+            chunk_hit("tia#c#1", ad, 2, path)]
+    out = with_siblings(hits, "What are the components of the ABCD2 score?", fetch)
+    # the calculator line alone says nothing: its section's table (the chunk before it) is read first
+    assert [h.chunk.chunk_id for h in out] == ["tia#lim#0", "tia#c#0", "tia#c#1"]
+    assert out[1].rank == 2 and out[1].scores == {}
+    assert asked == [["tia#c#0", "tia#c#2"]]  # the "Limitations" heading names no list: not grown
+    # not a list question, no qualifier: nothing fetched
+    asked.clear()
+    assert with_siblings(hits, "Is the ABCD2 score useful?", fetch) == hits and asked == []
+    # a neighbour id from another document (a store that answered wrongly) is not added
+    stored["tia#c#0"] = stored["other#c#0"].model_copy(update={"chunk_id": "tia#c#0"})
+    assert [h.chunk.chunk_id for h in with_siblings(hits, "ABCD2 components?", fetch)] == ["tia#lim#0", "tia#c#1"]
+
+
+def test_the_word_budget_keeps_the_best_scoring_groups() -> None:
+    from clinqa.answer.extractive import _within_budget, unit_records
+
+    long_list = unit_records("- " + "\n- ".join(" ".join(["word"] * 20) for _ in range(5)))  # 100 words, 1 group
+    short = unit_records("The answer is ten words long and it is here.")
+    keep = [(0, u) for u in long_list] + [(1, short[0])]
+    scores = np.array([0.5] * len(long_list) + [0.9], dtype=np.float32)
+    chosen = list(range(len(keep)))
+    assert _within_budget(chosen, keep, scores, {}, 150) == [5, 0, 1, 2, 3, 4]  # both fit, best first
+    assert _within_budget(chosen, keep, scores, {}, 50) == [5]  # the list does not fit beside the sentence
+    scores[5] = 0.1
+    assert _within_budget(chosen, keep, scores, {}, 50) == [0, 1, 2, 3, 4]  # the best is kept even over budget

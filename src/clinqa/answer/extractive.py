@@ -59,7 +59,7 @@ before it (when it opens that chunk's quote). Past ``max_words`` words the answe
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -68,6 +68,7 @@ from clinqa.answer.answerability import POPULATION_WORDS, stem
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.injection import is_suspicious
 from clinqa.answer.types import Citation, citation_for
+from clinqa.chunking.base import Chunk
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
@@ -400,6 +401,67 @@ def names_subtype(context: str, question: str, conditions: set[str] | None = Non
     return False
 
 
+def sibling_ids(chunk_id: str) -> list[str]:
+    """Ids of the chunks before and after ``chunk_id`` in its section (``"<doc>#<section>#<n>"``:
+    ``n - 1`` and ``n + 1``); none for an id without a numeric last part."""
+    base, _, idx = chunk_id.rpartition("#")
+    if not base or not idx.isdigit():
+        return []
+    return [f"{base}#{j}" for j in (int(idx) - 1, int(idx) + 1) if j >= 0]
+
+
+def with_siblings(hits: Sequence[Retrieved], question: str,
+                  fetch: Callable[[list[str]], list[Chunk]]) -> list[Retrieved]:
+    """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
+    ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
+    question asks for a list (a criteria list or score table split over two chunks is quoted whole),
+    the hit's heading names a list ("Score Components", "Absolute Contraindications") and its chunk
+    starts or ends with a list item or table row (the neighbour on that side) or holds only
+    boilerplate (both neighbours), or
+    the hit's section path states a qualifier of the question (the "Adults With Comorbidities"
+    section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
+    document, section and patient as its hit, so it passed the same filters; it carries the hit's
+    score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
+    auto-merging retriever merges child chunks into their parent)."""
+    hits = list(hits)
+    wants_list = bool(LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
+    quals = _qualifiers(question)
+    sides: dict[int, list[str]] = {}  # id(hit) -> the neighbour ids to add
+    for h in hits:
+        ids = sibling_ids(h.chunk.chunk_id)
+        if quals and _states(" ".join(h.chunk.section_path), quals):
+            sides[id(h)] = ids
+        elif wants_list and ids and LIST_QUESTION.search(unit_heading(h.chunk.section_path)):
+            # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
+            # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
+            units = [u for u in unit_records(h.chunk.body) if not BOILERPLATE.search(u.full)]
+            n = int(h.chunk.chunk_id.rpartition("#")[2])
+            edge = [f"#{n - 1}", f"#{n + 1}"] if not units else (
+                ([f"#{n - 1}"] if units[0].kind != "sentence" else [])
+                + ([f"#{n + 1}"] if units[-1].kind != "sentence" else []))
+            sides[id(h)] = [i for i in ids if any(i.endswith(e) for e in edge)]
+    have = {h.chunk.chunk_id for h in hits}
+    want = list(dict.fromkeys(i for ids in sides.values() for i in ids if i not in have))
+    if not want:
+        return hits
+    found = {c.chunk_id: c for c in fetch(want)}
+    out: list[Retrieved] = []
+    for h in hits:
+        before: list[Retrieved] = []
+        after: list[Retrieved] = []
+        if sides.get(id(h)):
+            n = int(h.chunk.chunk_id.rpartition("#")[2])
+            for sid in sides[id(h)]:
+                c = found.get(sid)
+                if (c is None or sid in have or c.doc_id != h.chunk.doc_id
+                        or c.section_path != h.chunk.section_path or c.patient_id != h.chunk.patient_id):
+                    continue
+                have.add(sid)
+                (before if sid.endswith(f"#{n - 1}") else after).append(Retrieved(c, h.score, h.rank))
+        out.extend([*before, h, *after])
+    return out
+
+
 def has_qualifiers(question: str) -> bool:
     """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
     adults, children, acute ...; :data:`OPPOSITES`)?"""
@@ -627,8 +689,31 @@ def extract_answer(
         for hi, grp in lists:
             members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
             chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
+    chosen = _within_budget(list(dict.fromkeys(chosen)), keep, scores, cell_text, max_words)
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
     return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words)
+
+
+def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
+                   cell_text: dict[int, str | None], max_words: int) -> list[int]:
+    """The chosen units (indices into ``keep``) that fit ``max_words``, taken best score first: a list or
+    table (its items and rows, one hit's group) as a whole at its best member's score, a sentence alone.
+    The best one is always kept (the text then stops with "more in [n]"). The answer is shown in
+    passage order afterwards, so without this the first-ranked passage's long list would crowd out a
+    better-scoring table from the third passage."""
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i in chosen:
+        hi, u = keep[i]
+        groups.setdefault((hi, u.group) if u.kind != "sentence" else (hi, -1 - i), []).append(i)
+    out: list[int] = []
+    words = 0
+    for g in sorted(groups.values(), key=lambda g: -max(float(scores[i]) for i in g)):
+        n = sum(len((cell_text.get(i) or keep[i][1].full).split()) + len(keep[i][1].intro.split()) for i in g)
+        if out and words + n > max_words:
+            continue
+        out.extend(g)
+        words += n
+    return out
 
 
 def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], max_words: int) -> Extract:
