@@ -427,6 +427,10 @@ def test_a_list_section_split_over_chunks_is_read_with_its_neighbours() -> None:
     # a neighbour id from another document (a store that answered wrongly) is not added
     stored["tia#c#0"] = stored["other#c#0"].model_copy(update={"chunk_id": "tia#c#0"})
     assert [h.chunk.chunk_id for h in with_siblings(hits, "ABCD2 components?", fetch)] == ["tia#lim#0", "tia#c#1"]
+    # nor one of another patient's (a neighbour is of its hit's document, so of its patient, and checked)
+    stored["tia#c#0"] = Chunk(chunk_id="tia#c#0", doc_id="tia", text=table, body=table, section_path=path,
+                              patient_id="P0002")
+    assert [h.chunk.chunk_id for h in with_siblings(hits, "ABCD2 components?", fetch)] == ["tia#lim#0", "tia#c#1"]
 
 
 def test_the_word_budget_keeps_the_best_scoring_groups() -> None:
