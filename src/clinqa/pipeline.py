@@ -434,7 +434,7 @@ class Pipeline:
         Only words of at least 5 letters that no passage has (American spelling tried too) and that
         are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired; for a
         patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
-        from clinqa.answer.answerability import fold, zipf
+        from clinqa.answer.answerability import REPAIR_BELOW_ZIPF, fold, zipf
         from clinqa.retrieval.vocabulary import WORD
 
         vocab = self.scoped_vocabulary(filters)
@@ -443,7 +443,8 @@ class Pipeline:
         for m in WORD.finditer(question):
             w = m.group(0)
             low = w.lower()
-            if len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab or zipf(low) >= 2.5:
+            if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
+                    or zipf(low) >= REPAIR_BELOW_ZIPF):
                 continue
             fixed = vocab.repair(low)
             if fixed:

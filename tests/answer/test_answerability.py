@@ -294,3 +294,27 @@ def test_a_word_qualifying_a_named_condition_is_decisive() -> None:
     # the condition word itself qualifies nothing
     assert check("How is cerebral venous sinus thrombosis treated?",
                  ["Cerebral venous sinus thrombosis is treated with heparin."]).missing_names() == []
+
+
+def test_the_words_before_a_condition_head_noun_say_which_condition() -> None:
+    """'familial' and 'Mediterranean' say which fever: a gout passage's colchicine dose does not answer."""
+    q = "What is the colchicine dose for familial Mediterranean fever?"
+    assert {t.text: t.modifies for t in key_terms(q)} == {"colchicine": "", "familial": "fever",
+                                                          "mediterranean": "fever"}
+    a = check(q, ["Colchicine for gout flares: 1.2 mg orally, then 0.6 mg 1 hour later."])
+    assert a.decisive_names() == ["familial", "mediterranean"]
+
+
+def test_a_real_english_word_is_not_repaired_to_a_corpus_word() -> None:
+    """'erectile' (wordfreq Zipf 2.8) is a word the corpus lacks, not a typo of its 'elective'; 'apixiban'
+    (Zipf 0) is a typo of 'apixaban'."""
+    v = Vocabulary.from_texts(["Elective surgery: hold apixaban 48 hours.", "PDE-5 inhibitors and nitrates."])
+    terms = {t.text: t for t in key_terms("Treatment of erectile dysfunction with PDE-5 inhibitors", v)}
+    assert terms["erectile"].repaired is None and terms["erectile"].match == "erectile"
+    assert {t.text: t.repaired for t in key_terms("apixiban dose", v)}["apixiban"] == "apixaban"
+    a = check("Treatment of erectile dysfunction with PDE-5 inhibitors", ["PDE-5 inhibitors and nitrates."], v)
+    assert a.decisive_names() == ["erectile"] and a.in_corpus == {"erectile": False}
+    # a corpus word of the same stem stands for a common word: "consistent" for "consistency"
+    w = Vocabulary.from_texts(["ABCC11 genotype determines whether cerumen is wet or dry: consistent in all cohorts."])
+    assert {t.text: t.repaired for t in key_terms("Which gene controls the consistency of cerumen?", w)}[
+        "consistency"] == "consistent"

@@ -103,6 +103,12 @@ dysfunction insufficiency
 _SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the stemmer loaded)
 
 
+#: a word at least this common in general English (wordfreq Zipf) is not a misspelling to repair against the
+#: corpus (as in :meth:`clinqa.pipeline.Pipeline.repair_question`): the corpus lacking it is evidence; for
+#: a key term, a corpus word of the same Snowball stem still stands for it ("consistent" for "consistency")
+REPAIR_BELOW_ZIPF = 2.5
+
+
 def fold(word: str) -> str:
     """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
     "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e)."""
@@ -261,6 +267,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         repaired = None
         if vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w:
             repaired = vocabulary.repair(w)
+            if repaired is not None and zipf(w) >= REPAIR_BELOW_ZIPF and stem(repaired) != stem(w):
+                repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
+                # "consistency" is the same word)
             known = equivalents is not None and set(equivalents(w)) - {w}
             if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
                 continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
@@ -271,9 +280,17 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     return [_with_modified(t, question) for t in out]
 
 
+#: nouns that end the name of a condition ("familial Mediterranean fever", "Kawasaki disease"): the words
+#: before them say which one
+CONDITION_HEADS = frozenset({"fever", "syndrome", "disease", "disorder", "infection", "cancer", "carcinoma",
+                             "tumour", "tumor", "lymphoma", "leukaemia", "leukemia", "palsy", "dystrophy",
+                             "deficiency"})
+
+
 def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
     """``term`` with ``modifies`` set when one of the next three words after it in ``question`` names a
-    condition or procedure (clinical suffix) and no punctuation or stop word comes between."""
+    condition or procedure (clinical suffix, or a head noun of :data:`CONDITION_HEADS`) and no
+    punctuation or stop word comes between."""
     if term.kind != "specific" or _CLINICAL_SUFFIX.search(term.match):
         return term
     m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
@@ -283,7 +300,7 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
         low = w.lower()
         if not w[0].isalpha() or low in STOPWORDS:
             break
-        if _CLINICAL_SUFFIX.search(low):
+        if _CLINICAL_SUFFIX.search(low) or low in CONDITION_HEADS:
             return replace(term, modifies=low)
     return term
 
