@@ -41,6 +41,7 @@ from clinqa.llm.base import LLMError
 from clinqa.rerank import Reranker, build_reranker, rerank_hits
 from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
 from clinqa.retrieval.dedup import collapse_near_duplicates
+from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.recency import newest_first, recency_rerank
 from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.retrieval.vocabulary import Vocabulary
@@ -489,15 +490,8 @@ class Pipeline:
         filters, s = self._checked(question, filters), self.settings.answer
         filters, intent = self.time_intent(question, filters)
         asked, repairs, repair_ms = self._repaired(question, filters)
-        deep = has_qualifiers(asked) and s.qualifier_depth > self.settings.retrieval.top_k
-        result = self.search(asked, filters, k=s.qualifier_depth if deep else None, recency=intent.recency,
-                             query_vector=query_vector)
+        result, context = self._search_to_answer(asked, filters, intent.recency, query_vector)
         result.timings_ms["repair"] = repair_ms
-        context = fitting_hits(result.hits, asked, s.context_chunks)
-        if deep:  # the hits shown: the usual top_k, and any deeper one the answer draws from
-            pos = {id(h): i for i, h in enumerate(result.hits, 1)}
-            shown = max([self.settings.retrieval.top_k] + [pos[id(h)] for h in context])
-            result.hits = result.hits[:shown]
         missing, rare = self._coverage(asked, filters, result.timings_ms)
         scope = "patient" if filters.patient_id is not None else "reference"
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
@@ -523,6 +517,23 @@ class Pipeline:
         if generate and not answer.refused and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
         return answer
+
+    def _search_to_answer(self, asked: str, filters: Filters, recency: bool,
+                          query_vector: np.ndarray | None) -> tuple[RetrievalResult, list[Retrieved]]:
+        """``(result, context)``: :meth:`search` for ``asked`` and the ``answer.context_chunks`` hits an
+        answer may quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite
+        of a qualifier of the question, or name a subtype of the condition it names alone, are passed
+        over). A question with a qualifier is searched ``answer.qualifier_depth`` hits deep; the hits
+        kept in ``result`` are then the usual ``retrieval.top_k`` and any deeper one in ``context``."""
+        s, top_k = self.settings.answer, self.settings.retrieval.top_k
+        deep = has_qualifiers(asked) and s.qualifier_depth > top_k
+        result = self.search(asked, filters, k=s.qualifier_depth if deep else None, recency=recency,
+                             query_vector=query_vector)
+        context = fitting_hits(result.hits, asked, s.context_chunks)
+        if deep:
+            pos = {id(h): i for i, h in enumerate(result.hits, 1)}
+            result.hits = result.hits[: max([top_k] + [pos[id(h)] for h in context])]
+        return result, context
 
     def _checked(self, question: str, filters: Filters | None) -> Filters:
         """``filters`` (default :meth:`filters`) for asking ``question``; raises :class:`ConfigError` for an

@@ -318,3 +318,28 @@ def test_a_real_english_word_is_not_repaired_to_a_corpus_word() -> None:
     w = Vocabulary.from_texts(["ABCC11 genotype determines whether cerumen is wet or dry: consistent in all cohorts."])
     assert {t.text: t.repaired for t in key_terms("Which gene controls the consistency of cerumen?", w)}[
         "consistency"] == "consistent"
+
+
+def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() -> None:
+    """Magnesium sulfate is in the asthma passage, prophylaxis in the brain-injury one, preeclampsia in
+    the hypertension one: none speaks of the regimen asked about."""
+    from clinqa.answer.assemble import decide
+    from clinqa.answer.gate import GateDecision
+
+    q = "What magnesium sulfate regimen is used for seizure prophylaxis in severe preeclampsia?"
+    passages = ["Severe asthma: magnesium sulfate 2 g IV over 20 minutes.",
+                "Seizure prophylaxis after brain injury: phenytoin for 7 days.",
+                "Preeclampsia: blood pressure above 160/110 is treated urgently."]
+    a = check(q, passages)
+    assert a.missing == [] and a.focused == []
+    assert a.apart == ["prophylaxis", "preeclampsia"]
+    d = decide(GateDecision(answer=True, signal=0.6, threshold=0.37, kind="dense_cosine", reason=""), a, None,
+               "refuse", scoped=False)
+    assert not d.decision.answer and d.key_refusal
+    assert d.decision.reason == "The passages found do not mention prophylaxis and preeclampsia together."
+    assert d.decision.kind == "dense_cosine+key_terms"
+    # one passage with both: answered; a question that does not ask what to give (BioASQ style): not refused
+    assert check(q, [*passages, "Preeclampsia: magnesium sulfate for seizure prophylaxis, 4 g IV."]).apart == []
+    apart = ["Phenytoin loading after brain injury: 20 mg/kg.", "Eclampsia: seizures in preeclampsia."]
+    assert check("What phenytoin dose is used in eclampsia?", apart).apart == ["phenytoin", "eclampsia"]
+    assert check("Is phenytoin exposure linked to eclampsia?", apart).apart == []

@@ -13,6 +13,7 @@ from clinqa.corpora import guidelines_path
 from clinqa.evaluation.facts import KINDS, load_questions, normalize
 
 SET = Path(__file__).resolve().parents[2] / "bench" / "answers" / "guidelines.jsonl"
+HELD_OUT = SET.with_name("heldout.jsonl")  # the check set: never tuned on
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -36,6 +37,13 @@ def texts() -> dict[str, str]:
     return out
 
 
+def test_held_out_set_schema() -> None:
+    qs = load_questions(HELD_OUT)
+    assert len([q for q in qs if q.answerable]) == 32 and len([q for q in qs if not q.answerable]) == 8
+    assert not {q.question.lower() for q in qs} & {q.question.lower() for q in load_questions(SET)}
+    assert len({q.doc_id for q in qs if q.answerable}) >= 20
+
+
 def test_schema_and_size() -> None:
     qs = load_questions(SET)
     answerable = [q for q in qs if q.answerable]
@@ -49,9 +57,10 @@ def test_schema_and_size() -> None:
         assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
 
 
-def test_every_fact_string_is_in_its_guideline(texts: dict[str, str]) -> None:
+@pytest.mark.parametrize("path", [SET, HELD_OUT], ids=["guidelines", "heldout"])
+def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
-    for q in load_questions(SET):
+    for q in load_questions(path):
         if not q.answerable:
             continue
         if q.doc_id not in texts:

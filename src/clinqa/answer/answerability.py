@@ -180,13 +180,17 @@ class Answerability:
     quantity or abbreviation asked about), in passage order, or all but one of them when there are
     three or more (a scientific question names more than its answering sentence repeats: with no slack,
     4 of 200 BioASQ dev answers lost their exact answer); empty when the question has no such term or
-    no passage qualifies."""
+    no passage qualifies. ``apart``: the decisive terms when there are two or more, every key term is
+    mentioned by some passage, no passage qualifies for ``focused`` and the question asks what to give
+    or aim for (:data:`TREATMENT_QUESTION`): the passages speak of each, never of them together (a
+    neighbouring topic)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
     in_corpus: dict[str, bool] = field(default_factory=dict)
     complete_in: int | None = None
     focused: list[int] = field(default_factory=list)
+    apart: list[str] = field(default_factory=list)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -408,7 +412,20 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
             decisive.append(t.text)
     slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
     focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in decisive) <= slack] if decisive else []
-    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused)
+    # each decisive term is in some passage, but no passage has them together: a neighbouring topic
+    # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
+    # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
+    # treatment, a target): on BioASQ dev it refused 3 scientific questions, 2 answered right before
+    apart = decisive if (len(decisive) >= 2 and not focused and not missing
+                         and TREATMENT_QUESTION.search(question)) else []
+    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart)
+
+
+#: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
+TREATMENT_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|regimens?|treat(?:ed|ment|ments|ing)?|therap(?:y|ies)|drugs?|medications?|"
+    r"antibiotics?|first-line|second-line|target(?:ed)?|level|prophylaxis|prevent(?:ion)?|manage(?:ment|d)?)\b",
+    re.IGNORECASE)
 
 
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the

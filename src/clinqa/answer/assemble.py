@@ -153,6 +153,11 @@ def decide(decision: GateDecision, check: Answerability | None, support: float |
         reason = missing_reason(check.decisive_names(), check.in_corpus, scoped)
         return Decision(replace(decision, answer=False, reason=reason,
                                 kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
+    if check is not None and check.apart and key_terms == "refuse":
+        both = list(check.apart)
+        reason = f"The passages found do not mention {', '.join(both[:-1])} and {both[-1]} together."
+        return Decision(replace(decision, answer=False, reason=reason,
+                                kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
     if check is not None and check.missing and key_terms != "ignore" and decision.answer:
         return Decision(decision, warnings=["the passages found do not mention "
                                             + ", ".join(f"'{w}'" for w in check.missing_names())
