@@ -445,3 +445,18 @@ def test_the_word_budget_keeps_the_best_scoring_groups() -> None:
     assert _within_budget(chosen, keep, scores, {}, 50) == [5]  # the list does not fit beside the sentence
     scores[5] = 0.1
     assert _within_budget(chosen, keep, scores, {}, 50) == [0, 1, 2, 3, 4]  # the best is kept even over budget
+
+
+def test_a_row_is_named_by_a_number_inside_its_range() -> None:
+    enc = FlatEncoder()
+    body = ("| Baseline INR | 4F-PCC Dose | Maximum Dose |\n|---|---|---|\n| **2.0-3.9** | 25 IU/kg | 2,500 IU |\n"
+            "| **4.0-6.0** | 35 IU/kg | 3,500 IU |\n| **> 6.0** | 50 IU/kg | 5,000 IU |")
+    hit = chunk_hit("ich#pcc#0", body, 1, ["4F-PCC Dosing"])
+    q = enc.encode_queries(["x"])[0]
+    ext = extract_answer(q, [hit], enc, question="4F-PCC dose for warfarin-associated ICH with INR 5")
+    assert ext.text == "Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg. [1]"  # not the 4 of "4F-PCC"
+    ext = extract_answer(q, [hit], enc, question="4F-PCC dose when the INR is 7.5")
+    assert ext.text == "Baseline INR > 6.0, 4F-PCC Dose: 50 IU/kg. [1]"
+    # a number with no word of the range's column in the question names no row
+    ext = extract_answer(q, [hit], enc, max_sentences=4, question="4F-PCC dose for a 5 year old")
+    assert "Baseline INR 4.0-6.0," not in ext.text

@@ -37,7 +37,8 @@ Selection (:func:`extract_answer`), in order:
    not the list (:data:`COUNT_QUESTION`). A unit whose section heading or label states a qualifier of
    the question ("Possible Sepsis Without Shock" for "w/o shock") gains ``qualifier_bonus``.
 5. Table cells: when the question names a row (the head of its first cell, before any
-   parenthesis or dash: "IV" of "IV (umbilical vein) -- Preferred") and one column (by its header's
+   parenthesis or dash: "IV" of "IV (umbilical vein) -- Preferred"; or a number of the question
+   inside the row's range, "INR 5" for the "4.0-6.0" row of "Baseline INR") and one column (by its header's
    words and numbers), that row gains ``cell_bonus`` and is quoted as ``row label, header: cell``
    ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and the other rows of that table are not quoted.
    A dose column is quoted with the row's route, frequency and duration columns
@@ -535,6 +536,30 @@ def _norm_dash(text: str) -> str:
     return re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
 
 
+_Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")  # "INR 5", not the 4 of "4F-PCC"
+_RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
+_BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(\d+(?:\.\d+)?)\s*$")
+
+
+def _in_row_range(label: str, header: str, question: str, q_words: set[str]) -> bool:
+    """Does the question give a number inside this row's range, and name the column the range is of?
+    "4F-PCC dose ... with INR 5" names the row "4.0-6.0" of a "Baseline INR" column (also "> 6.0",
+    "≥ 7"). ``question`` is dash-normalised."""
+    if not set(w for w in words_of(_norm_dash(header)) if w not in STOPWORDS) & q_words:
+        return False
+    label = _norm_dash(label)
+    nums = [float(n) for n in _Q_NUMBER.findall(question)]
+    if (m := _RANGE.match(label)) is not None:
+        lo, hi = float(m.group(1)), float(m.group(2))
+        return any(lo <= n <= hi for n in nums)
+    if (m := _BOUND.match(label)) is not None:
+        op, x = m.group(1), float(m.group(2))
+        test = {">": lambda n: n > x, "<": lambda n: n < x, ">=": lambda n: n >= x, "≥": lambda n: n >= x,
+                "<=": lambda n: n <= x, "≤": lambda n: n <= x}[op]
+        return any(test(n) for n in nums)
+    return False
+
+
 def _cell_answer(unit: Unit, question: str) -> str | None:
     """``"row label, header: cell"`` when ``question`` names this row's label and exactly one of its
     other columns best (header words and numbers, dashes normalised), else ``None``."""
@@ -546,7 +571,8 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     # the label's head names the row: "IV" of "IV (umbilical vein) -- Preferred"
     head = re.split(r"\s*(?:\(|--|—|–|,|;)", _norm_dash(row_label), maxsplit=1)[0] if row_label else ""
     head_words = [w for w in words_of(head) if w not in STOPWORDS]
-    if not head_words or not all(w in q_words for w in head_words):
+    named = bool(head_words) and all(w in q_words for w in head_words)
+    if not named and not _in_row_range(row_label, unit.cells[0][0], q, q_words):
         return None
     best, best_score, tie = None, 0.0, False
     for header, cell in unit.cells[1:]:
@@ -567,7 +593,8 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     if set(words_of(best[0].lower())) <= DOSE_HEADERS:  # a dose is read with its route and frequency
         shown += [f"{h}: {c}" for h, c in unit.cells[1:]
                   if (h, c) != best and set(words_of(h.lower())) & DOSE_COMPANIONS]
-    return f"{row_label}, " + "; ".join(shown)
+    label = row_label if named else f"{unit.cells[0][0]} {row_label}"  # "Baseline INR 4.0-6.0"
+    return f"{label}, " + "; ".join(shown)
 
 
 @dataclass
