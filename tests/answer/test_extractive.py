@@ -455,7 +455,7 @@ def test_a_row_is_named_by_a_number_inside_its_range() -> None:
     q = enc.encode_queries(["x"])[0]
     ext = extract_answer(q, [hit], enc, question="4F-PCC dose for warfarin-associated ICH with INR 5")
     assert ext.text == "Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg. [1]"  # not the 4 of "4F-PCC"
-    ext = extract_answer(q, [hit], enc, question="4F-PCC dose when the INR is 7.5")
+    ext = extract_answer(q, [hit], enc, question="What 4F-PCC dose is used when the INR is 7.5.")
     assert ext.text == "Baseline INR > 6.0, 4F-PCC Dose: 50 IU/kg. [1]"
     # a number with no word of the range's column in the question names no row
     ext = extract_answer(q, [hit], enc, max_sentences=4, question="4F-PCC dose for a 5 year old")

@@ -536,7 +536,7 @@ def _norm_dash(text: str) -> str:
     return re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
 
 
-_Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.])")  # "INR 5", not the 4 of "4F-PCC"
+_Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
 _RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(\d+(?:\.\d+)?)\s*$")
 
@@ -735,7 +735,7 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
     out: list[int] = []
     words = 0
     for g in sorted(groups.values(), key=lambda g: -max(float(scores[i]) for i in g)):
-        n = sum(len((cell_text.get(i) or keep[i][1].full).split()) + len(keep[i][1].intro.split()) for i in g)
+        n = len(keep[g[0]][1].intro.split()) + sum(len((cell_text.get(i) or keep[i][1].full).split()) for i in g)
         if out and words + n > max_words:
             continue
         out.extend(g)
