@@ -523,16 +523,22 @@ class Pipeline:
         """``(result, context)``: :meth:`search` for ``asked`` and the ``answer.context_chunks`` hits an
         answer may quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite
         of a qualifier of the question, or name a subtype of the condition it names alone, are passed
-        over). A question with a qualifier is searched ``answer.qualifier_depth`` hits deep; the hits
-        kept in ``result`` are then the usual ``retrieval.top_k`` and any deeper one in ``context``."""
+        over). A question with a qualifier that fewer than ``answer.context_chunks`` of the
+        ``retrieval.top_k`` hits fit is searched again ``answer.qualifier_depth`` hits deep; the hits kept in
+        ``result`` are then the usual ``top_k`` and any deeper one in ``context`` (timings summed)."""
         s, top_k = self.settings.answer, self.settings.retrieval.top_k
-        deep = has_qualifiers(asked) and s.qualifier_depth > top_k
-        result = self.search(asked, filters, k=s.qualifier_depth if deep else None, recency=recency,
-                             query_vector=query_vector)
+        result = self.search(asked, filters, recency=recency, query_vector=query_vector)
         context = fitting_hits(result.hits, asked, s.context_chunks)
-        if deep:
-            pos = {id(h): i for i, h in enumerate(result.hits, 1)}
-            result.hits = result.hits[: max([top_k] + [pos[id(h)] for h in context])]
+        if (s.qualifier_depth > top_k and len(result.hits) == top_k and has_qualifiers(asked)
+                and len(fitting_hits(result.hits, asked, top_k, subtypes=False)) < s.context_chunks):
+            # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
+            deeper = self.search(asked, filters, k=s.qualifier_depth, recency=recency,
+                                 query_vector=result.query_vector)
+            context = fitting_hits(deeper.hits, asked, s.context_chunks)
+            pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
+            deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
+            deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
+            result = deeper
         return result, context
 
     def _checked(self, question: str, filters: Filters | None) -> Filters:

@@ -418,8 +418,8 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
     the hit's heading names a list ("Score Components", "Absolute Contraindications") and its chunk
     starts or ends with a list item or table row (the neighbour on that side) or holds only
-    boilerplate (both neighbours), or
-    the hit's section path states a qualifier of the question (the "Adults With Comorbidities"
+    boilerplate (both neighbours), or it is the first hit whose section path states a qualifier of the
+    question (the "Adults With Comorbidities"
     section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
@@ -428,10 +428,12 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     wants_list = bool(LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
     quals = _qualifiers(question)
     sides: dict[int, list[str]] = {}  # id(hit) -> the neighbour ids to add
+    stated = False
     for h in hits:
         ids = sibling_ids(h.chunk.chunk_id)
-        if quals and _states(" ".join(h.chunk.section_path), quals):
+        if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
             sides[id(h)] = ids
+            stated = True  # the best passage of the section the question names
         elif wants_list and ids and LIST_QUESTION.search(unit_heading(h.chunk.section_path)):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
@@ -469,20 +471,20 @@ def has_qualifiers(question: str) -> bool:
     return bool(_qualifiers(question))
 
 
-def fitting_hits(hits: Sequence[Retrieved], question: str, n: int) -> list[Retrieved]:
+def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities"), then, of those, the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
-    qualifier and no subtype this is the first ``n`` hits. The chunks are not re-ranked: the others are
-    passed over for the next retrieved ones."""
+    qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
+    The chunks are not re-ranked: the others are passed over for the next retrieved ones."""
     quals = _qualifiers(question) if question else []
     hits = list(hits)
     if quals:
         fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
         hits = fitting or hits
-    conditions = _condition_words(question) if question else set()
+    conditions = _condition_words(question) if question and subtypes else set()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
         general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), question, conditions)]
         hits = general or hits
