@@ -62,6 +62,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -376,6 +377,13 @@ def _condition_words(question: str, max_zipf: float = 4.5) -> set[str]:
             if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
 
 
+@lru_cache(maxsize=256)
+def _question_sets(question: str, conditions: frozenset[str]) -> tuple[set[str], set[str], dict[str, str]]:
+    """The question's words, their stems, and condition stem -> condition word (for :func:`names_subtype`)."""
+    asked = set(words_of(question.lower()))
+    return asked, {stem(w) for w in asked}, {stem(w): w for w in conditions}
+
+
 def names_subtype(context: str, question: str, conditions: set[str] | None = None) -> bool:
     """Does ``context`` (a section path) name a subtype of a condition the question names without
     one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
@@ -385,9 +393,7 @@ def names_subtype(context: str, question: str, conditions: set[str] | None = Non
     conditions = _condition_words(question) if conditions is None else conditions
     if not conditions:
         return False
-    asked = set(words_of(question.lower()))
-    asked_stems = {stem(w) for w in asked}
-    stems = {stem(w): w for w in conditions}
+    asked, asked_stems, stems = _question_sets(question, frozenset(conditions))
     toks = words_of(context.lower())
     for i, tok in enumerate(toks):
         if tok in conditions and i > 0 and toks[i - 1] in SUBTYPE_MODIFIERS and toks[i - 1] not in asked:
