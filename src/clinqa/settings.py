@@ -213,9 +213,10 @@ class AnswerSettings(BaseModel):
         20,
         ge=1,
         description="When the question carries a qualifier with an opposite (with/without X, first-line, "
-        "outpatient, adults, children), the fused chunks searched for the context_chunks whose section path "
-        "does not state its opposite ('Inpatient', 'Adults With Comorbidities'); those that do are passed "
-        "over for the next ones. At most retrieval.top_k: only the shown hits are searched.",
+        "outpatient, adults, children) and fewer than context_chunks of the retrieval.top_k hits fit it, "
+        "this many fused chunks are searched for passages whose section path does not state its opposite "
+        "('Inpatient', 'Adults With Comorbidities'); those that do are passed over for the next ones. "
+        "At most retrieval.top_k: no deeper search.",
     )
     max_sentences: int = Field(4, ge=1, description="Sentences in an extractive answer.")
     min_sentence_score: float = Field(
