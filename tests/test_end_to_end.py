@@ -18,10 +18,26 @@ from clinqa.settings import Settings
 
 @pytest.fixture(scope="session")
 def pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
-    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("clinqa-data")))
+    """The whole demo corpus, ingested without pre-embedding the answer units (half the ingest time of
+    the suite's slowest fixture; answers embed their units on the spot and are the same:
+    :func:`test_answer_units_are_precomputed_at_ingest` checks the default on one guideline)."""
+    s = Settings(data_dir=tmp_path_factory.mktemp("clinqa-data"))
+    p = Pipeline(s.model_copy(update={"answer": s.answer.model_copy(update={"precompute_units": False})}))
     report = p.ingest([guidelines_path()], progress=False)
     assert report.failed == []
     assert report.documents == 43
+    return p
+
+
+@pytest.fixture(scope="session")
+def periop_pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    """One guideline (perioperative cardiac care) ingested with the default settings (units pre-embedded)."""
+    src, g = guidelines_path(), tmp_path_factory.mktemp("periop") / "g"
+    shutil.copytree(src / "content" / "acc_aha_perioperative_2014", g / "content" / "acc_aha_perioperative_2014")
+    shutil.copy(src / "registry.json", g / "registry.json")
+    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("periop-data")))
+    report = p.ingest([g], progress=False)
+    assert report.failed == [] and report.documents == 1
     return p
 
 
@@ -219,7 +235,7 @@ def test_year_filter_that_empties_the_pool_suggests_widening(pipe: Pipeline) -> 
     assert any("sepsis" in t.lower() for t in ans.related_topics)
 
 
-def test_answer_units_are_precomputed_at_ingest(pipe: Pipeline) -> None:
+def test_answer_units_are_precomputed_at_ingest(periop_pipe: Pipeline) -> None:
     """Ingest embedded every quotable unit (answer.precompute_units, the default) into the cache, so
     an extractive answer embeds nothing: the wrapped encoder is never called for its units, and the
     answer is the same as one computed without the cache."""
@@ -227,9 +243,9 @@ def test_answer_units_are_precomputed_at_ingest(pipe: Pipeline) -> None:
     from clinqa.embedding import CachedEncoder, text_hash
 
     question = "Should a beta-blocker be started on the day of surgery?"
-    res = pipe.search(question)
+    res = periop_pipe.search(question)
     units = [u for h in res.hits[:5] for u in embedding_texts(h.chunk.body, h.chunk.section_path)]
-    enc = pipe.unit_encoder
+    enc = periop_pipe.unit_encoder
     assert isinstance(enc, CachedEncoder) and units
     assert len(enc.cache.get(enc.model_id, [text_hash(u) for u in units])) == len(set(units))
 
@@ -246,14 +262,14 @@ def test_answer_units_are_precomputed_at_ingest(pipe: Pipeline) -> None:
 
     enc.inner = Counting()  # type: ignore[assignment]
     try:
-        cached = pipe.ask(question)
+        cached = periop_pipe.ask(question)
     finally:
         enc.inner = inner
     assert calls == []
-    pipe._unit_encoder = pipe.encoder  # no cache: units embedded on the spot
+    periop_pipe._unit_encoder = periop_pipe.encoder  # no cache: units embedded on the spot
     try:
-        fresh = pipe.ask(question)
+        fresh = periop_pipe.ask(question)
     finally:
-        pipe._unit_encoder = None
+        periop_pipe._unit_encoder = None
     assert cached.answer == fresh.answer
     assert [c.chunk_id for c in cached.citations] == [c.chunk_id for c in fresh.citations]
