@@ -388,6 +388,13 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     return False
 
 
+#: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
+TREATMENT_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|regimens?|treat(?:ed|ment|ments|ing)?|therap(?:y|ies)|drugs?|medications?|"
+    r"antibiotics?|first-line|second-line|target(?:ed)?|level|prophylaxis|prevent(?:ion)?|manage(?:ment|d)?)\b",
+    re.IGNORECASE)
+
+
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
           matcher: Callable[[str, str], bool] | None = None) -> Answerability:
@@ -419,13 +426,6 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and TREATMENT_QUESTION.search(question)) else []
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart)
-
-
-#: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
-TREATMENT_QUESTION = re.compile(
-    r"\b(?:doses?|dosing|dosage|regimens?|treat(?:ed|ment|ments|ing)?|therap(?:y|ies)|drugs?|medications?|"
-    r"antibiotics?|first-line|second-line|target(?:ed)?|level|prophylaxis|prevent(?:ion)?|manage(?:ment|d)?)\b",
-    re.IGNORECASE)
 
 
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the

@@ -80,11 +80,11 @@ def topic_label(t: dict[str, Any]) -> str:
     return f"{label} ({t['note_date']})" if t.get("note_date") else label
 
 
-def _join(words: Sequence[str]) -> str:
+def _join(words: Sequence[str], conjunction: str = "or") -> str:
     ws = list(words)
     if len(ws) <= 1:
         return "".join(ws)
-    return ", ".join(ws[:-1]) + " or " + ws[-1]
+    return ", ".join(ws[:-1]) + f" {conjunction} " + ws[-1]
 
 
 def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
@@ -154,8 +154,7 @@ def decide(decision: GateDecision, check: Answerability | None, support: float |
         return Decision(replace(decision, answer=False, reason=reason,
                                 kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
     if check is not None and check.apart and key_terms == "refuse":
-        both = list(check.apart)
-        reason = f"The passages found do not mention {', '.join(both[:-1])} and {both[-1]} together."
+        reason = f"The passages found do not mention {_join(check.apart, 'and')} together."
         return Decision(replace(decision, answer=False, reason=reason,
                                 kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
     if check is not None and check.missing and key_terms != "ignore" and decision.answer:

@@ -59,6 +59,7 @@ before it (when it opens that chunk's quote). Past ``max_words`` words the answe
 
 from __future__ import annotations
 
+import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -66,7 +67,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from clinqa.answer.answerability import POPULATION_WORDS, stem
+from clinqa.answer.answerability import POPULATION_WORDS, stem, zipf
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.injection import is_suspicious
 from clinqa.answer.types import Citation, citation_for
@@ -371,17 +372,17 @@ _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 def _condition_words(question: str, max_zipf: float = 4.5) -> set[str]:
     """The question's words rare in general English (wordfreq Zipf < ``max_zipf``) that may name a
     condition, lower case: "hypertension" in "What blood pressure target is recommended in hypertension?"."""
-    from clinqa.answer.answerability import zipf
-
     return {w for w in words_of(question.lower())
             if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
 
 
 @lru_cache(maxsize=256)
-def _question_sets(question: str, conditions: frozenset[str]) -> tuple[set[str], set[str], dict[str, str]]:
-    """The question's words, their stems, and condition stem -> condition word (for :func:`names_subtype`)."""
-    asked = set(words_of(question.lower()))
-    return asked, {stem(w) for w in asked}, {stem(w): w for w in conditions}
+def _question_sets(question: str,
+                   conditions: frozenset[str]) -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
+    """The question's words, their stems, and condition stem -> condition word (for :func:`names_subtype`;
+    cached per question, so not to be changed by callers)."""
+    asked = frozenset(words_of(question.lower()))
+    return asked, frozenset(stem(w) for w in asked), {stem(w): w for w in conditions}
 
 
 def names_subtype(context: str, question: str, conditions: set[str] | None = None) -> bool:
@@ -408,13 +409,26 @@ def names_subtype(context: str, question: str, conditions: set[str] | None = Non
     return False
 
 
-def sibling_ids(chunk_id: str) -> list[str]:
-    """Ids of the chunks before and after ``chunk_id`` in its section (``"<doc>#<section>#<n>"``:
-    ``n - 1`` and ``n + 1``); none for an id without a numeric last part."""
+def neighbour_ids(chunk_id: str) -> tuple[str | None, str | None]:
+    """``(before, after)``: ids of the chunks before and after ``chunk_id`` in its section
+    (``"<doc>#<section>#<n>"``: ``n - 1`` and ``n + 1``); None for the first chunk's ``before`` and
+    for both when the id has no numeric last part."""
     base, _, idx = chunk_id.rpartition("#")
     if not base or not idx.isdigit():
-        return []
-    return [f"{base}#{j}" for j in (int(idx) - 1, int(idx) + 1) if j >= 0]
+        return None, None
+    n = int(idx)
+    return (f"{base}#{n - 1}" if n > 0 else None), f"{base}#{n + 1}"
+
+
+def sibling_ids(chunk_id: str) -> list[str]:
+    """The ids of :func:`neighbour_ids` that exist as ids (before first)."""
+    return [i for i in neighbour_ids(chunk_id) if i is not None]
+
+
+def wants_list(question: str) -> bool:
+    """Does the question ask for criteria, components, steps or another list (:data:`LIST_QUESTION`),
+    not for their count (:data:`COUNT_QUESTION`)?"""
+    return bool(question and LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
 
 
 def with_siblings(hits: Sequence[Retrieved], question: str,
@@ -431,43 +445,40 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
     auto-merging retriever merges child chunks into their parent)."""
     hits = list(hits)
-    wants_list = bool(LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
+    listing = wants_list(question)
     quals = _qualifiers(question)
-    sides: dict[int, list[str]] = {}  # id(hit) -> the neighbour ids to add
+    sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
     stated = False
     for h in hits:
-        ids = sibling_ids(h.chunk.chunk_id)
+        before, after = neighbour_ids(h.chunk.chunk_id)
         if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
-            sides[id(h)] = ids
+            sides[id(h)] = (before, after)
             stated = True  # the best passage of the section the question names
-        elif wants_list and ids and LIST_QUESTION.search(unit_heading(h.chunk.section_path)):
+        elif listing and after is not None and LIST_QUESTION.search(unit_heading(h.chunk.section_path)):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
             units = [u for u in unit_records(h.chunk.body) if not BOILERPLATE.search(u.full)]
-            n = int(h.chunk.chunk_id.rpartition("#")[2])
-            edge = [f"#{n - 1}", f"#{n + 1}"] if not units else (
-                ([f"#{n - 1}"] if units[0].kind != "sentence" else [])
-                + ([f"#{n + 1}"] if units[-1].kind != "sentence" else []))
-            sides[id(h)] = [i for i in ids if any(i.endswith(e) for e in edge)]
+            starts = not units or units[0].kind != "sentence"
+            ends = not units or units[-1].kind != "sentence"
+            sides[id(h)] = (before if starts else None, after if ends else None)
     have = {h.chunk.chunk_id for h in hits}
-    want = list(dict.fromkeys(i for ids in sides.values() for i in ids if i not in have))
+    want = list(dict.fromkeys(i for pair in sides.values() for i in pair if i is not None and i not in have))
     if not want:
         return hits
     found = {c.chunk_id: c for c in fetch(want)}
+
+    def neighbour(sid: str | None, h: Retrieved) -> list[Retrieved]:
+        c = found.get(sid) if sid is not None and sid not in have else None
+        if (c is None or c.doc_id != h.chunk.doc_id or c.section_path != h.chunk.section_path
+                or c.patient_id != h.chunk.patient_id):
+            return []
+        have.add(c.chunk_id)
+        return [Retrieved(c, h.score, h.rank)]
+
     out: list[Retrieved] = []
     for h in hits:
-        before: list[Retrieved] = []
-        after: list[Retrieved] = []
-        if sides.get(id(h)):
-            n = int(h.chunk.chunk_id.rpartition("#")[2])
-            for sid in sides[id(h)]:
-                c = found.get(sid)
-                if (c is None or sid in have or c.doc_id != h.chunk.doc_id
-                        or c.section_path != h.chunk.section_path or c.patient_id != h.chunk.patient_id):
-                    continue
-                have.add(sid)
-                (before if sid.endswith(f"#{n - 1}") else after).append(Retrieved(c, h.score, h.rank))
-        out.extend([*before, h, *after])
+        before, after = sides.get(id(h), (None, None))
+        out.extend([*neighbour(before, h), h, *neighbour(after, h)])
     return out
 
 
@@ -547,6 +558,8 @@ def _norm_dash(text: str) -> str:
 _Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
 _RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
 _BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(\d+(?:\.\d+)?)\s*$")
+_COMPARE = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "≥": operator.ge,
+            "<=": operator.le, "≤": operator.le}
 
 
 def _in_row_range(label: str, header: str, question: str, q_words: set[str]) -> bool:
@@ -561,10 +574,8 @@ def _in_row_range(label: str, header: str, question: str, q_words: set[str]) -> 
         lo, hi = float(m.group(1)), float(m.group(2))
         return any(lo <= n <= hi for n in nums)
     if (m := _BOUND.match(label)) is not None:
-        op, x = m.group(1), float(m.group(2))
-        test = {">": lambda n: n > x, "<": lambda n: n < x, ">=": lambda n: n >= x, "≥": lambda n: n >= x,
-                "<=": lambda n: n <= x, "≤": lambda n: n <= x}[op]
-        return any(test(n) for n in nums)
+        compare, x = _COMPARE[m.group(1)], float(m.group(2))
+        return any(compare(n, x) for n in nums)
     return False
 
 
@@ -689,8 +700,8 @@ def extract_answer(
     if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
         scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
                                     for hi, u in keep], dtype=np.float32)
-    wants_list = bool(question and LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
-    if wants_list and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
+    listing = wants_list(question)
+    if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
                           if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
@@ -719,7 +730,7 @@ def extract_answer(
             break
         seen.add(key)
         chosen.append(i)
-    if wants_list:  # criteria / components / steps: the whole list or table
+    if listing:  # criteria / components / steps: the whole list or table
         lists = {(keep[i][0], keep[i][1].group) for i in chosen if keep[i][1].kind != "sentence"}
         for hi, grp in lists:
             members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
