@@ -39,7 +39,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from typing import Any
 
 from clinqa.answer.coverage import variants
@@ -47,6 +46,7 @@ from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.words import WORD, words_of
+from clinqa.text.zipf import zipf
 
 #: population words and their equivalents in passages (each group counts as one key term)
 POPULATIONS: dict[str, tuple[str, ...]] = {
@@ -137,13 +137,6 @@ _QUANTITY = re.compile(
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
 
 
-@lru_cache(maxsize=20000)
-def zipf(word: str) -> float:
-    """Zipf frequency of ``word`` in general English (``wordfreq``, 'best' wordlist): log10 of
-    occurrences per billion words; 0 for unknown words, ~7 for "the"."""
-    from wordfreq import zipf_frequency
-
-    return float(zipf_frequency(word, "en"))
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,8 @@ def ask(
 
     require_text(question)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
+    if not no_context:
+        pipe.warm_up()  # the encoder loads while the store opens
     if no_context:
         answer = pipe.ask_no_context(question)
     else:
@@ -117,6 +119,7 @@ def search(
     no --patient was given, that notes are searched only with --patient); exit code 0."""
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    pipe.warm_up()
     res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)
     rows = _hit_rows(res)
     if as_json:

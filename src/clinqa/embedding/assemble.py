@@ -161,7 +161,7 @@ def assembled_folder(alias: str, root: Path | None = None) -> Path:
     First call: ~400 MB read and ~440 MB written (a few seconds); later calls: a marker read.
     Raises :class:`ConfigError` when a part package is missing (naming it) or the zip is bad.
     """
-    from clinqa.embedding.export import cache_dir
+    from clinqa.paths import cache_dir
 
     parts = _parts(alias)
     marker = _marker(parts)

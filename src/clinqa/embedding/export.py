@@ -13,14 +13,6 @@ import json
 import os
 from pathlib import Path
 
-from platformdirs import user_cache_dir
-
-
-def cache_dir() -> Path:
-    """``$CLINQA_CACHE_DIR`` if set, else the per-user cache directory (platformdirs)."""
-    env = os.environ.get("CLINQA_CACHE_DIR")
-    return Path(env).expanduser() if env else Path(user_cache_dir("clinqa", appauthor=False))
-
 
 def mean_pooled(folder: Path) -> bool:
     """True when ``folder`` is a sentence-transformers model of Transformer -> mean Pooling

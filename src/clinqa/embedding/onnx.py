@@ -12,7 +12,6 @@ import os
 from pathlib import Path
 
 import numpy as np
-from tqdm.auto import tqdm
 
 from clinqa.embedding.base import length_sorted_batches, normalise
 from clinqa.embedding.fingerprint import fingerprint
@@ -72,8 +71,12 @@ class OnnxEncoder:
         if not texts:
             return np.zeros((0, getattr(self, "dim", 0)), dtype=np.float32)
         out: np.ndarray | None = None
-        for idx in tqdm(length_sorted_batches(texts, self.batch_size), disable=not progress,
-                        desc="embedding", unit="batch"):
+        batches = length_sorted_batches(texts, self.batch_size)
+        if progress:  # tqdm is imported only for a bar (a query is embedded without one)
+            from tqdm.auto import tqdm
+
+            batches = tqdm(batches, desc="embedding", unit="batch")
+        for idx in batches:
             vecs = self._encode_batch([texts[i] for i in idx])
             if out is None:
                 out = np.zeros((len(texts), vecs.shape[1]), dtype=np.float32)

@@ -19,9 +19,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from clinqa.embedding.base import length_sorted_batches, normalise
-from clinqa.embedding.export import cache_dir, export_onnx, mean_pooled
+from clinqa.embedding.export import export_onnx, mean_pooled
 from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.tokens import HFTokenCounter
+from clinqa.paths import cache_dir
 
 #: at most this many texts go through the ONNX fast path in one call
 SMALL_BATCH = 128

@@ -30,10 +30,10 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from clinqa.chunking import CHUNKING_VERSION
-from clinqa.embedding.export import cache_dir
 from clinqa.errors import ConfigError
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.datasets import Dataset, Query
+from clinqa.paths import cache_dir
 from clinqa.pipeline import Pipeline
 from clinqa.rerank import rerank_hits
 from clinqa.retrieval.fusion import parent_rrf, rrf

@@ -21,9 +21,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from platformdirs import user_cache_dir
-
 from clinqa.llm.base import Completion, LLMError, LLMUnavailable, Message
+from clinqa.paths import cache_dir
 
 if TYPE_CHECKING:
     from clinqa.settings import LLMSettings
@@ -35,12 +34,6 @@ SHIPPED_FILENAME = "gemma-3-270m-q4_k_m.gguf"
 TOKEN_SOURCE = "llama.cpp"
 SEED = 0
 INSTALL_HINT = "the local backend needs llama-cpp-python: pip install 'clinqa[local-llm]' (compiles for ~15 minutes)"
-
-
-def cache_dir() -> Path:
-    """``$CLINQA_CACHE_DIR`` if set, else the per-user cache directory (platformdirs)."""
-    env = os.environ.get("CLINQA_CACHE_DIR")
-    return Path(env).expanduser() if env else Path(user_cache_dir("clinqa", appauthor=False))
 
 
 def shipped_gguf(target_dir: Path | None = None) -> Path:

@@ -234,6 +234,11 @@ class Expansion:
     text: str
 
 
+#: the lower-cased words of each phrase of the table (:func:`_could_match`)
+_PHRASE_WORDS = {p: tuple(w.lower() for w in re.split(r"[\s-]+", p.strip()) if w)
+                 for e in TABLE for p in e.phrases}
+
+
 def _key(term: str) -> str:
     """A phrase reduced for lookups: lower case, hyphens as spaces, spaces collapsed."""
     return " ".join(term.lower().replace("-", " ").split())
@@ -254,7 +259,14 @@ def _regex(phrase: str) -> re.Pattern[str]:
 def _triggered_by(term: str) -> list[Entry]:
     """Entries one of whose phrases is ``term`` itself (plural and hyphen tolerant)."""
     t = term.strip()
-    return [e for e in TABLE if any(_regex(p).fullmatch(t) for p in e.phrases)]
+    low = t.lower()
+    return [e for e in TABLE if any(_could_match(p, low) and _regex(p).fullmatch(t) for p in e.phrases)]
+
+
+def _could_match(phrase: str, lowered: str) -> bool:
+    """False when ``lowered`` (a lower-cased text) lacks one of ``phrase``'s words as a substring, so
+    its pattern cannot match there (a test that spares compiling the ~260 patterns in a new process)."""
+    return all(w in lowered for w in _PHRASE_WORDS[phrase])
 
 
 @lru_cache(maxsize=4096)
@@ -335,7 +347,10 @@ def expand(question: str) -> Expansion:
     question shown stay as typed."""
     taken: list[tuple[int, int]] = []
     found: list[tuple[int, str, str]] = []  # (position, text as written, the table phrase)
+    lowered = question.lower()
     for p in _PHRASES:
+        if not _could_match(p, lowered):
+            continue
         for m in _regex(p).finditer(question):
             if any(m.start() < b and a < m.end() for a, b in taken):
                 continue

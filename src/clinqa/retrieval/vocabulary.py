@@ -105,10 +105,10 @@ class Vocabulary:
             self._speller = [t for t, n in self.counts.items()
                              if len(t) >= 3 and not any(ch.isdigit() for ch in t)]
         dist = 1 if len(w) <= 7 else 2
-        from wordfreq import zipf_frequency
+        from clinqa.text.zipf import zipf
 
         found = [f for f in process.extract(w, self._speller, scorer=OSA.distance, score_cutoff=dist, limit=None)
-                 if zipf_frequency(f[0], "en") < max_candidate_zipf]
+                 if zipf(f[0]) < max_candidate_zipf]
         if not found:
             return None
         best = min(d for _, d, _ in found)

@@ -8,11 +8,13 @@ sentence splitters, shared by chunking, BM25, retrieval and the answer checks.
   :data:`CLAIM_STOP_WORDS`;
 * :mod:`clinqa.text.stems`: :func:`s_stem`, :func:`light_stem`, :func:`snowball_stem`;
 * :mod:`clinqa.text.sentences`: :func:`split_sentences` (pysbd, document text), :func:`split_answer`
-  (generated text with citation markers), :func:`split_source_sentences` (cited text).
+  (generated text with citation markers), :func:`split_source_sentences` (cited text);
+* :mod:`clinqa.text.zipf`: :func:`~clinqa.text.zipf.zipf`, general-English word frequency (wordfreq).
 
 Where two modules tokenised differently, both rules are kept, each under its own name, so that no
 BM25 score, chunk boundary, key term or citation verdict changed when the copies were merged.
-Nothing here imports the rest of clinqa.
+Nothing here imports the rest of clinqa but the leaf :mod:`clinqa.paths` (where the Zipf table of
+:mod:`clinqa.text.zipf` is cached).
 """
 
 from __future__ import annotations

@@ -1,0 +1,109 @@
+"""Zipf frequency of a word in general English, from ``wordfreq`` (Speer et al., 'best' English
+wordlist), with a start-up shortcut.
+
+``wordfreq.zipf_frequency`` costs about 0.25 s on its first call in a new process (importing
+wordfreq with langcodes, ftfy and regex, then decoding its msgpack wordlist into a dict of 321k
+words): an eighth of a cold ``clinqa ask``. clinqa only asks about lower-case ASCII words, so
+:func:`zipf` reads those from a *table* derived once from the same wordlist (:func:`build_table`:
+the words, sorted, and their Zipf values rounded to 0.01 as wordfreq rounds them) and kept in the
+cache folder beside the ONNX export (``<cache>/wordfreq/en-best-<wordfreq version>.bin``); any other
+word, or a machine where the cache cannot be written, goes to wordfreq itself. The table is
+checked to agree with ``wordfreq.zipf_frequency`` word for word in ``tests/text/test_zipf.py``.
+
+Zipf scale (Brysbaert & New 2009, as wordfreq defines it): log10 of occurrences per billion words;
+0 for a word wordfreq does not list, about 7.7 for "the".
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import math
+import os
+import re
+import struct
+from functools import lru_cache
+from importlib.metadata import version
+from pathlib import Path
+
+from clinqa.paths import cache_dir
+
+#: the words the table answers for; anything else goes to wordfreq
+TABLE_WORD = re.compile(r"[a-z]+")
+
+_MAGIC = b"clinqa-zipf-1\n"
+
+
+def table_path() -> Path:
+    """Where the table for the installed wordfreq version lives (:func:`clinqa.paths.cache_dir`)."""
+    return cache_dir() / "wordfreq" / f"en-best-{version('wordfreq')}.bin"
+
+
+def build_table() -> tuple[list[str], list[int]]:
+    """``(words, centizipf)`` of wordfreq's English 'best' wordlist, restricted to :data:`TABLE_WORD`
+    words and sorted: ``centizipf[i]`` is ``round(100 * zipf(words[i]))``."""
+    from wordfreq import get_frequency_dict
+
+    freqs = get_frequency_dict("en", wordlist="best")
+    pairs = sorted((w, round(100 * (math.log10(f) + 9))) for w, f in freqs.items()
+                   if f > 0 and TABLE_WORD.fullmatch(w))
+    return [w for w, _ in pairs], [z for _, z in pairs]
+
+
+def write_table(path: Path, words: list[str], centizipf: list[int]) -> None:
+    """Write the table atomically (a temporary file renamed over ``path``); raises ``OSError``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    blob = "\n".join(words).encode("ascii")
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        fh.write(_MAGIC + struct.pack("<II", len(words), len(blob)) + blob)
+        fh.write(struct.pack(f"<{len(centizipf)}H", *centizipf))
+    os.replace(tmp, path)
+
+
+def read_table(path: Path) -> tuple[list[str], memoryview] | None:
+    """The table at ``path``, or None when it is missing, truncated or of another format."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    head = len(_MAGIC) + 8
+    if not data.startswith(_MAGIC) or len(data) < head:
+        return None
+    n, size = struct.unpack_from("<II", data, len(_MAGIC))
+    if len(data) != head + size + 2 * n:
+        return None
+    words = data[head:head + size].decode("ascii").split("\n") if n else []
+    if len(words) != n:
+        return None
+    return words, memoryview(data[head + size:]).cast("H")
+
+
+@lru_cache(maxsize=1)
+def _table() -> tuple[list[str], memoryview] | None:
+    try:
+        path = table_path()
+    except Exception:  # wordfreq metadata missing: no shortcut
+        return None
+    found = read_table(path)
+    if found is not None:
+        return found
+    words, cz = build_table()
+    with contextlib.suppress(OSError):  # a read-only cache: answer from memory this time
+        write_table(path, words, cz)
+    return words, memoryview(struct.pack(f"<{len(cz)}H", *cz)).cast("H")
+
+
+@lru_cache(maxsize=20000)
+def zipf(word: str) -> float:
+    """Zipf frequency of ``word`` in general English (wordfreq 'best' English wordlist), rounded to
+    0.01; 0.0 for a word wordfreq does not list. Same value as ``wordfreq.zipf_frequency(word, "en")``."""
+    if TABLE_WORD.fullmatch(word):
+        table = _table()
+        if table is not None:
+            words, cz = table
+            i = bisect.bisect_left(words, word)
+            return cz[i] / 100 if i < len(words) and words[i] == word else 0.0
+    from wordfreq import zipf_frequency
+
+    return float(zipf_frequency(word, "en"))
