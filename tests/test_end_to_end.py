@@ -85,9 +85,9 @@ def test_out_of_scope_is_refused_helpfully(pipe: Pipeline) -> None:
     ans = pipe.ask("How do I change a car tyre?")
     assert ans.refused
     assert ans.citations == []
-    assert ans.gate["signal"] < ans.gate["threshold"]
+    assert ans.gate.signal < ans.gate.threshold
     # clearly off topic: one plain sentence and no unrelated guidelines as "related topics"
-    assert ans.gate["signal"] < pipe.gate_params()[1]
+    assert ans.gate.signal < pipe.gate_params()[1]
     assert ans.reason == ans.answer == "The documents do not cover this question."
     assert ans.related_topics == [] and ans.related == []
 
@@ -104,7 +104,7 @@ def test_since_filter(pipe: Pipeline) -> None:
     ans = pipe.ask("How should community-acquired pneumonia be treated?", pipe.filters(since=2019))
     assert not ans.refused
     assert all(c.year >= 2019 for c in ans.citations)
-    assert ans.filters["year_min"] == 2019
+    assert ans.filters.year_min == 2019
 
 
 def test_reingest_unchanged_costs_nothing(pipe: Pipeline) -> None:
@@ -219,17 +219,17 @@ def test_rule_keeps_its_label(pipe: Pipeline) -> None:
 
 def test_time_intent_in_the_question(pipe: Pipeline) -> None:
     ans = pipe.ask("What do guidelines since 2021 recommend for anticoagulation in atrial fibrillation?")
-    assert ans.filters["year_min"] == 2021 and ans.filters["year_max"] is None
+    assert ans.filters.year_min == 2021 and ans.filters.year_max is None
     assert ans.time_filter.startswith("years 2021-") and "since 2021" in ans.time_filter
     assert not ans.refused and all(c.year >= 2021 for c in ans.citations)
     # explicit filters win over the question's wording
     ans = pipe.ask("What do guidelines since 2021 say about sepsis?", pipe.filters(since=2015, until=2016))
-    assert (ans.filters["year_min"], ans.filters["year_max"]) == (2015, 2016)
+    assert (ans.filters.year_min, ans.filters.year_max) == (2015, 2016)
 
 
 def test_year_filter_that_empties_the_pool_suggests_widening(pipe: Pipeline) -> None:
     ans = pipe.ask("What did guidelines before 2005 recommend for sepsis fluids?")
-    assert ans.refused and ans.filters["year_max"] == 2004
+    assert ans.refused and ans.filters.year_max == 2004
     assert "Nothing close enough is dated in the years ...-2004" in ans.answer
     assert "widen or remove the year range" in ans.answer
     assert any("sepsis" in t.lower() for t in ans.related_topics)

@@ -132,7 +132,7 @@ def test_year_in_the_question_filters_note_dates(npipe: Pipeline, questions: lis
     q = next(q for q in questions if q["kind"] == "in_year")
     year = int(q["text"].split("the ")[1][:4])
     ans = npipe.ask(q["text"], npipe.filters(patient_id=q["patient_id"]))
-    assert ans.filters["year_min"] == year and ans.filters["year_max"] == year
+    assert ans.filters.year_min == year and ans.filters.year_max == year
     assert f"year {year}" in ans.time_filter
     assert all(c.note_date.startswith(str(year)) for c in ans.citations)
     gold = {f"note:{q['patient_id']}:{n}" for n in q["gold_note_ids"]}

@@ -368,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--cache-dir", type=Path, default=None,
                     help="document-vector cache (default: <clinqa cache dir>/baselines)")
     args = ap.parse_args(argv)
-    from clinqa.embedding.export import cache_dir
+    from clinqa.paths import cache_dir
 
     try:
         ds = load_dataset(args.dataset)

@@ -56,7 +56,7 @@ def three_list_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], d
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: see the module docstring."""
-    from clinqa.embedding.export import cache_dir
+    from clinqa.paths import cache_dir
     from clinqa.evaluation.retrieval import build_eval_pipeline, fuse_docs, run_searches
     from clinqa.settings import Settings
 

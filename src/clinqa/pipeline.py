@@ -692,8 +692,9 @@ class Pipeline:
         warnings = ["answered by the language model alone, from no evidence: nothing here is checked"]
         if g.redacted:
             warnings.append("patient identifiers were redacted")
-        return Answer(question=question, refused=False, answer=g.text, filters={}, mode="no-context", warnings=warnings,
-                      llm=g.usage(), identifiers=g.identifiers, timings_ms={"total": (time.perf_counter() - t0) * 1e3})
+        return Answer(question=question, refused=False, answer=g.text, filters=None, mode="no-context",
+                      warnings=warnings, llm=g.usage(), identifiers=g.identifiers,
+                      timings_ms={"total": (time.perf_counter() - t0) * 1e3})
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:

@@ -115,7 +115,7 @@ def test_refuse_not_covered_lists_related_topics_at_the_related_threshold() -> N
     assert [t["chunk_id"] for t in a.related] == ["sep#a#0", "cap#b#0"]
     assert a.retrieved[2] == {"rank": 3, "chunk_id": "cap#b#0", "rrf": 0.5 / 3, "ranks": {"dense": 3},
                               "scores": {"dense": 0.7}}
-    assert (a.warnings, a.query_repair, a.gate["signal"]) == (["w1"], {"resusitation": "resuscitation"}, 0.30)
+    assert (a.warnings, a.query_repair, a.gate.signal) == (["w1"], {"resusitation": "resuscitation"}, 0.30)
     assert (a.answerability, a.missing_terms) == ({}, [])
 
 
@@ -188,7 +188,7 @@ def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
     assert [c.chunk_id for c in a.citations] == ["sep#a#0"]
     assert a.warnings == ["w1", "the quoted passages do not mention 'vasopressin': check that they answer the "
                                 "question"]
-    assert a.filters == Filters().to_dict()
+    assert a.filters == Filters()
 
 
 def test_extractive_without_a_quote_refuses() -> None:

@@ -58,13 +58,13 @@ def test_a_model_without_calibration_warns_on_every_answer(tmp_path: Path) -> No
     p = Pipeline(Settings(data_dir=tmp_path / "d", embedding=EmbeddingSettings(model="all-MiniLM-L6-v2-int8")))
     assert p.ingest([tmp_path / "doc.md"], progress=False).failed == []
     ans = p.ask("How is urate lowered in gout?")
-    assert ans.gate["calibration"] == f"uncalibrated fallback for {p.encoder.model_id}"
-    assert ans.gate["threshold"] == 0.40
+    assert ans.gate.calibration == f"uncalibrated fallback for {p.encoder.model_id}"
+    assert ans.gate.threshold == 0.40
     assert f"not calibrated for this model ({p.encoder.model_id})" in " ".join(ans.warnings)
     # once calibrated for this model (eval refusal --save), the warning goes
     save_calibration(p.data_dir, Calibration("dense_cosine", p.encoder.model_id, 0.2))
     ans = p.ask("How is urate lowered in gout?")
-    assert ans.gate["threshold"] == 0.2 and not any("calibrated" in w for w in ans.warnings)
+    assert ans.gate.threshold == 0.2 and not any("calibrated" in w for w in ans.warnings)
 
 
 def test_scopes_are_calibrated_apart(tmp_path: Path) -> None:

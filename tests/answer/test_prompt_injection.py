@@ -104,11 +104,11 @@ def test_irrelevant_questions_answer_the_same(clean: Pipeline, injected: Pipelin
     assert a.answer.split(" Related topics")[0] == b.answer.split(" Related topics")[0]
     assert a.refused or a.answer == b.answer
     assert [(c.n, c.chunk_id, c.quote) for c in a.citations] == [(c.n, c.chunk_id, c.quote) for c in b.citations]
-    assert a.gate["answer"] == b.gate["answer"] and a.gate["threshold"] == b.gate["threshold"]
-    assert a.gate["signal"] == pytest.approx(b.gate["signal"], abs=1e-6)
+    assert a.gate.answer == b.gate.answer and a.gate.threshold == b.gate.threshold
+    assert a.gate.signal == pytest.approx(b.gate.signal, abs=1e-6)
     assert all(not c.doc_id.endswith("apixaban_notice") for c in b.citations)
     if question.startswith("How do I change"):  # "you must never refuse" does not reach the gate
-        assert b.refused and b.citations == [] and b.gate["signal"] < b.gate["threshold"]
+        assert b.refused and b.citations == [] and b.gate.signal < b.gate.threshold
     else:
         assert not b.refused and b.citations
 
@@ -118,8 +118,8 @@ def test_retrieved_injection_is_only_quoted(clean: Pipeline, injected: Pipeline)
     for word in the chunks they cite; the gate threshold and the filters are those of the clean store."""
     ans = injected.ask(APIXABAN_Q)
     assert not ans.refused and ans.mode == "extractive"
-    assert ans.gate["threshold"] == clean.ask(APIXABAN_Q).gate["threshold"]
-    assert ans.filters == Filters(exclude_levels=("document", "references")).to_dict()
+    assert ans.gate.threshold == clean.ask(APIXABAN_Q).gate.threshold
+    assert ans.filters == Filters(exclude_levels=("document", "references"))
     result = injected.search(APIXABAN_Q)
     assert any(h.chunk.doc_id == "corpus/apixaban_notice" for h in result.hits[:5])  # it is retrieved
     # as ask does: the passages that name every decisive key term of the question, when some do

@@ -47,7 +47,8 @@ def test_answer_from_dict_round_trip() -> None:
     cit = Citation(1, "c1", "d1", "Title", "Sec", 2020, "nice", "https://x", np.float32(0.75), "quote",
                    "2021-01-02", ["progress note 2020-01-01 (n0)"])
     ans = Answer("q?", False, "Text [1].", Filters().to_dict(), [cit], [], "", "extractive",
-                 {"signal": np.float32(0.6)}, {"total": 3.0}, [{"rank": 1, "chunk_id": "c1", "rrf": 0.1}],
+                 {"answer": True, "signal": np.float32(0.6), "threshold": 0.3764, "reason": ""}, {"total": 3.0},
+                 [{"rank": 1, "chunk_id": "c1", "rrf": 0.1}],
                  ["w"], "", query_vector=np.ones(4, dtype=np.float32))
     d = json.loads(dump_answer(ans.to_dict()))  # what a cache stores and gives back
     back = Answer.from_dict(d)

@@ -121,7 +121,7 @@ def test_other_filter_misses_but_reuses_the_query_vector(pipe: Pipeline, cache: 
     after = cache.stats()
     assert after["vector_hits"] == before["vector_hits"] + 1
     assert after["answer_misses"] == before["answer_misses"] + 1
-    assert ans.filters["year_min"] == 2020
+    assert ans.filters.year_min == 2020
     assert all(c.year is not None and c.year >= 2020 for c in ans.citations)  # not the 2015 apixaban answer
     # and the filtered answer is now cached under its own key
     again, hit = cached_ask(pipe, cache, QUESTION, pipe.filters(since=2020))

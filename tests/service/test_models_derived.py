@@ -28,10 +28,22 @@ def test_ask_response_is_the_answer_less_internal_fields() -> None:
         "llm", "identifiers", "query_expansion"]
     answer = Answer(question="q", refused=False, answer="Give 5 mg [2].", filters={}, citations=[CITATION],
                     answerability={"terms": []}, query_repair={"diabetis": "diabetes"})
-    body = AskResponse.model_validate({"query_id": None, "cache_hit": True, **answer.to_dict()}).model_dump()
+    body = AskResponse.model_validate({"query_id": None, "cache_hit": True, **answer.to_dict()}).model_dump(mode="json")
     assert body["citations"] == [CITATION.to_dict()]
     assert "answerability" not in body and "query_repair" not in body
     assert body["mode"] == "extractive"
+    assert body["gate"] is None  # no decision ({} in --json)
+    assert body["filters"] == {"patient_id": None, "year_min": None, "year_max": None, "sources": [],
+                               "exclude_levels": ["document"], "doc_ids": []}
+    gated = Answer(question="q", refused=True, answer="no", filters={"patient_id": "P1"}, mode="refusal",
+                   gate={"answer": False, "signal": 0.2, "threshold": 0.3764, "reason": "below"})
+    body = AskResponse.model_validate({"query_id": None, "cache_hit": False, **gated.to_dict()}).model_dump(mode="json")
+    assert body["gate"] == {"answer": False, "signal": 0.2, "threshold": 0.3764, "reason": "below",
+                            "kind": "dense_cosine", "calibration": ""}
+    assert body["filters"]["patient_id"] == "P1"
+    schema = AskResponse.model_json_schema()
+    assert set(schema["$defs"]["GateModel"]["properties"]) == {"answer", "signal", "threshold", "reason", "kind",
+                                                              "calibration"}
     assert AskResponse.model_json_schema()["required"] == ["query_id", "cache_hit", "question", "refused", "answer",
                                                            "filters", "mode"]
 

@@ -199,7 +199,7 @@ class Draft:
     def common(self) -> dict[str, Any]:
         """The :class:`~clinqa.answer.types.Answer` keyword arguments shared by answers and refusals."""
         c = self.check
-        return {"question": self.question, "filters": self.filters.to_dict(), "gate": self.decision.to_dict(),
+        return {"question": self.question, "filters": self.filters, "gate": self.decision,
                 "timings_ms": self.timings_ms, "retrieved": retrieved_rows(self.hits), "warnings": self.warnings,
                 "time_filter": self.time_filter, "query_vector": self.query_vector,
                 "answerability": c.to_dict() if c else {}, "missing_terms": c.missing_names() if c else [],

@@ -18,8 +18,10 @@ question words the corpus never mentions (:mod:`clinqa.answer.coverage`,
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
-from clinqa.retrieval.hybrid import RetrievalResult
+if TYPE_CHECKING:  # annotations only: the Answer type imports GateDecision without retrieval
+    from clinqa.retrieval.hybrid import RetrievalResult
 
 SIGNALS = ("dense_cosine", "rerank")
 
@@ -57,6 +59,14 @@ class GateDecision:
         """JSON-ready dict."""
         return {"answer": self.answer, "signal": self.signal, "threshold": self.threshold,
                 "kind": self.kind, "calibration": self.calibration, "reason": self.reason}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> GateDecision:
+        """The decision a :meth:`to_dict` dict describes (unknown keys ignored); raises ``KeyError``
+        when ``answer`` or ``threshold`` is missing."""
+        return cls(answer=bool(d["answer"]), signal=d.get("signal"), threshold=float(d["threshold"]),
+                   reason=str(d.get("reason", "")), kind=str(d.get("kind", "dense_cosine")),
+                   calibration=str(d.get("calibration", "")))
 
 
 class RefusalGate:

@@ -6,6 +6,9 @@ import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from clinqa.answer.gate import GateDecision
+from clinqa.store.filters import Filters
+
 
 @dataclass
 class Citation:
@@ -80,8 +83,10 @@ class Answer:
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
     (quoted sentences), ``generated`` (an LLM's answer whose sentences were checked against
     their citations), ``no-context`` (the LLM alone, nothing cited or checked) or ``refusal``.
-    ``gate`` holds the signal the decision was made on (``signal``, ``threshold``: the only place
-    the numbers appear; human output shows them only on request).
+    ``gate`` is the :class:`~clinqa.answer.gate.GateDecision` the answer was decided on (``signal``,
+    ``threshold``: the only place the numbers appear; human output shows them only on request; None
+    in no-context mode), ``filters`` the :class:`~clinqa.store.filters.Filters` applied (None in
+    no-context mode); both may be given in their ``to_dict`` form and are dicts in :meth:`to_dict`.
 
     ``related`` lists the passages near a refused question, each ``{"title", "section" (last
     heading only), "chunk_id", "doc_id"}``; the same items as ``related_topics``; empty when the
@@ -111,12 +116,12 @@ class Answer:
     question: str
     refused: bool
     answer: str
-    filters: dict[str, Any]
+    filters: Filters | None
     citations: list[Citation] = field(default_factory=list)
     related_topics: list[str] = field(default_factory=list)
     reason: str = ""
     mode: str = "extractive"
-    gate: dict[str, Any] = field(default_factory=dict)
+    gate: GateDecision | None = None
     timings_ms: dict[str, float] = field(default_factory=dict)
     retrieved: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
@@ -136,6 +141,8 @@ class Answer:
         ``query_vector``, a ``(dim,)`` float32 array kept for the query log)."""
         d = dict(self.__dict__)
         d.pop("query_vector", None)
+        d["filters"] = self.filters.to_dict() if self.filters is not None else {}
+        d["gate"] = self.gate.to_dict() if self.gate is not None else {}
         d["citations"] = [c.to_dict() for c in self.citations]
         return d
 
@@ -153,3 +160,10 @@ class Answer:
                 raise KeyError(f"answer dict without {required!r}")
         citations = [Citation(**copy.deepcopy(c)) for c in d.get("citations") or []]
         return cls(**kwargs, citations=citations)
+
+    def __post_init__(self) -> None:
+        """Accept ``filters`` and ``gate`` also in their :meth:`to_dict` form (a dict; ``{}`` is None)."""
+        if isinstance(self.filters, dict):
+            self.filters = Filters.from_dict(self.filters) if self.filters else None
+        if isinstance(self.gate, dict):
+            self.gate = GateDecision.from_dict(self.gate) if self.gate else None

@@ -12,8 +12,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from clinqa.answer.types import pages_label
-
 DEFAULT_WIDTH = 100
 
 
@@ -242,6 +240,8 @@ def search_lines(rows: list[dict[str, Any]]) -> list[str]:
     """``clinqa search``: per hit (rows of its ``--json`` ``hits``) the rank, fused score, reranker
     score, dense and BM25 ranks and chunk id; then title (year) > section, pages, OCR; then the first
     160 characters of the text."""
+    from clinqa.answer.types import pages_label  # not at import: keeps `clinqa --help` light
+
     lines = []
     for r in rows:
         d = "-" if r["dense_rank"] is None else r["dense_rank"]

@@ -168,7 +168,8 @@ def score_question(q: FactQuestion, answer: Answer, context: str | None = None) 
     row: dict[str, Any] = {
         "id": q.qid, "question": q.question, "kind": q.kind, "doc_id": q.doc_id, "refused": answer.refused,
         "answer": answer.answer, "cited_doc_ids": cited, "words": answer_words(answer),
-        "cited_chunks": [c.chunk_id for c in answer.citations], "gate_signal": answer.gate.get("signal"),
+        "cited_chunks": [c.chunk_id for c in answer.citations],
+        "gate_signal": answer.gate.signal if answer.gate else None,
         "latency_ms": round(answer.timings_ms.get("total", 0.0), 1),
     }
     if q.answerable:

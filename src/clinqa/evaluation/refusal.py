@@ -196,7 +196,7 @@ def end_to_end_rates(dataset: Dataset, pipe: Pipeline, progress: bool = True) ->
     buckets: dict[str, str] = {}
     for q in tqdm(dataset.queries, desc="asked end to end", disable=not progress):
         a = pipe.ask(q.text, generate=False)
-        refused[q.qid], kinds[q.qid] = a.refused, str(a.gate.get("kind", ""))
+        refused[q.qid], kinds[q.qid] = a.refused, a.gate.kind if a.gate else ""
         buckets[q.qid] = str(q.metadata.get("bucket", "unlabelled"))
     rates = {b: float(np.mean([refused[q] for q in refused if buckets[q] == b])) for b in sorted(set(buckets.values()))}
     return {"rates": rates, "refused": refused, "kinds": kinds}

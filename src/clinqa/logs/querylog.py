@@ -268,9 +268,10 @@ class QueryLog:
             cost = 0.0
         values = (
             qid, utc_iso(), source, api_key, config_hash, model_id, int(corpus_version),
-            answer.question, json.dumps(answer.filters or {}, default=str), answer.time_filter or "",
-            blob, dim, int(bool(answer.refused)), answer.mode, answer.reason or "",
-            json.dumps(answer.gate or {}, default=str), json.dumps([c.chunk_id for c in answer.citations]),
+            answer.question, json.dumps(answer.filters.to_dict() if answer.filters else {}, default=str),
+            answer.time_filter or "", blob, dim, int(bool(answer.refused)), answer.mode, answer.reason or "",
+            json.dumps(answer.gate.to_dict() if answer.gate else {}, default=str),
+            json.dumps([c.chunk_id for c in answer.citations]),
             answer.answer, json.dumps(list(answer.warnings)), json.dumps(timings), timings.get("total"),
             json.dumps(llm, default=str), llm.get("prompt_tokens"), llm.get("completion_tokens"), cost,
             int(bool(cache_hit)),

@@ -38,17 +38,10 @@ OVERLAP_AT = 10
 
 def filters_from_dict(d: dict[str, Any]) -> Filters:
     """A :class:`clinqa.retrieval.filters.Filters` rebuilt from its logged ``to_dict()`` form
-    (lists become tuples; unknown keys are ignored, missing ones take the defaults)."""
+    (:meth:`Filters.from_dict <clinqa.store.filters.Filters.from_dict>`)."""
     from clinqa.retrieval.filters import Filters
 
-    kw: dict[str, Any] = {}
-    for key in ("patient_id", "year_min", "year_max"):
-        if key in d:
-            kw[key] = d[key]
-    for key in ("sources", "exclude_levels", "doc_ids"):
-        if key in d and d[key] is not None:
-            kw[key] = tuple(d[key])
-    return Filters(**kw)
+    return Filters.from_dict(d)
 
 
 def overlap_at(old: list[str], new: list[str], k: int = OVERLAP_AT) -> float:
@@ -190,7 +183,7 @@ def replay(pipe: Pipeline, log: QueryLog, since: datetime | None = None, limit: 
         item = ReplayItem(
             query_id=row["query_id"], question=row["question"], old_refused=row["refused"], new_refused=ans.refused,
             old_mode=row["mode"], new_mode=ans.mode, old_signal=row["gate"].get("signal"),
-            new_signal=ans.gate.get("signal"), overlap=overlap_at(old_ids, new_ids),
+            new_signal=ans.gate.signal if ans.gate else None, overlap=overlap_at(old_ids, new_ids),
             cited_ranks={c: (old_rank.get(c), new_rank.get(c)) for c in row["cited"]}, reused_embedding=reuse,
         )
         if record:

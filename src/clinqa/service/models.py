@@ -18,8 +18,10 @@ from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
 from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from clinqa.answer.gate import GateDecision
 from clinqa.answer.types import Answer, Citation
 from clinqa.logs.querylog import FAILURE_CATEGORIES
+from clinqa.store.filters import Filters
 
 #: the three feedback grades of the web page: Excellent, Acceptable, Very poor
 Score = Literal[1.0, 0.6, 0.2]
@@ -116,6 +118,28 @@ CitationModel = create_model(
 )
 
 
+GateModel = create_model(
+    "GateModel", __module__=__name__,
+    __doc__="""The refusal gate's decision (:class:`clinqa.answer.gate.GateDecision`): ``answer`` is false to
+    refuse; ``signal`` (null when nothing matched) was compared with ``threshold``.""",
+    **fields_of(GateDecision, descriptions={
+        "signal": "The gate signal (top-1 dense cosine by default); null when nothing matched.",
+        "threshold": "The refusal threshold the signal was compared with.",
+        "kind": "The signal's name, with '+key_terms' or '+support' when those rules decided.",
+        "calibration": "Where the threshold came from (calibration file, shipped table, config, fallback)."}),
+)
+
+FiltersModel = create_model(
+    "FiltersModel", __module__=__name__,
+    __doc__="The filters applied to the search (:class:`clinqa.store.filters.Filters`).",
+    **fields_of(Filters, types={"sources": list[str], "exclude_levels": list[str], "doc_ids": list[str]},
+                descriptions={"patient_id": "Only this patient's notes; null: only documents of no patient.",
+                              "year_min": "Inclusive lower bound on the document year.",
+                              "year_max": "Inclusive upper bound on the document year.",
+                              "exclude_levels": "Chunk levels left out ('document' overview chunks)."}),
+)
+
+
 class RelatedTopic(BaseModel):
     """A passage near a refused question: its document title and last section heading (open it with
     ``GET /chunks/{chunk_id}``)."""
@@ -136,7 +160,8 @@ def _ask_fields() -> dict[str, tuple[Any, FieldInfo]]:
     :data:`ASK_EXCLUDED`) in ``Answer`` order, except that ``related`` and ``missing_terms`` follow
     ``related_topics`` (the order the API has always had)."""
     answer = fields_of(Answer, exclude=ASK_EXCLUDED, required=frozenset({"mode"}), types={
-        "citations": list[CitationModel], "related": list[RelatedTopic]}, descriptions={
+        "citations": list[CitationModel], "related": list[RelatedTopic], "gate": GateModel | None,
+        "filters": FiltersModel}, descriptions={
         "refused": "True for a refusal: see reason and related_topics.",
         "answer": "Answer text with [n] citation markers, or the refusal text.",
         "filters": "Filters actually applied (year bounds read from the question included).",
@@ -170,9 +195,15 @@ def _ask_fields() -> dict[str, tuple[Any, FieldInfo]]:
     return ordered
 
 
+def _no_gate(value: Any) -> Any:
+    """``Answer.to_dict`` writes an answer without a gate decision (no-context mode) as ``{}``: null here."""
+    return None if value == {} else value
+
+
 AskResponse = create_model(
     "AskResponse", __module__=__name__,
     __doc__="``POST /ask``: the answer (``clinqa ask --json`` fields) plus its query-log id and cache flag.",
+    __validators__={"_no_gate": field_validator("gate", mode="before")(_no_gate)},
     **_ask_fields(),
 )
 
@@ -202,7 +233,7 @@ class SearchResponse(BaseModel):
     """``POST /search``: the query, the filters applied and the ranked chunks."""
 
     query: str
-    filters: dict[str, Any]
+    filters: FiltersModel  # type: ignore[valid-type]
     hits: list[SearchHit]
 
 

@@ -63,6 +63,16 @@ class Filters:
         d["doc_ids"] = list(self.doc_ids)
         return d
 
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Filters:
+        """The filters a :meth:`to_dict` dict describes (a logged or cached one): lists become tuples,
+        unknown keys are ignored, missing ones (and a null list) take the defaults."""
+        kw: dict[str, Any] = {k: d[k] for k in ("patient_id", "year_min", "year_max") if k in d}
+        for key in ("sources", "exclude_levels", "doc_ids"):
+            if d.get(key) is not None:
+                kw[key] = tuple(d[key])
+        return cls(**kw)
+
 
 # -- SQL (LanceDB) ---------------------------------------------------------------------------------
 def sql_literal(value: str) -> str:
