@@ -125,6 +125,7 @@ class Pipeline:
         self._llm: LLMBackend | None = None
         self._vocabulary: Vocabulary | None = None
         self._patient_vocabulary: tuple[tuple[str, int], Vocabulary] | None = None
+        self._dated: tuple[int, bool] | None = None  # (store version, a reference document has a year)
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -486,8 +487,21 @@ class Pipeline:
         if filters.has_years:
             intent = TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
         elif intent.year_min is not None or intent.year_max is not None:
+            if filters.patient_id is None and not self.reference_has_years():
+                # a corpus without dates (PubMed snippets, undated PDFs) cannot be limited to "in 2019":
+                # the bounds would exclude every passage; the answer says they were not applied
+                return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "",
+                                           undated=intent.phrase)
             filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
         return filters, intent
+
+    def reference_has_years(self) -> bool:
+        """Does any reference document (one of no patient) carry a year? Read once per store version."""
+        version = self.store.version()
+        if self._dated is None or self._dated[0] != version:
+            docs = self.store.documents()
+            self._dated = (version, any(d.get("year") is not None for d in docs if d.get("patient_id") is None))
+        return self._dated[1]
 
     @property
     def llm(self) -> LLMBackend | None:
@@ -521,6 +535,9 @@ class Pipeline:
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
         scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
+        if intent.undated:
+            warnings.insert(0, f"no document in the corpus carries a year, so '{intent.undated}' could not limit "
+                               "the search to those years")
         support = self.support_threshold(scope) if check is not None else None
         decided = assemble.decide(first, check, support, s.key_terms, scoped)
         draft = assemble.Draft(question, filters, result.hits, decided.decision, warnings + decided.warnings, check,

@@ -187,10 +187,12 @@ def test_a_patients_age_is_context_not_a_key_term() -> None:
 
 def test_only_decisive_missing_terms_refuse() -> None:
     v = Vocabulary.from_texts(["SAF-A is localized in the nucleus.", "Dexamethasone for croup.", "Mitochondria."])
-    # "organelle" (Zipf 2.9, not in this corpus) is decisive; "localized" is a verb form the corpus has
+    # "organelle" (Zipf 2.1, not in this corpus) names the kind of thing asked for ("which cell organelle
+    # is"): the answer says "the nucleus", so its absence is a warning only; "localized" is a verb form
     a = check("In which cell organelle is the SAF-A protein localized?", ["SAF-A is in the nucleus."], v)
-    assert "organelle" in a.decisive_names()
-    assert "localized" in a.missing_names() and "localized" not in a.decisive_names()
+    assert a.missing_names() == ["organelle", "localized"] and a.answerable
+    # the same word outside the "which ..." phrase still decides
+    assert check("Is SAF-A found in an organelle?", ["SAF-A is in the nucleus."], v).decisive_names() == ["organelle"]
     b = check("Which molecule is inhibited by larotrectinib?", ["Larotrectinib targets TRK."],
               Vocabulary.from_texts(["a molecule", "inhibited", "Larotrectinib targets TRK."]))
     assert b.missing_names() == ["molecule", "inhibited"] and b.answerable  # frame words: a warning only
@@ -275,7 +277,8 @@ def test_focus_allows_one_missing_term_of_three_or_more() -> None:
     passages = ["Radiation-induced CD8 T-lymphocyte apoptosis (RILA) correlates with late toxicity.",
                 "Radiation-induced lymphocyte apoptosis (RILA) predicts late reactions after radiotherapy.",
                 "Apoptosis of neutrophils."]
-    a = check("What is the radiation-induced CD8 lymphocyte apoptosis (RILA) assay used for?", passages)
+    # (without "(RILA)": a defined short form would stand for the four words, test_a_defined_short_form_...)
+    a = check("What is the radiation-induced CD8 lymphocyte apoptosis assay used for?", passages)
     decisive = [t.text for t in a.key_terms if is_decisive(t, True)]
     assert len(decisive) >= 3 and "cd8" in decisive
     assert a.focused == [0, 1]  # passage 1 lacks only CD8; passage 2 lacks more than one
@@ -343,3 +346,35 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
     apart = ["Phenytoin loading after brain injury: 20 mg/kg.", "Eclampsia: seizures in preeclampsia."]
     assert check("What phenytoin dose is used in eclampsia?", apart).apart == ["phenytoin", "eclampsia"]
     assert check("Is phenytoin exposure linked to eclampsia?", apart).apart == []
+
+
+def test_answer_type_words_follow_which_or_what():
+    from clinqa.answer.answerability import answer_type_words
+
+    assert answer_type_words("In which cell organelle is the SAF-A protein localized?") == {"organelle"}
+    assert answer_type_words("What dose of amoxicillin is used for CAP?") == {"dose"}  # not "amoxicillin"
+    assert answer_type_words("What phenytoin dose is used in eclampsia?") == {"dose"}  # the head only
+    assert answer_type_words("Which bacteria are enriched in the gut?") == {"bacteria"}
+    assert answer_type_words("Which patients require anticoagulation?") == set()  # a verb follows: no kind
+    assert answer_type_words("What is the qSOFA score?") == set()
+
+
+def test_the_drug_asked_about_still_refuses_with_a_which_phrase():
+    v = Vocabulary.from_texts(["Offer a low-dose inhaled corticosteroid with formoterol to adults with asthma."])
+    a = check("What dose of amoxicillin is used for community-acquired pneumonia in adults?",
+              ["Offer a low-dose inhaled corticosteroid with formoterol to adults with asthma."], v)
+    assert "amoxicillin" in a.decisive_names()
+    b = check("What inhaled corticosteroid dose is used for asthma in children under five?",
+              ["Offer a low-dose inhaled corticosteroid with formoterol to adults with asthma."], v)
+    assert b.decisive_names() == ["children"]  # the population decides, whatever the "what" phrase
+
+
+def test_a_defined_short_form_stands_for_its_long_form():
+    q = ("List types of cancer where Long intergenic nonprotein coding RNA p53-induced transcript (LINC-PINT) "
+         "is involved")
+    assert [t.text for t in key_terms(q)] == ["linc-pint"]  # the long form's words are not asked for twice
+    assert check(q, ["LINC-PINT is involved in glioblastoma."]).missing == []
+    # a passage that spells the long form out mentions the short form
+    spelled = "Long intergenic nonprotein coding RNA p53-induced transcript acts in glioblastoma."
+    assert check(q, [spelled]).missing == []
+    assert [t.text for t in check(q, ["Glioblastoma is a brain tumour."]).missing] == ["linc-pint"]

@@ -43,6 +43,7 @@ from typing import Any
 
 from clinqa.answer.coverage import variants
 from clinqa.retrieval.vocabulary import Vocabulary
+from clinqa.text.abbreviations import definitions
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.words import WORD, words_of
@@ -149,7 +150,9 @@ class KeyTerm:
     table). ``modifies``: the condition or procedure word (clinical suffix, :data:`_CLINICAL_SUFFIX`)
     that this word qualifies in the question, within the next three words ("cerebral" and "sinus" in
     "cerebral venous sinus thrombosis" -> "thrombosis"); such a word names *which* condition and is
-    decisive (:func:`is_decisive`)."""
+    decisive (:func:`is_decisive`). ``answer_type``: the word names the kind of thing the question asks
+    for, the head of the phrase right after "which" or "what" ("which cell organelle", "which bacteria"):
+    the answering passage names a member ("the nucleus"), not the kind (:func:`answer_type_words`)."""
 
     text: str
     kind: str
@@ -157,6 +160,7 @@ class KeyTerm:
     repaired: str | None = None
     typed: str = ""
     modifies: str = ""
+    answer_type: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -274,7 +278,43 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 and misspelt_common_word(w)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
-    return [_with_modified(t, question) for t in out]
+    kinds = answer_type_words(question)
+    return [replace(_with_modified(t, question), answer_type=t.text in kinds) if t.kind == "specific"
+            else t for t in _short_forms_only(out, question)]
+
+
+_WH = re.compile(r"\b(?:which|what)\s+", re.IGNORECASE)
+#: the words that may follow the kind of thing asked for ("which bacteria *are*", "what dose *of*")
+_AFTER_KIND = frozenset("is are was were do does did can could should would will may might has have had of in "
+                        "for to from on at with".split())
+
+
+def answer_type_words(question: str, most: int = 3) -> set[str]:
+    """The head noun of the phrase (at most ``most`` words) right after "which" or "what", when a verb of
+    being or doing or a preposition follows the phrase: the kind of thing asked for ("In which cell
+    organelle *is* ..." -> {"organelle"}; "What dose *of* amoxicillin ..." -> {"dose"}; "What phenytoin
+    dose *is* ..." -> {"dose"}: "phenytoin" says which dose and stays a key term; none for "Which patients
+    require anticoagulation?", where what follows is not such a word). The question focus of a question
+    classifier (Li & Roth 2002, "Learning question classifiers", COLING), read from the words alone."""
+    out: set[str] = set()
+    for m in _WH.finditer(question):
+        toks = re.findall(r"[A-Za-z][\w'-]*|\S", question[m.end():])[:most + 1]
+        for n in range(min(most, len(toks) - 1), 0, -1):
+            phrase = [t.lower() for t in toks[:n]]
+            if all(t[0].isalpha() and t not in STOPWORDS for t in phrase) and toks[n].lower() in _AFTER_KIND:
+                out.add(phrase[-1])
+                break
+    return out
+
+
+def _short_forms_only(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
+    """``terms`` less the words of a long form the question defines for a short form that is itself a key
+    term ("long intergenic nonprotein coding RNA p53-induced transcript (LINC-PINT)": "linc-pint" stays,
+    "intergenic" and "nonprotein" go; :func:`clinqa.text.abbreviations.definitions`); a passage that
+    spells the long form out still mentions the short form (:func:`check` adds it as an equivalent)."""
+    texts = {t.text for t in terms}
+    spelled = {w for d in definitions(question) if d.short.lower() in texts for w in words_of(d.long.lower())}
+    return [t for t in terms if t.text not in spelled or t.text in {d.short.lower() for d in definitions(question)}]
 
 
 #: nouns that end the name of a condition ("familial Mediterranean fever", "Kawasaki disease"): the words
@@ -393,6 +433,9 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
           matcher: Callable[[str, str], bool] | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Pure function of its inputs; no store access."""
+    defined = {d.short.lower(): d.long for d in definitions(question)}
+    if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
+        equivalents = _with_definitions(equivalents, defined)
     terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
     found = [[mentions(t, p, equivalents, matcher) for p in idx] for t in terms]
@@ -421,6 +464,16 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart)
 
 
+def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
+                      defined: dict[str, str]) -> Callable[[str], list[str]]:
+    """``equivalents`` plus, for a short form the question defines (lower case -> long form), its long form."""
+    def both(term: str) -> list[str]:
+        more = [defined[term.lower()]] if term.lower() in defined else []
+        return [*(equivalents(term) if equivalents is not None else ()), *more]
+
+    return both
+
+
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
 #: question; they are key only when the corpus lacks them altogether
 _VERB_FORM = re.compile(r"(?:ed|ing)$")
@@ -440,6 +493,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     if term.kind in ("population", "quantity", "phrase") or (
             term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
         return True
+    if term.answer_type:  # "which cell organelle": the passage says "the nucleus"
+        return False
     if not in_corpus:
         return True
     if term.modifies:  # "cerebral" in "cerebral venous sinus thrombosis": which thrombosis

@@ -49,12 +49,15 @@ from typing import Any
 
 @dataclass(frozen=True)
 class TimeIntent:
-    """Year bounds (inclusive, ``None`` = open), a recency flag and the text they came from."""
+    """Year bounds (inclusive, ``None`` = open), a recency flag and the text they came from.
+    ``undated`` is the phrase of year bounds that were read but not applied, because no document
+    searched carries a year (:meth:`clinqa.pipeline.Pipeline.time_intent`); empty otherwise."""
 
     year_min: int | None = None
     year_max: int | None = None
     recency: bool = False
     phrase: str = ""
+    undated: str = ""
 
     def is_empty(self) -> bool:
         """True when there is neither a year bound nor recency."""
@@ -79,8 +82,11 @@ class TimeIntent:
         return f"{', '.join(parts)} (from '{self.phrase}')" if parts else ""
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"year_min", "year_max", "recency", "phrase"}``, JSON-ready."""
-        return asdict(self)
+        """``{"year_min", "year_max", "recency", "phrase"}`` (and ``"undated"`` when set), JSON-ready."""
+        d = asdict(self)
+        if not self.undated:
+            del d["undated"]
+        return d
 
 
 _WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
