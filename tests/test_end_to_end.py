@@ -230,7 +230,7 @@ def test_time_intent_in_the_question(pipe: Pipeline) -> None:
 def test_year_filter_that_empties_the_pool_suggests_widening(pipe: Pipeline) -> None:
     ans = pipe.ask("What did guidelines before 2005 recommend for sepsis fluids?")
     assert ans.refused and ans.filters.year_max == 2004
-    assert "Nothing close enough is dated in the years ...-2004" in ans.answer
+    assert "Nothing close enough is dated up to 2004" in ans.answer
     assert "widen or remove the year range" in ans.answer
     assert any("sepsis" in t.lower() for t in ans.related_topics)
 

@@ -47,6 +47,7 @@ from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import Settings
 from clinqa.store import Store, build_store
+from clinqa.text.unicode import is_blank
 
 if TYPE_CHECKING:
     from clinqa.documents.loaders import Skipped
@@ -583,7 +584,7 @@ class Pipeline:
     def _checked(self, question: str, filters: Filters | None) -> Filters:
         """``filters`` (default :meth:`filters`) for asking ``question``; raises :class:`ConfigError` for an
         empty question or an empty store."""
-        if not question.strip():
+        if is_blank(question):
             raise ConfigError("the question is empty")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
@@ -626,7 +627,8 @@ class Pipeline:
         n = self.settings.answer.related_topics
         outside = self._outside_years(asked, draft, gate, missing, max_zipf) if draft.filters.has_years else []
         if outside:
-            return assemble.year_range_refusal(draft, outside, phrase, n)
+            undated = draft.filters.patient_id is None and not self.reference_has_years()
+            return assemble.year_range_refusal(draft, outside, phrase, n, undated=undated)
         return assemble.refuse(draft, decided, related_min, n)
 
     def _outside_years(self, asked: str, draft: assemble.Draft, gate: RefusalGate, missing: list[str],
@@ -696,7 +698,7 @@ class Pipeline:
         grounded answers are compared with (``clinqa ask --no-context``). Nothing is cited or
         checked. Raises :class:`ConfigError` when no ``llm.backend`` is set and
         :class:`clinqa.llm.base.LLMError` when the model fails."""
-        if not question.strip():
+        if is_blank(question):
             raise ConfigError("the question is empty")
         backend = self.llm
         if backend is None:

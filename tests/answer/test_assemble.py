@@ -147,7 +147,7 @@ def test_refuse_patient_without_notes_says_check_the_id() -> None:
 def test_year_range_refusal_wording() -> None:
     draft = _draft([], _decision(False, None), Filters(year_min=2030))
     a = assemble.year_range_refusal(draft, HITS[2:], "since 2030", n_topics=5)
-    assert a.reason == "Nothing close enough is dated in the years 2030-... (read from 'since 2030')."
+    assert a.reason == "Nothing close enough is dated from 2030 on (read from 'since 2030')."
     assert a.answer == (a.reason + " Outside that range the documents have the topics listed; widen or remove "
                         "the year range to see them.")
     assert a.related_topics == ["Pneumonia"]
@@ -211,3 +211,12 @@ def test_quotable_keeps_the_focused_passages_in_rank_order() -> None:
     assert [h.chunk.chunk_id for h in assemble.quotable(hits, Answerability(key_terms=[CHILDREN]), 3)] == ["c0", "c1",
                                                                                                           "c2"]
     assert len(assemble.quotable(hits, None, 4)) == 4
+
+
+def test_year_span_in_words():
+    from clinqa.answer.assemble import year_span
+
+    assert year_span(2019, 2019) == "in 2019"
+    assert year_span(2001, 2003) == "in the years 2001-2003"
+    assert year_span(2024, None) == "from 2024 on"
+    assert year_span(None, 2004) == "up to 2004"

@@ -36,8 +36,11 @@ def test_undated_corpus_answers_with_a_warning(undated: Pipeline) -> None:
     assert ans.filters.year_min is None and ans.filters.year_max is None and ans.time_filter == ""
     assert ans.warnings[0] == ("no document in the corpus carries a year, so 'in 2019' could not limit the "
                                "search to those years")
-    # explicit year filters (--since/--until) are the user's own: they still apply
-    assert undated.ask(QUESTION, undated.filters(since=2019, until=2019)).refused
+    # explicit year filters (--since/--until) are the user's own: they still apply, and the refusal says
+    # that no document has a year (not "nothing is dated in 2019", as if others were)
+    explicit = undated.ask(QUESTION, undated.filters(since=2019, until=2019))
+    assert explicit.refused
+    assert explicit.reason == "No document in the corpus carries a year, so the year range (in 2019) excludes them all."
 
 
 def test_dated_corpus_is_limited_to_the_year(tmp_path: Path, undated: Pipeline) -> None:

@@ -232,7 +232,7 @@ def test_status_codes_for_bad_requests(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(("route", "field"), [("/ask", "question"), ("/search", "query")])
-@pytest.mark.parametrize("text", ["", "   ", "\n\t "])
+@pytest.mark.parametrize("text", ["", "   ", "\n\t ", "\u200b\u00a0"])
 def test_empty_question_is_422_on_every_route(client: TestClient, route: str, field: str, text: str) -> None:
     """Issue 16: ``POST /search {"query": "   "}`` returned hits, ``POST /ask`` a 400; both are 422 now."""
     r = client.post(route, json={field: text}, headers=headers("all"))

@@ -25,3 +25,10 @@ from clinqa.text import normalize
 def test_normalize(raw: str, expected: str) -> None:
     assert normalize(raw) == expected
     assert normalize(expected) == expected  # idempotent
+
+
+def test_blank_text_includes_invisible_characters():
+    from clinqa.text.unicode import is_blank
+
+    assert is_blank("") and is_blank("   ") and is_blank("\u00a0\t") and is_blank("\u200b\u00a0") and is_blank("\ufeff")
+    assert not is_blank("a") and not is_blank("\u200bCAP")

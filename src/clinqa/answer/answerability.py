@@ -46,6 +46,7 @@ from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
+from clinqa.text.unicode import normalize
 from clinqa.text.words import WORD, words_of
 from clinqa.text.zipf import zipf
 
@@ -167,6 +168,12 @@ class KeyTerm:
         return {"text": self.text, "kind": self.kind, "match": self.match, "repaired": self.repaired}
 
 
+def _shown(term: KeyTerm) -> str:
+    """How a term is named to the user: as typed when it was typed in capitals ("QXR", "ADPKD"), else
+    in lower case as :attr:`KeyTerm.text`."""
+    return term.typed if term.typed and term.typed.isupper() and term.typed.lower() == term.text else term.text
+
+
 @dataclass
 class Answerability:
     """The key terms of a question and which of them no quotable passage mentions.
@@ -201,12 +208,12 @@ class Answerability:
         return not self.decisive
 
     def decisive_names(self) -> list[str]:
-        """The decisive missing terms as the user typed them."""
-        return [t.text for t in self.decisive]
+        """The decisive missing terms as the user typed them (an abbreviation keeps its capitals: "QXR")."""
+        return [_shown(t) for t in self.decisive]
 
     def missing_names(self) -> list[str]:
-        """The missing terms as the user typed them."""
-        return [t.text for t in self.missing]
+        """The missing terms as the user typed them (an abbreviation keeps its capitals)."""
+        return [_shown(t) for t in self.missing]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the ``answerability`` field of ``--json``)."""
@@ -272,7 +279,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
                 # "consistency" is the same word)
             known = equivalents is not None and set(equivalents(w)) - {w}
-            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper():
+            eponym = typed[:1].isupper() and _next_word(question, m.end()) in CONDITION_HEADS  # "Reye syndrome"
+            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
                 continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
         if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
                 and misspelt_common_word(w)):
@@ -305,6 +313,12 @@ def answer_type_words(question: str, most: int = 3) -> set[str]:
                 out.add(phrase[-1])
                 break
     return out
+
+
+def _next_word(text: str, pos: int) -> str:
+    """The lower-cased word right after ``pos`` in ``text`` (spaces skipped), or ``""``."""
+    m = re.match(r"\s+([A-Za-z][\w'-]*)", text[pos:])
+    return m.group(1).lower() if m else ""
 
 
 def _short_forms_only(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
@@ -432,7 +446,11 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
           matcher: Callable[[str, str], bool] | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
-    quoted, header included) mentions. Pure function of its inputs; no store access."""
+    quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
+    first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
+    them. Pure function of its inputs; no store access."""
+    question = normalize(question)
+    passages = [normalize(p) for p in passages]
     defined = {d.short.lower(): d.long for d in definitions(question)}
     if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
         equivalents = _with_definitions(equivalents, defined)

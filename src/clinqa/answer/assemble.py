@@ -19,7 +19,7 @@ the CLI and the web page as a list). Numbers (the gate's signal and threshold) s
 - A key term is missing (:mod:`clinqa.answer.answerability`): "The documents do not mention
   amoxicillin." when no chunk of the corpus has it, else "The passages found do not mention
   children." (the corpus has the word, but not in the passages that would answer).
-- A year range emptied the answer: "Nothing close enough is dated in the years 2024-...".
+- A year range emptied the answer: "Nothing close enough is dated from 2024 on".
 
 Related topics: the distinct (document, last heading) pairs of the top hits, listed only when
 the gate signal is at least the *related* threshold, a second, lower threshold calibrated with
@@ -90,7 +90,7 @@ def _join(words: Sequence[str], conjunction: str = "or") -> str:
 def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
     """The refusal sentence for key terms no quotable passage mentions (see module docstring).
     ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
-    absent = [t for t in missing if not in_corpus.get(t, False)]
+    absent = [t for t in missing if not in_corpus.get(t.lower(), in_corpus.get(t, False))]  # keys: lower case
     if absent and not scoped:
         return f"The documents do not mention {_join(absent)}."
     if scoped:
@@ -244,15 +244,30 @@ def refuse(draft: Draft, decision: Decision, related_min: float, n_topics: int) 
     return refusal(draft, reason, topics)
 
 
-def year_range_refusal(draft: Draft, outside: Sequence[Retrieved], phrase: str, n_topics: int) -> Answer:
+def year_span(year_min: int | None, year_max: int | None) -> str:
+    """A year range in words: "in 2019", "in the years 2001-2003", "from 2024 on", "up to 2004"."""
+    if year_min is not None and year_max is not None:
+        return f"in {year_min}" if year_min == year_max else f"in the years {year_min}-{year_max}"
+    if year_min is not None:
+        return f"from {year_min} on"
+    return f"up to {year_max}" if year_max is not None else "in any year"
+
+
+def year_range_refusal(draft: Draft, outside: Sequence[Retrieved], phrase: str, n_topics: int,
+                       undated: bool = False) -> Answer:
     """The refusal of a question whose year range (``draft.filters``) emptied the answer while the same
-    question answers without it: "Nothing close enough is dated in the years 2030-...", naming the
+    question answers without it: "Nothing close enough is dated from 2030 on", naming the
     time ``phrase`` it was read from (empty: the filters were explicit), with up to ``n_topics``
-    related topics of the ``outside`` hits (those dated outside the range)."""
+    related topics of the ``outside`` hits (those dated outside the range). ``undated``: no document in
+    the scope carries a year at all, so the range excludes every one, and the reason says that."""
     f = draft.filters
-    span = f"{f.year_min or '...'}-{f.year_max or '...'}"
     read = f" (read from '{phrase}')" if phrase else ""
-    reason = f"Nothing close enough is dated in the years {span}{read}."
+    if undated:
+        reason = (f"No document in the corpus carries a year, so the year range ({year_span(f.year_min, f.year_max)}"
+                  f"{read}) excludes them all.")
+        return refusal(draft, reason, related(outside, n_topics),
+                       f"{reason} Remove the year range (--since/--until) to search them.")
+    reason = f"Nothing close enough is dated {year_span(f.year_min, f.year_max)}{read}."
     return refusal(draft, reason, related(outside, n_topics),
                    f"{reason} Outside that range the documents have the topics listed; widen or remove the "
                    "year range to see them.")

@@ -180,7 +180,9 @@ def handle_errors(*also: type[Exception]) -> Callable[[F], F]:
 def require_text(text: str) -> None:
     """Raise ClinqaError ``"the question is empty"`` (exit 2) for an empty or whitespace-only question
     or query."""
-    if not text.strip():
+    from clinqa.text.unicode import is_blank
+
+    if is_blank(text):
         raise ClinqaError("the question is empty")
 
 

@@ -140,6 +140,7 @@ TABLE: tuple[Entry, ...] = (
     _abbr("HFrEF", "heart failure with reduced ejection fraction"),
     _abbr("HTN", "hypertension"),
     _abbr("T2DM", "T2D", "DM2", "type 2 diabetes", "type 2 diabetes mellitus", "type II diabetes"),
+    _abbr("T1DM", "T1D", "DM1", "type 1 diabetes", "type 1 diabetes mellitus", "type I diabetes"),
     _abbr("CAP", "community-acquired pneumonia"),
     _abbr("AKI", "acute kidney injury"),
     _abbr("UTI", "urinary tract infection"),

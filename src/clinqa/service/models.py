@@ -22,6 +22,7 @@ from clinqa.answer.gate import GateDecision
 from clinqa.answer.types import Answer, Citation
 from clinqa.logs.querylog import FAILURE_CATEGORIES
 from clinqa.store.filters import Filters
+from clinqa.text.unicode import is_blank
 
 #: the three feedback grades of the web page: Excellent, Acceptable, Very poor
 Score = Literal[1.0, 0.6, 0.2]
@@ -33,7 +34,7 @@ EMPTY_QUESTION = "the question is empty"
 
 
 def _not_blank(value: str) -> str:
-    if not value.strip():
+    if is_blank(value):
         raise PydanticCustomError("empty_question", EMPTY_QUESTION)
     return value
 
@@ -125,7 +126,8 @@ GateModel = create_model(
     **fields_of(GateDecision, descriptions={
         "signal": "The gate signal (top-1 dense cosine by default); null when nothing matched.",
         "threshold": "The refusal threshold the signal was compared with.",
-        "kind": "The signal's name, with '+key_terms' or '+support' when those rules decided.",
+        "kind": "The signal's name, with '+key_terms' when a missing key term refused or '+key_term_support' "
+                "when every key term found let a signal below the threshold answer.",
         "calibration": "Where the threshold came from (calibration file, shipped table, config, fallback)."}),
 )
 
@@ -136,7 +138,8 @@ FiltersModel = create_model(
                 descriptions={"patient_id": "Only this patient's notes; null: only documents of no patient.",
                               "year_min": "Inclusive lower bound on the document year.",
                               "year_max": "Inclusive upper bound on the document year.",
-                              "exclude_levels": "Chunk levels left out ('document' overview chunks)."}),
+                              "exclude_levels": "Chunk levels left out ('document' overview chunks; answers also "
+                                                "leave out 'references')."}),
 )
 
 

@@ -52,3 +52,10 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = _NON_ASCII.sub(lambda m: _char(m.group(0)), unicodedata.normalize("NFC", text))
     return _ASCII_BOUNDS.sub(lambda m: "≥" if m.group(0) == ">=" else "≤", text) if "=" in text else text
+
+
+def is_blank(text: str) -> bool:
+    """True when ``text`` holds nothing but whitespace (no-break spaces included) and invisible format
+    characters (Unicode category Cf: zero-width space U+200B, joiners, the byte-order mark): an empty
+    question, however it was typed or pasted."""
+    return not "".join(ch for ch in text if unicodedata.category(ch) != "Cf").strip()
