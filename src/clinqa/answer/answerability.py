@@ -169,9 +169,9 @@ class KeyTerm:
 
 
 def _shown(term: KeyTerm) -> str:
-    """How a term is named to the user: as typed when it was typed in capitals ("QXR", "ADPKD"), else
-    in lower case as :attr:`KeyTerm.text`."""
-    return term.typed if term.typed and term.typed.isupper() and term.typed.lower() == term.text else term.text
+    """How a term is named to the user: with the question's casing ("QXR", "Reye") when the typed word
+    is the term, else :attr:`KeyTerm.text` (lower case; a population group, a repaired word)."""
+    return term.typed if term.typed and term.typed.lower() == term.text else term.text
 
 
 @dataclass
