@@ -460,3 +460,12 @@ def test_a_row_is_named_by_a_number_inside_its_range() -> None:
     # a number with no word of the range's column in the question names no row
     ext = extract_answer(q, [hit], enc, max_sentences=4, question="4F-PCC dose for a 5 year old")
     assert "Baseline INR 4.0-6.0," not in ext.text
+
+
+def test_a_plural_states_the_qualifier_too():
+    # "in outpatients" is the outpatient qualifier (found by a new user: the blood-culture advice was quoted)
+    from clinqa.answer.extractive import _qualifiers
+
+    names = [q[0] for q in _qualifiers("First-line treatment for CAP in outpatients without comorbidities?")]
+    assert names == ["without comorbidities", "first-line", "outpatient"]
+    assert "adults" in [q[0] for q in _qualifiers("Dose for an adult with CAP?")]

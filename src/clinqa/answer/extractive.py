@@ -349,7 +349,8 @@ def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ..
     ws = set(words_of(q))
     for name, opp in OPPOSITES.items():
         group = POPULATION_WORDS.get(name, name)
-        named = name in ws or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws))
+        named = (any(v in ws for v in (name, name + "s", name.removesuffix("s")))  # "outpatients", "adult"
+                 or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws)))
         if named and group:
             out.append((name, (name,), opp))
     return out
