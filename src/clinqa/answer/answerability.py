@@ -409,7 +409,8 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     if matcher is not None and term.kind != "quantity" and matcher(term.typed or term.match, orig):
         return True
     if term.kind == "quantity":
-        return re.search(r"(?<![\d.,])" + re.escape(term.match) + r"(?![\d])", low) is not None
+        return (re.search(r"(?<![\d.,])" + re.escape(term.match) + r"(?![\d])", low) is not None
+                or within_stated_bound(term, low))
     if term.kind == "population":
         cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
     else:
@@ -431,6 +432,37 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
         if len(c) >= 4 and stem(c) in stems:
             return True
         if len(c) >= 5 and re.search(r"(?<![^\W_])" + re.escape(c), low):  # "anticoagulant" ~ "anticoagulants"
+            return True
+    return False
+
+
+def _unit(term: KeyTerm) -> str:
+    """The unit of a quantity term ("55 kg" -> "kg"), lower case, spaces removed."""
+    m = _QUANTITY.fullmatch(term.text.strip())
+    return re.sub(r"\s+", "", m.group(2).lower()) if m else ""
+
+
+_NUM = r"(\d+(?:\.\d+)?)"
+
+
+def within_stated_bound(term: KeyTerm, low: str) -> bool:
+    """Does the passage text ``low`` (lower case, normalised: "<=" is "≤") state a bound or a range, in
+    the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg" and in
+    "50-59 kg", not in "> 60 kg": a patient's value is answered by the threshold that covers it."""
+    unit = _unit(term)
+    try:
+        value = float(term.match)
+    except ValueError:
+        return False
+    if not unit:
+        return False
+    u = re.escape(unit) + r"(?![a-z])"
+    for m in re.finditer(r"(≤|≥|<|>)\s*" + _NUM + r"\s*" + u, low):
+        op, bound = m.group(1), float(m.group(2))
+        if {"≤": value <= bound, "≥": value >= bound, "<": value < bound, ">": value > bound}[op]:
+            return True
+    for m in re.finditer(_NUM + r"\s*(?:-|–|to)\s*" + _NUM + r"\s*" + u, low):
+        if float(m.group(1)) <= value <= float(m.group(2)):
             return True
     return False
 
