@@ -418,3 +418,16 @@ def test_a_patient_value_inside_a_stated_bound_is_mentioned():
     kg = KeyTerm("55 kg", "quantity", "55")
     assert within_stated_bound(kg, "weight 50-59 kg") and within_stated_bound(kg, "weight <= 60 kg".replace("<=", "≤"))
     assert not within_stated_bound(kg, "weight ≤ 60 mg") and not within_stated_bound(kg, "weight 56 to 70 kg")
+
+
+def test_an_abbreviation_the_passage_defines_as_something_else_is_not_mentioned():
+    """Found by a new user: 'first-line therapy for CAP' was answered from the FibroScan 'CAP'."""
+    from clinqa.retrieval.synonyms import equivalents, term_matches
+
+    q = "What is first-line therapy for CAP?"
+    fibro = "CAP (Controlled Attenuation Parameter via FibroScan): ≥ 288 dB/m suggests steatosis."
+    assert check(q, [fibro], equivalents=equivalents, matcher=term_matches).decisive_names() == ["CAP"]
+    for passage in ["Outpatient CAP: amoxicillin 1 g three times daily.",
+                    "Community-acquired pneumonia (CAP): amoxicillin.",
+                    fibro + " Community-acquired pneumonia is treated with amoxicillin."]:
+        assert check(q, [passage], equivalents=equivalents, matcher=term_matches).missing == [], passage

@@ -22,3 +22,9 @@ def test_what_is_not_a_definition():
     assert definitions("a word (a) here") == []  # one character
     assert definitions("see the long list of reasons (as shown in table two of the appendix)") == []  # > 10 chars
     assert best_long_form("XYZ", "nothing matches here") is None
+
+
+def test_the_reverse_pattern_short_form_then_long_form():
+    d = definitions("CAP (Controlled Attenuation Parameter via FibroScan): ≥ 288 dB/m suggests steatosis.")
+    assert [(x.short, x.long) for x in d] == [("CAP", "Controlled Attenuation Parameter via FibroScan")]
+    assert definitions("Give IV (umbilical vein) epinephrine") == []  # two words: not a definition

@@ -488,7 +488,8 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
         equivalents = _with_definitions(equivalents, defined)
     terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
     idx = [_passage_index(p) for p in passages]
-    found = [[mentions(t, p, equivalents, matcher) for p in idx] for t in terms]
+    found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
+             for t in terms]
     present = {t.text for t, hits in zip(terms, found, strict=True) if any(hits)}
     alternatives = _alternatives(question, terms)  # "dominant or recessive": one of them suffices
     missing = [t for t, hits in zip(terms, found, strict=True)
@@ -512,6 +513,32 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and TREATMENT_QUESTION.search(question)) else []
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart)
+
+
+def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Iterable[str]] | None) -> bool:
+    """Does ``text`` define the abbreviation ``term`` as something else than the synonym table's
+    expansions of it, and name none of them? "CAP (Controlled Attenuation Parameter via FibroScan)" is
+    not community-acquired pneumonia. Only for an abbreviation typed in capitals that
+    ``equivalents`` expands (an unknown one has no expected meaning); the long forms are compared by
+    their content-word stems (:func:`clinqa.text.abbreviations.definitions` finds them)."""
+    typed = term.typed or term.text
+    if not (typed.isupper() and len(typed) >= 2) or equivalents is None or typed not in text:
+        return False
+    expansions = [e for e in equivalents(typed) if " " in e or "-" in e]
+    if not expansions:
+        return False
+    theirs = [d.long for d in definitions(text) if d.short == typed]
+    if not theirs:
+        return False
+
+    def stems(phrase: str) -> set[str]:
+        return {stem(w) for w in words_of(phrase.lower()) if w not in STOPWORDS and len(w) >= 3}
+
+    known = [stems(e) for e in expansions]
+    low = text.lower()
+    if any(e.lower() in low for e in expansions):
+        return False  # the passage also names what the question means
+    return all(not any(stems(t) & k for k in known) for t in theirs)
 
 
 def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,

@@ -6,7 +6,8 @@ biomedical text" (Pacific Symposium on Biocomputing 8:451-462): a short form in 
 characters with a letter, at most two words; the long form is searched for in the
 ``min(len(short) + 5, 2 * len(short))`` words before the parenthesis by matching the short form's
 letters and digits right to left, the first one at the start of a word; the shortest such long form
-is kept. (Their reverse pattern, "short form (long form)", is not read here.)
+is kept. Their reverse pattern, "SHORT (long form)" (a parenthesis of three or more words after a
+single word), is read the same way ("CAP (Controlled Attenuation Parameter via FibroScan)").
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ import re
 from dataclasses import dataclass
 
 _PAREN = re.compile(r"\(([^()]{2,10})\)")
+#: "SHORT (three or more words)": the short form before a long parenthesis
+_REVERSE = re.compile(r"(?<![\w-])([A-Za-z][\w-]{1,9})\s+\(([^()]{5,120})\)")
 
 
 @dataclass(frozen=True)
@@ -66,4 +69,12 @@ def definitions(text: str) -> list[Definition]:
         if long is None or len(long) <= len(short) or short.lower() in long.lower().split():
             continue
         out.append(Definition(short, long, len(before) - len(long)))
-    return out
+    for m in _REVERSE.finditer(text):
+        short, inside = m.group(1), m.group(2).strip()
+        if len(inside.split()) < 3 or not short.isupper():
+            continue
+        long = best_long_form(short, inside.split(",")[0].split(";")[0])
+        if long is not None and long.split()[0].lower().startswith(short[0].lower()):
+            head = inside.split(",")[0].split(";")[0].strip()
+            out.append(Definition(short, head, m.start(2)))
+    return sorted(out, key=lambda d: d.start)
