@@ -156,7 +156,8 @@ def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> 
 
 def test_capital_abbreviations_are_key_but_not_in_a_shouted_question() -> None:
     assert [t.text for t in key_terms("First-line imaging when PE is likely?")] == ["imaging", "pe"]
-    assert [t.text for t in key_terms("CAN A UPPER GI SHOW LIVER CANCER")] == ["liver"]  # a population word only
+    # population words only (liver impairment, cancer)
+    assert [t.text for t in key_terms("CAN A UPPER GI SHOW LIVER CANCER")] == ["liver", "cancer"]
 
 
 def test_table_cell_reproduction_through_the_cli(tmp_path: Path) -> None:
@@ -431,3 +432,20 @@ def test_an_abbreviation_the_passage_defines_as_something_else_is_not_mentioned(
                     "Community-acquired pneumonia (CAP): amoxicillin.",
                     fibro + " Community-acquired pneumonia is treated with amoxicillin."]:
         assert check(q, [passage], equivalents=equivalents, matcher=term_matches).missing == [], passage
+
+
+def test_a_term_named_only_where_the_document_excludes_it_is_not_mentioned():
+    """Found by a new user: 'VTE in cancer patients' was answered from 'Cancer-associated VTE ... not in
+    this document'. Cancer is a population (as pregnancy is), and the exclusion sentence does not count."""
+    from clinqa.answer.answerability import without_scope_exclusions
+
+    passage = ("- Cancer-associated VTE and pregnancy-associated VTE are addressed in separate ASH guideline "
+               "modules, not in this document.\n- Generally, LMWH is the preferred anticoagulant in pregnancy.")
+    assert without_scope_exclusions(passage) == "- Generally, LMWH is the preferred anticoagulant in pregnancy."
+    a = check("Which anticoagulant is preferred for VTE in cancer patients?", [passage])
+    assert a.decisive_names() == ["VTE", "cancer"]  # both were named only in the exclusion
+    assert check("Which anticoagulant is preferred for VTE in cancer patients?",
+                 ["In cancer-associated VTE, LMWH or a DOAC is preferred."]).answerable
+    # "which cancer" asks for a kind of cancer: the population is not demanded
+    assert [t.text for t in key_terms("Which cancer is associated with raised alpha fetoprotein?")] == ["fetoprotein"]
+    assert "cancer" not in [t.text for t in key_terms("List types of cancer where LINC-PINT is involved")]

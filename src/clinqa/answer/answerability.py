@@ -64,6 +64,8 @@ POPULATIONS: dict[str, tuple[str, ...]] = {
     "renal impairment": ("renal", "kidney", "egfr", "creatinine clearance", "crcl", "ckd", "dialysis",
                          "nephropathy"),
     "hepatic impairment": ("hepatic", "liver", "cirrhosis", "child-pugh"),
+    "cancer": ("cancer", "cancers", "malignancy", "malignancies", "malignant", "oncology", "oncologic",
+               "tumour", "tumor", "tumours", "tumors", "carcinoma", "neoplasm", "chemotherapy"),
 }
 #: question words that name a population group (lower case) -> its group in :data:`POPULATIONS`
 POPULATION_WORDS: dict[str, str] = {
@@ -79,6 +81,7 @@ POPULATION_WORDS: dict[str, str] = {
     "elderly": "older adults", "geriatric": "older adults",
     "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
     "hepatic": "hepatic impairment", "liver": "hepatic impairment",
+    "cancer": "cancer", "cancers": "cancer", "malignancy": "cancer", "oncology": "cancer",
 }
 
 #: words that say what kind of answer is wanted, not what it is about; never key terms
@@ -245,6 +248,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if all(t.match != num for t in out):
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
+    kinds = answer_type_words(question)
     typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
     shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
     for m in WORD.finditer(question):
@@ -257,6 +261,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if w in taken or (len(w) < 3 and not abbreviation) or w.replace("-", "").replace(".", "").isdigit():
             continue
         if w in POPULATION_WORDS:
+            if w in kinds:
+                continue  # "Which cancer is ...": the kind asked for, not a population the passage must name
             group = POPULATION_WORDS[w]
             if group not in groups_seen:
                 groups_seen.add(group)
@@ -286,12 +292,13 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 and misspelt_common_word(w)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
-    kinds = answer_type_words(question)
     return [replace(_with_modified(t, question), answer_type=t.text in kinds) if t.kind == "specific"
             else t for t in _short_forms_only(out, question)]
 
 
 _WH = re.compile(r"\b(?:which|what)\s+", re.IGNORECASE)
+#: "types of cancer", "kinds of bacteria": the kind asked for, in a list question
+_KINDS_OF = re.compile(r"\b(?:types?|kinds?|forms?|classes|sorts?)\s+of\s+([A-Za-z][\w-]*)", re.IGNORECASE)
 #: the words that may follow the kind of thing asked for ("which bacteria *are*", "what dose *of*")
 _AFTER_KIND = frozenset("is are was were do does did can could should would will may might has have had of in "
                         "for to from on at with".split())
@@ -302,9 +309,10 @@ def answer_type_words(question: str, most: int = 3) -> set[str]:
     being or doing or a preposition follows the phrase: the kind of thing asked for ("In which cell
     organelle *is* ..." -> {"organelle"}; "What dose *of* amoxicillin ..." -> {"dose"}; "What phenytoin
     dose *is* ..." -> {"dose"}: "phenytoin" says which dose and stays a key term; none for "Which patients
-    require anticoagulation?", where what follows is not such a word). The question focus of a question
+    require anticoagulation?", where what follows is not such a word); also the noun of "types of ..."
+    ("List types of cancer where ..." -> {"cancer"}). The question focus of a question
     classifier (Li & Roth 2002, "Learning question classifiers", COLING), read from the words alone."""
-    out: set[str] = set()
+    out: set[str] = {m.group(1).lower() for m in _KINDS_OF.finditer(question)}  # "types of cancer"
     for m in _WH.finditer(question):
         toks = re.findall(r"[A-Za-z][\w'-]*|\S", question[m.end():])[:most + 1]
         for n in range(min(most, len(toks) - 1), 0, -1):
@@ -482,7 +490,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
     them. Pure function of its inputs; no store access."""
     question = normalize(question)
-    passages = [normalize(p) for p in passages]
+    passages = [without_scope_exclusions(normalize(p)) for p in passages]
     defined = {d.short.lower(): d.long for d in definitions(question)}
     if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
         equivalents = _with_definitions(equivalents, defined)
@@ -539,6 +547,23 @@ def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Ite
     if any(e.lower() in low for e in expansions):
         return False  # the passage also names what the question means
     return all(not any(stems(t) & k for k in known) for t in theirs)
+
+
+#: a sentence saying that the document does not cover something ("Cancer-associated VTE ... is addressed
+#: in separate ASH guideline modules, not in this document")
+SCOPE_EXCLUSION = re.compile(
+    r"\b(?:not\s+(?:covered|addressed|discussed|included|considered)\s+(?:in|by)\s+this|not\s+in\s+this|"
+    r"(?:beyond|outside)\s+the\s+scope\s+of\s+this)\s+(?:document|guideline|guidance|module|section|summary|"
+    r"review|chapter)s?\b", re.IGNORECASE)
+
+
+def without_scope_exclusions(text: str) -> str:
+    """``text`` less its sentences and list lines that say the document does not cover something
+    (:data:`SCOPE_EXCLUSION`): a term named only there is not something the passage answers."""
+    if not SCOPE_EXCLUSION.search(text):
+        return text
+    pieces = re.split(r"(?<=[.;!?])\s+|\n", text)
+    return " ".join(p for p in pieces if not SCOPE_EXCLUSION.search(p))
 
 
 def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
