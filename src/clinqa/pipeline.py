@@ -537,8 +537,7 @@ class Pipeline:
         scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
         if intent.undated:
-            warnings.insert(0, f"no document in the corpus carries a year, so '{intent.undated}' could not limit "
-                               "the search to those years")
+            warnings.insert(0, assemble.undated_warning(intent.undated))
         support = self.support_threshold(scope) if check is not None else None
         decided = assemble.decide(first, check, support, s.key_terms, scoped)
         draft = assemble.Draft(question, filters, result.hits, decided.decision, warnings + decided.warnings, check,

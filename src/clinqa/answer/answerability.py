@@ -142,8 +142,6 @@ _QUANTITY = re.compile(
     r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
 
 
-
-
 @dataclass(frozen=True)
 class KeyTerm:
     """One thing the question asks about. ``text`` is as typed (lower case); ``kind`` is
@@ -334,9 +332,10 @@ def _short_forms_only(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
     term ("long intergenic nonprotein coding RNA p53-induced transcript (LINC-PINT)": "linc-pint" stays,
     "intergenic" and "nonprotein" go; :func:`clinqa.text.abbreviations.definitions`); a passage that
     spells the long form out still mentions the short form (:func:`check` adds it as an equivalent)."""
+    shorts = {d.short.lower(): d.long for d in definitions(question)}
     texts = {t.text for t in terms}
-    spelled = {w for d in definitions(question) if d.short.lower() in texts for w in words_of(d.long.lower())}
-    return [t for t in terms if t.text not in spelled or t.text in {d.short.lower() for d in definitions(question)}]
+    spelled = {w for short, long in shorts.items() if short in texts for w in words_of(long.lower())}
+    return [t for t in terms if t.text not in spelled or t.text in shorts]
 
 
 #: nouns that end the name of a condition ("familial Mediterranean fever", "Kawasaki disease"): the words

@@ -90,7 +90,7 @@ def _join(words: Sequence[str], conjunction: str = "or") -> str:
 def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
     """The refusal sentence for key terms no quotable passage mentions (see module docstring).
     ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
-    absent = [t for t in missing if not in_corpus.get(t.lower(), in_corpus.get(t, False))]  # keys: lower case
+    absent = [t for t in missing if not in_corpus.get(t.lower(), False)]  # keys are lower case, names as typed
     if absent and not scoped:
         return f"The documents do not mention {_join(absent)}."
     if scoped:
@@ -242,6 +242,12 @@ def refuse(draft: Draft, decision: Decision, related_min: float, n_topics: int) 
         return refusal(draft, reason, [], f"{reason} Patient {f.patient_id} has no matching notes; "
                                           "check the patient id.")
     return refusal(draft, reason, topics)
+
+
+def undated_warning(phrase: str) -> str:
+    """The warning of an answer whose question named years (``phrase``: "in 2019") that could not limit
+    the search, because no reference document carries a year."""
+    return f"no document in the corpus carries a year, so '{phrase}' could not limit the search to those years"
 
 
 def year_span(year_min: int | None, year_max: int | None) -> str:

@@ -69,11 +69,10 @@ def ask(
 
     require_text(question)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
-    if not no_context:
-        pipe.warm_up()  # the encoder loads while the store opens
     if no_context:
         answer = pipe.ask_no_context(question)
     else:
+        pipe.warm_up()  # the encoder loads while the store opens
         answer = pipe.ask(question, filters(pipe, patient, since, until, source))
     query_id = log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
         f"warning: the question was not logged: {exc}", err=True))

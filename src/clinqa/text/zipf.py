@@ -22,6 +22,7 @@ import math
 import os
 import re
 import struct
+from collections.abc import Sequence
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -57,7 +58,7 @@ def write_table(path: Path, words: list[str], centizipf: list[int]) -> None:
     tmp = path.with_suffix(f".tmp{os.getpid()}")
     with open(tmp, "wb") as fh:
         fh.write(_MAGIC + struct.pack("<II", len(words), len(blob)) + blob)
-        fh.write(struct.pack(f"<{len(centizipf)}H", *centizipf))
+        fh.write(struct.pack(f"={len(centizipf)}H", *centizipf))  # native order: read by memoryview.cast
     os.replace(tmp, path)
 
 
@@ -80,7 +81,7 @@ def read_table(path: Path) -> tuple[list[str], memoryview] | None:
 
 
 @lru_cache(maxsize=1)
-def _table() -> tuple[list[str], memoryview] | None:
+def _table() -> tuple[list[str], Sequence[int]] | None:
     try:
         path = table_path()
     except Exception:  # wordfreq metadata missing: no shortcut
@@ -91,7 +92,7 @@ def _table() -> tuple[list[str], memoryview] | None:
     words, cz = build_table()
     with contextlib.suppress(OSError):  # a read-only cache: answer from memory this time
         write_table(path, words, cz)
-    return words, memoryview(struct.pack(f"<{len(cz)}H", *cz)).cast("H")
+    return words, cz
 
 
 @lru_cache(maxsize=20000)
