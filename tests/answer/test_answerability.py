@@ -449,3 +449,89 @@ def test_a_term_named_only_where_the_document_excludes_it_is_not_mentioned():
     # "which cancer" asks for a kind of cancer: the population is not demanded
     assert [t.text for t in key_terms("Which cancer is associated with raised alpha fetoprotein?")] == ["fetoprotein"]
     assert "cancer" not in [t.text for t in key_terms("List types of cancer where LINC-PINT is involved")]
+
+
+# --- lexical matching of key terms: spelling, number and word-class variants (BioASQ dev, full set) ---------
+
+def test_a_phrase_matches_its_singular_or_plural_words():
+    # "Transcription Start Sites (TSS)": the passage writes the long form in the singular, not "TSS"
+    q = "Which method maps Transcription Start Sites (TSS) from nanograms of RNA?"
+    passage = "SLIC-CAGE: high-resolution transcription start site mapping using nanogram-levels of total RNA."
+    assert check(q, [passage]).missing == []
+    assert [t.text for t in check(q, ["CAGE maps capped RNA ends."]).missing] == ["tss", "nanograms"]
+
+
+def test_an_abbreviation_matches_its_plural():
+    assert [t.text for t in check("Where are TSS enriched?", ["CpG islands flank most TSSs."]).missing] \
+        == ["enriched"]  # "TSS" is mentioned
+
+
+def test_a_family_symbol_matches_a_numbered_member_only_in_capitals():
+    passage = "A member of the fibroblast growth factor receptor (FGFR3) family is mutated in achondroplasia."
+    assert check("Which mutation in FGFR causes achondroplasia?", [passage]).missing == []
+    # a member is the symbol and a number: "FGFRL1" is another gene
+    assert [t.text for t in check("Which mutation in FGFR causes achondroplasia?",
+                                  ["FGFRL1 is expressed in cartilage in achondroplasia."]).missing] == ["mutation", "fgfr"]
+
+
+def test_hyphen_and_compound_variants_are_the_same_term():
+    assert check("Which miRNAs does LB-100 upregulate?", ["LB100 upregulated 17 miRNAs."]).missing == []
+    assert check("What is the tradename of apixaban?", ["Apixaban (trade name Eliquis) is an oral "
+                                                        "anticoagulant."]).missing == []
+    # two words apart are not the compound: "tradename" is not mentioned by "trade" alone
+    assert [t.text for t in check("What is the tradename of apixaban?", ["Apixaban trade in 2019."]).missing] \
+        == ["tradename"]
+
+
+def test_ise_and_ize_spellings_are_one_word():
+    from clinqa.answer.answerability import fold
+
+    assert fold("visualise") == "visualize" and fold("randomisation") == "randomization"
+    assert fold("analysed") == "analyzed" and fold("haemorrhage") == "hemorrhage"
+    assert fold("rise") == "rise" and fold("wise") == "wise"  # three letters before the ending, at least
+    assert check("Which tool is used to visualise chloroplast junction sites?",
+                 ["IRscope, a tool to visualize the junction sites of chloroplast genomes."]).missing == []
+
+
+def test_a_verb_the_corpus_inflects_frames_the_question_and_does_not_refuse():
+    from clinqa.answer.answerability import verb_in
+
+    v = Vocabulary({"secrete": 2, "secreted": 5, "caused": 9, "causes": 9, "heparin": 4, "heparinized": 1,
+                    "neutrophils": 3, "lactotransferrin": 3})
+    assert verb_in("secrete", v) and verb_in("causes", v)  # "secreted"; "caused" for the -s form
+    assert not verb_in("heparin", v) and not verb_in("lactotransferrin", v)  # no -ed / -ing form
+    a = check("Which cells secrete lactotransferrin?", ["Lactotransferrin is a marker of neutrophils."], v)
+    assert [t.text for t in a.missing] == ["secrete"] and a.decisive == []  # a warning, not a refusal
+    assert check("Which cells secrete lactotransferrin?", ["Neutrophils are cells."], v).decisive_names() \
+        == ["lactotransferrin"]  # the protein asked about still decides
+
+
+def test_the_kind_asked_for_may_be_followed_by_any_verb_or_be_a_list_object():
+    from clinqa.answer.answerability import answer_type_words
+
+    v = Vocabulary({"caused": 4, "causes": 4})
+    assert answer_type_words("What organism causes hepatic capillariasis?",
+                             is_verb=lambda w: w in {"causes"}) == {"organism"}
+    assert answer_type_words("What organism causes hepatic capillariasis?") == set()  # no word class known
+    assert check("What organism causes hepatic capillariasis?",
+                 ["Capillaria hepatica is the agent of hepatic capillariasis."], v).decisive == []
+    assert answer_type_words("List the main PPI databases.") == {"databases"}
+    assert answer_type_words("Please list 3 drugs that have EGFR as their primary target.") == {"drugs"}
+    assert answer_type_words("List SLC25A46-related pathologies") == {"pathologies"}
+    assert answer_type_words("List cohesinopathies") == set()  # a bare object is the topic itself
+
+
+def test_a_relation_suffix_and_a_latin_frame_are_not_asked_for():
+    ts = key_terms("List SLC25A46-related pathologies")
+    assert [(t.text, t.match) for t in ts] == [("slc25a46-related", "slc25a46"), ("pathologies", "pathologies")]
+    assert check("List SLC25A46-related pathologies", ["SLC25A46 mutations cause optic atrophy."]).decisive == []
+    assert [t.text for t in key_terms("Which de novo mutation in FGFR causes achondroplasia?")] \
+        == ["mutation", "fgfr", "achondroplasia"]
+
+
+def test_an_adverb_is_never_decisive_by_rarity():
+    v = Vocabulary({"preferentially": 3, "ty3": 4, "inserted": 5, "upstream": 9, "yeast": 9})
+    a = check("Where is the yeast element Ty3 preferentially inserted?",
+              ["In yeast, Ty3 is inserted upstream of tRNA genes."], v)
+    assert [t.text for t in a.missing] == ["preferentially"] and a.decisive == []
+    assert is_decisive(key_terms("Is dexamethasone given?")[0], True)  # a rare noun still decides

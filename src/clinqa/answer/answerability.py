@@ -44,6 +44,7 @@ from typing import Any
 from clinqa.answer.coverage import variants
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
+from clinqa.text.stems import s_stem
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
@@ -114,10 +115,15 @@ _SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the ste
 REPAIR_BELOW_ZIPF = 2.5
 
 
+_ISE = re.compile(r"(?<=[a-z]{3})(is|ys)(e|es|ed|ing|ation|ations|er|ers)$")
+
+
 def fold(word: str) -> str:
     """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
-    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e)."""
-    return word.replace("ae", "e").replace("oe", "e")
+    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e), and the -ise/-yse
+    verbs with their derivatives to -ize/-yze ("visualise" -> "visualize", "randomisation" ->
+    "randomization", "analysed" -> "analyzed"; Oxford Dictionaries' -ise/-ize variants)."""
+    return _ISE.sub(lambda m: m.group(1)[0] + "z" + m.group(2), word.replace("ae", "e").replace("oe", "e"))
 
 
 def _is_scaffold(word: str) -> bool:
@@ -154,7 +160,9 @@ class KeyTerm:
     "cerebral venous sinus thrombosis" -> "thrombosis"); such a word names *which* condition and is
     decisive (:func:`is_decisive`). ``answer_type``: the word names the kind of thing the question asks
     for, the head of the phrase right after "which" or "what" ("which cell organelle", "which bacteria"):
-    the answering passage names a member ("the nucleus"), not the kind (:func:`answer_type_words`)."""
+    the answering passage names a member ("the nucleus"), not the kind (:func:`answer_type_words`).
+    ``verb``: the corpus also has the word with a verb ending ("secrete": "secreted", "secreting";
+    :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`)."""
 
     text: str
     kind: str
@@ -163,6 +171,7 @@ class KeyTerm:
     typed: str = ""
     modifies: str = ""
     answer_type: bool = False
+    verb: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -246,7 +255,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if all(t.match != num for t in out):
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
-    kinds = answer_type_words(question)
+    verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
+    kinds = answer_type_words(question, is_verb=verb)
     typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
     shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
     for m in WORD.finditer(question):
@@ -269,7 +279,11 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if not abbreviation and (w in STOPWORDS or _is_scaffold(w)):
             continue
         parts = [p for p in w.split("-") if p and p not in STOPWORDS and not _is_scaffold(p)] if "-" in w else [w]
-        if not parts:
+        head = w
+        if len(parts) > 1 and parts[-1] in RELATION_SUFFIXES:  # "SLC25A46-related": what it relates to
+            parts = parts[:-1]
+            head = "-".join(parts)
+        if not parts or w in LATIN_FRAMES or (w, _next_word(question, m.end())) in _LATIN_PAIRS:
             continue
         has_digit = any(ch.isdigit() for ch in w)
         if not has_digit and not abbreviation and min(zipf(p) for p in parts) >= max_zipf:
@@ -289,9 +303,41 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
                 and misspelt_common_word(w)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
-        out.append(KeyTerm(w, "specific", repaired or w, repaired, typed))
+        out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
+                           verb=verb is not None and verb(repaired or w)))
     return [replace(_with_modified(t, question), answer_type=t.text in kinds) if t.kind == "specific"
             else t for t in _short_forms_only(out, question)]
+
+
+#: the last part of a hyphenated word that says how it relates to the first ("SLC25A46-related pathologies",
+#: "EGFR-mutant", "TNF-induced"): the passage must name the first part, not repeat the relation
+RELATION_SUFFIXES = frozenset("related associated induced mediated dependent independent based derived linked "
+                              "driven specific positive negative mutant mutated deficient like type".split())
+#: Latin phrases of method and place in scientific questions ("de novo", "in vivo"): the frame, not the topic
+_LATIN_PAIRS = frozenset({("de", "novo"), ("in", "vivo"), ("in", "vitro"), ("in", "situ"), ("ex", "vivo"),
+                          ("in", "silico"), ("per", "se"), ("ad", "hoc"), ("in", "utero")})
+LATIN_FRAMES = frozenset({"novo", "vivo", "vitro", "situ", "silico"})
+
+
+def verb_in(word: str, vocabulary: Vocabulary) -> bool:
+    """Does the corpus (``vocabulary``) write ``word`` (lower case, a base form or a third-person "-s" form)
+    with a verb ending: "-d"/"-ed", "-ing" (a final "e" dropped), or, for "-s"/"-es" forms, those of the
+    stem ("secrete": "secreted"; "causes": "caused")? Words already ending in "-ed"/"-ing" are verb forms
+    by their ending (:data:`_VERB_FORM`) and are not tested here. A drug or a condition is almost never
+    written so, a verb of the question's frame usually is; this reads word class from the corpus itself
+    instead of a part-of-speech tagger."""
+    if len(word) < 4 or not word.isalpha() or _VERB_FORM.search(word):
+        return False
+    bases = [word]
+    if word.endswith("es"):
+        bases += [word[:-1], word[:-2]]
+    elif word.endswith("s") and not word.endswith("ss"):
+        bases.append(word[:-1])
+    for b in bases:
+        stemless = b[:-1] if b.endswith("e") else b
+        if any(f in vocabulary for f in (b + "d" if b.endswith("e") else b + "ed", stemless + "ing")):
+            return True
+    return False
 
 
 _WH = re.compile(r"\b(?:which|what)\s+", re.IGNORECASE)
@@ -302,23 +348,58 @@ _AFTER_KIND = frozenset("is are was were do does did can could should would will
                         "for to from on at with".split())
 
 
-def answer_type_words(question: str, most: int = 3) -> set[str]:
+def answer_type_words(question: str, most: int = 3, is_verb: Callable[[str], bool] | None = None) -> set[str]:
     """The head noun of the phrase (at most ``most`` words) right after "which" or "what", when a verb of
     being or doing or a preposition follows the phrase: the kind of thing asked for ("In which cell
     organelle *is* ..." -> {"organelle"}; "What dose *of* amoxicillin ..." -> {"dose"}; "What phenytoin
     dose *is* ..." -> {"dose"}: "phenytoin" says which dose and stays a key term; none for "Which patients
     require anticoagulation?", where what follows is not such a word); also the noun of "types of ..."
-    ("List types of cancer where ..." -> {"cancer"}). The question focus of a question
-    classifier (Li & Roth 2002, "Learning question classifiers", COLING), read from the words alone."""
+    ("List types of cancer where ..." -> {"cancer"}). With ``is_verb`` (:func:`verb_in` over the corpus
+    vocabulary) any verb may follow the phrase: "What organism *causes* ..." -> {"organism"}. The question
+    focus of a question classifier (Li & Roth 2002, "Learning question classifiers", COLING), read from
+    the words alone."""
     out: set[str] = {m.group(1).lower() for m in _KINDS_OF.finditer(question)}  # "types of cancer"
+    out |= _list_head(question)
     for m in _WH.finditer(question):
         toks = re.findall(r"[A-Za-z][\w'-]*|\S", question[m.end():])[:most + 1]
         for n in range(min(most, len(toks) - 1), 0, -1):
             phrase = [t.lower() for t in toks[:n]]
-            if all(t[0].isalpha() and t not in STOPWORDS for t in phrase) and toks[n].lower() in _AFTER_KIND:
+            after = toks[n].lower()
+            if all(t[0].isalpha() and t not in STOPWORDS for t in phrase) and (
+                    after in _AFTER_KIND or (n == 1 and is_verb is not None and is_verb(after))):
                 out.add(phrase[-1])
                 break
     return out
+
+
+_LIST = re.compile(r"^\s*(?:please\s+)?(?:list|name|enumerate)\s+", re.IGNORECASE)
+#: words between "list" and the noun phrase that say how many or which ("List the two main ...")
+_LIST_QUANTIFIERS = frozenset("the all some any main major most common commonest known different key "
+                              "two three four five six seven eight nine ten several".split())
+
+
+def _list_head(question: str, most: int = 4) -> set[str]:
+    """The head noun of the noun phrase a list question asks for ("List the main PPI databases" ->
+    {"databases"}; "Please list 3 drugs that ..." -> {"drugs"}; "List SLC25A46-related pathologies" ->
+    {"pathologies"}): the last word before a stop word, a punctuation mark or the end, at most ``most``
+    words in. A bare one-word object ("List cohesinopathies") is the topic itself and gives none."""
+    m = _LIST.match(question)
+    if m is None:
+        return set()
+    toks = re.findall(r"[A-Za-z0-9][\w'-]*|\S", question[m.end():])
+    i = 0
+    quantified = False
+    while i < len(toks) and (toks[i].lower() in _LIST_QUANTIFIERS or toks[i].isdigit()):
+        quantified = True
+        i += 1
+    phrase: list[str] = []
+    for t in toks[i:i + most + 1]:
+        if not t[0].isalnum() or t.lower() in STOPWORDS:
+            break
+        phrase.append(t.lower())
+    if not phrase or len(phrase) > most or (len(phrase) == 1 and not quantified):
+        return set()
+    return {phrase[-1]}
 
 
 def _next_word(text: str, pos: int) -> str:
@@ -430,15 +511,50 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
         if " " in c or ("-" in c and c not in ws):
             if re.search(r"(?<![^\W_])" + re.escape(c) + r"(?![^\W_])", low):
                 return True
+            if re.search(_phrase_pattern(c), low):  # "transcription start sites" ~ "transcription start site"
+                return True
             parts = [p for p in re.split(r"[ -]", c) if p and p not in STOPWORDS]
             if "-" in c and parts and all(p in ws or (len(p) >= 4 and stem(p) in stems) for p in parts):
                 return True
+            if "-" in c and " " not in c and c.replace("-", "") in ws:  # "LB-100" ~ "LB100"
+                return True
             continue
-        if c in ws:
+        if c in ws or c + "s" in ws or c + "es" in ws:  # "TSS" ~ "TSSs"
             return True
         if len(c) >= 4 and stem(c) in stems:
             return True
         if len(c) >= 5 and re.search(r"(?<![^\W_])" + re.escape(c), low):  # "anticoagulant" ~ "anticoagulants"
+            return True
+        if (term.typed.isupper() and len(c) >= 3 and c.isalpha()
+                and re.search(r"(?<![^\W_])" + re.escape(c) + r"-?\d+[a-z]?(?![^\W_])", low)):
+            return True  # a family asked for by its symbol, a member named: "FGFR" ~ "FGFR3", "IL" stays 2 letters
+        if len(c) >= 8 and c.isalpha() and _split_compound(c, ws, low):
+            return True  # "tradename" ~ "trade name"
+    return False
+
+
+def _phrase_pattern(phrase: str) -> str:
+    """A regex for ``phrase`` (lower case) whose words may each be singular or plural (Harman's S-stemmer,
+    :func:`clinqa.text.stems.s_stem`) and be joined by a space or a hyphen: "transcription start sites"
+    matches "transcription start site" and "transcription-start sites"."""
+    words = [w for w in re.split(r"[ -]+", phrase) if w]
+    pats = []
+    for w in words:
+        base = s_stem(w)
+        if base.endswith("y") and w.endswith("ies"):
+            pats.append(re.escape(base[:-1]) + r"(?:y|ies)")
+        else:
+            pats.append(re.escape(base) + r"(?:s|es)?")
+    return r"(?<![^\W_])" + r"[\s-]+".join(pats) + r"(?![^\W_])"
+
+
+def _split_compound(word: str, ws: set[str], low: str) -> bool:
+    """Is ``word`` (letters only) two words of at least 3 letters that ``low`` writes apart, with a space or
+    a hyphen ("tradename" ~ "trade name", "halflife" ~ "half-life")?"""
+    for i in range(3, len(word) - 2):
+        a, b = word[:i], word[i:]
+        if a in ws and (b in ws or b + "s" in ws) and re.search(
+                r"(?<![^\W_])" + re.escape(a) + r"[\s-]" + re.escape(b), low):
             return True
     return False
 
@@ -578,6 +694,8 @@ def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
 #: question; they are key only when the corpus lacks them altogether
 _VERB_FORM = re.compile(r"(?:ed|ing)$")
+#: adverbs ("preferentially", "significantly", "reversibly") say how, not what: never decisive by rarity
+_ADVERB = re.compile(r"(?:ally|ively|ently|antly|ously|ably|ibly|edly|ingly|arly)$")
 #: Greek and Latin suffixes of conditions and procedures (-itis, -osis, -aemia, -pathy, -ectomy ...): a word
 #: with one names what is asked about even when general English knows it well ("meningitis" Zipf 3.1)
 _CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
@@ -587,7 +705,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     """Does missing ``term`` make the question unanswerable? Always for a population, a quantity,
     a synonym-table phrase and a capital abbreviation; for a word the corpus lacks altogether ("The
     documents do not mention amoxicillin"); and for a word the corpus has elsewhere only when it is
-    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form, or
+    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form (by its
+    ending, or a verb the corpus inflects: :attr:`KeyTerm.verb`) or an adverb ("preferentially"), or
     carries a clinical suffix (-itis, -osis, -aemia, -pathy, -ectomy ...: "meningitis", "hepatitis").
     Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
     "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
@@ -602,7 +721,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
         return True
     if _CLINICAL_SUFFIX.search(term.match):  # a named condition or procedure: meningitis, hepatitis, nephropathy
         return True
-    return zipf(term.match) < 3.0 and not _VERB_FORM.search(term.match)
+    return (zipf(term.match) < 3.0 and not _VERB_FORM.search(term.match) and not term.verb
+            and not _ADVERB.search(term.match))
 
 
 def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
