@@ -470,8 +470,9 @@ def test_a_family_symbol_matches_a_numbered_member_only_in_capitals():
     passage = "A member of the fibroblast growth factor receptor (FGFR3) family is mutated in achondroplasia."
     assert check("Which mutation in FGFR causes achondroplasia?", [passage]).missing == []
     # a member is the symbol and a number: "FGFRL1" is another gene
-    assert [t.text for t in check("Which mutation in FGFR causes achondroplasia?",
-                                  ["FGFRL1 is expressed in cartilage in achondroplasia."]).missing] == ["mutation", "fgfr"]
+    other = ["FGFRL1 is expressed in cartilage in achondroplasia."]
+    assert [t.text for t in check("Which mutation in FGFR causes achondroplasia?", other).missing] \
+        == ["mutation", "fgfr"]
 
 
 def test_hyphen_and_compound_variants_are_the_same_term():
