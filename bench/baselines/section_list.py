@@ -56,8 +56,8 @@ def three_list_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], d
 
 def main(argv: list[str] | None = None) -> int:
     """Command line: see the module docstring."""
-    from clinqa.paths import cache_dir
     from clinqa.evaluation.retrieval import build_eval_pipeline, fuse_docs, run_searches
+    from clinqa.paths import cache_dir
     from clinqa.settings import Settings
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -83,11 +83,13 @@ def main(argv: list[str] | None = None) -> int:
     doc_lists = ph.dense_lists(dvecs, doc_ids, qvecs, qids, min(100, len(doc_ids)))
     rs = settings.retrieval
     runs: dict[str, Any] = {"clinqa": {}, "clinqa+doc": {}}
+    two_lists = rs.model_copy(update={"fusion": "rrf", "document_weight": 0.0})  # the RRF rule this lever was tried on
     for q in qids:
-        dense, bm25 = lists[q]
-        runs["clinqa"][q] = fuse_docs(dense, bm25, rs.dense_weight, rs.bm25_weight, rs.rrf_k)
-        runs["clinqa+doc"][q] = three_list_docs(dense, bm25, [d for d, _ in doc_lists[q]], rs.dense_weight,
-                                                rs.bm25_weight, rs.rrf_k)
+        dense, bm25, _, _ = lists[q]
+        runs["clinqa"][q] = fuse_docs(dense, bm25, two_lists, depth=100)
+        runs["clinqa+doc"][q] = three_list_docs([(c, d) for c, d, _ in dense], [(c, d) for c, d, _ in bm25],
+                                                [d for d, _ in doc_lists[q]], rs.dense_weight, rs.bm25_weight,
+                                                rs.rrf_k)
     clusters = {q: ds.cluster_of(q) for q in qids}
     values = {n: ph.per_query(ds.qrels, r) for n, r in runs.items()}
     rep = {"dataset": ds.name, "documents": len(doc_ids), "judged_queries": len(qids),

@@ -3,11 +3,13 @@
 Uses the store ``clinqa eval retrieval`` builds (``clinqa.evaluation.retrieval.build_eval_pipeline``;
 same chunks, cached embeddings) and, per question, searches four lists 100 deep under the production
 filters: ``dense`` and ``bm25`` (content chunks; BM25 with the synonym expansion, as ``clinqa ask``),
-``odense`` and ``obm25`` (the overview chunks: one per document). With ``--prf`` it adds the dense
+``odense`` and ``obm25`` (the overview chunks: one per document), and ``dense_extra``, the exact cosines
+of the BM25 hits outside the dense list (a dict, as convex fusion reads them). With ``--prf`` it adds the dense
 lists of a Rocchio-style pseudo-relevance-feedback query, ``q + 0.5 * mean(vectors of the first 3 fused
 chunks)`` (Rocchio 1971; the dense form as in Li et al., "Pseudo relevance feedback with deep language
 models and dense retrievers", 2022). Output: one pickle, ``{"lists": {qid: {name: [(chunk_id, doc_id,
-score), ...]}}, "qrels": ..., "clusters": ...}``, read by ``study.py``.
+score), ...], "dense_extra": {chunk_id: cosine}}}, "qrels": ..., "clusters": ...}``, read by
+``study.py``.
 
     python bench/levers/lists.py ../shared/data/bioasq --subset full --output /tmp/levers/bioasq.pkl
 """
@@ -65,6 +67,8 @@ def main() -> None:
                  "bm25": rows(store.bm25_search(bm25_query, 100, prod)),
                  "odense": rows(store.dense_search(qv, 100, overview)),
                  "obm25": rows(store.bm25_search(bm25_query, 100, overview))}
+        in_dense = {c for c, _, _ in lists["dense"]}
+        lists["dense_extra"] = store.dense_scores(qv, [c for c, _, _ in lists["bm25"] if c not in in_dense], prod)
         if a.prf:
             fused = [c for c, _ in rrf({"d": [c for c, _, _ in lists["dense"]], "b": [c for c, _, _ in lists["bm25"]]})]
             fb = matrix[[row[c] for c in fused[:3] if c in row]].mean(0)

@@ -1,14 +1,19 @@
-"""Score fusion levers on cached lists (``lists.py``): document-level nDCG@10 / MRR@10 of each rule.
+"""Score fusion levers on cached lists (``lists.py``, ``prf_lists.py``): document-level nDCG@10 / MRR@10
+of each rule.
 
-A rule fuses the chunk lists by weighted RRF (``clinqa.retrieval.fusion.rrf``), optionally adds the
-document list as a parent list (``clinqa.retrieval.fusion.parent_rrf``), then ranks documents by their
-best chunk, exactly as ``clinqa eval retrieval`` does. ``--grid`` prints the best rules of a grid over
-RRF k, the BM25 weight and the document-list weight, by the mean nDCG@10 over the given sets (use the
-dev sets where choices are made: BioASQ, MedQuAD self-QA); ``--compare`` scores the old and the new
-default on every given set with ir-measures and the paired randomisation test of
-``clinqa.evaluation.metrics.paired_test``.
+A rule is a :class:`clinqa.settings.RetrievalSettings` (``fusion`` convex or rrf, the list weights,
+``rrf_k``, ``document_weight``) applied by :func:`clinqa.evaluation.retrieval.fuse_docs`, the code
+``clinqa eval retrieval`` and ``clinqa ask`` run, then documents by their best chunk. ``--dense NAME``
+fuses another cached dense list instead of ``dense`` (e.g. ``dense_prf1``, pseudo-relevance feedback).
 
-    python bench/levers/study.py --grid /tmp/levers/bioasq.pkl /tmp/levers/selfqa.pkl
+``--grid`` prints a grid over the convex weights (dense vs BM25, document list) or, with ``--rrf``, over
+RRF k, the BM25 weight and the document-list weight, ranked by the mean nDCG@10 over the given sets (use
+the dev sets where choices are made: BioASQ, MedQuAD self-QA); ``--compare`` scores the RRF rule of
+issue 15's start (k 60, equal weights, no document list), the RRF default of the second pass and the
+current default on every given set with ir-measures and the paired randomisation test of
+:func:`clinqa.evaluation.metrics.paired_test`.
+
+    python bench/levers/study.py --grid /tmp/levers/bioasq.pkl /tmp/levers/medquad-selfqa.pkl
     python bench/levers/study.py --compare /tmp/levers/*.pkl
 """
 
@@ -24,29 +29,56 @@ import numpy as np
 
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.retrieval import fuse_docs
+from clinqa.settings import RetrievalSettings
 
-OLD = {"k": 60, "wb": 1.0, "wod": 0.0}
-NEW = {"k": 20, "wb": 1.2, "wod": 0.3}
-
-
-def ranking(lists: dict[str, list[tuple[str, str, float]]], k: int = 60, wd: float = 1.0, wb: float = 1.0,
-            wod: float = 0.0, dense: str = "dense", odense: str = "odense") -> list[str]:
-    """Documents best first under one rule: ``clinqa eval retrieval``'s own fusion
-    (:func:`clinqa.evaluation.retrieval.fuse_docs`) of the cached lists."""
-    def pairs(name: str) -> list[tuple[str, str]]:
-        return [(c, d) for c, d, _ in lists[name]]
-
-    return fuse_docs(pairs(dense), pairs("bm25"), wd, wb, k, [d for _, d, _ in lists[odense]], wod)
+#: the RRF rule when issue 15 was filed
+START = RetrievalSettings(fusion="rrf", rrf_k=60, dense_weight=1.0, bm25_weight=1.0, document_weight=0.0)
+#: the RRF default of the second lever pass (k 20, BM25 1.2, document list 0.3)
+RRF_DEFAULT = RetrievalSettings(fusion="rrf", rrf_k=20, dense_weight=1.0, bm25_weight=1.2, document_weight=0.3)
+#: the shipped default (convex, equal weights, document list 0.8)
+DEFAULT = RetrievalSettings()
+DEPTH = 100  # lists.py searches every list this deep
 
 
-def per_query(data: dict[str, Any], **rule: Any) -> dict[str, dict[str, float]]:
+def ranking(lists: dict[str, list[tuple[str, str, float]]], rule: RetrievalSettings, dense: str = "dense",
+            depth: int = DEPTH) -> list[str]:
+    """Documents best first under ``rule`` for one question's cached lists (the first ``depth`` of each)."""
+    docs = [(d, s) for _, d, s in lists["odense"][:depth]]
+    dl, bl = lists[dense][:depth], lists["bm25"][:depth]
+    # exact cosines of the BM25 hits outside the cut dense list, as hybrid_search asks the store for them
+    cos = {c: s for c, _, s in lists[dense]} | (lists.get("dense_extra", {}) if dense == "dense" else {})
+    in_dense = {c for c, _, _ in dl}
+    extra = {c: cos[c] for c, _, _ in bl if c not in in_dense and c in cos}
+    return fuse_docs(dl, bl, rule, docs, depth, extra)
+
+
+def per_query(data: dict[str, Any], rule: RetrievalSettings, dense: str = "dense",
+              depth: int = DEPTH) -> dict[str, dict[str, float]]:
     """ir-measures values per judged question of one rule."""
-    run = {q: ranking(lists, **rule) for q, lists in data["lists"].items()}
+    run = {q: ranking(lists, rule, dense, depth) for q, lists in data["lists"].items()}
     return M.evaluate(data["qrels"], run, ["MRR@10", "nDCG@10"])
 
 
 def mean(pq: dict[str, dict[str, float]], m: str) -> float:
     return float(np.mean([v[m] for v in pq.values()]))
+
+
+def grid(data: dict[str, dict[str, Any]], rrf: bool, dense: str, depth: int) -> None:
+    rows = []
+    if rrf:
+        rules = [RetrievalSettings(fusion="rrf", rrf_k=k, bm25_weight=wb, document_weight=wod)
+                 for k, wb, wod in itertools.product((10, 20, 30, 60), (1.0, 1.2, 1.4), (0.0, 0.3, 0.5, 1.0))]
+    else:
+        rules = [RetrievalSettings(dense_weight=wd, bm25_weight=round(1 - wd, 2), document_weight=wod)
+                 for wd, wod in itertools.product((0.3, 0.4, 0.5, 0.6, 0.7), (0.0, 0.2, 0.4, 0.6, 0.8, 1.0))]
+    for r in rules:
+        ndcg = [mean(per_query(d, r, dense, depth), "nDCG@10") for d in data.values()]
+        rows.append((float(np.mean(ndcg)), r, ndcg))
+    rows.sort(key=lambda x: -x[0])
+    print("fusion  k    dense bm25  doc   " + "  ".join(f"{s:>14}" for s in data) + "        mean")
+    for m, r, ndcg in rows[:15]:
+        print(f"{r.fusion:7} {r.rrf_k:<4} {r.dense_weight:<5} {r.bm25_weight:<5} {r.document_weight:<5} "
+              + "  ".join(f"{x:14.4f}" for x in ndcg) + f"  {m:10.4f}")
 
 
 def main() -> None:
@@ -55,25 +87,27 @@ def main() -> None:
     mode = ap.add_mutually_exclusive_group(required=True)
     mode.add_argument("--grid", action="store_true")
     mode.add_argument("--compare", action="store_true")
+    ap.add_argument("--rrf", action="store_true", help="--grid over the RRF rule instead of the convex one")
+    ap.add_argument("--dense", default="dense", help="the cached dense list to fuse (e.g. dense_prf1)")
+    ap.add_argument("--depth", type=int, default=DEPTH, help="use the first N of each cached list (production: 30)")
     a = ap.parse_args()
     data = {p.stem: pickle.loads(p.read_bytes()) for p in a.sets}
     if a.grid:
-        rows = []
-        for k, wb, wod in itertools.product((10, 20, 30, 60), (1.0, 1.2, 1.4), (0.0, 0.3, 0.5, 1.0)):
-            ndcg = [mean(per_query(d, k=k, wb=wb, wod=wod), "nDCG@10") for d in data.values()]
-            rows.append((float(np.mean(ndcg)), k, wb, wod, ndcg))
-        rows.sort(reverse=True)
-        print("k     wb   wod  " + "  ".join(f"{s:>10}" for s in data) + "        mean")
-        for m, k, wb, wod, ndcg in rows[:15]:
-            print(f"{k:<5} {wb:<4} {wod:<4} " + "  ".join(f"{x:10.4f}" for x in ndcg) + f"  {m:10.4f}")
+        grid(data, a.rrf, a.dense, a.depth)
         return
     for name, d in data.items():
-        old, new = per_query(d, **OLD), per_query(d, **NEW)
-        cells = []
-        for m in ("MRR@10", "nDCG@10"):
-            t = M.paired_test({q: v[m] for q, v in new.items()}, {q: v[m] for q, v in old.items()})
-            cells.append(f"{m} {mean(old, m):.4f} -> {mean(new, m):.4f} ({t['diff']:+.4f}, p {t['p_value']:.4f})")
-        print(f"{name} ({len(new)} judged): " + "; ".join(cells))
+        start = per_query(d, START, depth=a.depth)
+        for label, rule, dense in (("RRF default (k 20, BM25 1.2, doc 0.3)", RRF_DEFAULT, "dense"),
+                                   ("convex default", DEFAULT, "dense"),
+                                   (f"convex default, {a.dense}", DEFAULT, a.dense)):
+            if dense not in next(iter(d["lists"].values())) or (dense == "dense" and label.endswith(a.dense)):
+                continue
+            pq = per_query(d, rule, dense, a.depth)
+            cells = []
+            for m in ("MRR@10", "nDCG@10"):
+                t = M.paired_test({q: v[m] for q, v in pq.items()}, {q: v[m] for q, v in start.items()})
+                cells.append(f"{m} {mean(start, m):.4f} -> {mean(pq, m):.4f} ({t['diff']:+.4f}, p {t['p_value']:.4f})")
+            print(f"{name} ({len(pq)} judged), {label} vs the issue-15 start: " + "; ".join(cells))
 
 
 if __name__ == "__main__":

@@ -117,23 +117,32 @@ class EmbeddingSettings(BaseModel):
 
 
 class RetrievalSettings(BaseModel):
-    """Hybrid retrieval: dense top-k and BM25 top-k fused by weighted RRF."""
+    """Hybrid retrieval: dense top-k and BM25 top-k (plus a document list) fused by the convex combination
+    of their normalised scores (default) or by weighted RRF."""
 
     model_config = ConfigDict(extra="forbid")  # a typo in a config file is an error
 
     dense_k: int = Field(30, ge=1, description="Candidates from the dense list.")
     bm25_k: int = Field(30, ge=1, description="Candidates from the BM25 list.")
-    rrf_k: int = Field(20, ge=1, description="RRF constant k (Cormack et al. 2009 use 60; 20 was chosen with "
-                       "the list weights on BioASQ and MedQuAD self-QA dev, docs/benchmarks.md 'Retrieval levers').")
-    dense_weight: float = Field(1.0, ge=0.0, description="RRF weight of the dense chunk list.")
-    bm25_weight: float = Field(1.2, ge=0.0, description="RRF weight of the BM25 chunk list (1.2: see rrf_k).")
+    fusion: Literal["convex", "rrf"] = Field(
+        "convex",
+        description="How the lists are fused (clinqa.retrieval.fusion): 'convex', the weighted sum of each "
+        "list's scores normalised by its best score (Bruch et al. 2023), chosen on BioASQ and MedQuAD self-QA "
+        "dev (docs/benchmarks.md, 'Retrieval levers, third pass'); or 'rrf', weighted reciprocal rank fusion "
+        "(the default before; --preset rrf-fusion restores its weights).")
+    rrf_k: int = Field(20, ge=1, description="RRF constant k (fusion: rrf; Cormack et al. 2009 use 60; 20 was "
+                       "chosen with the RRF weights on BioASQ and MedQuAD self-QA dev, docs/benchmarks.md).")
+    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense chunk list in the fusion.")
+    bm25_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 chunk list in the fusion (convex: "
+                               "1.0, equal to dense; the RRF rule was chosen with 1.2).")
     top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
     document_weight: float = Field(
-        0.3, ge=0.0,
-        description="RRF weight of the document list: the overview chunk of each document (title, metadata "
+        0.8, ge=0.0,
+        description="Weight of the document list: the overview chunk of each document (title, metadata "
         "and the first model window of its text) searched densely under the same filters; every chunk found "
-        "by the dense or BM25 list gains document_weight / (rrf_k + its document's rank). 0: off. "
-        "Overview chunks are still never quoted (clinqa.retrieval.fusion.parent_rrf).")
+        "by the dense or BM25 list gains document_weight times its document's normalised cosine (convex) or "
+        "document_weight / (rrf_k + its document's rank) (rrf; chosen with 0.3). 0: off. Overview chunks "
+        "are still never quoted (clinqa.retrieval.fusion.parent_convex, parent_rrf).")
     document_k: int = Field(30, ge=1, description="Documents in the document list (with document_weight > 0).")
     @model_validator(mode="after")
     def _some_weight(self) -> RetrievalSettings:

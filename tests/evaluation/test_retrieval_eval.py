@@ -95,20 +95,29 @@ def test_fusion_study_rules_share_one_pass() -> None:
 
     ds = Dataset("toy", Path("."), None, [Query("q1", "What is gout?"), Query("q2", "CKD and HbA1c targets")],
                  {"q1": {"A": 1}, "q2": {"B": 1}})
-    lists = {"q1": ([("a#0", "A"), ("b#0", "B")], [("b#0", "B"), ("a#0", "A")]),
-             "q2": ([("a#0", "A"), ("b#0", "B")], [("b#0", "B"), ("a#0", "A")])}
+    pair = ([("a#0", "A", 0.8), ("b#0", "B", 0.6)], [("b#0", "B", 8.0), ("a#0", "A", 6.0)], [], {})
+    lists = {"q1": pair, "q2": pair}
+    rule = {r.name: r for r in RULES}
+    alpha = rule["RRF k=60, dynamic alpha"]
     # q1 definitional -> dense 0.7: A = .7/61 + .3/62 = .016314 > B = .7/62 + .3/61 = .016208
-    assert apply_rule(RULES[5], "What is gout?", *lists["q1"]) == ["A", "B"]
+    assert apply_rule(alpha, "What is gout?", *lists["q1"]) == ["A", "B"]
     # q2 two clinical terms -> BM25 0.7: B = .3/62 + .7/61 = .016314 > A = .016208
-    assert apply_rule(RULES[5], "CKD and HbA1c targets", *lists["q2"]) == ["B", "A"]
+    assert apply_rule(alpha, "CKD and HbA1c targets", *lists["q2"]) == ["B", "A"]
+    # convex, equal weights: A = 0.8/0.8 + 6/8 = 1.75 = B = 0.6/0.8 + 8/8: a tie at best rank 1, id order
+    assert apply_rule(rule["convex, equal"], "What is gout?", *lists["q1"]) == ["A", "B"]
+    # dense weight 0.3 / BM25 0.7 separates them: A = 0.3 + 0.525 = 0.825 < B = 0.225 + 0.7 = 0.925
+    from clinqa.evaluation.fusion import FusionRule
+
+    assert apply_rule(FusionRule("c", fusion="convex", weights=(0.3, 0.7)), "x", *lists["q1"]) == ["B", "A"]
     study = fusion_study(ds, lists, n_resamples=50)
     rows = {r["rule"]: r["metrics"]["MRR@10"]["value"] for r in study}
     assert rows["RRF k=60, dynamic alpha"] == 1.0
     assert rows["dense only"] == (1 + 0.5) / 2 and rows["BM25 only"] == (0.5 + 1) / 2
-    # paired test against the first rule (equal RRF: A and B tie on 1/61 + 1/62, id order -> A first
-    # for both queries, so MRR 0.75): dynamic alpha gains +0.25 (per query 0 and +0.5); exact test over
-    # the 4 sign assignments: every |sum| is 0.5 >= observed 0.5 -> p = 4/4 = 1 (one query cannot decide)
+    # paired test against the first rule (convex, equal: A first for both queries, so MRR 0.75; equal RRF
+    # ties A and B on 1/61 + 1/62 and also puts A first): dynamic alpha gains +0.25 (per query 0 and +0.5);
+    # exact test over the 4 sign assignments: every |sum| is 0.5 >= observed 0.5 -> p = 4/4 = 1
     vs = {r["rule"]: r["vs_first"]["MRR@10"] for r in study}
+    assert study[0]["rule"] == "convex, equal" and rows["convex, equal"] == 0.75
     assert vs["RRF k=60, equal"] == {"diff": 0.0, "p_value": 1.0}
     assert vs["RRF k=60, dynamic alpha"]["diff"] == 0.25 and vs["RRF k=60, dynamic alpha"]["p_value"] == 1.0
 

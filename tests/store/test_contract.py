@@ -349,3 +349,17 @@ def test_dense_search_docs_are_the_documents_of_dense_search(ro_store: Store, ca
     assert [d for d, _ in ro_store.dense_search_docs(b_vec, 10, Filters(patient_id="A"))] == \
         [h.chunk.doc_id for h in ro_store.dense_search(b_vec, 10, Filters(patient_id="A"))]
     assert all(d == "nB" for d, _ in ro_store.dense_search_docs(b_vec, 10, Filters(patient_id="B")))
+
+
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_dense_scores_are_the_cosines_of_the_admitted_chunks(ro_store: Store, filters: Filters,
+                                                             expected: set[str]) -> None:
+    """``dense_scores`` gives the exact cosine (numpy, by hand) of every listed chunk the filters admit, and
+    nothing for the others: a patient's note is never scored for another scope, unknown ids are left out."""
+    q = VECS[2] - 0.5 * VECS[6]
+    asked = [c.chunk_id for c in CHUNKS] + ["no-such-chunk"]
+    got = ro_store.dense_scores(q, asked, filters)
+    assert set(got) == expected
+    want = dict(brute_force(q, expected, len(expected)))
+    assert got == pytest.approx(want, abs=1e-5)
+    assert ro_store.dense_scores(q, [], filters) == {}

@@ -94,8 +94,8 @@ def eval_fusion(
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
-    """Fusion study on one pass: the configured fusion first, then RRF k and dense/BM25 weights (equal,
-    0.3/0.7, 0.7/0.3, dynamic alpha) and the document list."""
+    """Fusion study on one pass: the configured fusion first, then the convex combination, RRF k and
+    dense/BM25 weights (equal, 0.3/0.7, 0.7/0.3, dynamic alpha) and the document list."""
     from clinqa.evaluation.datasets import load_dataset
     from clinqa.evaluation.fusion import RULES, default_rule, fusion_study
     from clinqa.evaluation.retrieval import build_eval_pipeline, run_searches
@@ -108,7 +108,7 @@ def eval_fusion(
         update={"document_weight": rs.document_weight or 1.0})})
     epipe, _, _ = build_eval_pipeline(ds, settings, subset, seed, progress=_progress())
     lists, _ = run_searches(epipe, ds.queries, depth, progress=_progress())
-    rows = fusion_study(ds, lists, (default_rule(rs), *RULES), seed=seed)
+    rows = fusion_study(ds, lists, (default_rule(rs), *RULES), seed=seed, depth=depth)
     _echo(render.fusion_table(rows))
     if output:
         typer.echo(render.wrote(output, write_outputs(output, {"fusion.json": json.dumps(rows, indent=2)})))

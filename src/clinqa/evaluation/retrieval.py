@@ -36,8 +36,7 @@ from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.paths import cache_dir
 from clinqa.pipeline import Pipeline
 from clinqa.rerank import rerank_hits
-from clinqa.retrieval.fusion import parent_rrf, rrf
-from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, fuse_hits
+from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, fuse_hits, fuse_scored
 from clinqa.settings import RetrievalSettings, Settings
 
 RUNS = ("hybrid", "dense", "bm25")
@@ -65,9 +64,13 @@ def with_ci(per_query: dict[str, dict[str, float]], clusters: dict[str, str], n_
     return out
 
 
-Lists = dict[str, tuple[list[tuple[str, str]], list[tuple[str, str]], list[str]]]
-"""qid -> (dense, bm25, documents): ``(chunk_id, doc_id)`` pairs best first for the two chunk lists,
-document ids best first for the document list (empty when ``retrieval.document_weight`` is 0)."""
+Scored = list[tuple[str, str, float]]
+"""``(chunk_id, doc_id, score)`` best first: one chunk list of one question."""
+Lists = dict[str, tuple[Scored, Scored, list[tuple[str, float]], dict[str, float]]]
+"""qid -> (dense, bm25, documents, dense_extra): :data:`Scored` chunk lists (cosine, BM25 score),
+``(doc_id, cosine)`` best first for the document list (empty when ``retrieval.document_weight`` is 0)
+and the exact cosines of BM25 hits outside the dense list (convex fusion;
+:attr:`clinqa.retrieval.hybrid.RetrievalResult.dense_extra`)."""
 
 
 def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: bool = True,
@@ -89,9 +92,9 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
         t0 = time.perf_counter()
         res = pipe.search(q.text, filters, k=1, rerank=False, depth=depth)
         latencies.append((time.perf_counter() - t0) * 1e3)
-        lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id) for h in res.dense],
-                        [(h.chunk.chunk_id, h.chunk.doc_id) for h in res.bm25],
-                        [d for d, _ in res.documents])
+        lists[q.qid] = ([(h.chunk.chunk_id, h.chunk.doc_id, h.score) for h in res.dense],
+                        [(h.chunk.chunk_id, h.chunk.doc_id, h.score) for h in res.bm25],
+                        list(res.documents), dict(res.dense_extra))
         if reranker is not None and reranked is not None:
             pool = production_pool(res, rs)
             t1 = time.perf_counter()
@@ -103,21 +106,32 @@ def run_searches(pipe: Pipeline, queries: list[Query], depth: int, progress: boo
 
 
 def production_pool(res: RetrievalResult, rs: RetrievalSettings) -> list[Retrieved]:
-    """The candidate pool ``clinqa ask`` reranks, rebuilt from deeper lists: weighted RRF over
+    """The candidate pool ``clinqa ask`` reranks, rebuilt from deeper lists: the configured fusion of
     dense top-``rs.dense_k`` and BM25 top-``rs.bm25_k``, every chunk of the union, fused order."""
-    return fuse_hits(res.dense[: rs.dense_k], res.bm25[: rs.bm25_k], rs, documents=res.documents[: rs.document_k])
+    dense, bm25 = res.dense[: rs.dense_k], res.bm25[: rs.bm25_k]
+    extra = {}
+    if rs.fusion == "convex":  # cosines of BM25 hits outside the cut dense list: from the deeper one or as searched
+        cos = {h.chunk.chunk_id: h.score for h in res.dense} | res.dense_extra
+        in_dense = {h.chunk.chunk_id for h in dense}
+        extra = {h.chunk.chunk_id: cos[h.chunk.chunk_id] for h in bm25
+                 if h.chunk.chunk_id not in in_dense and h.chunk.chunk_id in cos}
+    return fuse_hits(dense, bm25, rs, documents=res.documents[: rs.document_k], dense_extra=extra)
 
 
-def fuse_docs(dense: list[tuple[str, str]], bm25: list[tuple[str, str]], w_dense: float, w_bm25: float,
-              k: int, documents: list[str] | None = None, w_documents: float = 0.0) -> list[str]:
-    """Weighted RRF over the chunk lists (plus the document list as a parent list,
-    :func:`clinqa.retrieval.fusion.parent_rrf`, when ``documents`` and ``w_documents`` are given),
-    then documents by their best chunk, as :func:`clinqa.retrieval.hybrid.fuse_hits` ranks chunks."""
-    fused = rrf({"dense": [c for c, _ in dense], "bm25": [c for c, _ in bm25]},
-                {"dense": w_dense, "bm25": w_bm25}, k=k)
-    doc_of = dict(dense + bm25)
-    if documents and w_documents > 0:
-        fused = parent_rrf(fused, doc_of, documents, w_documents, k)
+def fuse_docs(dense: Scored, bm25: Scored, settings: RetrievalSettings,
+              documents: list[tuple[str, float]] | None = None, depth: int | None = None,
+              dense_extra: dict[str, float] | None = None) -> list[str]:
+    """The configured fusion of the chunk lists (:func:`clinqa.retrieval.hybrid.fuse_scored`, the code
+    ``clinqa ask`` runs; the document list a parent list when given and ``settings.document_weight`` is
+    above 0), then documents by their best chunk. ``depth``: the lists were searched that deep (as
+    :meth:`clinqa.pipeline.Pipeline.search` deepens them), not ``settings``' own ``*_k``; ``dense_extra``:
+    the exact cosines of BM25 hits outside the dense list (:data:`Lists`)."""
+    if depth is not None:
+        settings = settings.model_copy(update={k: max(depth, getattr(settings, k))
+                                               for k in ("dense_k", "bm25_k", "document_k")})
+    doc_of = {c: d for c, d, _ in (*dense, *bm25)}
+    fused = fuse_scored([(c, s) for c, _, s in dense], [(c, s) for c, _, s in bm25], settings, doc_of, documents,
+                        dense_extra)
     return docs_in_order([doc_of[c] for c, _ in fused])
 
 
@@ -215,14 +229,13 @@ def evaluate_retrieval(
         runs["rerank"] = {qid: docs_in_order([d for _, d in pool]) for qid, pool in reranked.items()}
     pool_hit: dict[str, float] = {}
     for q in queries:
-        dense, bm25, documents = lists[q.qid]
-        runs["hybrid"][q.qid] = fuse_docs(dense, bm25, rs.dense_weight, rs.bm25_weight, rs.rrf_k,
-                                          documents, rs.document_weight)
-        runs["dense"][q.qid] = docs_in_order([d for _, d in dense])
-        runs["bm25"][q.qid] = docs_in_order([d for _, d in bm25])
+        dense, bm25, documents, extra = lists[q.qid]
+        runs["hybrid"][q.qid] = fuse_docs(dense, bm25, rs, documents, depth, extra)
+        runs["dense"][q.qid] = docs_in_order([d for _, d, _ in dense])
+        runs["bm25"][q.qid] = docs_in_order([d for _, d, _ in bm25])
         gold = dataset.qrels.get(q.qid)
         if gold:
-            pool = {d for _, d in dense[:pool_depth]} | {d for _, d in bm25[:pool_depth]}
+            pool = {d for _, d, _ in dense[:pool_depth]} | {d for _, d, _ in bm25[:pool_depth]}
             pool_hit[q.qid] = float(any(d in pool for d in gold))
     clusters = {q.qid: dataset.cluster_of(q.qid) for q in queries}
     per_query = {name: M.evaluate(dataset.qrels, run) for name, run in runs.items()}

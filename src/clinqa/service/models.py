@@ -212,12 +212,14 @@ AskResponse = create_model(
 
 
 class SearchHit(BaseModel):
-    """One ranked chunk with its fused (RRF), dense, BM25 (and rerank) ranks and scores."""
+    """One ranked chunk with its fused, dense, BM25 (and rerank) ranks and scores."""
 
     rank: int
-    rrf: float
+    rrf: float = Field(description="The fused score of the configured fusion (retrieval.fusion: the convex "
+                       "combination by default, or RRF); the field keeps the name it had when RRF was the only rule.")
     dense_rank: int | None = None
-    dense_cosine: float | None = None
+    dense_cosine: float | None = Field(None, description="Cosine with the question; also given for a BM25 hit "
+                                       "beyond the dense top-k (without a dense_rank) under convex fusion.")
     bm25_rank: int | None = None
     bm25_score: float | None = None
     rerank_score: float | None = None

@@ -79,6 +79,12 @@ class Store(Protocol):
         needs only which documents and in what order)."""
         ...
 
+    def dense_scores(self, vector: np.ndarray, chunk_ids: list[str], filters: Filters) -> dict[str, float]:
+        """``{chunk_id: cosine}`` of ``vector`` with each listed chunk that passes ``filters``, exact, without
+        reading the chunks (ids unknown or filtered out are left out): the dense score of a chunk the BM25
+        list found beyond the dense top-k, for :func:`clinqa.retrieval.fusion.convex`."""
+        ...
+
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
         """Top-``k`` by BM25 among chunks passing ``filters`` that share a term with ``query``;
         hits of kind ``"bm25"``; ``[]`` for a query without words (punctuation only)."""

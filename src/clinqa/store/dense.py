@@ -51,6 +51,7 @@ class DenseIndex:
         self._masks: dict[Filters, np.ndarray] = {}
         self._gathered: dict[Filters, np.ndarray] = {}
         self._doc_names: list[str] | None = None
+        self._positions: dict[str, int] | None = None  # chunk id -> row position, built on first use
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -89,6 +90,27 @@ class DenseIndex:
                 self._gathered.pop(next(iter(self._gathered)), None)
             self._gathered[f] = sub
         return sub
+
+    def scores(self, vector: np.ndarray, chunk_ids: list[str], f: Filters) -> dict[str, float]:
+        """``{chunk_id: cosine}`` for the listed chunks that ``f`` admits (unknown ids are left out): one
+        row product each, no full scan. Raises ``ValueError`` when ``vector`` has the wrong dimension."""
+        if not len(self) or not chunk_ids:
+            return {}
+        if self._positions is None:
+            self._positions = {c: i for i, c in enumerate(self.chunk_ids)}
+        pos = [(c, self._positions[c]) for c in dict.fromkeys(chunk_ids) if c in self._positions]
+        mask = self.mask(f)
+        pos = [(c, p) for c, p in pos if mask[p]]
+        if not pos:
+            return {}
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.vectors.shape[1]:
+            raise ValueError(f"query vector has {q.shape[0]} dimensions, the store {self.vectors.shape[1]}")
+        qn = float(np.linalg.norm(q))
+        q = q / qn if qn > 0 else q
+        rows = np.fromiter((p for _, p in pos), dtype=np.int64, count=len(pos))
+        sims = (self.vectors[rows] @ q) * self._inv_norm[rows]
+        return {c: float(s) for (c, _), s in zip(pos, sims, strict=True)}
 
     def search(self, vector: np.ndarray, k: int, f: Filters) -> tuple[np.ndarray, np.ndarray]:
         """Exact cosine top-``k`` among the rows ``f`` admits.

@@ -262,6 +262,11 @@ class LanceStore(Store):
         return [Hit(chunks[c], float(sc), i + 1, "cosine")
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(wanted, sims, strict=True) if c in chunks)]
 
+    def dense_scores(self, vector: np.ndarray, chunk_ids: list[str], filters: Filters) -> dict[str, float]:
+        """Exact cosines of the listed chunks under ``filters``, from the in-memory index (no row is read)."""
+        index = self.dense_index()
+        return {} if index is None else index.scores(vector, chunk_ids, filters)
+
     def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``, read from the in-memory
         index alone (no row is read)."""

@@ -426,6 +426,22 @@ class QdrantStore(Store):
         return [Hit(_chunk(p.payload), float(p.score), i + 1, "cosine")
                 for i, p in enumerate(self._query(q, DENSE, k, filters))]
 
+    def dense_scores(self, vector: np.ndarray, chunk_ids: list[str], filters: Filters) -> dict[str, float]:
+        """Exact cosines of the listed chunks under ``filters``: one query restricted to their point ids
+        (``HasIdCondition``), returning only the ``chunk_id`` payload field."""
+        ids = list(dict.fromkeys(chunk_ids))
+        if not ids or not self.sync():
+            return {}
+        q = np.asarray(vector, dtype=np.float32).ravel().tolist()
+        flt = to_qdrant(filters)
+        flt.must = [qm.HasIdCondition(has_id=[point_id(c) for c in ids]), *(flt.must or [])]
+        params = None if self.local else qm.SearchParams(exact=True)
+        with self._lock:
+            points = self._client.query_points(
+                self.collection, query=q, using=DENSE, query_filter=flt, limit=len(ids), with_payload=["chunk_id"],
+                search_params=params, shard_key_selector=self._shard_key(filters.patient_id)).points
+        return {str((p.payload or {})["chunk_id"]): float(p.score) for p in points}
+
     def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``; only the ``doc_id`` payload
         field is returned by the server."""
