@@ -35,7 +35,7 @@ from clinqa.settings import RetrievalSettings
 START = RetrievalSettings(fusion="rrf", rrf_k=60, dense_weight=1.0, bm25_weight=1.0, document_weight=0.0)
 #: the RRF default of the second lever pass (k 20, BM25 1.2, document list 0.3)
 RRF_DEFAULT = RetrievalSettings(fusion="rrf", rrf_k=20, dense_weight=1.0, bm25_weight=1.2, document_weight=0.3)
-#: the shipped default (convex, equal weights, document list 0.8)
+#: the shipped default (convex, equal weights, document list 0.4)
 DEFAULT = RetrievalSettings()
 DEPTH = 100  # lists.py searches every list this deep
 

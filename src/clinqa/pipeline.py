@@ -438,9 +438,9 @@ class Pipeline:
         return self._patient_vocabulary[1]
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
-                      filters: Filters | None = None) -> Answerability:
+                      filters: Filters | None = None, depth: int | None = None) -> Answerability:
         """The key-term test (:mod:`clinqa.answer.answerability`) of ``question`` against the
-        quotable passages among ``hits`` (the first ``answer.context_chunks``). Spelling is repaired
+        quotable passages among ``hits`` (the first ``depth``, default ``answer.context_chunks``). Spelling is repaired
         against the corpus vocabulary; for a patient-scoped query (``filters.patient_id``) against that
         vocabulary plus this patient's own notes only. Synonyms, abbreviations and drug classes
         (:mod:`clinqa.retrieval.synonyms`) count as mentions."""
@@ -448,7 +448,7 @@ class Pipeline:
             max_zipf = self.gate_params()[0]
         vocab = self.scoped_vocabulary(filters)
         phrases, equivalents, matcher = _synonym_hooks(question)
-        ctx = list(hits)[: self.settings.answer.context_chunks]
+        ctx = list(hits)[: depth or self.settings.answer.context_chunks]
         return check_answerability(question, [h.chunk.text for h in ctx], vocab, max_zipf, phrases, equivalents,
                                    matcher)
 
@@ -534,6 +534,7 @@ class Pipeline:
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
         first = gate.decide(result, missing, s.unknown_terms)
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
+        context, check = self._deeper_context(asked, result.hits, context, check, max_zipf, filters)
         scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
         if intent.undated:
@@ -617,6 +618,40 @@ class Pipeline:
         check = self.answerability(asked, context, max_zipf, filters)
         timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
         return check
+
+    def _deeper_context(self, asked: str, hits: Sequence[Any], context: list[Any], check: Answerability | None,
+                        max_zipf: float, filters: Filters) -> tuple[list[Any], Answerability | None]:
+        """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
+        first ``answer.context_chunks`` miss a decisive key term (the drug, condition, population ... asked
+        about) that a later hit of the ``retrieval.top_k`` names: then the context is the first
+        ``context_chunks`` fitting hits that mention every decisive term (:attr:`Answerability.focused`
+        over all the hits), those naming the missing terms first, in rank order, and the test is run
+        again on them. "How long should
+        anticoagulation continue after a *provoked* DVT?" is answered from the duration passage at rank 7
+        instead of refused for lack of "provoked" in ranks 1-5. Unchanged when nothing is missing, when no
+        later hit names the missing terms, or when the key-term test does not run."""
+        n = self.settings.answer.context_chunks
+        if check is None or not check.decisive:
+            return context, check
+        deeper = fitting_hits(hits, asked, len(hits))
+        if len(deeper) <= len(context):
+            return context, check
+        wide = self._key_terms_on(asked, deeper, max_zipf, filters)
+        if wide.decisive or not wide.focused:
+            return context, check
+        lacking = {t.text for t in check.decisive}
+        # the passages that name what the first ones lacked come first, then the other focused ones
+        naming = [j for j in wide.focused
+                  if not lacking & {t.text for t in self._key_terms_on(asked, [deeper[j]], max_zipf, filters).missing}]
+        if not naming:
+            return context, check
+        chosen = sorted((naming + [j for j in wide.focused if j not in naming])[:n])
+        picked = [deeper[j] for j in chosen]
+        return picked, self._key_terms_on(asked, picked, max_zipf, filters)
+
+    def _key_terms_on(self, asked: str, hits: Sequence[Any], max_zipf: float, filters: Filters) -> Answerability:
+        """:meth:`answerability` over every hit of ``hits`` (not only the first ``answer.context_chunks``)."""
+        return self.answerability(asked, hits, max_zipf, filters, depth=len(hits))
 
     def _refusal(self, draft: assemble.Draft, decided: assemble.Decision, asked: str, phrase: str,
                  gate: RefusalGate, missing: list[str], max_zipf: float, related_min: float) -> Answer:

@@ -536,3 +536,13 @@ def test_an_adverb_is_never_decisive_by_rarity():
               ["In yeast, Ty3 is inserted upstream of tRNA genes."], v)
     assert [t.text for t in a.missing] == ["preferentially"] and a.decisive == []
     assert is_decisive(key_terms("Is dexamethasone given?")[0], True)  # a rare noun still decides
+
+
+def test_the_words_before_valve_say_which_valve():
+    # an uncovered question of the clinician set: an AF passage on "mechanical heart valves" does not answer
+    # the INR target for a mechanical *aortic* valve
+    q = "What is the target INR for a patient with a mechanical aortic valve?"
+    af = ("Warfarin is recommended only when DOACs are contraindicated (e.g., moderate-to-severe mitral stenosis, "
+          "mechanical heart valves); when warfarin is used, target INR is 2.0-3.0.")
+    assert check(q, [af]).decisive_names() == ["aortic"]
+    assert check(q, ["Mechanical aortic valve: warfarin with a target INR of 2.5."]).decisive == []

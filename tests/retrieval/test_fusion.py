@@ -170,12 +170,12 @@ def test_fuse_hits_convex_with_the_document_list() -> None:
     bm25 = [hit("b#1", "B", 1, 8.0), hit("a#1", "A", 2, 6.0)]
     docs = [("B", 0.5), ("A", 0.25)]
     rs = RetrievalSettings()
-    assert rs.fusion == "convex" and (rs.dense_weight, rs.bm25_weight, rs.document_weight) == (1.0, 1.0, 0.8)
-    # a#1: 1 + 0.75 = 1.75, b#1: 0.75 + 1 = 1.75 (tie: best rank 1 both, then id); + documents 0.8 * (0.5, 1)
+    assert rs.fusion == "convex" and (rs.dense_weight, rs.bm25_weight, rs.document_weight) == (1.0, 1.0, 0.4)
+    # a#1: 1 + 0.75 = 1.75, b#1: 0.75 + 1 = 1.75 (tie: best rank 1 both, then id); + documents 0.4 * (0.5, 1)
     off = fuse_hits(dense, bm25, rs)
     assert [h.chunk.chunk_id for h in off] == ["a#1", "b#1"] and off[0].score == pytest.approx(1.75)
     on = fuse_hits(dense, bm25, rs, documents=docs)
-    assert [(h.chunk.chunk_id, round(h.score, 6)) for h in on] == [("b#1", 2.55), ("a#1", 2.15)]
+    assert [(h.chunk.chunk_id, round(h.score, 6)) for h in on] == [("b#1", 2.15), ("a#1", 1.95)]
     assert on[0].ranks == {"dense": 2, "bm25": 1, "document": 1}
 
 

@@ -363,3 +363,19 @@ def test_dense_scores_are_the_cosines_of_the_admitted_chunks(ro_store: Store, fi
     want = dict(brute_force(q, expected, len(expected)))
     assert got == pytest.approx(want, abs=1e-5)
     assert ro_store.dense_scores(q, [], filters) == {}
+
+
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES)
+def test_hybrid_lists_are_the_two_searches(ro_store: Store, filters: Filters, expected: set[str]) -> None:
+    """``hybrid_lists`` (LanceDB: both rankings first, one take of rows) returns exactly what
+    ``dense_search`` and ``bm25_search`` return under the same filters, never a chunk the filters refuse."""
+    q = VECS[1] + 0.4 * VECS[4]
+    ro_store.drop_caches()
+    dense, bm25, ms = ro_store.hybrid_lists(q, "warfarin metformin", 4, 4, filters)
+    want_d, want_b = ro_store.dense_search(q, 4, filters), ro_store.bm25_search("warfarin metformin", 4, filters)
+    assert [(h.chunk.chunk_id, h.rank, h.kind) for h in dense] == [(h.chunk.chunk_id, h.rank, h.kind) for h in want_d]
+    assert [h.score for h in dense] == pytest.approx([h.score for h in want_d], abs=1e-6)
+    assert [(h.chunk.chunk_id, h.rank) for h in bm25] == [(h.chunk.chunk_id, h.rank) for h in want_b]
+    assert [h.chunk.body for h in dense + bm25] == [h.chunk.body for h in want_d + want_b]
+    assert {h.chunk.chunk_id for h in dense + bm25} <= expected
+    assert {"dense", "bm25"} <= set(ms)

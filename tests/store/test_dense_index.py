@@ -129,3 +129,37 @@ def test_cached_gather_gives_the_brute_force_ranking(monkeypatch: pytest.MonkeyP
     second = index.search(q, 4, only_overviews)
     assert list(second[0]) == want
     np.testing.assert_allclose(second[1], np.sort(cos)[::-1][:4], atol=1e-5)
+
+
+def test_one_product_serves_every_list_of_a_question() -> None:
+    """The chunk list's product over the whole matrix is kept for its query vector: the document list
+    (overview rows only, a filter that alone would gather) and ``scores`` of the same question reuse it,
+    and rank exactly as a brute-force product; a new vector gets its own product."""
+    import pyarrow as pa
+
+    from clinqa.store import dense as D
+    from clinqa.store.schema import chunk_schema
+
+    rng = np.random.default_rng(5)
+    n = 80
+    vecs = rng.standard_normal((n, DIM)).astype(np.float32)
+    levels = ["document" if i % 8 == 0 else "paragraph" for i in range(n)]
+    chunks = [Chunk(chunk_id=f"c{i}", doc_id=f"d{i // 8}", text="t", body="t", hierarchy_level=levels[i])
+              for i in range(n)]
+    rows = [{**c.model_dump(), "vector": v.tolist()} for c, v in zip(chunks, vecs, strict=True)]
+    schema = chunk_schema(DIM)
+    index = D.DenseIndex(pa.Table.from_pylist([{k: r.get(k) for k in schema.names} for r in rows], schema=schema))
+    unit = vecs / np.linalg.norm(vecs, axis=1, keepdims=True)
+    for q in (rng.standard_normal(DIM).astype(np.float32), rng.standard_normal(DIM).astype(np.float32)):
+        cos = unit @ (q / np.linalg.norm(q))
+        content = [i for i in range(n) if levels[i] != "document"]
+        pos, _ = index.search(q, 5, Filters(exclude_levels=("document",)))
+        assert list(pos) == [content[j] for j in np.argsort(-cos[content], kind="stable")[:5]]
+        assert index._last is not None and index._last[0] == (q / np.linalg.norm(q)).astype(np.float32).tobytes()
+        overview = [i for i in range(n) if levels[i] == "document"]
+        dpos, dsims = index.search(q, 3, Filters(exclude_levels=("section", "paragraph", "window", "references")))
+        assert list(dpos) == [overview[j] for j in np.argsort(-cos[overview], kind="stable")[:3]]
+        np.testing.assert_allclose(dsims, np.sort(cos[overview])[::-1][:3], atol=1e-5)
+        assert not index._gathered  # the overview rows were not gathered: the product was reused
+        got = index.scores(q, ["c1", "c9", "nope"], Filters(exclude_levels=("document",)))
+        assert got == pytest.approx({"c1": float(cos[1]), "c9": float(cos[9])}, abs=1e-5)

@@ -419,11 +419,14 @@ def _short_forms_only(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
     return [t for t in terms if t.text not in spelled or t.text in shorts]
 
 
-#: nouns that end the name of a condition ("familial Mediterranean fever", "Kawasaki disease"): the words
-#: before them say which one
+#: nouns that end the name of a condition or of the structure it is in ("familial Mediterranean fever",
+#: "Kawasaki disease", "mechanical aortic valve"): the words before them say which one
 CONDITION_HEADS = frozenset({"fever", "syndrome", "disease", "disorder", "infection", "cancer", "carcinoma",
                              "tumour", "tumor", "lymphoma", "leukaemia", "leukemia", "palsy", "dystrophy",
-                             "deficiency"})
+                             "deficiency",
+                             # which valve: a mechanical aortic valve is not a mechanical mitral one (INR 2.5
+                             # vs 3.0), nor "mechanical heart valves" in an AF guideline
+                             "valve", "valves"})
 
 
 def _with_modified(term: KeyTerm, question: str) -> KeyTerm:

@@ -75,6 +75,7 @@ from clinqa.chunking.base import Chunk
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
+from clinqa.retrieval.synonyms import expand
 from clinqa.retrieval.vocabulary import words_of
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -580,9 +581,11 @@ def _in_row_range(label: str, header: str, question: str, q_words: set[str]) -> 
     return False
 
 
-def _cell_answer(unit: Unit, question: str) -> str | None:
+def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
     """``"row label, header: cell"`` when ``question`` names this row's label and exactly one of its
-    other columns best (header words and numbers, dashes normalised), else ``None``."""
+    other columns best (header words and numbers, dashes normalised), else ``None``. ``aliases``: other
+    names of what the question names (the synonym table's equivalents: "TNK" names the row
+    "Tenecteplase"), which may name the row but not the column."""
     if unit.kind != "row" or len(unit.cells) < 3:
         return None
     q = _norm_dash(question)
@@ -591,7 +594,8 @@ def _cell_answer(unit: Unit, question: str) -> str | None:
     # the label's head names the row: "IV" of "IV (umbilical vein) -- Preferred"
     head = re.split(r"\s*(?:\(|--|—|–|,|;)", _norm_dash(row_label), maxsplit=1)[0] if row_label else ""
     head_words = [w for w in words_of(head) if w not in STOPWORDS]
-    named = bool(head_words) and all(w in q_words for w in head_words)
+    name_words = q_words | set(words_of(_norm_dash(aliases)))
+    named = bool(head_words) and all(w in name_words for w in head_words)
     if not named and not _in_row_range(row_label, unit.cells[0][0], q, q_words):
         return None
     best, best_score, tie = None, 0.0, False
@@ -711,7 +715,8 @@ def extract_answer(
         scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
                                    dtype=np.float32)
     # a row named in the question (row label and column) is quoted as "label, column: cell"
-    cell_text = {i: _cell_answer(u, question) for i, (_, u) in enumerate(keep)} if question else {}
+    aliases = " ".join(t for ts in expand(question).added.values() for t in ts) if question else ""
+    cell_text = {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
     if named_rows:  # the cell the question names is the answer
         scores = scores + np.array([cell_bonus if i in named_rows else 0.0 for i in range(len(keep))],

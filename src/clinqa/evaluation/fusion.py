@@ -1,7 +1,7 @@
 """Fusion study: one retrieval pass, re-fused under several rules, scored side by side.
 
 Rules: the convex combination of normalised scores (:func:`clinqa.retrieval.fusion.convex`) with equal
-weights, with and without the document list (weight 0.8, :func:`~clinqa.retrieval.fusion.parent_convex`);
+weights, with and without the document list (weight 0.4, :func:`~clinqa.retrieval.fusion.parent_convex`);
 RRF with k in {10, 60, 100} and equal weights; k = 60 with dense/BM25 weights 0.3/0.7 (the weighting of
 a published clinical-notes study) and 0.7/0.3; k = 60 with the query-dependent "dynamic alpha" weights
 of :func:`clinqa.evaluation.weights.dynamic_weights`; k = 60 and k = 10 with the document list as a
@@ -38,7 +38,7 @@ class FusionRule:
 
 RULES = (
     FusionRule("convex, equal", fusion="convex"),
-    FusionRule("convex, equal, + document list 0.8", fusion="convex", documents=0.8),
+    FusionRule("convex, equal, + document list 0.4", fusion="convex", documents=0.4),
     FusionRule("RRF k=60, equal"),
     FusionRule("RRF k=10, equal", k=10),
     FusionRule("RRF k=100, equal", k=100),
@@ -69,7 +69,7 @@ def apply_rule(rule: FusionRule, query: str, dense: Scored, bm25: Scored,
 
 def default_rule(rs: RetrievalSettings) -> FusionRule:
     """The configured fusion (``fusion``, ``rrf_k``, list weights, ``document_weight``) as a rule, named
-    e.g. ``configured (convex, dense 1 / BM25 1, document list 0.8)``."""
+    e.g. ``configured (convex, dense 1 / BM25 1, document list 0.4)``."""
     how = f"RRF k={rs.rrf_k}" if rs.fusion == "rrf" else "convex"
     return FusionRule(f"configured ({how}, dense {rs.dense_weight:g} / BM25 {rs.bm25_weight:g}, "
                       f"document list {rs.document_weight:g})", k=rs.rrf_k,

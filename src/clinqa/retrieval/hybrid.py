@@ -1,7 +1,8 @@
 """Hybrid retrieval: dense top-k and BM25 top-k under the same pre-filters, fused by the convex
 combination of their normalised scores or by weighted RRF (``retrieval.fusion``;
-:mod:`clinqa.retrieval.fusion`). ``timings_ms``: ``dense`` and ``bm25`` each search's own time,
-``lookups`` both together. With ``retrieval.expand_synonyms`` the BM25 query is the question plus the
+:mod:`clinqa.retrieval.fusion`). ``timings_ms``: ``dense`` and ``bm25`` each ranking's own time (and
+``rows``, reading the hits' rows, where the store does that once for both: LanceDB), ``lookups`` all the
+store calls together. With ``retrieval.expand_synonyms`` the BM25 query is the question plus the
 equivalents of its lay, abbreviated and drug-class phrases (:func:`clinqa.retrieval.synonyms.expand`);
 the dense query is the question as typed. With ``retrieval.document_weight`` above 0 a third list,
 ``documents``, ranks whole documents by their overview chunk (title, metadata and the first model
@@ -91,12 +92,11 @@ def hybrid_search(
     query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
     t1 = time.perf_counter()
-    # one after the other: on 2 cores running them concurrently gained nothing (bench/scale), and the
-    # BM25 list then reuses the rows the dense list already read
-    dense = store.dense_search(qv, settings.dense_k, filters)
-    t2 = time.perf_counter()
+    # one after the other: on 2 cores running them concurrently gained nothing (bench/scale); LanceDB
+    # ranks both from ids and scores, then reads all their rows in one take (Store.hybrid_lists)
     expansion = expand(query) if settings.expand_synonyms else None
-    bm25 = store.bm25_search(expansion.text if expansion else query, settings.bm25_k, filters)
+    dense, bm25, list_ms = store.hybrid_lists(qv, expansion.text if expansion else query, settings.dense_k,
+                                              settings.bm25_k, filters)
     extra: dict[str, float] = {}
     if settings.fusion == "convex":  # the true dense score of a BM25 hit, not the dense list's last one
         in_dense = {h.chunk.chunk_id for h in dense}
@@ -108,7 +108,7 @@ def hybrid_search(
     t4 = time.perf_counter()
     hits_out = fuse_hits(dense, bm25, settings, top_k or settings.top_k, documents, extra)
     t5 = time.perf_counter()
-    timings = {"embed_query": (t1 - t0) * 1e3, "dense": (t2 - t1) * 1e3, "bm25": (t3 - t2) * 1e3,
+    timings = {"embed_query": (t1 - t0) * 1e3, **list_ms,
                **({"documents": (t4 - t3) * 1e3} if documents else {}),
                "lookups": (t4 - t1) * 1e3, "fusion": (t5 - t4) * 1e3}
     added = {k: list(v) for k, v in expansion.added.items()} if expansion else {}

@@ -52,6 +52,9 @@ class DenseIndex:
         self._gathered: dict[Filters, np.ndarray] = {}
         self._doc_names: list[str] | None = None
         self._positions: dict[str, int] | None = None  # chunk id -> row position, built on first use
+        # the cosines of every row with the last query vector: the chunk list, the document list and
+        # dense_scores of one question share one product over the matrix (the costly part at 300k rows)
+        self._last: tuple[bytes, np.ndarray] | None = None
 
     def __len__(self) -> int:
         return len(self.chunk_ids)
@@ -91,6 +94,19 @@ class DenseIndex:
             self._gathered[f] = sub
         return sub
 
+    def _full_sims(self, q: np.ndarray, compute: bool) -> np.ndarray | None:
+        """``(n,)`` cosines of every row with the unit vector ``q``: kept from the last call with the same
+        vector, else computed when ``compute`` (one product over the matrix, no copy of it), else None."""
+        key = q.tobytes()
+        last = self._last
+        if last is not None and last[0] == key:
+            return last[1]
+        if not compute:
+            return None
+        sims = (self.vectors @ q) * self._inv_norm
+        self._last = (key, sims)
+        return sims
+
     def scores(self, vector: np.ndarray, chunk_ids: list[str], f: Filters) -> dict[str, float]:
         """``{chunk_id: cosine}`` for the listed chunks that ``f`` admits (unknown ids are left out): one
         row product each, no full scan. Raises ``ValueError`` when ``vector`` has the wrong dimension."""
@@ -128,10 +144,10 @@ class DenseIndex:
         idx = np.flatnonzero(self.mask(f))
         if not len(idx):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        if len(idx) * 8 >= len(self):  # most rows: one product over the matrix (no copy of it)
-            sims = ((self.vectors @ q) * self._inv_norm)[idx]
-        else:  # a few rows (one patient's notes, the overview chunks): gather them first
-            sims = (self._gather(f, idx) @ q) * self._inv_norm[idx]
+        full = self._full_sims(q, compute=len(idx) * 8 >= len(self))
+        # most rows, or a product this question already paid for; else a few rows (one patient's notes):
+        # gather them first
+        sims = full[idx] if full is not None else (self._gather(f, idx) @ q) * self._inv_norm[idx]
         top = np.argpartition(-sims, k - 1)[:k] if k < len(sims) else np.arange(len(sims))
         top = top[np.lexsort((top, -sims[top]))]  # best first; ties by row order
         return idx[top], sims[top]

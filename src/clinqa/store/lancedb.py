@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -266,6 +267,30 @@ class LanceStore(Store):
         """Exact cosines of the listed chunks under ``filters``, from the in-memory index (no row is read)."""
         index = self.dense_index()
         return {} if index is None else index.scores(vector, chunk_ids, filters)
+
+    def hybrid_lists(self, vector: np.ndarray, query: str, dense_k: int, bm25_k: int,
+                     filters: Filters) -> tuple[list[Hit], list[Hit], dict[str, float]]:
+        """Both lists ranked from ids and scores alone (the in-memory product, the full-text index), then
+        the rows of every hit read in one take (see :meth:`clinqa.store.base.Store.hybrid_lists`)."""
+        t0 = time.perf_counter()
+        index = self.dense_index()
+        pos, sims = index.search(vector, dense_k, filters) if index is not None else ([], [])
+        dense_ids = [index.chunk_ids[p] for p in pos] if index is not None else []
+        dense_rows = [int(index.row_ids[p]) for p in pos] if index is not None else []
+        t1 = time.perf_counter()
+        t = self._fts(query, bm25_k, filters)
+        bm25_ids = t.column("chunk_id").to_pylist() if t is not None and t.num_rows else []
+        bm25_rows = t.column("_rowid").to_pylist() if bm25_ids else []
+        bm25_scores = t.column("_score").to_pylist() if bm25_ids else []
+        t2 = time.perf_counter()
+        both = dict(zip(dense_ids + bm25_ids, dense_rows + bm25_rows, strict=True))  # a hit of both lists once
+        chunks = self._materialize(list(both), list(both.values()))
+        t3 = time.perf_counter()
+        dense = [Hit(chunks[c], float(sc), i + 1, "cosine")
+                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(dense_ids, sims, strict=True) if c in chunks)]
+        scored = ((c, sc) for c, sc in zip(bm25_ids, bm25_scores, strict=True) if c in chunks)
+        bm25 = [Hit(chunks[c], float(sc), i + 1, "bm25") for i, (c, sc) in enumerate(scored)]
+        return dense, bm25, {"dense": (t1 - t0) * 1e3, "bm25": (t2 - t1) * 1e3, "rows": (t3 - t2) * 1e3}
 
     def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
         """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``, read from the in-memory
