@@ -84,7 +84,8 @@ def evaluate(pipe: Pipeline, q: dict[str, Any], patients: set[str]) -> dict[str,
     row["detail"] = {"_id": q["_id"], "patient_id": pid, "text": q["text"], "kind": q["kind"],
                      "answerable": answerable, "gold": sorted(gold), "rank": rank, "refused": ans.refused,
                      "reason": ans.reason, "cited": [c.doc_id for c in ans.citations],
-                     "gate": {k: ans.gate.get(k) for k in ("signal", "threshold", "kind")},
+                     "gate": {k: (ans.gate.to_dict() if ans.gate is not None else {}).get(k)
+                              for k in ("signal", "threshold", "kind")},
                      "missing_terms": ans.missing_terms,
                      "query_expansion": ans.to_dict().get("query_expansion", {})}
     return row
