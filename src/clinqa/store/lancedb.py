@@ -206,8 +206,9 @@ class LanceStore(Store):
                     return
 
     def refresh_indexes(self) -> None:
-        """Create the FTS index on first use (unless another process made it); afterwards fold new
-        rows into it. Also creates the scalar indexes on the filter columns (:data:`SCALAR_INDEXES`)."""
+        """Create the FTS index on first use (unless another process made it), then compact the table's data
+        files and fold new rows into its indexes (LanceDB ``optimize``). Also creates the scalar indexes on
+        the filter columns (:data:`SCALAR_INDEXES`)."""
         if not self.sync():
             return
         if not self._fts_ready:
@@ -217,8 +218,10 @@ class LanceStore(Store):
                 lambda: self._table.create_index("text", config=FTS(with_position=False), replace=True),
                 self._has_fts)
             self._fts_ready = True
-        else:
-            self._commit_index(self._table.optimize, lambda: False)
+        # compact the data files each batch commit left behind and fold new rows into the indexes: reading
+        # the rows of a question's hits touches every file holding one (bench/scale, 300k chunks in 49
+        # files: 45 rows took 21 ms, 14 ms after compaction)
+        self._commit_index(self._table.optimize, lambda: False)
         from lancedb.index import Bitmap, BTree
 
         for col, kind in SCALAR_INDEXES:
