@@ -546,3 +546,18 @@ def test_the_words_before_valve_say_which_valve():
           "mechanical heart valves); when warfarin is used, target INR is 2.0-3.0.")
     assert check(q, [af]).decisive_names() == ["aortic"]
     assert check(q, ["Mechanical aortic valve: warfarin with a target INR of 2.5."]).decisive == []
+
+
+def test_a_passage_mentioning_no_key_term_at_all_does_not_answer():
+    # the notes benchmark's unanswerable "fall" question: "injuries" is the kind asked for (never decisive
+    # alone) and "fall" is common English, so nothing used to refuse it for a patient who never fell
+    q = "What injuries did the patient have from the fall?"
+    note = "Patient is a 53-year-old man followed for atrial fibrillation, hypertension."
+    # key terms below Zipf 4.5, as the shipped patient-scope calibration reads them
+    a = check(q, [note], Vocabulary.from_texts([note]), max_zipf=4.5)
+    assert [t.text for t in a.key_terms] == ["injuries"] and a.decisive_names() == ["injuries"]
+    fell = "Fall at home on 2021-03-02: bruised left hip, no fracture; injuries minor."
+    assert check(q, [fell], max_zipf=4.5).decisive == []
+    # with a key term mentioned, the kind asked for still never refuses ("the nucleus" answers it)
+    assert check("In which cell organelle is the SAF-A protein localized?",
+                 ["SAF-A is localized in the nucleus."]).decisive == []

@@ -209,8 +209,14 @@ class Answerability:
     @property
     def decisive(self) -> list[KeyTerm]:
         """The missing terms that make the question unanswerable from these passages (see
-        :func:`is_decisive`); the others only warrant a warning."""
-        return [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))]
+        :func:`is_decisive`); the others only warrant a warning. When the passages mention **none** of the
+        question's key terms, every one of them is decisive, even the kind of thing asked for: "What
+        injuries did the patient have from the fall?" is not answered from a note that never mentions an
+        injury (the key-term test found only "injuries"; "fall" is common English)."""
+        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))]
+        if not out and self.missing and len(self.missing) == len(self.key_terms):
+            return list(self.missing)
+        return out
 
     @property
     def answerable(self) -> bool:
