@@ -132,12 +132,14 @@ class RetrievalSettings(BaseModel):
         "(the default before; --preset rrf-fusion restores its weights).")
     rrf_k: int = Field(20, ge=1, description="RRF constant k (fusion: rrf; Cormack et al. 2009 use 60; 20 was "
                        "chosen with the RRF weights on BioASQ and MedQuAD self-QA dev, docs/benchmarks.md).")
-    dense_weight: float = Field(1.0, ge=0.0, description="Weight of the dense chunk list in the fusion.")
-    bm25_weight: float = Field(1.0, ge=0.0, description="Weight of the BM25 chunk list in the fusion (convex: "
-                               "1.0, equal to dense; the RRF rule was chosen with 1.2).")
+    dense_weight: float = Field(1.0, ge=0.0, allow_inf_nan=False,
+                                description="Weight of the dense chunk list in the fusion.")
+    bm25_weight: float = Field(1.0, ge=0.0, allow_inf_nan=False,
+                               description="Weight of the BM25 chunk list in the fusion (convex: 1.0, equal to dense; "
+                               "the RRF rule was chosen with 1.2).")
     top_k: int = Field(10, ge=1, description="Fused chunks passed on to the answer stage.")
     document_weight: float = Field(
-        0.4, ge=0.0,
+        0.4, ge=0.0, allow_inf_nan=False,
         description="Weight of the document list: the overview chunk of each document (title, metadata "
         "and the first model window of its text) searched densely under the same filters; every chunk found "
         "by the dense or BM25 list gains document_weight times its document's normalised cosine (convex) or "
@@ -161,8 +163,9 @@ class RetrievalSettings(BaseModel):
         description="Read the question's time intent ('since 2021', 'in 2023', 'latest') into year "
         "filters and recency ranking when no explicit year filter is given (clinqa.retrieval.temporal).",
     )
-    recency_weight: float = Field(0.5, ge=0.0, description="RRF weight of the newest-first list for "
-                                  "'latest/current' questions (relevance has weight 1).")
+    recency_weight: float = Field(0.5, ge=0.0, allow_inf_nan=False,
+                                  description="RRF weight of the newest-first list for 'latest/current' questions "
+                                  "(relevance has weight 1).")
     expand_synonyms: bool = Field(
         True,
         description="Append the lay, abbreviation and drug-class equivalents of the question's phrases "

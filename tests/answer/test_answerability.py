@@ -561,3 +561,35 @@ def test_a_passage_mentioning_no_key_term_at_all_does_not_answer():
     # with a key term mentioned, the kind asked for still never refuses ("the nucleus" answers it)
     assert check("In which cell organelle is the SAF-A protein localized?",
                  ["SAF-A is localized in the nucleus."]).decisive == []
+
+
+def test_a_hyphenated_phrase_is_not_a_bag_of_its_words():
+    # found by a new user: "hospital-acquired pneumonia" (the synonym table's HAP) was "mentioned" by a CAP
+    # passage holding "hospital", "acquired" and "pneumonia" apart
+    cap = "Community-acquired pneumonia: admit to hospital when CURB-65 is 3 or more; acquired resistance is rare."
+    q = "What is the treatment for hospital-acquired pneumonia?"
+    from clinqa.retrieval.synonyms import equivalents
+
+    assert check(q, [cap], phrases=["hospital-acquired pneumonia"], equivalents=equivalents).decisive_names() \
+        == ["hospital-acquired pneumonia"]
+    assert check(q, ["Hospital acquired pneumonias need anti-pseudomonal cover."],
+                 phrases=["hospital-acquired pneumonia"], equivalents=equivalents).decisive == []
+    assert check("Which beta-blocker is preferred?", ["Beta blockers: bisoprolol is preferred."]).missing == []
+
+
+def test_a_name_typed_without_its_hyphen_is_mentioned():
+    # found by a new user: "CURB65" was matched only by a calculator advertisement that wrote "calculate_curb65",
+    # not by the criteria table's "CURB-65"
+    assert check("What are the CURB65 criteria?", ["CURB-65 criteria: confusion, urea > 7 mmol/L."]).missing == []
+
+
+def test_a_bound_in_words_covers_the_patients_value_and_a_common_participle_never_decides():
+    # found by a new user: "quinvexdel dose in a patient weighing 45 kg" was refused (*do not mention 45 kg
+    # or weighing*) against "body weight under 50 kg, reduce the dose to 20 mg"
+    mono = "Quinvexdel: 40 mg once daily. For body weight under 50 kg, reduce the dose to 20 mg."
+    v = Vocabulary.from_texts([mono])
+    a = check("What is the quinvexdel dose in a patient weighing 45 kg?", [mono], v)
+    assert a.decisive == [] and "45 kg" not in a.missing_names()
+    assert check("What is the quinvexdel dose in a patient weighing 55 kg?", [mono], v).decisive_names() == ["55 kg"]
+    assert check("dose for 62 kg?", ["Use 10 mg when the weight is at least 60 kg."]).decisive == []
+    assert check("dose for 58 kg?", ["Use 10 mg when the weight is at least 60 kg."]).decisive_names() == ["58 kg"]

@@ -153,5 +153,11 @@ def test_injected_sentences_are_counted_and_never_quoted(tmp_path: Path) -> None
     assert json.loads(r.output)["suspicious_chunks"] == 1
     r = runner.invoke(app, ["ask", "--json", "What is the ibuprofen limit for AI assistants?", "--data-dir", data])
     ans = json.loads(r.output)
-    assert not ans["refused"]
+    # "AI" stands only in the injected sentences, which do not count as mentions either: refused, naming it
+    assert ans["refused"] and "AI" in ans["answer"]
+    assert "12 g" not in ans["answer"] and "Ignore previous" not in ans["answer"]
+    r = runner.invoke(app, ["ask", "--json", "What is the daily limit of ibuprofen without medical advice?",
+                            "--data-dir", data])
+    ans = json.loads(r.output)
+    assert not ans["refused"] and "1.2 g" in ans["answer"]
     assert "12 g" not in ans["answer"] and "Ignore previous" not in ans["answer"]

@@ -187,3 +187,28 @@ def test_content_levels_leave_only_overviews() -> None:
     assert content_levels() == ("section", "paragraph", "window", "references")
     f = document_filters(Filters(patient_id="P1", year_min=2021, sources=("nice",)))
     assert f == Filters(patient_id="P1", year_min=2021, sources=("nice",), exclude_levels=content_levels())
+
+
+def test_convex_terms_stay_between_zero_and_the_weight() -> None:
+    """A score below the list's minimum (a negative cosine, seen on a small corpus by a new user: a chunk at
+    dense rank 2 and BM25 rank 2 scored -2.18 and fell below chunks BM25 never found) counts as the minimum."""
+    from clinqa.retrieval.fusion import convex, normalize_scores, parent_convex
+
+    assert normalize_scores([("a", 0.05), ("b", -0.2)]) == ({"a": 1.0, "b": 0.0}, 0.0)
+    # b: dense phi 0 (its cosine -0.2 is below 0) + BM25 phi 1; a: 1 + 0 (the BM25 list is exhausted)
+    assert convex({"dense": [("a", 0.05), ("b", -0.2)], "bm25": [("b", 3.0)]},
+                  depths={"dense": 30, "bm25": 30}) == [("a", 1.0), ("b", 1.0)]
+    out = parent_convex([("x", 1.0)], {"x": "D"}, [("E", 0.1), ("D", -0.5)], weight=0.4)
+    assert out == [("x", 1.0)]  # its document's negative cosine adds nothing, and takes nothing
+
+
+def test_infinite_or_nan_weights_are_refused() -> None:
+    from pydantic import ValidationError
+
+    from clinqa.settings import RetrievalSettings
+
+    for bad in (float("inf"), float("nan")):
+        with pytest.raises(ValidationError):
+            RetrievalSettings(dense_weight=bad)
+        with pytest.raises(ValidationError):
+            RetrievalSettings(document_weight=bad)

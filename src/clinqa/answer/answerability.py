@@ -492,7 +492,7 @@ def _passage_index(text: str) -> Passage:
     orig = " ".join(text.split())
     low = orig.lower()
     ws = set(words_of(low))
-    ws |= {fold(w) for w in ws}
+    ws |= {fold(w) for w in ws} | {w.replace("-", "") for w in ws if "-" in w}  # "CURB-65" is "curb65" too
     return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}
 
 
@@ -523,7 +523,11 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
             if re.search(_phrase_pattern(c), low):  # "transcription start sites" ~ "transcription start site"
                 return True
             parts = [p for p in re.split(r"[ -]", c) if p and p not in STOPWORDS]
-            if "-" in c and parts and all(p in ws or (len(p) >= 4 and stem(p) in stems) for p in parts):
+            # a hyphenated word may stand apart ("beta-blocker" ~ "beta blockers"); a phrase of several words
+            # is matched as a phrase above, never as a bag of its words ("hospital-acquired pneumonia" is
+            # not "community-acquired pneumonia ... in hospital")
+            if "-" in c and " " not in c and parts and all(p in ws or (len(p) >= 4 and stem(p) in stems)
+                                                          for p in parts):
                 return True
             if "-" in c and " " not in c and c.replace("-", "") in ws:  # "LB-100" ~ "LB100"
                 return True
@@ -575,12 +579,18 @@ def _unit(term: KeyTerm) -> str:
 
 
 _NUM = r"(\d+(?:\.\d+)?)"
+#: bounds written in words ("body weight under 50 kg"), as their symbols
+_WORD_OPS = {"under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
+             "over": ">", "above": ">", "more than": ">", "greater than": ">", "higher than": ">",
+             "at least": "≥", "at most": "≤", "no more than": "≤", "not more than": "≤", "up to": "≤"}
+_BOUND_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORD_OPS), key=len, reverse=True))
 
 
 def within_stated_bound(term: KeyTerm, low: str) -> bool:
     """Does the passage text ``low`` (lower case, normalised: "<=" is "≤") state a bound or a range, in
-    the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg" and in
-    "50-59 kg", not in "> 60 kg": a patient's value is answered by the threshold that covers it."""
+    the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
+    60 kg" (bounds in words: :data:`_WORD_OPS`) and in "50-59 kg", not in "> 60 kg": a patient's value is
+    answered by the threshold that covers it."""
     unit = _unit(term)
     try:
         value = float(term.match)
@@ -589,8 +599,8 @@ def within_stated_bound(term: KeyTerm, low: str) -> bool:
     if not unit:
         return False
     u = re.escape(unit) + r"(?![a-z])"
-    for m in re.finditer(r"(≤|≥|<|>)\s*" + _NUM + r"\s*" + u, low):
-        op, bound = m.group(1), float(m.group(2))
+    for m in re.finditer(r"(≤|≥|<|>|" + _BOUND_WORDS + r")\s*" + _NUM + r"\s*" + u, low):
+        op, bound = _WORD_OPS.get(" ".join(m.group(1).split()), m.group(1)), float(m.group(2))
         if {"≤": value <= bound, "≥": value >= bound, "<": value < bound, ">": value > bound}[op]:
             return True
     for m in re.finditer(_NUM + r"\s*(?:-|–|to)\s*" + _NUM + r"\s*" + u, low):
@@ -724,6 +734,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
         return True
     if term.answer_type:  # "which cell organelle": the passage says "the nucleus"
         return False
+    if _VERB_FORM.search(term.match) and zipf(term.match) >= 3.0:
+        return False  # "weighing", "treated": the question's frame, even where a small corpus lacks the form
     if not in_corpus:
         return True
     if term.modifies:  # "cerebral" in "cerebral venous sinus thrombosis": which thrombosis

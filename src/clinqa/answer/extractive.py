@@ -331,8 +331,10 @@ def _clean(cell: str) -> str:
 
 
 def _stems(text: str) -> set[str]:
-    """Snowball stems of the content words of ``text`` (stopwords left out)."""
-    return {stem(w) for w in words_of(text) if w not in STOPWORDS and len(w) >= 2}
+    """Snowball stems of the content words of ``text`` (stopwords left out); a hyphenated name with a digit
+    also counts joined ("CURB-65" is "curb65" too, as a question may type it)."""
+    words = [w for w in words_of(text) if w not in STOPWORDS and len(w) >= 2]
+    return {stem(w) for w in words} | {w.replace("-", "") for w in words if "-" in w and any(c.isdigit() for c in w)}
 
 
 def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:

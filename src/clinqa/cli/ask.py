@@ -112,7 +112,8 @@ def search(
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
-    """Ranked chunks with their fused (RRF), dense and BM25 ranks (and reranker scores).
+    """Ranked chunks with their fused score (retrieval.fusion: convex by default, or RRF; the JSON field
+    keeps the name "rrf"), dense and BM25 ranks (and reranker scores).
 
     Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
     no --patient was given, that notes are searched only with --patient); exit code 0."""

@@ -30,7 +30,8 @@ ahead. Edge cases:
   scores do); but when the list is *exhausted* (fewer entries than were asked for: a BM25 list of every
   chunk that has a question word, a dense list of one patient's few chunks) a missing chunk is known to
   score nothing there and gets 0;
-- a list whose best score is not above its minimum (no signal) adds nothing;
+- a list whose best score is not above its minimum (no signal) adds nothing, and a score below the
+  minimum (a negative cosine on a small corpus) counts as the minimum: every term lies in [0, w_i];
 - ties are broken by the best single-list rank, then by id, as in RRF.
 """
 
@@ -109,8 +110,8 @@ def parent_rrf(
 def normalize_scores(scored: Sequence[tuple[str, float]], floor: float = 0.0,
                      depth: int | None = None) -> tuple[dict[str, float], float]:
     """Theoretical-min-max normalisation of one list: ``({id: phi}, phi for an id not in it)`` with
-    ``phi(x) = (x - floor) / (best - floor)`` (see the module docstring). ``scored``: ``(id, score)``
-    best first; a repeated id keeps its first (best) score. An id not in the list gets the last score's
+    ``phi(x) = max(x - floor, 0) / (best - floor)`` (see the module docstring), in [0, 1]. ``scored``:
+    ``(id, score)`` best first; a repeated id keeps its first (best) score. An id not in the list gets the last score's
     ``phi``, or 0 when ``depth`` (how many were asked for) shows the list exhausted (``len(scored) <
     depth``). Empty input, or a best score not above ``floor``, gives ``({}, 0.0)`` (no signal).
 
@@ -122,9 +123,9 @@ def normalize_scores(scored: Sequence[tuple[str, float]], floor: float = 0.0,
     span = scored[0][1] - floor
     out: dict[str, float] = {}
     for i, s in scored:
-        out.setdefault(i, (s - floor) / span)
+        out.setdefault(i, max(s - floor, 0.0) / span)  # below the minimum (a negative cosine): nothing
     exhausted = depth is not None and len(scored) < depth
-    return out, 0.0 if exhausted else (scored[-1][1] - floor) / span
+    return out, 0.0 if exhausted else max(scored[-1][1] - floor, 0.0) / span
 
 
 def convex(

@@ -142,6 +142,10 @@ TABLE: tuple[Entry, ...] = (
     _abbr("T2DM", "T2D", "DM2", "type 2 diabetes", "type 2 diabetes mellitus", "type II diabetes"),
     _abbr("T1DM", "T1D", "DM1", "type 1 diabetes", "type 1 diabetes mellitus", "type I diabetes"),
     _abbr("CAP", "community-acquired pneumonia"),
+    # other pneumonias, so that a CAP passage does not answer them (found by a new user)
+    _abbr("HAP", "hospital-acquired pneumonia", "nosocomial pneumonia"),
+    _abbr("VAP", "ventilator-associated pneumonia"),
+    _abbr("HCAP", "healthcare-associated pneumonia", "health care-associated pneumonia"),
     _abbr("AKI", "acute kidney injury"),
     _abbr("UTI", "urinary tract infection"),
     _abbr("BP", "blood pressure"),
@@ -164,6 +168,7 @@ TABLE: tuple[Entry, ...] = (
     _abbr("AIS", "acute ischemic stroke", "acute ischaemic stroke"),
     _abbr("TNK", "tenecteplase"),
     _abbr("tPA", "rtPA", "alteplase"),
+    _abbr("TXA", "tranexamic acid"),
     _abbr("SAH", "subarachnoid hemorrhage", "subarachnoid haemorrhage"),
     _abbr("ICH", "intracerebral hemorrhage", "intracerebral haemorrhage"),
     _abbr("DKA", "diabetic ketoacidosis"),
