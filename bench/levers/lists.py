@@ -27,6 +27,7 @@ from clinqa.chunking.base import content_levels
 from clinqa.evaluation.datasets import load_dataset
 from clinqa.evaluation.retrieval import build_eval_pipeline
 from clinqa.retrieval.fusion import rrf
+from clinqa.retrieval.hybrid import bm25_only
 from clinqa.retrieval.synonyms import expand
 from clinqa.settings import Settings
 from clinqa.store.filters import Filters
@@ -67,8 +68,8 @@ def main() -> None:
                  "bm25": rows(store.bm25_search(bm25_query, 100, prod)),
                  "odense": rows(store.dense_search(qv, 100, overview)),
                  "obm25": rows(store.bm25_search(bm25_query, 100, overview))}
-        in_dense = {c for c, _, _ in lists["dense"]}
-        lists["dense_extra"] = store.dense_scores(qv, [c for c, _, _ in lists["bm25"] if c not in in_dense], prod)
+        lists["dense_extra"] = store.dense_scores(
+            qv, bm25_only([c for c, _, _ in lists["dense"]], [c for c, _, _ in lists["bm25"]]), prod)
         if a.prf:
             fused = [c for c, _ in rrf({"d": [c for c, _, _ in lists["dense"]], "b": [c for c, _, _ in lists["bm25"]]})]
             fb = matrix[[row[c] for c in fused[:3] if c in row]].mean(0)

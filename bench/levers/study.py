@@ -30,6 +30,7 @@ import numpy as np
 
 from clinqa.evaluation import metrics as M
 from clinqa.evaluation.retrieval import fuse_docs
+from clinqa.retrieval.hybrid import bm25_only
 from clinqa.settings import RetrievalSettings
 
 #: the RRF rule when issue 15 was filed
@@ -51,8 +52,7 @@ def ranking(lists: dict[str, Any], rule: RetrievalSettings, dense: str = "dense"
     extra: dict[str, float] = {}
     if exact:
         cos = {c: s for c, _, s in lists[dense]} | (lists.get("dense_extra", {}) if dense == "dense" else {})
-        in_dense = {c for c, _, _ in dl}
-        extra = {c: cos[c] for c, _, _ in bl if c not in in_dense and c in cos}
+        extra = {c: cos[c] for c in bm25_only([c for c, _, _ in dl], [c for c, _, _ in bl]) if c in cos}
     return fuse_docs(dl, bl, rule, docs, depth, extra)
 
 

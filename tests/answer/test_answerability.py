@@ -593,3 +593,9 @@ def test_a_bound_in_words_covers_the_patients_value_and_a_common_participle_neve
     assert check("What is the quinvexdel dose in a patient weighing 55 kg?", [mono], v).decisive_names() == ["55 kg"]
     assert check("dose for 62 kg?", ["Use 10 mg when the weight is at least 60 kg."]).decisive == []
     assert check("dose for 58 kg?", ["Use 10 mg when the weight is at least 60 kg."]).decisive_names() == ["58 kg"]
+
+
+def test_covered_lists_the_passages_naming_each_term_or_an_alternative():
+    a = check("Is the colchicine or ibuprofen dose lower in pericarditis?",
+              ["Colchicine 0.5 mg twice daily in pericarditis.", "Ibuprofen 600 mg.", "Rest."])
+    assert a.covered == {"colchicine": [0, 1], "ibuprofen": [0, 1], "pericarditis": [0]}

@@ -197,7 +197,8 @@ class Answerability:
     no passage qualifies. ``apart``: the decisive terms when there are two or more, every key term is
     mentioned by some passage, no passage qualifies for ``focused`` and the question asks what to give
     or aim for (:data:`TREATMENT_QUESTION`): the passages speak of each, never of them together (a
-    neighbouring topic)."""
+    neighbouring topic). ``covered``: per key term (its text), the indices of the passages that mention it
+    or one of its alternatives ("dominant or recessive")."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -205,6 +206,7 @@ class Answerability:
     complete_in: int | None = None
     focused: list[int] = field(default_factory=list)
     apart: list[str] = field(default_factory=list)
+    covered: dict[str, list[int]] = field(default_factory=dict)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -289,7 +291,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if len(parts) > 1 and parts[-1] in RELATION_SUFFIXES:  # "SLC25A46-related": what it relates to
             parts = parts[:-1]
             head = "-".join(parts)
-        if not parts or w in LATIN_FRAMES or (w, _next_word(question, m.end())) in _LATIN_PAIRS:
+        if not parts or w in LATIN_FRAMES:
             continue
         has_digit = any(ch.isdigit() for ch in w)
         if not has_digit and not abbreviation and min(zipf(p) for p in parts) >= max_zipf:
@@ -319,9 +321,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
 #: "EGFR-mutant", "TNF-induced"): the passage must name the first part, not repeat the relation
 RELATION_SUFFIXES = frozenset("related associated induced mediated dependent independent based derived linked "
                               "driven specific positive negative mutant mutated deficient like type".split())
-#: Latin phrases of method and place in scientific questions ("de novo", "in vivo"): the frame, not the topic
-_LATIN_PAIRS = frozenset({("de", "novo"), ("in", "vivo"), ("in", "vitro"), ("in", "situ"), ("ex", "vivo"),
-                          ("in", "silico"), ("per", "se"), ("ad", "hoc"), ("in", "utero")})
+#: the Latin words of method and place in scientific questions ("de novo", "in vivo", "in silico"): the frame,
+#: not the topic (their first words, "de", "in", "ex", are too short or stop words to be key anyway)
 LATIN_FRAMES = frozenset({"novo", "vivo", "vitro", "situ", "silico"})
 
 
@@ -654,7 +655,8 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     # treatment, a target): on BioASQ dev it refused 3 scientific questions, 2 answered right before
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and TREATMENT_QUESTION.search(question)) else []
-    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart)
+    covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
+    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered)
 
 
 def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Iterable[str]] | None) -> bool:

@@ -13,6 +13,7 @@ and each list alone. Because the candidate lists are shared, differences come fr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from clinqa.evaluation import metrics as M
@@ -62,9 +63,14 @@ def apply_rule(rule: FusionRule, query: str, dense: Scored, bm25: Scored,
     if rule.only == "bm25":
         return docs_in_order([d for _, d, _ in bm25])
     wd, wb = rule.weights if rule.weights is not None else dynamic_weights(query)
-    settings = RetrievalSettings(fusion=rule.fusion, rrf_k=rule.k, dense_weight=wd, bm25_weight=wb,
-                                 document_weight=rule.documents)
-    return fuse_docs(dense, bm25, settings, documents, depth, dense_extra)
+    return fuse_docs(dense, bm25, _settings(rule.fusion, rule.k, wd, wb, rule.documents), documents, depth,
+                     dense_extra)
+
+
+@lru_cache(maxsize=64)
+def _settings(fusion: str, k: int, dense: float, bm25: float, documents: float) -> RetrievalSettings:
+    """The retrieval settings of one rule, validated once (a study applies each rule to every question)."""
+    return RetrievalSettings(fusion=fusion, rrf_k=k, dense_weight=dense, bm25_weight=bm25, document_weight=documents)
 
 
 def default_rule(rs: RetrievalSettings) -> FusionRule:

@@ -36,7 +36,7 @@ from clinqa.evaluation.datasets import Dataset, Query
 from clinqa.paths import cache_dir
 from clinqa.pipeline import Pipeline
 from clinqa.rerank import rerank_hits
-from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, fuse_hits, fuse_scored
+from clinqa.retrieval.hybrid import RetrievalResult, Retrieved, bm25_only, fuse_hits, fuse_scored
 from clinqa.settings import RetrievalSettings, Settings
 
 RUNS = ("hybrid", "dense", "bm25")
@@ -112,9 +112,8 @@ def production_pool(res: RetrievalResult, rs: RetrievalSettings) -> list[Retriev
     extra = {}
     if rs.fusion == "convex":  # cosines of BM25 hits outside the cut dense list: from the deeper one or as searched
         cos = {h.chunk.chunk_id: h.score for h in res.dense} | res.dense_extra
-        in_dense = {h.chunk.chunk_id for h in dense}
-        extra = {h.chunk.chunk_id: cos[h.chunk.chunk_id] for h in bm25
-                 if h.chunk.chunk_id not in in_dense and h.chunk.chunk_id in cos}
+        extra = {c: cos[c] for c in bm25_only([h.chunk.chunk_id for h in dense], [h.chunk.chunk_id for h in bm25])
+                 if c in cos}
     return fuse_hits(dense, bm25, rs, documents=res.documents[: rs.document_k], dense_extra=extra)
 
 

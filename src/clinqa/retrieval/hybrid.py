@@ -14,6 +14,7 @@ its search time."""
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -92,15 +93,15 @@ def hybrid_search(
     query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
     t1 = time.perf_counter()
-    # one after the other: on 2 cores running them concurrently gained nothing (bench/scale); LanceDB
-    # ranks both from ids and scores, then reads all their rows in one take (Store.hybrid_lists)
+    # both lists in one store call: LanceDB ranks them from ids and scores (BM25 in a second thread beside
+    # the dense product), then reads all their rows in one take (Store.hybrid_lists)
     expansion = expand(query) if settings.expand_synonyms else None
     dense, bm25, list_ms = store.hybrid_lists(qv, expansion.text if expansion else query, settings.dense_k,
                                               settings.bm25_k, filters)
     extra: dict[str, float] = {}
     if settings.fusion == "convex":  # the true dense score of a BM25 hit, not the dense list's last one
-        in_dense = {h.chunk.chunk_id for h in dense}
-        extra = store.dense_scores(qv, [h.chunk.chunk_id for h in bm25 if h.chunk.chunk_id not in in_dense], filters)
+        extra = store.dense_scores(qv, bm25_only([h.chunk.chunk_id for h in dense],
+                                                 [h.chunk.chunk_id for h in bm25]), filters)
     t3 = time.perf_counter()
     documents: list[tuple[str, float]] = []
     if settings.document_weight > 0 and "document" in filters.exclude_levels:
@@ -113,6 +114,13 @@ def hybrid_search(
                "lookups": (t4 - t1) * 1e3, "fusion": (t5 - t4) * 1e3}
     added = {k: list(v) for k, v in expansion.added.items()} if expansion else {}
     return RetrievalResult(query, filters, hits_out, dense, bm25, qv, timings, added, documents, extra)
+
+
+def bm25_only(dense: Iterable[str], bm25: Iterable[str]) -> list[str]:
+    """The chunk ids of the BM25 list (in its order) that the dense list does not hold: the hits whose
+    cosine convex fusion asks for (``RetrievalResult.dense_extra``)."""
+    in_dense = set(dense)
+    return [c for c in bm25 if c not in in_dense]
 
 
 def document_filters(filters: Filters) -> Filters:

@@ -94,6 +94,15 @@ class DenseIndex:
             self._gathered[f] = sub
         return sub
 
+    def _unit(self, vector: np.ndarray) -> np.ndarray:
+        """``vector`` as a float32 unit vector ``(dim,)`` (a zero vector stays zero). Raises ``ValueError``
+        when its dimension is not the store's."""
+        q = np.asarray(vector, dtype=np.float32).reshape(-1)
+        if q.shape[0] != self.vectors.shape[1]:
+            raise ValueError(f"query vector has {q.shape[0]} dimensions, the store {self.vectors.shape[1]}")
+        qn = float(np.linalg.norm(q))
+        return q / qn if qn > 0 else q
+
     def _full_sims(self, q: np.ndarray, compute: bool) -> np.ndarray | None:
         """``(n,)`` cosines of every row with the unit vector ``q``: kept from the last call with the same
         vector, else computed when ``compute`` (one product over the matrix, no copy of it), else None."""
@@ -119,11 +128,7 @@ class DenseIndex:
         pos = [(c, p) for c, p in pos if mask[p]]
         if not pos:
             return {}
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.vectors.shape[1]:
-            raise ValueError(f"query vector has {q.shape[0]} dimensions, the store {self.vectors.shape[1]}")
-        qn = float(np.linalg.norm(q))
-        q = q / qn if qn > 0 else q
+        q = self._unit(vector)
         rows = np.fromiter((p for _, p in pos), dtype=np.int64, count=len(pos))
         sims = (self.vectors[rows] @ q) * self._inv_norm[rows]
         return {c: float(s) for (c, _), s in zip(pos, sims, strict=True)}
@@ -136,11 +141,7 @@ class DenseIndex:
         """
         if not len(self) or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        q = np.asarray(vector, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.vectors.shape[1]:
-            raise ValueError(f"query vector has {q.shape[0]} dimensions, the store {self.vectors.shape[1]}")
-        qn = float(np.linalg.norm(q))
-        q = q / qn if qn > 0 else q
+        q = self._unit(vector)
         idx = np.flatnonzero(self.mask(f))
         if not len(idx):
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)

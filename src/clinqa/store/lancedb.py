@@ -50,9 +50,10 @@ TABLE = "chunks"
 #: write (:meth:`LanceStore._upgrade`), and reads of an older table skip them (Chunk defaults apply)
 ADDED_COLUMNS = {n: FIELD_TYPES[n] for n in ("page_start", "page_end", "ocr")}
 #: chunks kept in memory by :meth:`LanceStore._materialize` (cleared when the table changes)
-#: one worker for the full-text ranking of :meth:`LanceStore.hybrid_lists`, beside the dense one
-_FTS_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="clinqa-fts")
 ROW_CACHE = 4096
+#: threads for the full-text ranking of :meth:`LanceStore.hybrid_lists`, beside the dense one (two: a
+#: service may search for two requests at once)
+_FTS_POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="clinqa-fts")
 #: scalar indexes made with the full-text index: (column, LanceDB index type)
 SCALAR_INDEXES = [("chunk_id", "BTREE"), ("doc_id", "BTREE"), ("patient_id", "BTREE"),
                   ("hierarchy_level", "BITMAP"), ("year", "BTREE")]
@@ -285,9 +286,13 @@ class LanceStore(Store):
         # the full-text search runs in Rust, the matrix product in BLAS: both release the GIL, so the
         # BM25 ranking overlaps the dense one (bench/scale: about 15 ms less at 300k chunks on 2 cores)
         fts = _FTS_POOL.submit(self._fts, query, bm25_k, filters)
-        pos, sims = index.search(vector, dense_k, filters) if index is not None else ([], [])
-        dense_ids = [index.chunk_ids[p] for p in pos] if index is not None else []
-        dense_rows = [int(index.row_ids[p]) for p in pos] if index is not None else []
+        dense_ids: list[str] = []
+        dense_rows: list[int] = []
+        sims: Any = []
+        if index is not None:
+            pos, sims = index.search(vector, dense_k, filters)
+            dense_ids = [index.chunk_ids[p] for p in pos]
+            dense_rows = [int(index.row_ids[p]) for p in pos]
         t1 = time.perf_counter()
         t = fts.result()
         bm25_ids = t.column("chunk_id").to_pylist() if t is not None and t.num_rows else []
