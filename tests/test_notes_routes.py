@@ -10,6 +10,7 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -137,6 +138,33 @@ def test_year_in_the_question_filters_note_dates(npipe: Pipeline, questions: lis
     assert all(c.note_date.startswith(str(year)) for c in ans.citations)
     gold = {f"note:{q['patient_id']}:{n}" for n in q["gold_note_ids"]}
     assert gold & {c.doc_id for c in ans.citations} or ans.refused
+
+
+def test_a_whole_date_in_the_question_keeps_that_days_notes_of_that_patient(npipe: Pipeline,
+                                                                           notes: list[dict]) -> None:
+    """"What happened on 2021-03-02?" quotes that day's note of the patient asked about (it was answered from
+    another date's note); a day with no note of this patient is refused naming the nearest notes, all his."""
+    by_patient: dict[str, set[str]] = {}
+    for n in notes:
+        by_patient.setdefault(n["patient_id"], set()).add(n["date"])
+    day = sorted(by_patient["P0001"])[1]
+    f, intent = npipe.time_intent(f"What happened on {day}?", npipe.filters(patient_id="P0001"))
+    want = {f"note:P0001:{n['note_id']}" for n in notes if n["patient_id"] == "P0001" and n["date"] == day}
+    assert intent.date_min == intent.date_max == day and set(f.doc_ids) == want
+    ans = npipe.ask(f"What happened on {day}?", npipe.filters(patient_id="P0001"))
+    assert not ans.refused and ans.citations
+    assert {c.doc_id for c in ans.citations} <= want and all(c.note_date == day for c in ans.citations)
+    _assert_only("P0001", ans.to_dict())
+    # the other patients: no note that day (or their own of that day), never P0001's
+    for other in ("P0002", "P0003"):
+        ans = npipe.ask(f"What happened on {day}?", npipe.filters(patient_id=other))
+        _assert_only(other, ans.to_dict())
+        if day not in by_patient[other]:
+            assert ans.refused and ans.reason.startswith(f"No note of this patient is dated {day}.")
+            nearest = sorted(by_patient[other], key=lambda d: abs((date.fromisoformat(d)
+                                                                   - date.fromisoformat(day)).days))[0]
+            assert f"Notes nearest that date: {nearest}" in ans.reason
+            assert ans.related and all(r["doc_id"].startswith(f"note:{other}:") for r in ans.related)
 
 
 def test_current_question_ranks_newer_notes_first(npipe: Pipeline, questions: list[dict], notes: list[dict]) -> None:

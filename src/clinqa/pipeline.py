@@ -109,6 +109,12 @@ def suspicious_units(bodies: Iterable[str]) -> list[str]:
 
 #: a run of letters then a run of digits, one word ("curb65", "covid19")
 _LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
+#: the document id that stands for "no note dated so" in a patient query's ``doc_ids`` (no document has it)
+NO_NOTE = "\x00no-note-dated-so"
+#: Greek letters that clinical names spell out ("β-blocker" / "beta-blocker", "TNF-α" / "TNF-alpha"); not
+#: mu, which stands for micro in units ("μg")
+GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "θ": "theta",
+               "κ": "kappa", "λ": "lambda", "τ": "tau", "ω": "omega"}
 
 
 def without_suspicious(text: str) -> str:
@@ -479,7 +485,9 @@ class Pipeline:
 
         Only words of at least 5 letters that no passage has (American spelling tried too) and that
         are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired, and a
-        name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65");
+        name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
+        Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
+        corpus lacks the word as typed and has the spelled form or each of its parts);
         for a patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
         from clinqa.answer.answerability import REPAIR_BELOW_ZIPF, fold, zipf
         from clinqa.retrieval.vocabulary import WORD
@@ -490,6 +498,13 @@ class Pipeline:
         for m in WORD.finditer(question):
             w = m.group(0)
             low = w.lower()
+            if any(g in low for g in GREEK_NAMES) and low not in vocab:
+                spelled = "".join(GREEK_NAMES.get(ch, ch) for ch in w)  # "β-blocker" -> "beta-blocker"
+                if spelled.lower() in vocab or all(p in vocab for p in spelled.lower().split("-") if p):
+                    fixes[w] = spelled
+                    out.append(question[last:m.start()] + spelled)
+                    last = m.end()
+                continue
             joined = _LETTERS_DIGITS.fullmatch(low)
             if joined and low not in vocab and f"{joined.group(1)}-{joined.group(2)}" in vocab:
                 fixed = f"{w[:len(joined.group(1))]}-{joined.group(2)}"  # "CURB65" -> "CURB-65", as typed
@@ -523,7 +538,22 @@ class Pipeline:
                 return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "",
                                            undated=intent.phrase)
             filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
+            if intent.has_dates and filters.patient_id is not None:
+                # "on 2022-04-18": that day's notes only, by document id inside the store query (a note's
+                # date is its own, not a year's); none dated so: NO_NOTE, which no document has
+                dated = [d for d, (day, _) in self.patient_notes(filters.patient_id).items()
+                         if day and (intent.date_min or day) <= day <= (intent.date_max or day)
+                         and (not filters.doc_ids or d in filters.doc_ids)]
+                filters = replace(filters, doc_ids=tuple(dated) or (NO_NOTE,))
         return filters, intent
+
+    def patient_notes(self, patient_id: str) -> dict[str, tuple[str, str]]:
+        """``{doc_id: (note date ISO or "", note type or "")}`` of one patient's documents, read through the
+        store's own patient filter (:meth:`Store.export`)."""
+        t = self.store.export(["doc_id", "note_date", "note_type"], Filters(patient_id=patient_id, exclude_levels=()))
+        return {d: (str(day or ""), kind or "") for d, day, kind in zip(
+            t.column("doc_id").to_pylist(), t.column("note_date").to_pylist(), t.column("note_type").to_pylist(),
+            strict=True)}
 
     def reference_has_years(self) -> bool:
         """Does any reference document (one of no patient) carry a year? Read once per store version."""
@@ -555,6 +585,8 @@ class Pipeline:
         t0 = time.perf_counter()
         filters, s = self._checked(question, filters), self.settings.answer
         filters, intent = self.time_intent(question, filters)
+        if filters.doc_ids == (NO_NOTE,):
+            return self._no_note_dated(question, filters, intent, t0)
         asked, repairs, repair_ms = self._repaired(question, filters)
         result, context = self._search_to_answer(asked, filters, intent.recency, query_vector)
         result.timings_ms["repair"] = repair_ms
@@ -562,6 +594,11 @@ class Pipeline:
         scope = "patient" if filters.patient_id is not None else "reference"
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
         first = gate.decide(result, missing, s.unknown_terms)
+        if not first.answer and intent.has_dates and filters.patient_id is not None and result.hits:
+            # "What happened on 2022-04-18?": the date chose the note; a question with no topic of its own
+            # sits far from it in cosine. The key-term test below still refuses a missing topic
+            first = replace(first, answer=True, kind=first.kind + "+dated_note",
+                            reason=f"the question names a date ({intent.phrase}) and the patient has a note of it")
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
         context, check = self._deeper_context(asked, result.hits, context, check, max_zipf, filters)
         scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
@@ -586,6 +623,33 @@ class Pipeline:
         if generate and not answer.refused and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
         return answer
+
+    def _no_note_dated(self, question: str, filters: Filters, intent: TimeIntent, t0: float) -> Answer:
+        """The refusal of a patient question about a day (or days) on which the patient has no note: the
+        reason names the dates read and the notes nearest them (up to three, by distance in days), which
+        are also the related topics."""
+        assert filters.patient_id is not None
+        notes = self.patient_notes(filters.patient_id)
+        wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
+
+        def distance(day: str) -> int:
+            return abs((datetime.date.fromisoformat(day) - wanted).days)
+
+        near = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
+        near = list(dict.fromkeys((day, kind, d) for d, day, kind in near))[:3]
+        lo, hi = intent.date_min, intent.date_max
+        span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
+        reason = f"No note of this patient is dated {span}."
+        if near:
+            reason += " Notes nearest that date: " + ", ".join(
+                f"{day}{f' ({kind})' if kind else ''}" for day, kind, _ in near) + "."
+        related = [{"title": f"{kind + ' note ' if kind else 'note '}{day}", "section": "", "chunk_id": "", "doc_id": d}
+                   for day, kind, d in near]
+        shown = replace(filters, doc_ids=())
+        return Answer(question=question, refused=True, answer=reason, reason=reason, filters=shown, mode="refusal",
+                      related=related, related_topics=[r["title"] for r in related],
+                      time_filter=intent.describe(datetime.date.today()),
+                      timings_ms={"total": (time.perf_counter() - t0) * 1e3})
 
     def _search_to_answer(self, asked: str, filters: Filters, recency: bool,
                           query_vector: np.ndarray | None) -> tuple[RetrievalResult, list[Retrieved]]:

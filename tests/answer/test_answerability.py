@@ -599,3 +599,85 @@ def test_covered_lists_the_passages_naming_each_term_or_an_alternative():
     a = check("Is the colchicine or ibuprofen dose lower in pericarditis?",
               ["Colchicine 0.5 mg twice daily in pericarditis.", "Ibuprofen 600 mg.", "Rest."])
     assert a.covered == {"colchicine": [0, 1], "ibuprofen": [0, 1], "pericarditis": [0]}
+
+
+def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treatment_question():
+    # found by a new user: "treatment for ventilator-associated pneumonia" was answered from a TBI feeding
+    # recommendation that names VAP as what the feeding route prevents
+    from clinqa.answer.answerability import prevention_masked
+    from clinqa.retrieval.synonyms import equivalents
+
+    feeding = ("Transgastric jejunal feeding is recommended to reduce the incidence of ventilator-associated "
+               "pneumonia (VAP) (Level IIB).")
+    vap = ["ventilator-associated pneumonia", "vap"]
+    assert prevention_masked(feeding, vap) == ("Transgastric jejunal feeding is recommended to reduce the "
+                                               "incidence of \u2026 (Level IIB).")
+    assert prevention_masked("Prophylaxis against VAP: elevate the head of the bed.", vap) == (
+        "Prophylaxis against \u2026: elevate the head of the bed.")
+    assert prevention_masked("VAP is treated with piperacillin-tazobactam.", vap) == (
+        "VAP is treated with piperacillin-tazobactam.")
+    q = "What is the treatment for ventilator-associated pneumonia?"
+    phrases = ["ventilator-associated pneumonia"]
+    refused = check(q, [feeding], phrases=phrases, equivalents=equivalents)
+    assert refused.decisive_names() == ["ventilator-associated pneumonia"]
+    assert refused.prevented == ["ventilator-associated pneumonia"]
+    # a passage that also treats it answers; a question about prevention is answered by the feeding line
+    both = check(q, [feeding, "Treat VAP with 7 days of antibiotics."], phrases=phrases, equivalents=equivalents)
+    assert both.decisive == [] and both.prevented == []
+    assert check("How can ventilator-associated pneumonia be prevented?", [feeding], phrases=phrases,
+                 equivalents=equivalents).decisive == []
+
+
+def test_a_general_passage_covers_a_typed_condition_but_not_another_type():
+    # "What HbA1c target ... type 2 diabetes?": the A1C goal for "adults with diabetes" applies; the
+    # passage was left out as not naming type 2 diabetes (new-user helper)
+    from clinqa.answer.answerability import names_condition_untyped
+
+    goal = "An A1C goal of < 7% is appropriate for many nonpregnant adults with diabetes."
+    assert names_condition_untyped("type 2 diabetes", goal.lower())
+    assert not names_condition_untyped("type 2 diabetes", "insulin pumps in type 1 diabetes and diabetes care")
+    assert not names_condition_untyped("type 1 diabetes", "metformin in t2dm; diabetes education")
+    assert not names_condition_untyped("type 2 diabetes", "screen for gestational diabetes at 24 weeks")
+    assert not names_condition_untyped("heart failure", "diabetes")
+    q = "What HbA1c target is recommended for adults with type 2 diabetes?"
+    from clinqa.retrieval.synonyms import equivalents
+
+    assert check(q, [goal], phrases=["type 2 diabetes"], equivalents=equivalents).missing == []
+    assert check(q, ["In type 1 diabetes, an A1C goal of < 7% is appropriate."], phrases=["type 2 diabetes"],
+                 equivalents=equivalents).decisive_names() == ["type 2 diabetes"]
+
+
+def test_a_greek_letter_the_corpus_spells_out_is_searched_spelled(tmp_path: Path) -> None:
+    """Found by a new user: "β-blocker" typed, "beta-blocker" written: the question is searched and tested
+    with the letter spelled out and ``query_repair`` says so; a Greek letter the corpus itself writes, or
+    a word it has in neither form, stays as typed."""
+    from clinqa.cli import app
+
+    (tmp_path / "hf.md").write_text("# Heart failure\n\n## Beta-blockers\n\nStart a beta-blocker (bisoprolol "
+                                    "1.25 mg daily) once euvolaemic. TNF-α inhibitors are avoided.\n")
+    data = tmp_path / "data"
+    r = CliRunner().invoke(app, ["ingest", str(tmp_path / "hf.md"), "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    r = CliRunner().invoke(app, ["ask", "--json", "When should a β-blocker be started?", "--data-dir", str(data)])
+    ans = json.loads(r.output)
+    assert ans["query_repair"] == {"β-blocker": "beta-blocker"}
+    assert ans["refused"] is False and "bisoprolol" in ans["answer"] and ans["missing_terms"] == []
+    from clinqa.pipeline import Pipeline
+    from clinqa.settings import Settings
+
+    pipe = Pipeline(Settings(data_dir=data))
+    assert pipe.repair_question("Are TNF-α inhibitors avoided?") == ("Are TNF-α inhibitors avoided?", {})
+    assert pipe.repair_question("Is a γ-secretase inhibitor used?") == ("Is a γ-secretase inhibitor used?", {})
+
+
+def test_only_the_condition_right_after_a_prevention_frame_is_blanked():
+    from clinqa.answer.answerability import prevention_masked
+
+    sah = ["subarachnoid hemorrhage", "sah"]
+    # a heading "Prevention of DCI" above a bullet naming nimodipine: another line, nothing blanked
+    text = "Prevention of DCI\n- Nimodipine 60 mg orally every 4 hours."
+    assert prevention_masked(text, ["nimodipine"]) == text
+    # a preposition starts another phrase: rebleeding is prevented, not SAH
+    assert prevention_masked("Tranexamic acid for preventing rebleeding in SAH.", sah) == (
+        "Tranexamic acid for preventing rebleeding in SAH.")
+    assert prevention_masked("Statins prevent recurrent SAH.", sah) == "Statins prevent recurrent \u2026."

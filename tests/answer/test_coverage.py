@@ -52,3 +52,12 @@ def test_unmentioned_in_folds_british_spelling() -> None:
 
     assert unmentioned_in(["Acute ischemic stroke: alteplase."], ["ischaemic", "stroke", "haemorrhage"]) == [
         "haemorrhage"]
+
+
+def test_unmentioned_in_reads_synonyms_and_class_members_with_a_matcher() -> None:
+    from clinqa.retrieval.synonyms import term_matches
+
+    texts = ["Reassess A1C every 3 months.", "Start warfarin 5 mg daily."]
+    # a false "do not mention 'hba1c'" beside "A1C" and "'anticoagulant'" beside warfarin (new-user helper)
+    assert unmentioned_in(texts, ["hba1c", "anticoagulant", "apixaban"]) == ["hba1c", "anticoagulant", "apixaban"]
+    assert unmentioned_in(texts, ["hba1c", "anticoagulant", "apixaban"], term_matches) == ["apixaban"]

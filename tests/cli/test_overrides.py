@@ -178,6 +178,10 @@ def test_set_reaches_the_pipeline_of_ask(store: Path) -> None:
     assert r.exit_code == 0, r.output
     hits = json.loads(r.stdout)["hits"]
     assert len(hits) == 1 and hits[0]["doc_id"] == "docs/gout"
+    # the fused score is "score" (convex by default); "rrf" keeps the same number for older clients. One
+    # chunk, first in each list of one (normalised 1 + 1), of the document first in the document list
+    # (weight 0.4 x 1): 2.4
+    assert hits[0]["score"] == hits[0]["rrf"] == pytest.approx(2.4)
 
 
 def test_preset_patient_notes(store: Path, tmp_path: Path) -> None:

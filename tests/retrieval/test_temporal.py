@@ -158,3 +158,32 @@ def test_a_persons_history_is_not_a_year_filter_for_reference_questions() -> Non
         2023, 2023, False, "in 2023")
     # the rolling "past year" is a window of documents, whoever the sentence is about
     assert parse_time_intent("Has her treatment changed in the past year?", TODAY, reference=True).year_min == 2025
+
+
+@pytest.mark.parametrize(("question", "years", "dates", "phrase"), [
+    ("What happened on 2022-04-18?", (2022, 2022), ("2022-04-18", "2022-04-18"), "2022-04-18"),
+    ("What was done at the visit on 18 April 2022?", (2022, 2022), ("2022-04-18", "2022-04-18"), "18 April 2022"),
+    ("Plan on the 3rd of Feb 2021?", (2021, 2021), ("2021-02-03", "2021-02-03"), "3rd of Feb 2021"),
+    ("What was the plan on April 18, 2022?", (2022, 2022), ("2022-04-18", "2022-04-18"), "April 18, 2022"),
+    ("What changed since 2022-01-01?", (2022, None), ("2022-01-01", None), "since 2022-01-01"),
+    ("What happened after 2022-12-31?", (2023, None), ("2023-01-01", None), "after 2022-12-31"),
+    ("What happened before 1 March 2024?", (None, 2024), (None, "2024-02-29"), "before 1 March 2024"),
+    ("Notes between 2021-02-10 and 2022-04-18?", (2021, 2022), ("2021-02-10", "2022-04-18"),
+     "between 2021-02-10 and 2022-04-18"),
+])
+def test_whole_dates_bound_the_days_and_their_years(question: str, years: tuple, dates: tuple, phrase: str) -> None:
+    t = parse_time_intent(question, TODAY)
+    assert (t.year_min, t.year_max) == years
+    assert (t.date_min, t.date_max) == dates
+    assert t.phrase == phrase and t.has_dates
+
+
+def test_impossible_or_slashed_dates_and_ranges_of_years_are_not_days() -> None:
+    assert not parse_time_intent("What happened on 2022-13-40?", TODAY).has_dates
+    assert not parse_time_intent("What happened on 04/05/2022?", TODAY).has_dates  # day-month or month-day?
+    t = parse_time_intent("Dose changes in 2021-2022", TODAY)
+    assert (t.year_min, t.year_max, t.has_dates) == (2021, 2022, False)
+    assert parse_time_intent("What happened on 2022-04-18?", TODAY).describe(TODAY) == (
+        "date 2022-04-18 (from '2022-04-18')")
+    assert parse_time_intent("since 2022-01-01", TODAY).to_dict() == {
+        "year_min": 2022, "year_max": None, "recency": False, "phrase": "since 2022-01-01", "date_min": "2022-01-01"}

@@ -198,7 +198,9 @@ class Answerability:
     mentioned by some passage, no passage qualifies for ``focused`` and the question asks what to give
     or aim for (:data:`TREATMENT_QUESTION`): the passages speak of each, never of them together (a
     neighbouring topic). ``covered``: per key term (its text), the indices of the passages that mention it
-    or one of its alternatives ("dominant or recessive")."""
+    or one of its alternatives ("dominant or recessive"). ``prevented``: the missing terms (their text)
+    that the passages name only as something to prevent, in a question about treating it
+    (:func:`prevention_masked`)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -207,6 +209,7 @@ class Answerability:
     focused: list[int] = field(default_factory=list)
     apart: list[str] = field(default_factory=list)
     covered: dict[str, list[int]] = field(default_factory=dict)
+    prevented: list[str] = field(default_factory=list)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -544,7 +547,33 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
             return True  # a family asked for by its symbol, a member named: "FGFR" ~ "FGFR3", "IL" stays 2 letters
         if len(c) >= 8 and c.isalpha() and _split_compound(c, ws, low):
             return True  # "tradename" ~ "trade name"
-    return False
+    return term.kind == "phrase" and names_condition_untyped(term.match, low)
+
+
+_TYPE_NUMBER = {"1": 1, "i": 1, "one": 1, "2": 2, "ii": 2, "two": 2}
+_TYPED = r"type\s*(1|2|ii|i|one|two)\s+"
+#: abbreviations that name one type of diabetes
+_TYPED_ABBREVIATIONS = {1: ("t1dm", "t1d", "dm1", "iddm"), 2: ("t2dm", "t2d", "dm2", "niddm")}
+
+
+def names_condition_untyped(phrase: str, low: str) -> bool:
+    """Does ``low`` (lower-cased passage text) speak of the condition of a typed ``phrase`` ("type 2
+    diabetes") without a type, and name no other type of it? "An A1C goal of < 7% ... for many nonpregnant
+    adults with diabetes" applies to type 2 diabetes; a passage that also names type 1 diabetes, or names
+    the condition only with a type or as gestational diabetes, does not count. False for a phrase that is
+    not "type N <condition>"."""
+    m = re.fullmatch(_TYPED + r"([a-z][a-z-]*)(?:\s.*)?", phrase)
+    if m is None:
+        return False
+    n, head = _TYPE_NUMBER[m.group(1)], m.group(2)
+    if any(_TYPE_NUMBER[t.group(1)] != n for t in re.finditer(_TYPED + re.escape(head), low)):
+        return False
+    other = _TYPED_ABBREVIATIONS.get(3 - n, ()) if head == "diabetes" else ()
+    if any(re.search(r"(?<![^\W_])" + a + r"(?![^\W_])", low) for a in other):
+        return False
+    typed = re.compile(r"(?:" + _TYPED + r"|gestational\s+)$")
+    heads = re.finditer(r"(?<![^\W_])" + re.escape(head) + r"(?![^\W_])", low)
+    return any(not typed.search(low[:h.start()]) for h in heads)
 
 
 def _phrase_pattern(phrase: str) -> str:
@@ -633,6 +662,20 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     idx = [_passage_index(p) for p in passages]
     found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
              for t in terms]
+    prevented: list[str] = []
+    if TREATMENT_QUESTION.search(question) and not PREVENTION_QUESTION.search(question):
+        # "treatment for ventilator-associated pneumonia" is not answered by "feeding ... to reduce the
+        # incidence of ventilator-associated pneumonia": such a mention is no mention of what is treated
+        for k, t in enumerate(terms):
+            if not any(found[k]):
+                continue
+            forms = [t.match, t.text, *(equivalents(t.match) if equivalents is not None else ())]
+            again = [hit and mentions(t, _passage_index(masked), equivalents, matcher)
+                     if (masked := prevention_masked(passages[j], forms)) != passages[j] else hit
+                     for j, hit in enumerate(found[k])]
+            if not any(again):
+                prevented.append(t.text)
+            found[k] = again
     present = {t.text for t, hits in zip(terms, found, strict=True) if any(hits)}
     alternatives = _alternatives(question, terms)  # "dominant or recessive": one of them suffices
     missing = [t for t, hits in zip(terms, found, strict=True)
@@ -656,7 +699,34 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and TREATMENT_QUESTION.search(question)) else []
     covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
-    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered)
+    return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
+                         [t.text for t in missing if t.text in prevented])
+
+
+#: a question about preventing something: its passages may name the condition as something to prevent
+PREVENTION_QUESTION = re.compile(r"\b(?:prevent\w*|prophyla\w*|risk|incidence|reduc\w*|avoid\w*)\b", re.IGNORECASE)
+#: the words before a condition named as something to prevent: "to reduce the incidence of", "prevention of",
+#: "prophylaxis against", "prevents" (at most two words between: "prevent recurrent ...")
+_PREVENTION_FRAME = (r"(?:prevent(?:s|ed|ing)?|prevention[ \t]+of|prophylaxis[ \t]+(?:of|against|for)|"
+                     r"(?:reduc(?:e|es|ed|ing)|lower(?:s|ed|ing)?|decreas(?:e|es|ed|ing))[ \t]+(?:the[ \t]+)?"
+                     r"(?:incidence|risk|rate|occurrence)[ \t]+of)[ \t]+"
+                     # words in between qualify the condition ("recurrent"), on the same line; a preposition
+                     # starts another phrase ("preventing rebleeding in SAH": SAH is not what is prevented)
+                     r"(?:(?!(?:in|after|of|with|during|for|among|from|by|and|or|the|a|an|to|at)\b)"
+                     r"[A-Za-z][\w-]*[ \t]+){0,2}?")
+
+
+def prevention_masked(text: str, forms: Iterable[str]) -> str:
+    """``text`` with each of ``forms`` (a term and its synonyms) blanked out where it is named as
+    something to prevent (:data:`_PREVENTION_FRAME`: "to reduce the incidence of ventilator-associated
+    pneumonia (VAP)"), with an abbreviation in brackets right after it; other mentions stay.
+    Case-insensitive; ``text`` itself when nothing is framed so."""
+    alts = sorted({f.lower() for f in forms if f and len(f) >= 2}, key=len, reverse=True)
+    if not alts or not re.search(r"\b(?:prevent|prophylaxis|incidence|risk|rate|occurrence)", text, re.IGNORECASE):
+        return text
+    pattern = re.compile("(" + _PREVENTION_FRAME + r")(?:" + "|".join(re.escape(a) for a in alts)
+                         + r")(?![\w-])(?:\s*\([^()]{1,15}\))?", re.IGNORECASE)
+    return pattern.sub(lambda m: m.group(1) + "\u2026", text)
 
 
 def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Iterable[str]] | None) -> bool:

@@ -38,6 +38,7 @@ from clinqa.answer.gate import GateDecision, RefusalGate
 from clinqa.answer.types import Answer, Citation
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
+from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
@@ -151,6 +152,9 @@ def decide(decision: GateDecision, check: Answerability | None, support: float |
     decision = support_rescue(decision, check, support)
     if check is not None and check.decisive and key_terms == "refuse":
         reason = missing_reason(check.decisive_names(), check.in_corpus, scoped)
+        if all(t.text in check.prevented for t in check.decisive):
+            reason = (f"The passages found name {_join(check.decisive_names(), 'and')} only as something to "
+                      "prevent, not to treat.")
         return Decision(replace(decision, answer=False, reason=reason,
                                 kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
     if check is not None and check.apart and key_terms == "refuse":
@@ -207,8 +211,11 @@ class Draft:
 
 
 def retrieved_rows(hits: Sequence[Retrieved]) -> list[dict[str, Any]]:
-    """``Answer.retrieved``: one ``{"rank", "chunk_id", "rrf", "ranks", "scores"}`` per hit, in order."""
-    return [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "rrf": h.score, "ranks": h.ranks, "scores": h.scores}
+    """``Answer.retrieved``: one ``{"rank", "chunk_id", "score", "rrf", "ranks", "scores"}`` per hit, in order;
+    ``score`` is the fused score of the configured fusion (convex or RRF); ``rrf`` holds the same number
+    under its older name, kept for clients that read it."""
+    return [{"rank": h.rank, "chunk_id": h.chunk.chunk_id, "score": h.score, "rrf": h.score, "ranks": h.ranks,
+             "scores": h.scores}
             for h in hits]
 
 
@@ -306,7 +313,8 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 
     if not ext.text:
         return refusal(draft, NO_QUOTE, related(draft.hits, n_topics))
     cited = {c.chunk_id for c in ext.citations}
-    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], list(rare))
+    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], list(rare),
+                                 term_matches)
     if unmentioned:
         draft.warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
                               + ": check that they answer the question")

@@ -10,6 +10,7 @@ about it. The gate can warn about such words or refuse on them (``answer.unknown
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.pool import run_all
@@ -76,15 +77,21 @@ def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:
     return [t for t, n in term_counts(store, question, filters, cap=1).items() if n == 0]
 
 
-def unmentioned_in(texts: list[str], terms: list[str]) -> list[str]:
+def unmentioned_in(texts: list[str], terms: list[str],
+                   matcher: Callable[[str, str], bool] | None = None) -> list[str]:
     """Those ``terms`` (or their irregular variants) that appear in none of ``texts``, matched
     case-insensitively on word starts (so "anticoagulant" matches "anticoagulants"), British and
-    American spellings alike ("ischaemic" matches "ischemic")."""
-    blob = " ".join(texts).lower()
+    American spellings alike ("ischaemic" matches "ischemic"). ``matcher(term, text)`` is a second test,
+    e.g. :func:`clinqa.retrieval.synonyms.term_matches`: "hba1c" is mentioned by "A1C", "anticoagulant" by
+    "warfarin"."""
+    joined = " ".join(texts)
+    blob = joined.lower()
     blob += " " + blob.replace("ae", "e").replace("oe", "e")  # British and American spelling
     out = []
     for t in terms:
         forms = variants(t) + [v.replace("ae", "e").replace("oe", "e") for v in variants(t)]
-        if not any(re.search(r"(?<![^\W_])" + re.escape(v), blob) for v in forms):
+        if any(re.search(r"(?<![^\W_])" + re.escape(v), blob) for v in forms):
+            continue
+        if matcher is None or not matcher(t, joined):
             out.append(t)
     return out

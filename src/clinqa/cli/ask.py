@@ -88,7 +88,7 @@ def ask(
 
 def _hit_rows(res: Any) -> list[dict[str, Any]]:
     """The ``hits`` of ``clinqa search --json``: one dict per fused hit of a search result."""
-    return [{"rank": h.rank, "rrf": round(h.score, 6), "dense_rank": h.ranks.get("dense"),
+    return [{"rank": h.rank, "score": round(h.score, 6), "rrf": round(h.score, 6), "dense_rank": h.ranks.get("dense"),
              "dense_cosine": h.scores.get("dense"), "bm25_rank": h.ranks.get("bm25"),
              "bm25_score": h.scores.get("bm25"), "rerank_score": h.scores.get("rerank"),
              "chunk_id": h.chunk.chunk_id, "doc_id": h.chunk.doc_id,
@@ -112,8 +112,8 @@ def search(
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
-    """Ranked chunks with their fused score (retrieval.fusion: convex by default, or RRF; the JSON field
-    keeps the name "rrf"), dense and BM25 ranks (and reranker scores).
+    """Ranked chunks with their fused score (retrieval.fusion: convex by default, or RRF; JSON field
+    "score", also under its older name "rrf"), dense and BM25 ranks (and reranker scores).
 
     Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
     no --patient was given, that notes are searched only with --patient); exit code 0."""

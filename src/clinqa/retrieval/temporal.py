@@ -26,6 +26,11 @@
   "NICE's 2019 update") or when a document word (guideline, note, recommendation, statement,
   update, review, study, trial, paper, article, consensus, edition, version, ...) follows it,
   optionally after up to two upper-case acronyms ("2020 ESC AF guidelines"); otherwise ignored;
+- whole dates: ISO "2022-04-18", "18 April 2022", "April 18, 2022" -> ``date_min = date_max`` (the
+  day, and its year as ``year_min = year_max``); "since / from / after D" and "before / until / by D"
+  bound the days as they bound years; "between D1 and D2" is a range. A patient's notes are then
+  limited to those dated so (:meth:`clinqa.pipeline.Pipeline.time_intent`); documents without a note
+  date keep the year bounds only. Slashed dates are not read (day-month and month-day orders clash);
 - recency: "latest", "most recent", "newest", "current(ly) (recommended)", "up to date",
   "up-to-date", "recent(ly)", "now", "nowadays", "today" -> ``recency=True``. Note that this
   also fires on "recent MI" or "current smoker" (newer notes first is harmless there).
@@ -58,6 +63,13 @@ class TimeIntent:
     recency: bool = False
     phrase: str = ""
     undated: str = ""
+    date_min: str | None = None
+    date_max: str | None = None
+
+    @property
+    def has_dates(self) -> bool:
+        """True when a whole date bound (``date_min`` / ``date_max``, ISO ``YYYY-MM-DD``) was read."""
+        return self.date_min is not None or self.date_max is not None
 
     def is_empty(self) -> bool:
         """True when there is neither a year bound nor recency."""
@@ -68,6 +80,11 @@ class TimeIntent:
         without ``today``), ``"year 2023 (from 'in 2023')"``, ``"years up to 2018 (from 'before
         2019')"``, ``"most recent first (from 'latest')"``; ``""`` when empty."""
         lo, hi = self.year_min, self.year_max
+        if self.has_dates:
+            dl, dh = self.date_min, self.date_max
+            span = (f"date {dl}" if dl == dh else f"dates {dl} to {dh}" if dl and dh
+                    else f"dates from {dl}" if dl else f"dates up to {dh}")
+            return f"{span}{', most recent first' if self.recency else ''} (from '{self.phrase}')"
         if lo is not None and hi is None and today is not None:
             hi = max(today.year, lo)
         parts = []
@@ -82,10 +99,12 @@ class TimeIntent:
         return f"{', '.join(parts)} (from '{self.phrase}')" if parts else ""
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"year_min", "year_max", "recency", "phrase"}`` (and ``"undated"`` when set), JSON-ready."""
+        """``{"year_min", "year_max", "recency", "phrase"}`` (and ``"undated"``, ``"date_min"``,
+        ``"date_max"`` when set), JSON-ready."""
         d = asdict(self)
-        if not self.undated:
-            del d["undated"]
+        for key in ("undated", "date_min", "date_max"):
+            if not d[key]:
+                del d[key]
         return d
 
 
@@ -179,6 +198,68 @@ def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
     return bounds.get(kind, (y, y))  # "year": that one year
 
 
+_MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())}
+_MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+#: a whole date: ISO "2022-04-18", "18 April 2022" / "18th Apr 2022", "April 18, 2022" (slashes are
+#: ambiguous between day-month and month-day orders and are not read)
+_DATES = [
+    (_rx(r"(?<![\w.,/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w-]|[.,/]\d)"), "ymd"),
+    (_rx(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}\s*,?\s+(\d{{4}})\b"), "dmy"),
+    (_rx(rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(\d{{4}})\b"), "mdy"),
+]
+#: the word before a date that makes it a bound rather than the day itself
+_DATE_BOUND = _rx(r"\b(since|from|after|as\s+of|starting|before|until|till|up\s+to|by|prior\s+to|between|and|to)"
+                  r"\s+(?:the\s+)?$")
+
+
+def _dates(question: str) -> list[tuple[int, int, datetime.date]]:
+    """``(start, end, date)`` of each whole date in ``question``, in order (impossible dates skipped)."""
+    out: list[tuple[int, int, datetime.date]] = []
+    for rx, order in _DATES:
+        for m in rx.finditer(question):
+            g = m.groups()
+            try:
+                if order == "ymd":
+                    d = datetime.date(int(g[0]), int(g[1]), int(g[2]))
+                elif order == "dmy":
+                    d = datetime.date(int(g[2]), _MONTHS[g[1][:3].lower()], int(g[0]))
+                else:
+                    d = datetime.date(int(g[2]), _MONTHS[g[0][:3].lower()], int(g[1]))
+            except ValueError:
+                continue
+            if all(m.end() <= s or m.start() >= e for s, e, _ in out):
+                out.append((m.start(), m.end(), d))
+    return sorted(out)
+
+
+def _date_bounds(question: str, found: list[tuple[int, int, datetime.date]]) -> tuple[str | None, str | None, int]:
+    """``(date_min, date_max, start of the phrase)`` of the whole dates ``found`` in ``question``: "since /
+    from / after D" is a lower bound (after: exclusive), "before / until / by D" an upper one (before:
+    exclusive), "between D1 and D2" / "from D1 to D2" a range, a date alone (or several) the day(s) itself."""
+    lo: datetime.date | None = None
+    hi: datetime.date | None = None
+    start = found[0][0]
+    days = []
+    for s, _, d in found:
+        m = _DATE_BOUND.search(question[:s])
+        word = " ".join(m.group(1).lower().split()) if m else ""
+        if m:
+            start = min(start, m.start())
+        if word in ("since", "from", "as of", "starting", "between"):
+            lo = d if lo is None else max(lo, d)
+        elif word == "after":
+            lo = d + datetime.timedelta(days=1)
+        elif word in ("until", "till", "up to", "by", "and", "to"):
+            hi = d if hi is None else min(hi, d)
+        elif word in ("before", "prior to"):
+            hi = d - datetime.timedelta(days=1)
+        else:
+            days.append(d)
+    if days and lo is None and hi is None:
+        lo, hi = min(days), max(days)
+    return (lo.isoformat() if lo else None), (hi.isoformat() if hi else None), start
+
+
 def parse_time_intent(question: str, today: datetime.date, reference: bool = False) -> TimeIntent:
     """The :class:`TimeIntent` of ``question`` by the rules in the module docstring. ``reference``: the
     question is asked of the reference documents (no patient scope), where a one-year expression in a
@@ -186,6 +267,14 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     if not isinstance(question, str) or not question.strip():
         return TimeIntent()
     found: list[tuple[int, int, int | None, int | None]] = []  # (start, end, year_min, year_max)
+    dates = _dates(question)
+    date_min = date_max = None
+    date_entry = None
+    if dates:  # whole dates: the day (or a range of days), and its years as year bounds
+        date_min, date_max, start = _date_bounds(question, dates)
+        date_entry = (start, dates[-1][1], int(date_min[:4]) if date_min else None,
+                      int(date_max[:4]) if date_max else None)
+        found.append(date_entry)
 
     def free(m: re.Match[str]) -> bool:
         return all(m.end() <= s or m.start() >= e for s, e, *_ in found)
@@ -220,4 +309,7 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     if rec is not None:
         spans = sorted([*spans, rec.span()])
     phrase = "; ".join(question[s:e] for s, e in spans)
-    return TimeIntent(year_min=lo, year_max=hi, recency=rec is not None, phrase=phrase)
+    if date_entry is not None and date_entry not in found:
+        date_min = date_max = None  # contradicting bounds: an earlier expression won over the dates
+    return TimeIntent(year_min=lo, year_max=hi, recency=rec is not None, phrase=phrase, date_min=date_min,
+                      date_max=date_max)
