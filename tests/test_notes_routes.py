@@ -165,6 +165,14 @@ def test_a_whole_date_in_the_question_keeps_that_days_notes_of_that_patient(npip
                                                                    - date.fromisoformat(day)).days))[0]
             assert f"Notes nearest that date: {nearest}" in ans.reason
             assert ans.related and all(r["doc_id"].startswith(f"note:{other}:") for r in ans.related)
+    # a question about a year and nothing else: that year's notes, oldest first (it was refused: a question
+    # with no topic sits far from every note in cosine)
+    year = day[:4]
+    ans = npipe.ask(f"What happened in {year}?", npipe.filters(patient_id="P0001"))
+    assert not ans.refused and ans.citations
+    dates = [c.note_date for c in ans.citations]
+    assert all(d.startswith(year) for d in dates) and dates == sorted(dates)
+    _assert_only("P0001", ans.to_dict())
 
 
 def test_current_question_ranks_newer_notes_first(npipe: Pipeline, questions: list[dict], notes: list[dict]) -> None:
@@ -223,3 +231,20 @@ def test_patient_scope_generated_answers(npipe: Pipeline, questions: list[dict],
                        for c in ans.citations)
             _assert_only(patient, ans.to_dict())
     assert len(chat_server.requests) >= 6
+
+
+def test_a_question_without_a_patient_to_a_store_with_notes_says_where_notes_are(npipe: Pipeline,
+                                                                                  notes: list[dict]) -> None:
+    """Found by a new user: "When was empagliflozin started?" without --patient warned that "the corpus never
+    mentions 'empagliflozin'" although a patient's note does: the reference documents were searched, and
+    the answer says so, naming no patient and nothing of any note."""
+    from clinqa.pipeline import PATIENT_HINT
+
+    drug = "zoledronate"  # in no note and no guideline of this store
+    ans = npipe.ask(f"When was {drug} started?", npipe.filters())
+    assert PATIENT_HINT in ans.warnings
+    assert not any("corpus never mentions" in w for w in ans.warnings)
+    assert "note:" not in json.dumps(ans.to_dict(), default=str)
+    # with a patient: no hint
+    ans = npipe.ask(f"When was {drug} started?", npipe.filters(patient_id="P0001"))
+    assert PATIENT_HINT not in ans.warnings

@@ -61,3 +61,18 @@ def test_year_range_refusal_lists_only_what_lies_outside(notes_dir: Path) -> Non
     outside = " ".join(ans.related_topics)
     assert "2022-05-01" in outside and "2024-02-02" not in outside and "nurse" not in outside
     assert all("2024" not in t for t in ans.related_topics) and ans.related_topics
+
+
+@pytest.mark.parametrize("command", ["ask", "search"])
+def test_a_read_of_a_missing_store_says_so_and_creates_nothing(tmp_path: Path, command: str) -> None:
+    """Found by a new user: `ask` on a mistyped --data-dir created the folder; `search` on it crashed with
+    a traceback (no table to read rows from). Both now exit 2 with one line and leave no folder."""
+    missing = tmp_path / "no-such-store"
+    r = CliRunner().invoke(app, [command, "What is CURB-65?", "--data-dir", str(missing)])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip() == (f"error: there is no store in {missing}: run `clinqa ingest PATH` first "
+                                "(or check --data-dir)")
+    assert not missing.exists()
+    missing.mkdir()  # an empty folder: the store is empty
+    r = CliRunner().invoke(app, [command, "What is CURB-65?", "--data-dir", str(missing)])
+    assert r.exit_code == 2 and "is empty: run `clinqa ingest PATH` first" in r.output

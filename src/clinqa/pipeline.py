@@ -111,6 +111,8 @@ def suspicious_units(bodies: Iterable[str]) -> list[str]:
 _LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
 #: the document id that stands for "no note dated so" in a patient query's ``doc_ids`` (no document has it)
 NO_NOTE = "\x00no-note-dated-so"
+#: the warning of a question without a patient to a store that holds patient notes (never searched then)
+PATIENT_HINT = "patient notes are searched only for one patient (--patient ID); this question searched none"
 #: Greek letters that clinical names spell out ("β-blocker" / "beta-blocker", "TNF-α" / "TNF-alpha"); not
 #: mu, which stands for micro in units ("μg")
 GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "θ": "theta",
@@ -153,6 +155,7 @@ class Pipeline:
         self._vocabulary: Vocabulary | None = None
         self._patient_vocabulary: tuple[tuple[str, int], Vocabulary] | None = None
         self._dated: tuple[int, bool] | None = None  # (store version, a reference document has a year)
+        self._notes: tuple[int, bool] | None = None  # (store version, the store holds patient notes)
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -483,13 +486,16 @@ class Pipeline:
         """``question`` with its misspelt words replaced by the corpus words they most likely mean
         (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
 
-        Only words of at least 5 letters that no passage has (American spelling tried too) and that
-        are rare in general English (Zipf < 2.5: a misspelling, not another word) are repaired, and a
+        Only words of at least 5 letters that no passage has (American spelling tried too), that
+        are rare in general English (Zipf < 2.5: a misspelling, not another word) and that are not the
+        name of a drug by a class suffix of the synonym table (:func:`clinqa.retrieval.synonyms.
+        names_a_class_member`: "dapagliflozin" is never read as "empagliflozin") are repaired, and a
         name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
         Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
         corpus lacks the word as typed and has the spelled form or each of its parts);
         for a patient-scoped query the vocabulary is the reference corpus plus that patient's own notes."""
         from clinqa.answer.answerability import REPAIR_BELOW_ZIPF, fold, zipf
+        from clinqa.retrieval.synonyms import names_a_class_member
         from clinqa.retrieval.vocabulary import WORD
 
         vocab = self.scoped_vocabulary(filters)
@@ -513,8 +519,8 @@ class Pipeline:
                 last = m.end()
                 continue
             if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
-                    or zipf(low) >= REPAIR_BELOW_ZIPF):
-                continue
+                    or zipf(low) >= REPAIR_BELOW_ZIPF or names_a_class_member(low)):
+                continue  # a drug's own name ("dapagliflozin" for a patient never on it) is no typo
             fixed = vocab.repair(low)
             if fixed:
                 fixes[w] = fixed
@@ -555,6 +561,13 @@ class Pipeline:
             t.column("doc_id").to_pylist(), t.column("note_date").to_pylist(), t.column("note_type").to_pylist(),
             strict=True)}
 
+    def has_patient_notes(self) -> bool:
+        """Does the store hold any patient's notes? Read once per store version."""
+        version = self.store.version()
+        if self._notes is None or self._notes[0] != version:
+            self._notes = (version, any(d.get("patient_id") for d in self.store.documents()))
+        return self._notes[1]
+
     def reference_has_years(self) -> bool:
         """Does any reference document (one of no patient) carry a year? Read once per store version."""
         version = self.store.version()
@@ -594,17 +607,24 @@ class Pipeline:
         scope = "patient" if filters.patient_id is not None else "reference"
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
         first = gate.decide(result, missing, s.unknown_terms)
-        if not first.answer and intent.has_dates and filters.patient_id is not None and result.hits:
-            # "What happened on 2022-04-18?": the date chose the note; a question with no topic of its own
-            # sits far from it in cosine. The key-term test below still refuses a missing topic
-            first = replace(first, answer=True, kind=first.kind + "+dated_note",
-                            reason=f"the question names a date ({intent.phrase}) and the patient has a note of it")
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
+        timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
+                                     and not check.key_terms)
+        if not first.answer and timed and filters.patient_id is not None and result.hits:
+            # "What happened on 2022-04-18?" / "What happened in 2023?": the time chose the notes; a question
+            # with no topic of its own sits far from them in cosine. The key-term test still refuses a
+            # missing topic ("What injuries did the patient have on 2022-04-18?")
+            first = replace(first, answer=True, kind=first.kind + "+dated_note",
+                            reason=f"the question names a time ({intent.phrase}) and the patient has notes of it")
         context, check = self._deeper_context(asked, result.hits, context, check, max_zipf, filters)
-        scoped = filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
+        # a store with patient notes, asked without a patient, searched the reference documents only
+        scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
+                  or self.has_patient_notes())
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
         if intent.undated:
             warnings.insert(0, assemble.undated_warning(intent.undated))
+        if intent.invalid:
+            warnings.insert(0, f"'{intent.invalid}' is not a date: no date filter was applied")
         support = self.support_threshold(scope) if check is not None else None
         decided = assemble.decide(first, check, support, s.key_terms, scoped)
         draft = assemble.Draft(question, filters, result.hits, decided.decision, warnings + decided.warnings, check,
@@ -615,10 +635,21 @@ class Pipeline:
         else:
             t1 = time.perf_counter()
             quoted = with_siblings(assemble.quotable(context, check, s.context_chunks), asked, self.store.get_chunks)
-            ext = extract_answer(result.query_vector, quoted, self.unit_encoder, s.max_sentences,
-                                 s.min_sentence_score, question=asked, max_hits=len(quoted))
+            if timed and (check is None or not check.key_terms):
+                # a question about a time and nothing else ("What happened in 2023?"): the notes of that
+                # time are the answer, quoted oldest first, every sentence, up to the answer's word budget
+                quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
+                                                       h.chunk.chunk_index))
+                ext = extract_answer(result.query_vector, quoted, self.unit_encoder, max_sentences=12,
+                                     min_score=-1.0, question=asked, max_hits=len(quoted))
+            else:
+                ext = extract_answer(result.query_vector, quoted, self.unit_encoder, s.max_sentences,
+                                     s.min_sentence_score, question=asked, max_hits=len(quoted))
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             answer = assemble.extractive(draft, ext, rare, s.related_topics)
+        if filters.patient_id is None and missing and self.has_patient_notes():
+            # "the corpus never mentions 'empagliflozin'" when only a patient's note does: say where to look
+            answer.warnings.append(PATIENT_HINT)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         if generate and not answer.refused and self.settings.llm.backend != "none":
             answer = self._generated(answer, result.hits, closed, t0)
@@ -679,9 +710,17 @@ class Pipeline:
         empty question or an empty store."""
         if is_blank(question):
             raise ConfigError("the question is empty")
+        self.require_store()
+        return filters or self.filters()
+
+    def require_store(self) -> None:
+        """Raise :class:`ConfigError` when there is nothing to search: no store folder at ``data_dir`` (a
+        read never creates it: a typo in ``--data-dir``) or an empty store."""
+        if self._store is None and not self.data_dir.exists() and self.settings.store.resolved_url() is None:
+            raise ConfigError(f"there is no store in {self.data_dir}: run `clinqa ingest PATH` first "
+                              "(or check --data-dir)")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
-        return filters or self.filters()
 
     def _repaired(self, question: str, filters: Filters) -> tuple[str, dict[str, str], float]:
         """``(question searched, repairs, milliseconds)``: :meth:`repair_question` when
@@ -724,7 +763,10 @@ class Pipeline:
         when nothing is missing, when no later hit names the missing terms, or when the key-term test does
         not run."""
         n = self.settings.answer.context_chunks
-        if check is None or not check.decisive:
+        # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
+        # "sepsis" when the first passages are about DKA: Answerability.background)
+        story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
+        if check is None or not (check.decisive or story):
             return context, check
         deeper = fitting_hits(hits, asked, len(hits))
         if len(deeper) <= len(context):
@@ -733,11 +775,16 @@ class Pipeline:
         if wide.decisive or not wide.focused:
             return context, check
         lacking = [t.text for t in check.decisive]
-        # the passages that name what the first ones lacked come first, then the other focused ones
-        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
+        if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
+            naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
+        else:  # those naming most of the story's missing terms
+            named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
+            most = max(named.values())
+            naming = [j for j in wide.focused if most and named[j] == most]
         if not naming:
             return context, check
-        chosen = sorted((naming + [j for j in wide.focused if j not in naming])[:n])
+        others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
+        chosen = sorted((naming + others)[:n])
         picked = [deeper[j] for j in chosen]
         return picked, self._key_terms_on(asked, picked, max_zipf, filters)
 

@@ -681,3 +681,40 @@ def test_only_the_condition_right_after_a_prevention_frame_is_blanked():
     assert prevention_masked("Tranexamic acid for preventing rebleeding in SAH.", sah) == (
         "Tranexamic acid for preventing rebleeding in SAH.")
     assert prevention_masked("Statins prevent recurrent SAH.", sah) == "Statins prevent recurrent \u2026."
+
+
+def test_a_vignette_is_focused_on_the_sentence_that_asks():
+    """Found by a new user: a story naming metformin and diabetes before "What dose of apixaban ...?" was
+    answered with the metformin maximum dose first: no passage names every drug and condition of the
+    story, so every passage was quotable; the passages naming the asked sentence's terms are the focus."""
+    from clinqa.answer.answerability import asked_sentence
+
+    q = ("My mum is 82 and has type 2 diabetes on metformin, creatinine 1.6. "
+         "What dose of apixaban should she be on?")
+    assert asked_sentence(q) == "What dose of apixaban should she be on?"
+    assert asked_sentence("What dose of apixaban is used?") == ""
+    assert asked_sentence("She is 82. She has AF.") == ""
+    passages = ["Metformin: maximum dose 2,000-2,550 mg/day in divided doses.",
+                "Apixaban: standard dose 5 mg BID; reduce to 2.5 mg BID if two of age >= 80 years, weight <= 60 kg, "
+                "creatinine >= 1.5 mg/dL."]
+    a = check(q, passages, phrases=["type 2 diabetes"])
+    assert a.focused == [1]
+    # one sentence: the focus stays on every decisive term (none of these passages has both drugs)
+    assert check("What dose of apixaban with metformin?", passages).focused == []
+
+
+def test_a_drug_name_is_never_repaired_into_another_drug():
+    """Found by a new user: for a patient on empagliflozin, "Why was dapagliflozin stopped?" was searched as
+    "empagliflozin" (edit distance 2 in that patient's vocabulary) and answered; a typo still is repaired."""
+    from clinqa.retrieval.synonyms import names_a_class_member
+
+    assert names_a_class_member("dapagliflozin") and names_a_class_member("lisinopril")
+    assert not names_a_class_member("April") and not names_a_class_member("apixiban")
+    v = Vocabulary.from_texts(["Added empagliflozin 10 mg daily.", "Apixaban 5 mg twice daily."])
+    found = {t.text: t for t in key_terms("Why was dapagliflozin stopped?", v)}
+    assert found["dapagliflozin"].repaired is None and found["dapagliflozin"].match == "dapagliflozin"
+    a = check("Why was dapagliflozin stopped?", ["Added empagliflozin 10 mg daily."], v)
+    assert a.decisive_names() == ["dapagliflozin"]
+    assert {t.text: t.repaired for t in key_terms("apixiban dose", v)}["apixiban"] == "apixaban"
+    assert {t.text: t.repaired for t in key_terms("When was empaglifozin started?", v)}["empaglifozin"] == (
+        "empagliflozin")

@@ -113,8 +113,8 @@ def test_refuse_not_covered_lists_related_topics_at_the_related_threshold() -> N
     assert (a.refused, a.mode, a.answer, a.reason) == (True, "refusal", assemble.NOT_COVERED, assemble.NOT_COVERED)
     assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]  # one per (document, last heading)
     assert [t["chunk_id"] for t in a.related] == ["sep#a#0", "cap#b#0"]
-    assert a.retrieved[2] == {"rank": 3, "chunk_id": "cap#b#0", "rrf": 0.5 / 3, "ranks": {"dense": 3},
-                              "scores": {"dense": 0.7}}
+    assert a.retrieved[2] == {"rank": 3, "chunk_id": "cap#b#0", "score": 0.5 / 3, "rrf": 0.5 / 3,
+                              "ranks": {"dense": 3}, "scores": {"dense": 0.7}}
     assert (a.warnings, a.query_repair, a.gate.signal) == (["w1"], {"resusitation": "resuscitation"}, 0.30)
     assert (a.answerability, a.missing_terms) == ({}, [])
 
@@ -189,6 +189,9 @@ def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
     assert a.warnings == ["w1", "the quoted passages do not mention 'vasopressin': check that they answer the "
                                 "question"]
     assert a.filters == Filters()
+    # the kind of answer asked for is no topic to warn about ("components" of CURB-65, new-user helper)
+    a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext, rare=["components", "criteria", "fluids"])
+    assert a.warnings == ["w1"]
 
 
 def test_extractive_without_a_quote_refuses() -> None:
@@ -220,3 +223,19 @@ def test_year_span_in_words():
     assert year_span(2001, 2003) == "in the years 2001-2003"
     assert year_span(2024, None) == "from 2024 on"
     assert year_span(None, 2004) == "up to 2004"
+
+
+def test_a_dose_question_answered_without_an_amount_is_refused():
+    """Found by a new user: "What is the dose of ceftriaxone for bacterial meningitis in adults?" was answered
+    "Ceftriaxone or cefotaxime is recommended." (no dose; the guideline covers another meningitis); on the
+    held-out set it turned the nitrofurantoin-for-cystitis answer (a complicated-UTI list) into a refusal."""
+    from clinqa.answer.assemble import NO_DOSE, no_dose_reason
+
+    q = "What is the dose of ceftriaxone for bacterial meningitis in adults?"
+    assert no_dose_reason(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
+    assert no_dose_reason(q, "Ceftriaxone 2 g IV every 12 hours. [1]") == ""
+    assert no_dose_reason("How much IV crystalloid initially?", "Give at least 30 mL/kg within 3 hours.") == ""
+    assert no_dose_reason("How much IV crystalloid initially?", "Begin IV crystalloid resuscitation.") == NO_DOSE
+    # not a dose question: nothing to check
+    assert no_dose_reason("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
+    assert no_dose_reason(q, "") == ""

@@ -14,6 +14,7 @@ from clinqa.evaluation.facts import KINDS, load_questions, normalize
 
 SET = Path(__file__).resolve().parents[2] / "bench" / "answers" / "guidelines.jsonl"
 HELD_OUT = SET.with_name("heldout.jsonl")  # the check set: never tuned on
+VIGNETTES = SET.with_name("vignettes.jsonl")  # a patient's story, then the question
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -37,6 +38,17 @@ def texts() -> dict[str, str]:
     return out
 
 
+def test_vignette_set_schema() -> None:
+    """Each question is a patient's story, then the question in a sentence of its own."""
+    from clinqa.answer.answerability import asked_sentence
+
+    qs = load_questions(VIGNETTES)
+    assert len([q for q in qs if q.answerable]) == 8 and len([q for q in qs if not q.answerable]) == 6
+    assert all(asked_sentence(q.question) for q in qs)
+    others = {q.question.lower() for p in (SET, HELD_OUT) for q in load_questions(p)}
+    assert not {q.question.lower() for q in qs} & others
+
+
 def test_held_out_set_schema() -> None:
     qs = load_questions(HELD_OUT)
     assert len([q for q in qs if q.answerable]) == 32 and len([q for q in qs if not q.answerable]) == 8
@@ -57,7 +69,7 @@ def test_schema_and_size() -> None:
         assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
 
 
-@pytest.mark.parametrize("path", [SET, HELD_OUT], ids=["guidelines", "heldout"])
+@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES], ids=["guidelines", "heldout", "vignettes"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -75,9 +87,10 @@ def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path
     assert problems == []
 
 
-def test_uncovered_key_terms_are_absent_from_the_corpus(texts: dict[str, str]) -> None:
+@pytest.mark.parametrize("path", [SET, VIGNETTES], ids=["guidelines", "vignettes"])
+def test_uncovered_key_terms_are_absent_from_the_corpus(texts: dict[str, str], path: Path) -> None:
     problems = []
-    for q in load_questions(SET):
+    for q in load_questions(path):
         if q.answerable:
             continue
         assert q.missing

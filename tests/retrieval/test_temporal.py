@@ -187,3 +187,10 @@ def test_impossible_or_slashed_dates_and_ranges_of_years_are_not_days() -> None:
         "date 2022-04-18 (from '2022-04-18')")
     assert parse_time_intent("since 2022-01-01", TODAY).to_dict() == {
         "year_min": 2022, "year_max": None, "recency": False, "phrase": "since 2022-01-01", "date_min": "2022-01-01"}
+
+
+def test_an_impossible_date_is_reported_not_silently_dropped() -> None:
+    t = parse_time_intent("What happened on 2022-02-30?", TODAY)
+    assert (t.has_dates, t.year_min, t.invalid) == (False, None, "2022-02-30")
+    assert t.to_dict()["invalid"] == "2022-02-30"
+    assert "invalid" not in parse_time_intent("What happened on 2022-02-28?", TODAY).to_dict()

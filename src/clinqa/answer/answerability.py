@@ -42,6 +42,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from clinqa.answer.coverage import variants
+from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
 from clinqa.text.stems import s_stem
@@ -126,6 +127,12 @@ def fold(word: str) -> str:
     return _ISE.sub(lambda m: m.group(1)[0] + "z" + m.group(2), word.replace("ae", "e").replace("oe", "e"))
 
 
+def is_scaffold(word: str) -> bool:
+    """Is ``word`` (lower case) one of the words that say what kind of answer is wanted (:data:`SCAFFOLD`:
+    "dose", "criteria", "components"), or of the same Snowball stem as one?"""
+    return _is_scaffold(word)
+
+
 def _is_scaffold(word: str) -> bool:
     if not _SCAFFOLD_STEMS:
         _SCAFFOLD_STEMS.update(stem(w) for w in SCAFFOLD)
@@ -178,10 +185,13 @@ class KeyTerm:
         return {"text": self.text, "kind": self.kind, "match": self.match, "repaired": self.repaired}
 
 
-def _shown(term: KeyTerm) -> str:
+def shown_name(term: KeyTerm) -> str:
     """How a term is named to the user: with the question's casing ("QXR", "Reye") when the typed word
     is the term, else :attr:`KeyTerm.text` (lower case; a population group, a repaired word)."""
     return term.typed if term.typed and term.typed.lower() == term.text else term.text
+
+
+_shown = shown_name
 
 
 @dataclass
@@ -191,7 +201,9 @@ class Answerability:
     ``complete_in`` is the index of the first passage that mentions every key term (None when none
     does or the question has no key term). ``focused``: the indices of the passages that mention every
     key term whose absence would be decisive (:func:`is_decisive`: the drug, condition, population,
-    quantity or abbreviation asked about), in passage order, or all but one of them when there are
+    quantity or abbreviation asked about; or, when no passage does and the question is a story of
+    several sentences, those of the sentence that asks: :func:`asked_sentence`), in passage order, or
+    all but one of them when there are
     three or more (a scientific question names more than its answering sentence repeats: with no slack,
     4 of 200 BioASQ dev answers lost their exact answer); empty when the question has no such term or
     no passage qualifies. ``apart``: the decisive terms when there are two or more, every key term is
@@ -200,7 +212,9 @@ class Answerability:
     neighbouring topic). ``covered``: per key term (its text), the indices of the passages that mention it
     or one of its alternatives ("dominant or recessive"). ``prevented``: the missing terms (their text)
     that the passages name only as something to prevent, in a question about treating it
-    (:func:`prevention_masked`)."""
+    (:func:`prevention_masked`). ``background``: in a question of several sentences, the key terms
+    (their text) outside the sentence that asks (:func:`asked_sentence`), populations excepted: the
+    patient's story; missing, they warn instead of refusing."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -210,6 +224,7 @@ class Answerability:
     apart: list[str] = field(default_factory=list)
     covered: dict[str, list[int]] = field(default_factory=dict)
     prevented: list[str] = field(default_factory=list)
+    background: list[str] = field(default_factory=list)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -218,7 +233,8 @@ class Answerability:
         question's key terms, every one of them is decisive, even the kind of thing asked for: "What
         injuries did the patient have from the fall?" is not answered from a note that never mentions an
         injury (the key-term test found only "injuries"; "fall" is common English)."""
-        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))]
+        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))
+               and t.text not in self.background]
         if not out and self.missing and len(self.missing) == len(self.key_terms):
             return list(self.missing)
         return out
@@ -302,7 +318,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if any(t.text == w for t in out):
             continue
         repaired = None
-        if vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w:
+        if (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
+                and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
             repaired = vocabulary.repair(w)
             if repaired is not None and zipf(w) >= REPAIR_BELOW_ZIPF and stem(repaired) != stem(w):
                 repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
@@ -692,6 +709,21 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
             decisive.append(t.text)
     slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
     focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in decisive) <= slack] if decisive else []
+    asked = asked_sentence(question)
+    background: list[str] = []
+    if decisive and asked:
+        # a vignette ("... type 2 diabetes on metformin ... What dose of apixaban should she be on?"): the
+        # story's drugs, conditions and numbers are background (a population stays decisive wherever it
+        # is); they only warn when missing, and the sentence that asks says what must be answered
+        low = asked.lower()
+        own = [t.text for t in terms if t.text in decisive and (t.kind == "population" or any(
+            re.search(r"(?<![\w-])" + re.escape(f.lower()) + r"(?![\w-])", low) for f in (t.text, t.typed) if f))]
+        if own and len(own) < len(decisive):
+            background = [t for t in decisive if t not in own]
+            decisive = own
+            if not focused:  # no passage names every drug and condition of the story
+                slack = 0 if len(own) <= 2 else 1
+                focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in own) <= slack]
     # each decisive term is in some passage, but no passage has them together: a neighbouring topic
     # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
     # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
@@ -700,7 +732,19 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                          and TREATMENT_QUESTION.search(question)) else []
     covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
-                         [t.text for t in missing if t.text in prevented])
+                         [t.text for t in missing if t.text in prevented],
+                         [t.text for t in terms if t.text in background or (
+                             background and t.text not in decisive and not is_decisive(t, True))])
+
+
+def asked_sentence(question: str) -> str:
+    """The sentence of a question of several sentences that asks (the last one ending with "?"), or
+    ``""`` when the question is one sentence or none of them ends with "?" ("My mum is 82 ... What dose of
+    apixaban should she be on?" -> "What dose of apixaban should she be on?")."""
+    parts = [p.strip() for p in re.split(r"(?<=[.?!])\s+", question.strip()) if p.strip()]
+    if len(parts) < 2:
+        return ""
+    return next((p for p in reversed(parts) if p.endswith("?")), "")
 
 
 #: a question about preventing something: its passages may name the condition as something to prevent

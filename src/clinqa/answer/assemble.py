@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 NOT_COVERED = "The documents do not cover this question."
 NO_MATCH = "No passage matched the question under the applied filters."
 NO_QUOTE = "The passages found contain no sentence that answers this question."
+NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
 MODEL_REFUSED = "The language model found that the passages found do not answer this question."
 
 
@@ -303,6 +304,18 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
+def no_dose_reason(question: str, text: str) -> str:
+    """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
+    quoted answer ``text`` states no amount with a dose unit ("Ceftriaxone or cefotaxime is recommended."
+    for a ceftriaxone dose): :data:`NO_DOSE`; ``""`` when the question asks for no dose or the answer
+    has one (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "2 g", "0.9 mg/kg", "30 mL/kg")."""
+    from clinqa.answer.extractive import DOSE_AMOUNT, DOSE_QUESTION
+
+    if not text or not DOSE_QUESTION.search(question) or DOSE_AMOUNT.search(text):
+        return ""
+    return NO_DOSE
+
+
 def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 0) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
     (:func:`clinqa.answer.extractive.extract_answer`), or the :data:`NO_QUOTE` refusal when it quoted
@@ -312,8 +325,14 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 
     (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`)."""
     if not ext.text:
         return refusal(draft, NO_QUOTE, related(draft.hits, n_topics))
+    no_dose = no_dose_reason(draft.question, ext.text)
+    if no_dose:  # a dose question answered without an amount is no answer
+        return refusal(draft, no_dose, related(draft.hits, n_topics))
+    from clinqa.answer.answerability import is_scaffold
+
     cited = {c.chunk_id for c in ext.citations}
-    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], list(rare),
+    asked = [w for w in rare if not is_scaffold(w)]  # "components", "criteria": the kind of answer, not its topic
+    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], asked,
                                  term_matches)
     if unmentioned:
         draft.warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)

@@ -58,14 +58,16 @@ def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_B
     occurs, counted up to ``cap`` (a cheap document frequency: 0 = never mentioned, below
     ``cap`` = a specific, rare word such as a drug name).
 
-    A hyphenated word counts by its rarest part ("beta-blocker"); a word also matches its
+    A hyphenated word counts by its rarest part ("beta-blocker"; one-letter parts left out: "T-score"
+    counts by "score"); a word also matches its
     irregular plural/singular ("woman" / "women"). One full-text lookup per distinct word and
     variant, run concurrently (:mod:`clinqa.retrieval.pool`).
     """
     def count(text: str) -> int:
         return store.count_matches(text, cap, filters)  # LanceDB: ids only, ~3x cheaper than full BM25 hits
 
-    plan = {term: [p for p in word_parts(term) if p not in STOPWORDS] or [term]
+    # a one-letter part is no word the index keeps ("T-score": counted by "score")
+    plan = {term: [p for p in word_parts(term) if p not in STOPWORDS and len(p) >= 2] or [term]
             for term in content_terms(question)}
     lookups = list(dict.fromkeys(v for parts in plan.values() for p in parts for v in variants(p)))
     found = dict(zip(lookups, run_all([lambda v=v: count(v) for v in lookups]), strict=True))

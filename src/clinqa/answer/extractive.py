@@ -116,8 +116,9 @@ _NUMBER = re.compile(r"\d")
 DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 #: a question asking for a dose, and an amount with a dose unit
 DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
-_DOSE = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
-                   re.IGNORECASE)
+DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
+                         re.IGNORECASE)
+_DOSE = DOSE_AMOUNT
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 #: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")

@@ -119,6 +119,7 @@ def search(
     no --patient was given, that notes are searched only with --patient); exit code 0."""
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    pipe.require_store()
     pipe.warm_up()
     res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)
     rows = _hit_rows(res)

@@ -113,6 +113,8 @@ def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool =
         lines += _wrap(", ".join(f"{k}={v}" for k, v in applied.items()), w, "Filters: ")
     if ans.get("time_filter"):
         lines += _wrap(ans["time_filter"], w, "Time filter read from the question: ")
+    if ans.get("query_repair"):  # a repaired word changes what was searched: say so beside the question
+        lines += _wrap(", ".join(f"'{a}' as '{b}'" for a, b in ans["query_repair"].items()), w, "Searched: ")
     lines.append("")
     if ans["refused"]:
         lines += _wrap(refusal_sentence(ans), w, "Not answered: ")

@@ -321,6 +321,16 @@ def _suffix_regex(suffixes: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(r"(?<![A-Za-z0-9])([A-Za-z]{2,}(?:" + alt + r"))(?:e?s)?(?![A-Za-z0-9])", re.IGNORECASE)
 
 
+def names_a_class_member(word: str) -> bool:
+    """Does ``word`` end like a member of a drug class of the table (its INN suffix: "dapagliflozin"
+    -gliflozin, "lisinopril" -pril), and is it not one of the class's false friends ("April")? A word
+    that does is a drug's name, never a misspelling of another drug ("dapagliflozin" is not a typo of
+    "empagliflozin")."""
+    low = word.lower()
+    return any(e.suffixes and low not in set(e.false_friends) and _suffix_regex(e.suffixes).fullmatch(low)
+               for e in TABLE if e.kind == "class")
+
+
 def term_matches(term: str, text: str) -> bool:
     """True when ``text`` mentions ``term`` or any of its :func:`equivalents`, or a word that a class
     suffix rule reached from ``term`` makes a member ("ACE inhibitor" matches "lisinopril", "statin"

@@ -56,7 +56,9 @@ from typing import Any
 class TimeIntent:
     """Year bounds (inclusive, ``None`` = open), a recency flag and the text they came from.
     ``undated`` is the phrase of year bounds that were read but not applied, because no document
-    searched carries a year (:meth:`clinqa.pipeline.Pipeline.time_intent`); empty otherwise."""
+    searched carries a year (:meth:`clinqa.pipeline.Pipeline.time_intent`); empty otherwise.
+    ``date_min`` / ``date_max``: whole-date bounds (ISO); ``invalid``: the text of a date that is none
+    ("2022-02-30"), which filters nothing."""
 
     year_min: int | None = None
     year_max: int | None = None
@@ -65,6 +67,7 @@ class TimeIntent:
     undated: str = ""
     date_min: str | None = None
     date_max: str | None = None
+    invalid: str = ""
 
     @property
     def has_dates(self) -> bool:
@@ -102,7 +105,7 @@ class TimeIntent:
         """``{"year_min", "year_max", "recency", "phrase"}`` (and ``"undated"``, ``"date_min"``,
         ``"date_max"`` when set), JSON-ready."""
         d = asdict(self)
-        for key in ("undated", "date_min", "date_max"):
+        for key in ("undated", "date_min", "date_max", "invalid"):
             if not d[key]:
                 del d[key]
         return d
@@ -212,8 +215,9 @@ _DATE_BOUND = _rx(r"\b(since|from|after|as\s+of|starting|before|until|till|up\s+
                   r"\s+(?:the\s+)?$")
 
 
-def _dates(question: str) -> list[tuple[int, int, datetime.date]]:
-    """``(start, end, date)`` of each whole date in ``question``, in order (impossible dates skipped)."""
+def _dates(question: str, invalid: list[str] | None = None) -> list[tuple[int, int, datetime.date]]:
+    """``(start, end, date)`` of each whole date in ``question``, in order; an impossible one
+    ("2022-02-30") is skipped and its text appended to ``invalid`` when given."""
     out: list[tuple[int, int, datetime.date]] = []
     for rx, order in _DATES:
         for m in rx.finditer(question):
@@ -226,6 +230,8 @@ def _dates(question: str) -> list[tuple[int, int, datetime.date]]:
                 else:
                     d = datetime.date(int(g[2]), _MONTHS[g[0][:3].lower()], int(g[1]))
             except ValueError:
+                if invalid is not None:
+                    invalid.append(m.group(0))
                 continue
             if all(m.end() <= s or m.start() >= e for s, e, _ in out):
                 out.append((m.start(), m.end(), d))
@@ -267,7 +273,8 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     if not isinstance(question, str) or not question.strip():
         return TimeIntent()
     found: list[tuple[int, int, int | None, int | None]] = []  # (start, end, year_min, year_max)
-    dates = _dates(question)
+    bad: list[str] = []
+    dates = _dates(question, bad)
     date_min = date_max = None
     date_entry = None
     if dates:  # whole dates: the day (or a range of days), and its years as year bounds
@@ -312,4 +319,4 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     if date_entry is not None and date_entry not in found:
         date_min = date_max = None  # contradicting bounds: an earlier expression won over the dates
     return TimeIntent(year_min=lo, year_max=hi, recency=rec is not None, phrase=phrase, date_min=date_min,
-                      date_max=date_max)
+                      date_max=date_max, invalid="; ".join(bad))

@@ -329,6 +329,8 @@ class LanceStore(Store):
         table version come from a small cache (the dense and BM25 lists of one question overlap, and
         popular passages recur); the rest are read in one take by row id, or by chunk id if the rows
         moved (compaction by another process) since the ids were read."""
+        if not ids or self._table is None:  # nothing found, or no table yet (an empty store)
+            return {}
         version = int(self._table.version)
         with self._rows_lock:
             if version != self._rows_version:

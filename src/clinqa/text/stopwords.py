@@ -35,8 +35,9 @@ whom whose why will with within without won would wouldn yes yet you your yours 
 yourselves tell know want say said says anyone someone something thing things way ways long
 since latest last past recent recently current currently newest today year years month months
 week weeks day days decade decades ago two three four five six seven eight nine ten patient
-patients patient's
-""".split())  # the second block: time words (read by clinqa.retrieval.temporal) and "patient"
+patients patient's happen happens happened occur occurs occurred
+""".split())  # the second block: time words (read by clinqa.retrieval.temporal), "patient" and what a question
+# about a time asks of it ("What happened on 2022-04-18?")
 
 #: function words and evidence-talk words of a generated sentence (claim content words are what is left)
 CLAIM_STOP_WORDS = frozenset("""
