@@ -248,3 +248,14 @@ def test_a_question_without_a_patient_to_a_store_with_notes_says_where_notes_are
     # with a patient: no hint
     ans = npipe.ask(f"When was {drug} started?", npipe.filters(patient_id="P0001"))
     assert PATIENT_HINT not in ans.warnings
+
+
+def test_a_patients_answer_reads_oldest_note_first(tmp_path: Path) -> None:
+    """Found by a new user: "When was empagliflozin started?" quoted the 2023 "continued" note before the 2022
+    "Added empagliflozin" one; a patient's quotes now follow the record's order."""
+    p = Pipeline(Settings(data_dir=tmp_path / "store"))
+    assert p.ingest([REPO / "bench" / "notes" / "repro.jsonl"], progress=False).failed == []
+    ans = p.ask("When was empagliflozin started?", p.filters(patient_id="P-B"))
+    dates = [str(c.note_date) for c in ans.citations]
+    assert not ans.refused and len(dates) >= 2 and dates == sorted(dates)
+    assert ans.answer.splitlines()[0].startswith("Added empagliflozin 10 mg daily.")

@@ -31,7 +31,7 @@ from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.calibration import find_calibration, resolve_threshold
 from clinqa.answer.coverage import RARE_BELOW, term_counts
-from clinqa.answer.extractive import embedding_texts, fitting_hits, has_qualifiers, with_siblings
+from clinqa.answer.extractive import embedding_texts, fitting_hits, has_qualifiers, heading_context, with_siblings
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.model import Document
@@ -607,6 +607,10 @@ class Pipeline:
         scope = "patient" if filters.patient_id is not None else "reference"
         gate, (max_zipf, related_min) = self.gate(scope), self.gate_params(scope)
         first = gate.decide(result, missing, s.unknown_terms)
+        if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
+            pool = fitting_hits(result.hits, asked, len(result.hits))
+            context = heading_context(asked, pool, context, lambda h: not self.answerability(
+                asked, [h], max_zipf, filters, depth=1).decisive)
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
         timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
                                      and not check.key_terms)
@@ -634,7 +638,8 @@ class Pipeline:
             answer = self._refusal(draft, decided, asked, intent.phrase, gate, missing, max_zipf, related_min)
         else:
             t1 = time.perf_counter()
-            quoted = with_siblings(assemble.quotable(context, check, s.context_chunks), asked, self.store.get_chunks)
+            quoted = with_siblings(assemble.quotable(context, check, max(s.context_chunks, len(context))), asked,
+                                   self.store.get_chunks)
             if timed and (check is None or not check.key_terms):
                 # a question about a time and nothing else ("What happened in 2023?"): the notes of that
                 # time are the answer, quoted oldest first, every sentence, up to the answer's word budget
@@ -643,6 +648,9 @@ class Pipeline:
                 ext = extract_answer(result.query_vector, quoted, self.unit_encoder, max_sentences=12,
                                      min_score=-1.0, question=asked, max_hits=len(quoted))
             else:
+                if filters.patient_id is not None:  # a patient's notes read oldest first, as the record runs
+                    order = {id(h): i for i, h in enumerate(quoted)}
+                    quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or ""), order[id(h)]))
                 ext = extract_answer(result.query_vector, quoted, self.unit_encoder, s.max_sentences,
                                      s.min_sentence_score, question=asked, max_hits=len(quoted))
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
@@ -737,7 +745,12 @@ class Pipeline:
         t0 = time.perf_counter()
         counts = {} if self.settings.answer.unknown_terms == "ignore" else term_counts(self.store, asked, filters)
         timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
-        return [t for t, n in counts.items() if n == 0], [t for t, n in counts.items() if 0 < n < RARE_BELOW]
+        from clinqa.answer.answerability import misspelt_common_word
+        from clinqa.answer.coverage import typo_of_stopword
+
+        # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
+        return ([t for t, n in counts.items() if n == 0 and not misspelt_common_word(t) and not typo_of_stopword(t)],
+                [t for t, n in counts.items() if 0 < n < RARE_BELOW])
 
     def _key_terms(self, asked: str, context: Sequence[Any], timings_ms: dict[str, float], max_zipf: float,
                    filters: Filters) -> Answerability | None:
@@ -747,7 +760,7 @@ class Pipeline:
         if self.settings.answer.key_terms == "ignore" or not context:
             return None
         t0 = time.perf_counter()
-        check = self.answerability(asked, context, max_zipf, filters)
+        check = self.answerability(asked, context, max_zipf, filters, depth=max(len(context), 1))
         timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
         return check
 

@@ -718,3 +718,16 @@ def test_a_drug_name_is_never_repaired_into_another_drug():
     assert {t.text: t.repaired for t in key_terms("apixiban dose", v)}["apixiban"] == "apixaban"
     assert {t.text: t.repaired for t in key_terms("When was empaglifozin started?", v)}["empaglifozin"] == (
         "empagliflozin")
+
+
+def test_a_combination_product_is_one_key_term():
+    """Found by a new user: "starting dose of sacubitril/valsartan" also quoted the valsartan (ARB) row: the two
+    names were two key terms, and with three decisive terms one may be missing from a focused passage."""
+    assert terms("What is the starting dose of sacubitril/valsartan in HFrEF?") == [
+        ("sacubitril/valsartan", "phrase", "sacubitril/valsartan"), ("hfref", "specific", "hfref")]
+    assert terms("Is it and/or 1 mg/kg?") == [("1 mg", "quantity", "1")]  # no drug names around the slash
+    q = "What is the starting dose of sacubitril/valsartan in HFrEF?"
+    passages = ["Starting dose: 24/26 mg (sacubitril/valsartan) twice daily in HFrEF.",
+                "ARB in HFrEF: valsartan starting dose 20-40 mg twice daily.",
+                "ARNI in HFrEF: sacubitril-valsartan is preferred."]
+    assert check(q, passages).focused == [0, 2]

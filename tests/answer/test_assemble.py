@@ -239,3 +239,5 @@ def test_a_dose_question_answered_without_an_amount_is_refused():
     # not a dose question: nothing to check
     assert no_dose_reason("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
     assert no_dose_reason(q, "") == ""
+    # a count of doses is not an amount (BioASQ: "How many doses of Vaxchora are required?")
+    assert no_dose_reason("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""

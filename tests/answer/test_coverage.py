@@ -69,3 +69,10 @@ def test_unmentioned_in_reads_synonyms_and_class_members_with_a_matcher() -> Non
     # a false "do not mention 'hba1c'" beside "A1C" and "'anticoagulant'" beside warfarin (new-user helper)
     assert unmentioned_in(texts, ["hba1c", "anticoagulant", "apixaban"]) == ["hba1c", "anticoagulant", "apixaban"]
     assert unmentioned_in(texts, ["hba1c", "anticoagulant", "apixaban"], term_matches) == ["apixaban"]
+
+
+def test_a_swapped_stop_word_is_a_typo_not_a_missing_word() -> None:
+    from clinqa.answer.coverage import typo_of_stopword
+
+    assert typo_of_stopword("waht") and typo_of_stopword("hwo") and typo_of_stopword("teh")
+    assert not typo_of_stopword("what") and not typo_of_stopword("warfarin") and not typo_of_stopword("ckd")

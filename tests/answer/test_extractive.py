@@ -192,7 +192,7 @@ def test_a_row_is_named_by_the_head_of_its_label() -> None:
     # the named row beats the notes sentence ranked above it, and the ET row is not quoted
     assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg. [1]"
     ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates",
-                         cell_bonus=0.0)
+                         cell_bonus=0.0, heading_bonus=0.0)  # neither the named row nor the "Dosing" heading
     assert [c.chunk_id for c in ext.citations] == ["n#notes#0"]
 
 
@@ -383,7 +383,10 @@ def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> N
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("t#alg#0", FLOW, 1, ["Algorithm"])], enc,
                          max_sentences=1, question="At what ICP should treatment start?")
-    assert ext.text == "Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures? [1]"
+    # a flowchart is quoted whole: a decision without its branch, or a branch without its decision, says
+    # something else (new-user helper: "Normovolemic? -> No bolus" quoted without "Begin LR at 1.5 mL/kg/hr")
+    assert ext.text == ("Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures?; "
+                        "Bifrontal DC is NOT recommended [Level IIA] [1]")
 
 
 def test_questions_that_ask_for_a_list() -> None:
@@ -469,3 +472,41 @@ def test_a_plural_states_the_qualifier_too():
     names = [q[0] for q in _qualifiers("First-line treatment for CAP in outpatients without comorbidities?")]
     assert names == ["without comorbidities", "first-line", "outpatient"]
     assert "adults" in [q[0] for q in _qualifiers("Dose for an adult with CAP?")]
+
+
+def test_a_passage_filed_under_the_kind_of_answer_asked_for_joins_the_context_and_is_preferred() -> None:
+    """Found by a new user: "What is the epinephrine dose in neonatal resuscitation?" quoted limitations and the
+    ET dose; the "Epinephrine > Dosing" table (IV 0.01-0.03 mg/kg) was the sixth passage, one past the five
+    an answer may quote."""
+    from clinqa.answer.extractive import heading_context, heading_kinds
+
+    assert heading_kinds("What is the epinephrine dose in neonatal resuscitation?") >= {"dosing", "dose"}
+    assert heading_kinds("How is acute kidney injury staged?") == {"staging", "stages"}
+    assert heading_kinds("Is apixaban safe in pregnancy?") == frozenset()
+    ctx = [chunk_hit(f"n#a#{i}", "Epinephrine is rarely needed.", i + 1, ["NRP", "Epinephrine", h])
+           for i, h in enumerate(["Administration", "Limitations"])]
+    dosing = chunk_hit("n#d#0", "| Route | Dose |\n|---|---|\n| IV | 0.01-0.03 mg/kg |", 6,
+                       ["NRP", "Epinephrine", "Dosing"])
+    other = chunk_hit("v#d#0", "| Route | Dose |\n|---|---|\n| IV | 10 mL/kg |", 7, ["NRP", "Volume", "Dosing"])
+    q = "What is the epinephrine dose in neonatal resuscitation?"
+    assert heading_context(q, [*ctx, dosing, other], ctx) == [*ctx, dosing]
+    assert heading_context(q, [*ctx, dosing, other], ctx, names=lambda h: h is other) == [*ctx, other]
+    assert heading_context("Is epinephrine needed?", [*ctx, dosing], ctx) == ctx  # no kind asked for
+    assert heading_context(q, [dosing, *ctx], [dosing, *ctx]) == [dosing, *ctx]  # already there
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [*ctx, dosing], enc, max_sentences=1, question=q)
+    assert ext.text == "Route: IV; Dose: 0.01-0.03 mg/kg. [1]"
+
+
+def test_a_long_flowchart_falls_back_to_the_steps_picked() -> None:
+    """A flowchart is quoted whole, but one longer than the answer's word budget gives way to the steps the
+    scores picked (held-out h014: "DELAY insulin until K+ > 3.5 mmol/L" was lost behind a 190-word tree)."""
+    steps = "\n".join(f"  --> Step {i}: reassess fluids and glucose every hour, adjust the rate as needed?"
+                      for i in range(12))
+    tree = "DKA patient\n  --> Check potassium: DELAY insulin until K+ > 3.5 mmol/L\n" + steps
+    enc = FlatEncoder()
+    hits = [chunk_hit("d#s#0", "Potassium falls by 1-2 mmol/L once insulin starts.", 1, ["DKA"]),
+            chunk_hit("d#t#0", tree, 2, ["DKA", "Algorithm"])]
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=2, max_words=60,
+                         question="potassium level below which insulin is delayed in DKA")
+    assert "DELAY insulin until K+ > 3.5 mmol/L" in ext.text and "Step 11" not in ext.text

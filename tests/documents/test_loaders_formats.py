@@ -562,6 +562,26 @@ def test_notes_jsonl(tmp_path: Path) -> None:
     assert second.title == "Discharge summary" and second.note_date == date(2024, 4, 1)
 
 
+def test_notes_jsonl_names_every_bad_line_and_loads_none(tmp_path: Path) -> None:
+    """Found by a new user: a notes file with a bad date on line 1 and broken JSON on line 2 reported only
+    line 1; fixing it and re-running then failed on line 2. Every bad line is named at once."""
+    from clinqa.errors import LoadError
+
+    good = {"patient_id": "P1", "note_id": "N3", "date": "2024-01-02", "note_type": "clinic", "text": "Well."}
+    path = tmp_path / "notes.jsonl"
+    path.write_text(json.dumps({**good, "note_id": "N1", "date": "2024-13-01"}) + "\n{not json\n"
+                    + json.dumps(good) + "\n[1, 2]\n", encoding="utf-8")
+    with pytest.raises(LoadError) as err:
+        load_file(path)
+    reason = err.value.reason
+    assert reason.startswith("3 bad lines: line 1: ")
+    assert "line 2: invalid JSON" in reason and "line 4: expected a JSON object, got list" in reason
+    # one bad line reads as before
+    path.write_text(json.dumps(good) + "\n{not json\n", encoding="utf-8")
+    with pytest.raises(LoadError, match=r": line 2: invalid JSON \("):
+        load_file(path)
+
+
 def test_notes_csv(tmp_path: Path) -> None:
     path = tmp_path / "notes.csv"
     path.write_text(

@@ -147,6 +147,8 @@ NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "O
                                "FDA", "EMA", "MHRA"})
 
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
+#: two drug names joined by a slash: one combination product ("sacubitril/valsartan")
+_COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{3,})(?![\w/-])")
 _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
 
@@ -277,6 +279,14 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if ph and ph in q and all(t.text != ph for t in out):
             out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
             taken.update(words_of(ph))
+    for m in _COMBINATION.finditer(question):
+        # "sacubitril/valsartan", "amoxicillin/clavulanate": one product; valsartan alone is another drug
+        a, b = m.group(1), m.group(2)
+        if min(zipf(a.lower()), zipf(b.lower())) < max_zipf and max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
+            combo = f"{a.lower()}/{b.lower()}"
+            if all(t.text != combo for t in out):
+                out.append(KeyTerm(combo, "phrase", combo, typed=m.group(0)))
+                taken.update({a.lower(), b.lower()})
     for m in _QUANTITY.finditer(question):
         num = m.group(1).replace(",", ".")
         if all(t.match != num for t in out):
@@ -533,6 +543,8 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
         cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
     else:
         cands = [term.match, term.text, *variants(term.match)]
+    if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
+        cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
     if equivalents is not None:
         for c in list(cands):
             cands.extend(equivalents(c))

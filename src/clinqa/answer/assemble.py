@@ -309,10 +309,10 @@ def no_dose_reason(question: str, text: str) -> str:
     quoted answer ``text`` states no amount with a dose unit ("Ceftriaxone or cefotaxime is recommended."
     for a ceftriaxone dose): :data:`NO_DOSE`; ``""`` when the question asks for no dose or the answer
     has one (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "2 g", "0.9 mg/kg", "30 mL/kg")."""
-    from clinqa.answer.extractive import DOSE_AMOUNT, DOSE_QUESTION
+    from clinqa.answer.extractive import COUNT_QUESTION, DOSE_AMOUNT, DOSE_QUESTION
 
-    if not text or not DOSE_QUESTION.search(question) or DOSE_AMOUNT.search(text):
-        return ""
+    if not text or not DOSE_QUESTION.search(question) or COUNT_QUESTION.search(question) or DOSE_AMOUNT.search(text):
+        return ""  # "How many doses of Vaxchora are required?" asks a count, not an amount
     return NO_DOSE
 
 

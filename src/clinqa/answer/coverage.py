@@ -79,6 +79,13 @@ def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:
     return [t for t, n in term_counts(store, question, filters, cap=1).items() if n == 0]
 
 
+def typo_of_stopword(word: str) -> bool:
+    """Is ``word`` (lower case) a question stop word with two adjacent letters swapped ("waht" for
+    "what", "hwo" for "how")? Such a word is a typo, not a content word the corpus lacks."""
+    return word not in STOPWORDS and any(
+        word[:i] + word[i + 1] + word[i] + word[i + 2:] in STOPWORDS for i in range(len(word) - 1))
+
+
 def unmentioned_in(texts: list[str], terms: list[str],
                    matcher: Callable[[str, str], bool] | None = None) -> list[str]:
     """Those ``terms`` (or their irregular variants) that appear in none of ``texts``, matched

@@ -487,6 +487,49 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     return out
 
 
+#: what a question asks for (its cue) -> the section headings that hold that kind of answer: a guideline files
+#: a dose under "Dosing", a duration under "Treatment Duration", a staging table under "AKI Staging"
+HEADING_KINDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\b(?:doses?|dosing|dosage|how much|regimens?)\b", re.IGNORECASE),
+     frozenset({"dose", "doses", "dosing", "dosage", "regimen", "regimens"})),
+    (re.compile(r"\b(?:how long|duration)\b", re.IGNORECASE), frozenset({"duration"})),
+    (re.compile(r"\b(?:staged?|stages|staging)\b", re.IGNORECASE), frozenset({"staging", "stages"})),
+    (re.compile(r"\b(?:targets?|goals?)\b", re.IGNORECASE), frozenset({"target", "targets", "goal", "goals"})),
+    (re.compile(r"\b(?:criteria|components?|include|includes)\b", re.IGNORECASE),
+     frozenset({"criteria", "components"})),
+    (re.compile(r"\bcontraindicat", re.IGNORECASE), frozenset({"contraindications"})),
+)
+
+
+def heading_kinds(question: str) -> frozenset[str]:
+    """The heading words that name the kind of answer ``question`` asks for (:data:`HEADING_KINDS`;
+    empty when it asks for none of them): "What is the epinephrine dose ...?" -> dose, dosing, dosage, ..."""
+    return frozenset().union(*(words for cue, words in HEADING_KINDS if cue.search(question)))
+
+
+def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
+                    names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
+    """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
+    whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
+    Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
+    limitations and administration notes) and that ``names`` accepts (it names what the question is about),
+    when no passage of ``context`` has such a heading. The hits are not re-ranked: the added one comes last.
+    Unchanged when the question asks for no such kind."""
+    kinds = heading_kinds(question)
+    if not kinds:
+        return context
+
+    def headed(h: Retrieved) -> bool:
+        last = h.chunk.section_path[-1] if h.chunk.section_path else ""
+        return bool(kinds & set(words_of(last.lower())))
+
+    if any(headed(h) for h in context):
+        return context
+    have = {h.chunk.chunk_id for h in context}
+    extra = next((h for h in hits if h.chunk.chunk_id not in have and headed(h) and names(h)), None)
+    return context if extra is None else [*context, extra]
+
+
 def has_qualifiers(question: str) -> bool:
     """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
     adults, children, acute ...; :data:`OPPOSITES`)?"""
@@ -651,6 +694,7 @@ def extract_answer(
     max_hits: int = 5,
     qualifier_bonus: float = 0.15,
     cell_bonus: float = 0.15,
+    heading_bonus: float = 0.15,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -659,7 +703,9 @@ def extract_answer(
     from the first ``max_hits`` hits whose section path does not state the opposite of a qualifier of
     the question (all hits in retrieval order when none fits).
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
-    else computed. Returns an empty text when the hits hold no quotable unit.
+    else computed. A unit whose passage's last heading names the kind of answer asked for
+    (:func:`heading_kinds`: "Dosing" for a dose) gains ``heading_bonus``. Returns an empty text when the
+    hits hold no quotable unit.
     """
     quals = _qualifiers(question) if question else []
     hits = fitting_hits(hits, question, max_hits)
@@ -688,6 +734,11 @@ def extract_answer(
         return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
 
     keep = [(hi, u) for hi, u in units if usable(hi, u)]
+    flows = {(hi, u.group) for hi, u in keep if u.flow}
+    if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole (below)
+        kept = {id(u) for _, u in keep}
+        keep = [(hi, u) for hi, u in units if id(u) in kept
+                or (u.flow and (hi, u.group) in flows and usable(hi, u, need_overlap=False))]
     if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
         keep = [(hi, u) for hi, u in units if usable(hi, u, need_overlap=False)]
     if not keep:
@@ -708,6 +759,11 @@ def extract_answer(
     if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
         scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
                                     for hi, u in keep], dtype=np.float32)
+    kinds = heading_kinds(question) if question else frozenset()
+    if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
+        filed = [bool(kinds & set(words_of(hits[hi].chunk.section_path[-1].lower())))
+                 if hits[hi].chunk.section_path else False for hi, _ in keep]
+        scores = scores + np.array([heading_bonus if f else 0.0 for f in filed], dtype=np.float32)
     listing = wants_list(question)
     if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
@@ -739,21 +795,28 @@ def extract_answer(
             break
         seen.add(key)
         chosen.append(i)
-    if listing:  # criteria / components / steps: the whole list or table
-        lists = {(keep[i][0], keep[i][1].group) for i in chosen if keep[i][1].kind != "sentence"}
+    # criteria / components / steps: the whole list or table; a flowchart always whole (a branch without
+    # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
+    lists = {(keep[i][0], keep[i][1].group) for i in chosen
+             if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow)}
+    picked = set(chosen)  # a flowchart too long for the answer falls back to its steps picked here
+    if lists:
         for hi, grp in lists:
             members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
             chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
-    chosen = _within_budget(list(dict.fromkeys(chosen)), keep, scores, cell_text, max_words)
+    chosen = _within_budget(list(dict.fromkeys(chosen)), keep, scores, cell_text, max_words,
+                            {i for i in picked if keep[i][1].flow and not listing})
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
     return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words)
 
 
 def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
-                   cell_text: dict[int, str | None], max_words: int) -> list[int]:
+                   cell_text: dict[int, str | None], max_words: int, fallback: set[int] | None = None) -> list[int]:
     """The chosen units (indices into ``keep``) that fit ``max_words``, taken best score first: a list or
     table (its items and rows, one hit's group) as a whole at its best member's score, a sentence alone.
-    The best one is always kept (the text then stops with "more in [n]"). The answer is shown in
+    The best one is always kept (the text then stops with "more in [n]"); a group that does not fit is
+    replaced by its members in ``fallback`` when those fit (a long flowchart by the steps the scores
+    picked). The answer is shown in
     passage order afterwards, so without this the first-ranked passage's long list would crowd out a
     better-scoring table from the third passage."""
     groups: dict[tuple[int, int], list[int]] = {}
@@ -762,12 +825,18 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
         groups.setdefault((hi, u.group) if u.kind != "sentence" else (hi, -1 - i), []).append(i)
     out: list[int] = []
     words = 0
+
+    def size(g: list[int]) -> int:
+        return len(keep[g[0]][1].intro.split()) + sum(len((cell_text.get(i) or keep[i][1].full).split()) for i in g)
+
     for g in sorted(groups.values(), key=lambda g: -max(float(scores[i]) for i in g)):
-        n = len(keep[g[0]][1].intro.split()) + sum(len((cell_text.get(i) or keep[i][1].full).split()) for i in g)
-        if out and words + n > max_words:
-            continue
+        if out and words + size(g) > max_words:
+            part = [i for i in g if i in (fallback or set())]  # a flowchart's own picked steps, when it is long
+            if not part or part == g or words + size(part) > max_words:
+                continue
+            g = part
         out.extend(g)
-        words += n
+        words += size(g)
     return out
 
 

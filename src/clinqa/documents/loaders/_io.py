@@ -185,12 +185,14 @@ def read_text(path: Path, max_bytes: int | None = None) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(path: Path, errors: list[str] | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Stream a JSON Lines file as ``(line_number, object)`` pairs, skipping blank lines.
 
     Raises LoadError: "empty file", "line N: invalid UTF-8 ...", "line N: binary content ...",
     "line N: invalid JSON (...)", "line N: expected a JSON object, got list",
-    "line N: line too long", "no records (only blank lines)".
+    "line N: line too long", "no records (only blank lines)". With ``errors``, a line that is not a JSON
+    object ("invalid JSON", "expected a JSON object") is skipped and its message appended there instead,
+    so a caller can report every bad line at once.
     """
     size = _stat_size(path)
     if size == 0:
@@ -221,14 +223,24 @@ def iter_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                     _check_surrogates(path, obj, prefix)
             except json.JSONDecodeError as exc:
                 at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
-                raise LoadError(path, f"{prefix}invalid JSON ({exc.msg}{at} column {exc.colno})") from None
+                problem = f"{prefix}invalid JSON ({exc.msg}{at} column {exc.colno})"
+                if errors is None:
+                    raise LoadError(path, problem) from None
+                errors.append(problem)
+                continue
             except RecursionError:
-                raise LoadError(path, f"{prefix}invalid JSON (nested too deeply)") from None
+                if errors is None:
+                    raise LoadError(path, f"{prefix}invalid JSON (nested too deeply)") from None
+                errors.append(f"{prefix}invalid JSON (nested too deeply)")
+                continue
             if not isinstance(obj, dict):
-                raise LoadError(path, f"{prefix}expected a JSON object, got {type(obj).__name__}")
+                if errors is None:
+                    raise LoadError(path, f"{prefix}expected a JSON object, got {type(obj).__name__}")
+                errors.append(f"{prefix}expected a JSON object, got {type(obj).__name__}")
+                continue
             seen = True
             yield line_no, obj
-    if not seen:
+    if not seen and not errors:
         raise LoadError(path, "no records (only blank lines)")
 
 

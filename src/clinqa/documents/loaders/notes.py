@@ -161,9 +161,25 @@ def load(path: Path) -> list[Document]:
     the note date's year, note_type, author_role, source ``"notes"``, title = ``title`` or
     ``"<note_type> note <date>"``. Raises LoadError naming the line for a missing required
     field/column ("line 3: missing required field 'patient_id'"), a bad date, a duplicate
-    note_id, invalid JSON or CSV.
+    note_id, invalid JSON or CSV; in JSON Lines every bad line is named (up to :data:`MAX_REPORTED`:
+    "2 bad lines: line 1: ...; line 2: ..."), and none of the file is loaded.
     """
     seen: set[tuple[str, str]] = set()
     if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        return [_note(path, f"line {n}", rec, seen) for n, rec in iter_jsonl(path)]
+        problems: list[str] = []
+        notes = []
+        for n, rec in iter_jsonl(path, problems):
+            try:
+                notes.append(_note(path, f"line {n}", rec, seen))
+            except LoadError as exc:
+                problems.append(exc.reason)
+        if problems:  # every bad line at once, so one fix-and-retry is enough; nothing of the file is kept
+            more = f" (and {len(problems) - MAX_REPORTED} more)" if len(problems) > MAX_REPORTED else ""
+            raise LoadError(path, f"{len(problems)} bad line{'s' if len(problems) > 1 else ''}: "
+                                  + "; ".join(problems[:MAX_REPORTED]) + more if len(problems) > 1 else problems[0])
+        return notes
     return [_note(path, where, row, seen) for where, row in _csv_rows(path)]
+
+
+#: how many bad lines a failed notes file names
+MAX_REPORTED = 10
