@@ -510,3 +510,20 @@ def test_a_long_flowchart_falls_back_to_the_steps_picked() -> None:
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=2, max_words=60,
                          question="potassium level below which insulin is delayed in DKA")
     assert "DELAY insulin until K+ > 3.5 mmol/L" in ext.text and "Step 11" not in ext.text
+
+
+def test_a_question_about_when_something_happened_prefers_a_unit_with_a_date() -> None:
+    """BioASQ: "When did delafloxacin receive its first approval ...?" quoted its potency, not "in June 2017
+    received approval"; "When is prasugrel contraindicated?" asks for a condition and gets no date bonus."""
+    from clinqa.answer.extractive import DATE_QUESTION
+
+    assert DATE_QUESTION.search("When did delafloxacin receive its first approval in the USA?")
+    assert DATE_QUESTION.search("In which year was Afrezza approved?")
+    assert not DATE_QUESTION.search("When is prasugrel contraindicated?")
+    assert not DATE_QUESTION.search("When should an MRA not be started?")
+    enc = FlatEncoder()
+    hits = [chunk_hit("d#a#0", "Delafloxacin shows potency against resistant pathogens. "
+                               "It received approval in the USA in June 2017.", 1, ["Abstract"])]
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1,
+                         question="When did delafloxacin receive approval?")
+    assert ext.text == "It received approval in the USA in June 2017. [1]"

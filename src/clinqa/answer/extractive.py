@@ -121,6 +121,11 @@ DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|u
 _DOSE = DOSE_AMOUNT
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
+#: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
+#: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
+DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
+_DATE = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.,]*\d)"
+                   r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d", re.IGNORECASE)
 #: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
 COUNT_QUESTION = re.compile(r"\bhow many\b", re.IGNORECASE)
 
@@ -769,6 +774,9 @@ def extract_answer(
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
                           if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
+    if question and DATE_QUESTION.search(question):  # "When was X approved?": a unit that gives a date
+        scores = scores + np.array([number_bonus if _DATE.search(u.text) else 0.0 for _, u in keep],
+                                   dtype=np.float32)
     if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
         dose = DOSE_QUESTION.search(question) is not None  # ... and a dose is an amount with its unit
         scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
