@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Any
 
 from clinqa.answer.coverage import variants
@@ -777,12 +778,19 @@ def prevention_masked(text: str, forms: Iterable[str]) -> str:
     something to prevent (:data:`_PREVENTION_FRAME`: "to reduce the incidence of ventilator-associated
     pneumonia (VAP)"), with an abbreviation in brackets right after it; other mentions stay.
     Case-insensitive; ``text`` itself when nothing is framed so."""
-    alts = sorted({f.lower() for f in forms if f and len(f) >= 2}, key=len, reverse=True)
-    if not alts or not re.search(r"\b(?:prevent|prophylaxis|incidence|risk|rate|occurrence)", text, re.IGNORECASE):
+    alts = tuple(sorted({f.lower() for f in forms if f and len(f) >= 2}, key=len, reverse=True))
+    if not alts or not _FRAME_ALONE.search(text):  # most passages have no such frame: no pattern to build
         return text
-    pattern = re.compile("(" + _PREVENTION_FRAME + r")(?:" + "|".join(re.escape(a) for a in alts)
-                         + r")(?![\w-])(?:\s*\([^()]{1,15}\))?", re.IGNORECASE)
-    return pattern.sub(lambda m: m.group(1) + "\u2026", text)
+    return _prevention_pattern(alts).sub(lambda m: m.group(1) + "\u2026", text)
+
+
+_FRAME_ALONE = re.compile(_PREVENTION_FRAME, re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def _prevention_pattern(alts: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("(" + _PREVENTION_FRAME + r")(?:" + "|".join(re.escape(a) for a in alts)
+                      + r")(?![\w-])(?:\s*\([^()]{1,15}\))?", re.IGNORECASE)
 
 
 def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Iterable[str]] | None) -> bool:
