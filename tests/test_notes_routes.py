@@ -259,3 +259,17 @@ def test_a_patients_answer_reads_oldest_note_first(tmp_path: Path) -> None:
     dates = [str(c.note_date) for c in ans.citations]
     assert not ans.refused and len(dates) >= 2 and dates == sorted(dates)
     assert ans.answer.splitlines()[0].startswith("Added empagliflozin 10 mg daily.")
+    # "most recent", "current": newest first, the value in force on the first line (second helper)
+    ans = p.ask("What is the most recent eGFR?", p.filters(patient_id="P-C"))
+    assert ans.answer.splitlines()[0] == "eGFR 40, stable. [1]"
+    dates = [str(c.note_date) for c in ans.citations]
+    assert dates == sorted(dates, reverse=True)
+    # a named value of two words is quotable: "eGFR 38." answers "What was the eGFR in 2023?"
+    assert p.ask("What was the eGFR in 2023?", p.filters(patient_id="P-C")).answer == "eGFR 38. [1]"
+    # a patient id is read without surrounding spaces; a patient without notes is named on a date question
+    assert p.filters(patient_id=" P-C ").patient_id == "P-C"
+    ans = p.ask("What happened on 2022-11-30?", p.filters(patient_id="P-99"))
+    assert ans.refused and ans.reason == "Patient P-99 has no notes; check the patient id."
+    # a refusal carries no "the quoted passages may not answer" (nothing is quoted)
+    ans = p.ask("Why was dapagliflozin stopped?", p.filters(patient_id="P-B"))
+    assert ans.refused and not any("may not answer" in w for w in ans.warnings)

@@ -76,3 +76,23 @@ def test_a_read_of_a_missing_store_says_so_and_creates_nothing(tmp_path: Path, c
     missing.mkdir()  # an empty folder: the store is empty
     r = CliRunner().invoke(app, [command, "What is CURB-65?", "--data-dir", str(missing)])
     assert r.exit_code == 2 and "is empty: run `clinqa ingest PATH` first" in r.output
+
+
+@pytest.mark.parametrize("args", [["stats"], ["remove", "some-doc"]])
+def test_stats_and_remove_on_a_missing_store_create_nothing(tmp_path: Path, args: list[str]) -> None:
+    """Second new-user helper: `stats` and `remove` on a mistyped --data-dir created it (stats printed 0
+    documents)."""
+    missing = tmp_path / "no-such-store"
+    r = CliRunner().invoke(app, [*args, "--data-dir", str(missing)])
+    assert r.exit_code == 2 and "there is no store in" in r.output
+    assert not missing.exists()
+
+
+def test_a_date_question_without_a_patient_to_a_notes_store_points_to_patients(notes_dir: Path) -> None:
+    """Second new-user helper: "What happened on 2022-04-18?" without --patient warned that "no document in
+    the corpus carries a year" although every note is dated; the notes are searched only with a patient."""
+    from clinqa.pipeline import PATIENT_HINT
+
+    pipe = Pipeline(Settings(data_dir=notes_dir))
+    ans = pipe.ask("What happened on 2024-02-02?", pipe.filters())
+    assert PATIENT_HINT in ans.warnings and not any("carries a year" in w for w in ans.warnings)

@@ -359,7 +359,12 @@ class Pipeline:
     # -- query --------------------------------------------------------------------------
     def filters(self, patient_id: str | None = None, since: int | None = None, until: int | None = None,
                 sources: Sequence[str] = (), include_overview: bool = False) -> Filters:
-        """Filters for a question-answering query (overview chunks excluded unless asked)."""
+        """Filters for a question-answering query (overview chunks excluded unless asked). A patient id is
+        read without surrounding spaces ("P-1 " is P-1, as shown); raises :class:`ConfigError` for a blank one."""
+        if patient_id is not None:
+            patient_id = patient_id.strip()
+            if not patient_id:
+                raise ConfigError("the patient id is empty")
         levels = () if include_overview else tuple(self.settings.retrieval.exclude_levels)
         return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
                        exclude_levels=levels)
@@ -625,12 +630,16 @@ class Pipeline:
         scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                   or self.has_patient_notes())
         warnings = assemble.gate_warnings(gate, missing, s.unknown_terms, scoped, first.answer)
-        if intent.undated:
+        if intent.undated and filters.patient_id is None and self.has_patient_notes():
+            warnings.insert(0, PATIENT_HINT)  # the notes carry dates; the reference documents searched do not
+        elif intent.undated:
             warnings.insert(0, assemble.undated_warning(intent.undated))
         if intent.invalid:
             warnings.insert(0, f"'{intent.invalid}' is not a date: no date filter was applied")
         support = self.support_threshold(scope) if check is not None else None
         decided = assemble.decide(first, check, support, s.key_terms, scoped)
+        if first.answer and not decided.decision.answer:  # refused after all: nothing is quoted to doubt
+            warnings = [w.removesuffix(assemble.MAY_NOT_ANSWER) for w in warnings]
         draft = assemble.Draft(question, filters, result.hits, decided.decision, warnings + decided.warnings, check,
                                repairs, result.expansion, intent.describe(datetime.date.today()),
                                result.query_vector, dict(result.timings_ms))
@@ -648,14 +657,18 @@ class Pipeline:
                 ext = extract_answer(result.query_vector, quoted, self.unit_encoder, max_sentences=12,
                                      min_score=-1.0, question=asked, max_hits=len(quoted))
             else:
-                if filters.patient_id is not None:  # a patient's notes read oldest first, as the record runs
+                if filters.patient_id is not None:
+                    # a patient's notes read oldest first, as the record runs; newest first for "current",
+                    # "latest", "most recent" (the first line is then the value in force)
                     order = {id(h): i for i, h in enumerate(quoted)}
-                    quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or ""), order[id(h)]))
+                    dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
+                    rank = {d: i for i, d in enumerate(dated)}
+                    quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
                 ext = extract_answer(result.query_vector, quoted, self.unit_encoder, s.max_sentences,
                                      s.min_sentence_score, question=asked, max_hits=len(quoted))
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             answer = assemble.extractive(draft, ext, rare, s.related_topics)
-        if filters.patient_id is None and missing and self.has_patient_notes():
+        if filters.patient_id is None and missing and PATIENT_HINT not in answer.warnings and self.has_patient_notes():
             # "the corpus never mentions 'empagliflozin'" when only a patient's note does: say where to look
             answer.warnings.append(PATIENT_HINT)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
@@ -676,6 +689,12 @@ class Pipeline:
 
         near = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
         near = list(dict.fromkeys((day, kind, d) for d, day, kind in near))[:3]
+        if not notes:  # no such patient (or no notes): say so, as for any other question
+            reason = f"Patient {filters.patient_id} has no notes; check the patient id."
+            return Answer(question=question, refused=True, answer=reason, reason=reason,
+                          filters=replace(filters, doc_ids=()), mode="refusal",
+                          time_filter=intent.describe(datetime.date.today()),
+                          timings_ms={"total": (time.perf_counter() - t0) * 1e3})
         lo, hi = intent.date_min, intent.date_max
         span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
         reason = f"No note of this patient is dated {span}."
@@ -721,12 +740,19 @@ class Pipeline:
         self.require_store()
         return filters or self.filters()
 
-    def require_store(self) -> None:
+    def require_store(self, empty_ok: bool = False) -> None:
         """Raise :class:`ConfigError` when there is nothing to search: no store folder at ``data_dir`` (a
-        read never creates it: a typo in ``--data-dir``) or an empty store."""
-        if self._store is None and not self.data_dir.exists() and self.settings.store.resolved_url() is None:
+        read never creates it: a typo in ``--data-dir``) or, unless ``empty_ok``, an empty store (an
+        existing folder without a table is not given one)."""
+        local = self.settings.store.resolved_url() is None
+        if self._store is None and not self.data_dir.exists() and local:
             raise ConfigError(f"there is no store in {self.data_dir}: run `clinqa ingest PATH` first "
                               "(or check --data-dir)")
+        if empty_ok:
+            return
+        if (self._store is None and local and self.settings.store.backend == "lancedb"
+                and not (self.data_dir / "lancedb").exists()):
+            raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
         if self.store.count() == 0:
             raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
 

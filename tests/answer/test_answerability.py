@@ -731,3 +731,39 @@ def test_a_combination_product_is_one_key_term():
                 "ARB in HFrEF: valsartan starting dose 20-40 mg twice daily.",
                 "ARNI in HFrEF: sacubitril-valsartan is preferred."]
     assert check(q, passages).focused == [0, 2]
+
+
+def test_a_population_is_matched_by_its_forms_only_and_never_left_out_of_the_focus():
+    """Found by a new user: "What is the statin dose for a pregnant woman with high LDL?" quoted the statin
+    dose table: "expectant" (a form of pregnancy) matched "Expected LDL reduction" by its stem, and with
+    three decisive terms a passage could lack the population. The corpus says statins are contraindicated."""
+    q = "What is the statin dose for a pregnant woman with high LDL?"
+    table = "Statin intensity | Expected LDL Reduction | Atorvastatin 40-80 mg"
+    contraindication = "Special populations > Pregnancy: statins are contraindicated in pregnancy."
+    a = check(q, [table])
+    assert a.decisive_names() == ["pregnant"]
+    # a question of what to give: every decisive term together, the population above all
+    assert check("Which statin dose for a pregnant woman?", [table, contraindication]).focused == [1]
+    assert check(q, [table, contraindication]).apart == ["statin", "pregnant", "ldl"]
+    # "cancer-associated VTE": the population the VTE relates to
+    assert ("cancer-associated", "population", "cancer") in [(t.typed, t.kind, t.match) for t in key_terms(
+        "What is the dose of rivaroxaban for cancer-associated VTE?")]
+
+
+def test_what_is_dosed_decides_and_a_treatment_question_names_nothing_a_passage_may_lack():
+    """Found by a new user: "What is the magnesium sulfate dose for eclampsia?" quoted the hypertensive-emergency
+    table (hydralazine "preferred in eclampsia"): "magnesium" is common English (Zipf 3.4), so not decisive, and
+    with three decisive terms a passage may lack one (the asthma magnesium dose). What is dosed decides, and a
+    question of what to give allows no missing decisive term."""
+    from clinqa.answer.answerability import dosed_words
+
+    assert dosed_words("What is the magnesium sulfate dose for eclampsia?") == {"magnesium", "sulfate"}
+    assert dosed_words("What is the dose of ceftriaxone for bacterial meningitis in adults?") == {"ceftriaxone"}
+    assert dosed_words("What is the maximum daily dose of metformin?") == {"metformin"}
+    assert dosed_words("Is the patient stable?") == set()
+    q = "What is the magnesium sulfate dose for eclampsia?"
+    table = "Hypertensive emergency: hydralazine 5-10 mg IV, preferred in eclampsia."
+    asthma = "Severe asthma: magnesium sulfate 2 g IV over 20 minutes."
+    a = check(q, [table, asthma])
+    assert a.focused == [] and a.apart == ["magnesium", "sulfate", "eclampsia"]
+    assert check(q, [table]).decisive_names() == ["magnesium", "sulfate"]

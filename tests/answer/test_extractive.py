@@ -527,3 +527,25 @@ def test_a_question_about_when_something_happened_prefers_a_unit_with_a_date() -
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1,
                          question="When did delafloxacin receive approval?")
     assert ext.text == "It received approval in the USA in June 2017. [1]"
+
+
+def test_a_list_that_must_hold_whole_is_quoted_whole_and_a_named_value_is_a_unit() -> None:
+    """Found by a new user: "Who is eligible for thrombectomy?" quoted two of six criteria under "meet ALL of
+    the following criteria"; "When is DKA resolved?" dropped the ketone row of an "all of the following"
+    table; a note's "eGFR 38." (two words) was no unit, so "What was the eGFR in 2023?" quoted the line
+    before it. A lead-in label counts once towards the word budget, as it is shown."""
+    from clinqa.answer.extractive import ALL_OF
+
+    assert ALL_OF.search("Thrombectomy is recommended for patients who meet ALL of the following criteria:")
+    assert ALL_OF.search("at least two of the following") and not ALL_OF.search("Examples include the following:")
+    body = ("Thrombectomy is recommended for patients who meet ALL of the following criteria:\n\n"
+            "- Pre-stroke mRS 0-1\n- ICA or M1 occlusion\n- Age >= 18 years\n- NIHSS >= 6\n- ASPECTS >= 6\n"
+            "- Groin puncture within 6 hours of onset")
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("s#t#0", body, 1, ["Thrombectomy"])], enc,
+                         max_sentences=2, question="Who is eligible for thrombectomy by age?")
+    assert ext.text == ("Thrombectomy is recommended for patients who meet ALL of the following criteria: "
+                        "Pre-stroke mRS 0-1; ICA or M1 occlusion; Age >= 18 years; NIHSS >= 6; ASPECTS >= 6; "
+                        "Groin puncture within 6 hours of onset. [1]")
+    assert units_of("Chronic kidney disease stage 3b. eGFR 38. Seen.") == ["Chronic kidney disease stage 3b.",
+                                                                          "eGFR 38."]

@@ -182,6 +182,7 @@ class KeyTerm:
     modifies: str = ""
     answer_type: bool = False
     verb: bool = False
+    dosed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -306,6 +307,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                         and typed not in NOT_ABBREVIATIONS)
         if w in taken or (len(w) < 3 and not abbreviation) or w.replace("-", "").replace(".", "").isdigit():
             continue
+        first, _, rest = w.partition("-")
+        if first in POPULATION_WORDS and rest in RELATION_SUFFIXES:
+            w = first  # "cancer-associated VTE", "pregnancy-related": the population it relates to
         if w in POPULATION_WORDS:
             if w in kinds:
                 continue  # "Which cancer is ...": the kind asked for, not a population the passage must name
@@ -344,8 +348,33 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
                            verb=verb is not None and verb(repaired or w)))
-    return [replace(_with_modified(t, question), answer_type=t.text in kinds) if t.kind == "specific"
-            else t for t in _short_forms_only(out, question)]
+    dosed = dosed_words(question)
+    return [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
+            if t.kind == "specific" else t for t in _short_forms_only(out, question)]
+
+
+_BEFORE_DOSE = re.compile(r"((?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)\s+(?:doses?|dosing|dosage)\b", re.IGNORECASE)
+_AFTER_DOSE = re.compile(r"\b(?:doses?|dosing|dosage)\s+of\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
+
+
+def dosed_words(question: str) -> set[str]:
+    """The words (lower case) of the thing whose dose ``question`` asks for: the content words right before
+    "dose"/"dosing"/"dosage" or right after "dose of" ("magnesium sulfate dose for eclampsia" -> {magnesium,
+    sulfate}; "the dose of ceftriaxone for ..." -> {ceftriaxone}), stopping at a stop word or a word of
+    :data:`SCAFFOLD` ("maximum daily dose": none). A drug a passage does not name cannot be dosed from it,
+    however common the word ("magnesium", "insulin"): :func:`is_decisive`."""
+    out: set[str] = set()
+    for m in _BEFORE_DOSE.finditer(question):
+        for w in reversed(m.group(1).lower().split()):
+            if w in STOPWORDS or _is_scaffold(w):
+                break
+            out.add(w)
+    for m in _AFTER_DOSE.finditer(question):
+        for w in m.group(1).lower().split():
+            if w in STOPWORDS or _is_scaffold(w):
+                break
+            out.add(w)
+    return out
 
 
 #: the last part of a hyphenated word that says how it relates to the first ("SLC25A46-related pathologies",
@@ -568,8 +597,8 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
             continue
         if c in ws or c + "s" in ws or c + "es" in ws:  # "TSS" ~ "TSSs"
             return True
-        if len(c) >= 4 and stem(c) in stems:
-            return True
+        if len(c) >= 4 and stem(c) in stems and term.kind != "population":
+            return True  # a population's forms are listed whole: "expectant" is not "Expected LDL reduction"
         if len(c) >= 5 and re.search(r"(?<![^\W_])" + re.escape(c), low):  # "anticoagulant" ~ "anticoagulants"
             return True
         if (term.typed.isupper() and len(c) >= 3 and c.isalpha()
@@ -720,8 +749,17 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     for t in terms:  # alternatives ("colchicine or ibuprofen") are one thing asked about
         if is_decisive(t, True) and not alternatives.get(t.text, set()) & set(decisive):
             decisive.append(t.text)
-    slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
-    focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in decisive) <= slack] if decisive else []
+    # see Answerability.focused; a question of what to give names no term an answering passage may lack
+    slack = 0 if len(decisive) <= 2 or TREATMENT_QUESTION.search(question) else 1
+    groups = {t.text for t in terms if t.kind == "population"}
+
+    def focus(names: list[str], slack: int) -> list[int]:
+        # a population is never the term a passage may lack: the statin dose table does not answer "... for
+        # a pregnant woman with high LDL" (new-user helper; the corpus says statins are contraindicated)
+        return [j for j in range(len(idx)) if covers(j, [t for t in names if t in groups])
+                and sum(not covers(j, [t]) for t in names if t not in groups) <= slack]
+
+    focused = focus(decisive, slack) if decisive else []
     asked = asked_sentence(question)
     background: list[str] = []
     if decisive and asked:
@@ -735,8 +773,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
             background = [t for t in decisive if t not in own]
             decisive = own
             if not focused:  # no passage names every drug and condition of the story
-                slack = 0 if len(own) <= 2 else 1
-                focused = [j for j in range(len(idx)) if sum(not covers(j, [t]) for t in own) <= slack]
+                focused = focus(own, 0 if len(own) <= 2 else 1)
     # each decisive term is in some passage, but no passage has them together: a neighbouring topic
     # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
     # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
@@ -867,6 +904,8 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
     if term.kind in ("population", "quantity", "phrase") or (
             term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
+        return True
+    if term.dosed:  # "What is the magnesium sulfate dose ...": the passage must name what is dosed
         return True
     if term.answer_type:  # "which cell organelle": the passage says "the nucleus"
         return False

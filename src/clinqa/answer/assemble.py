@@ -47,6 +47,7 @@ if TYPE_CHECKING:
 NOT_COVERED = "The documents do not cover this question."
 NO_MATCH = "No passage matched the question under the applied filters."
 NO_QUOTE = "The passages found contain no sentence that answers this question."
+MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
 NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
 MODEL_REFUSED = "The language model found that the passages found do not answer this question."
 
@@ -115,7 +116,7 @@ def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str,
     if missing and unknown_terms == "warn":
         where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
         out.append(where + ", ".join(f"'{w}'" for w in missing)
-                   + ("; the quoted passages may not answer the question" if answering else ""))
+                   + (MAY_NOT_ANSWER if answering else ""))
     return out
 
 

@@ -121,6 +121,11 @@ DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|u
 _DOSE = DOSE_AMOUNT
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
+#: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
+#: following"): an item alone misstates it, so the list is quoted whole
+ALL_OF = re.compile(r"\b(?:all|each|both|every one|at least (?:one|two|three|four|\d+)|any (?:one|two|\d+)) of the "
+                    r"following\b|\bthe following (?:\w+ )?criteria\b|\bthese (?:two|three|four|five|\d+) criteria\b",
+                    re.IGNORECASE)
 #: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
 #: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
 DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
@@ -201,7 +206,7 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
     A lead-in paragraph ending in ":" is not quoted on its own: up to ``max_label_words`` words it
     prefixes every list item and table row it introduces ("Women: CHA2DS2-VASc = 2: OAC may be
     considered"), longer it becomes their ``intro``. Questions (units ending in "?"), other lead-ins
-    and units under 3 words are not quotable on their own."""
+    and units under 3 words are not quotable on their own, but a named value is ("eGFR 38.")."""
     out: list[Unit] = []
     label, intro = "", ""
     group = 0
@@ -295,8 +300,12 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
         if len(text.split()) > max_label_words:
             out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
-            if len(u.full.split()) >= 3 and len(u.text.split()) >= 1
+            if (len(u.full.split()) >= 3 or _MEASURED.match(u.full)) and len(u.text.split()) >= 1
             and not u.text.rstrip().endswith((":",) if u.flow else (":", "?"))]
+
+
+#: a two-word unit that is a named value ("eGFR 38.", "BP 126/78", "INR 2.4"): a note's fact on its own
+_MEASURED = re.compile(r"^[A-Za-z][\w-]*\s+[<>≤≥]?\s*\d[\d.,/]*\s*%?\.?$")
 
 
 def embedding_text(u: Unit, heading: str = "") -> str:
@@ -806,7 +815,8 @@ def extract_answer(
     # criteria / components / steps: the whole list or table; a flowchart always whole (a branch without
     # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
     lists = {(keep[i][0], keep[i][1].group) for i in chosen
-             if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow)}
+             if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow
+                                                   or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}
     picked = set(chosen)  # a flowchart too long for the answer falls back to its steps picked here
     if lists:
         for hi, grp in lists:
@@ -834,8 +844,10 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
     out: list[int] = []
     words = 0
 
-    def size(g: list[int]) -> int:
-        return len(keep[g[0]][1].intro.split()) + sum(len((cell_text.get(i) or keep[i][1].full).split()) for i in g)
+    def size(g: list[int]) -> int:  # as rendered: the intro and each lead-in label once, then the items
+        labels = {keep[i][1].label for i in g if not cell_text.get(i)}
+        return (len(keep[g[0]][1].intro.split()) + sum(len(lab.split()) for lab in labels)
+                + sum(len((cell_text.get(i) or keep[i][1].text).split()) for i in g))
 
     for g in sorted(groups.values(), key=lambda g: -max(float(scores[i]) for i in g)):
         if out and words + size(g) > max_words:

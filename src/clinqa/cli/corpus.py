@@ -53,7 +53,9 @@ def stats(
     sets: Sets = None,
 ) -> None:
     """Documents and chunks in the store."""
-    s = pipeline(data_dir, config, preset, sets).stats()
+    pipe = pipeline(data_dir, config, preset, sets)
+    pipe.require_store(empty_ok=True)  # a mistyped --data-dir is reported, not created
+    s = pipe.stats()
     typer.echo(json.dumps(s, indent=2) if as_json else "\n".join(render.stats_lines(s)))
 
 
@@ -66,7 +68,9 @@ def remove(
     sets: Sets = None,
 ) -> None:
     """Delete a document's chunks from the store."""
-    n = pipeline(data_dir, config, preset, sets).remove(doc_id)
+    pipe = pipeline(data_dir, config, preset, sets)
+    pipe.require_store(empty_ok=True)
+    n = pipe.remove(doc_id)
     if not n:
         raise fail(f"no document {doc_id!r} in the store", code=1)
     typer.echo(f"removed {doc_id}: {n} chunks")

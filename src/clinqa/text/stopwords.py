@@ -35,7 +35,8 @@ whom whose why will with within without won would wouldn yes yet you your yours 
 yourselves tell know want say said says anyone someone something thing things way ways long
 since latest last past recent recently current currently newest today year years month months
 week weeks day days decade decades ago two three four five six seven eight nine ten patient
-patients patient's happen happens happened occur occurs occurred
+patients patient's happen happens happened occur occurs occurred january february march april june
+july august september october november december
 """.split())  # the second block: time words (read by clinqa.retrieval.temporal), "patient" and what a question
 # about a time asks of it ("What happened on 2022-04-18?")
 
