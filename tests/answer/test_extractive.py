@@ -549,3 +549,18 @@ def test_a_list_that_must_hold_whole_is_quoted_whole_and_a_named_value_is_a_unit
                         "Groin puncture within 6 hours of onset. [1]")
     assert units_of("Chronic kidney disease stage 3b. eGFR 38. Seen.") == ["Chronic kidney disease stage 3b.",
                                                                           "eGFR 38."]
+
+
+def test_a_sentence_that_points_back_comes_with_the_one_before_it() -> None:
+    """Second new-user helper: "first-line pharmacotherapy for alcohol use disorder" quoted "This is the
+    highest-rated pharmacotherapy recommendation in the guideline." without the sentence naming naltrexone."""
+    from clinqa.answer.extractive import ANAPHOR
+
+    assert ANAPHOR.match("This is the highest-rated recommendation.") and not ANAPHOR.match("Thiazides are first-line.")
+    assert not ANAPHOR.match("These findings strongly predict a cellular adhesion function for TMEM132.")  # BioASQ
+    body = ("APA recommends that naltrexone or acamprosate be offered to patients with alcohol use disorder. "
+            "This is the highest-rated pharmacotherapy recommendation in the guideline.")
+    enc = FlatEncoder()
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("a#p#0", body, 1, ["Pharmacotherapy"])], enc,
+                         max_sentences=1, question="What is the highest-rated pharmacotherapy recommendation?")
+    assert ext.text == body + " [1]"

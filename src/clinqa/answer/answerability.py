@@ -67,6 +67,9 @@ POPULATIONS: dict[str, tuple[str, ...]] = {
     "renal impairment": ("renal", "kidney", "egfr", "creatinine clearance", "crcl", "ckd", "dialysis",
                          "nephropathy"),
     "hepatic impairment": ("hepatic", "liver", "cirrhosis", "child-pugh"),
+    # a patient on dialysis is dosed apart from other renal impairment (an eGFR cut-off does not cover it)
+    "dialysis": ("dialysis", "haemodialysis", "hemodialysis", "end-stage renal", "end-stage kidney", "esrd",
+                 "kidney failure", "renal failure"),
     "cancer": ("cancer", "cancers", "malignancy", "malignancies", "malignant", "oncology", "oncologic",
                "tumour", "tumor", "tumours", "tumors", "carcinoma", "neoplasm", "chemotherapy"),
 }
@@ -84,6 +87,7 @@ POPULATION_WORDS: dict[str, str] = {
     "elderly": "older adults", "geriatric": "older adults",
     "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
     "hepatic": "hepatic impairment", "liver": "hepatic impairment",
+    "dialysis": "dialysis", "haemodialysis": "dialysis", "hemodialysis": "dialysis", "esrd": "dialysis",
     "cancer": "cancer", "cancers": "cancer", "malignancy": "cancer", "oncology": "cancer",
 }
 
@@ -349,11 +353,29 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
                            verb=verb is not None and verb(repaired or w)))
     dosed = dosed_words(question)
-    return [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
-            if t.kind == "specific" else t for t in _short_forms_only(out, question)]
+    terms = [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
+             if t.kind == "specific" else t for t in _short_forms_only(out, question)]
+    return _dosed_phrase(terms, question)
 
 
-_BEFORE_DOSE = re.compile(r"((?:[A-Za-z][\w-]*\s+){0,2}?[A-Za-z][\w-]*)\s+(?:doses?|dosing|dosage)\b", re.IGNORECASE)
+def _dosed_phrase(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
+    """``terms`` with two or more dosed terms that stand side by side in ``question`` ("magnesium sulfate
+    dose") joined into one phrase term: one drug, which a passage names as a phrase (the asthma passage's
+    "magnesium sulfate"), not two terms of which a focused passage could lack one."""
+    dosed = [t for t in terms if t.dosed]
+    if len(dosed) < 2:
+        return terms
+    phrase = " ".join(t.text for t in dosed)
+    if not re.search(r"(?<![\w-])" + r"\s+".join(re.escape(t.typed or t.text) for t in dosed) + r"(?![\w-])",
+                     question, re.IGNORECASE):
+        return terms
+    at = terms.index(dosed[0])
+    rest = [t for t in terms if not t.dosed]
+    return [*rest[:at], KeyTerm(phrase, "phrase", phrase, typed=phrase), *rest[at:]]
+
+
+_BEFORE_DOSE = re.compile(r"((?:[A-Za-z0-9][\w-]*\s+){0,2}?[A-Za-z0-9][\w-]*)\s+(?:doses?|dosing|dosage)\b",
+                          re.IGNORECASE)
 _AFTER_DOSE = re.compile(r"\b(?:doses?|dosing|dosage)\s+of\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
 
 
@@ -364,17 +386,27 @@ def dosed_words(question: str) -> set[str]:
     :data:`SCAFFOLD` ("maximum daily dose": none). A drug a passage does not name cannot be dosed from it,
     however common the word ("magnesium", "insulin"): :func:`is_decisive`."""
     out: set[str] = set()
-    for m in _BEFORE_DOSE.finditer(question):
+
+    def drug_word(w: str) -> bool:
+        return not (w in STOPWORDS or _is_scaffold(w)) and (
+            w in SALT_WORDS or zipf(w) < 4.0 or any(ch.isdigit() for ch in w))
+
+    for m in _BEFORE_DOSE.finditer(question):  # "magnesium sulfate dose", not "the correct heparin dose"
         for w in reversed(m.group(1).lower().split()):
-            if w in STOPWORDS or _is_scaffold(w):
+            if not drug_word(w):
                 break
             out.add(w)
-    for m in _AFTER_DOSE.finditer(question):
-        for w in m.group(1).lower().split():
-            if w in STOPWORDS or _is_scaffold(w):
-                break
-            out.add(w)
+    for m in _AFTER_DOSE.finditer(question):  # "dose of ceftriaxone"; "dose of apixaban prevents": apixaban
+        first, *rest = m.group(1).lower().split()
+        if drug_word(first):
+            out.add(first)
+            out.update(w for w in rest[:1] if w in SALT_WORDS)
     return out
+
+
+#: the second word of a drug's name (its salt or form): "magnesium sulfate", "potassium chloride"
+SALT_WORDS = frozenset("sulfate sulphate sodium potassium chloride hydrochloride phosphate citrate gluconate "
+                       "carbonate acetate bicarbonate succinate tartrate maleate mesylate besylate acid".split())
 
 
 #: the last part of a hyphenated word that says how it relates to the first ("SLC25A46-related pathologies",
@@ -749,8 +781,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     for t in terms:  # alternatives ("colchicine or ibuprofen") are one thing asked about
         if is_decisive(t, True) and not alternatives.get(t.text, set()) & set(decisive):
             decisive.append(t.text)
-    # see Answerability.focused; a question of what to give names no term an answering passage may lack
-    slack = 0 if len(decisive) <= 2 or TREATMENT_QUESTION.search(question) else 1
+    slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
     groups = {t.text for t in terms if t.kind == "population"}
 
     def focus(names: list[str], slack: int) -> list[int]:

@@ -126,6 +126,9 @@ _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 ALL_OF = re.compile(r"\b(?:all|each|both|every one|at least (?:one|two|three|four|\d+)|any (?:one|two|\d+)) of the "
                     r"following\b|\bthe following (?:\w+ )?criteria\b|\bthese (?:two|three|four|five|\d+) criteria\b",
                     re.IGNORECASE)
+#: a sentence that refers back to the one before it: alone it says nothing
+#: (a pronoun and a copula: "These findings suggest ..." states its claim, "This is the highest-rated ..." does not)
+ANAPHOR = re.compile(r"^(?:This|These|That|Those|It|They)\s+(?:is|are|was|were|remains?)\b")
 #: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
 #: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
 DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
@@ -822,8 +825,16 @@ def extract_answer(
         for hi, grp in lists:
             members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
             chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
-    chosen = _within_budget(list(dict.fromkeys(chosen)), keep, scores, cell_text, max_words,
+    # a sentence that points back ("This is the highest-rated pharmacotherapy recommendation.") comes with the
+    # sentence before it, or not at all
+    at = {(h, u.order): j for j, (h, u) in enumerate(keep)}
+    before = {i: at.get((keep[i][0], keep[i][1].order - 1)) for i in chosen
+              if keep[i][1].kind == "sentence" and ANAPHOR.match(keep[i][1].text)}
+    chosen = list(dict.fromkeys([*(j for j in before.values() if j is not None), *chosen]))
+    chosen = _within_budget(chosen, keep, scores, cell_text, max_words,
                             {i for i in picked if keep[i][1].flow and not listing})
+    final = set(chosen)
+    chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
     return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words)
 
@@ -905,6 +916,8 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
             pieces[hi][-1] = pieces[hi][-1].rstrip(".") if joiner == "; " else pieces[hi][-1]
             pieces[hi].append(joiner + lead + shown.rstrip())
         else:
+            if pieces[hi] and not re.search(r"[.;:!?)\]]\s*$", pieces[hi][-1]):
+                pieces[hi][-1] = pieces[hi][-1].rstrip() + "."  # a list item ends before the next sentence
             pieces[hi].append((" " if pieces[hi] else "") + lead + shown.rstrip())
         words += len((lead + shown).split())
         last[hi] = u
