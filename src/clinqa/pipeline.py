@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import hashlib
+import itertools
 import json
 import re
 import threading
@@ -76,6 +77,34 @@ class IngestReport:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return dict(self.__dict__)
+
+
+def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str]) -> Answerability:
+    """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
+    forms with the common English word right after it that the corpus never has ("thyroid storm": the
+    corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
+    content words no visible chunk has (:func:`clinqa.answer.coverage.term_counts`). Only a lower-case word
+    of letters, general English (wordfreq Zipf >= 3), not a verb form or an adverb, right after the key
+    term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
+    from clinqa.answer.answerability import KeyTerm, zipf
+
+    tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
+    terms = {t.text for t in check.key_terms}
+    present = {t.text for t in check.key_terms if t not in check.missing and t.kind in ("specific", "phrase")}
+    heads = {w for t in present for w in t.split()}
+    added: list[KeyTerm] = []
+    for before, w in itertools.pairwise(tokens):
+        low = w.lower()
+        if (low not in missing or w != low or not w.isalpha() or low in terms or zipf(low) < 3.0
+                or re.search(r"(?:ed|ing|ly)$", low) or before.lower() not in heads):
+            continue
+        phrase = f"{before.lower()} {low}"
+        if all(t.text != phrase for t in added):
+            added.append(KeyTerm(phrase, "phrase", phrase, typed=phrase))
+    if not added:
+        return check
+    return replace(check, key_terms=[*check.key_terms, *added], missing=[*check.missing, *added],
+                   in_corpus={**check.in_corpus, **{t.text: False for t in added}})
 
 
 def _synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
@@ -626,6 +655,8 @@ class Pipeline:
             first = replace(first, answer=True, kind=first.kind + "+dated_note",
                             reason=f"the question names a time ({intent.phrase}) and the patient has notes of it")
         context, check = self._deeper_context(asked, result.hits, context, check, max_zipf, filters)
+        if check is not None and missing and filters.patient_id is None:  # one patient's few notes lack most words
+            check = with_unknown_compounds(check, asked, missing)
         # a store with patient notes, asked without a patient, searched the reference documents only
         scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                   or self.has_patient_notes())

@@ -779,3 +779,19 @@ def test_dialysis_is_a_population_of_its_own():
     table = "Atrial fibrillation: apixaban 5 mg BID; 2.5 mg BID if two of age >= 80, weight <= 60 kg."
     assert check(q, [table]).decisive_names() == ["dialysis"]
     assert check(q, ["Atrial fibrillation on haemodialysis: apixaban 5 mg BID may be used."]).missing == []
+
+
+def test_a_key_term_with_a_word_the_corpus_never_has_is_a_missing_compound():
+    """Found by a new user: "What is the treatment for thyroid storm?" quoted thyroid-related lines ("storm" is
+    common English, so no key term on its own, and the corpus never has it)."""
+    from clinqa.pipeline import with_unknown_compounds
+
+    q = "What is the treatment for thyroid storm?"
+    a = with_unknown_compounds(check(q, ["Thyroid disease: check TSH and free T4."]), q, ["storm"])
+    assert a.decisive_names() == ["thyroid storm"] and a.in_corpus["thyroid storm"] is False
+    # a word next to no key term, or a verb form, changes nothing
+    q2 = "How do I change a car tyre?"
+    assert with_unknown_compounds(check(q2, ["Thyroid disease."]), q2, ["car", "tyre"]).key_terms == \
+        check(q2, ["Thyroid disease."]).key_terms
+    q3 = "Is thyroxine replacing the dose?"
+    assert with_unknown_compounds(check(q3, ["Thyroxine 50 mcg."]), q3, ["replacing"]).decisive == []
