@@ -795,3 +795,19 @@ def test_a_key_term_with_a_word_the_corpus_never_has_is_a_missing_compound():
         check(q2, ["Thyroid disease."]).key_terms
     q3 = "Is thyroxine replacing the dose?"
     assert with_unknown_compounds(check(q3, ["Thyroxine 50 mcg."]), q3, ["replacing"]).decisive == []
+
+
+def test_a_modifier_counts_only_beside_the_condition_it_names():
+    """Third new-user helper: "first-line medication for opioid use disorder" was answered from the alcohol
+    use disorder guideline ("block the analgesic effects of opioid medications"); "mitral" counted in "mitral
+    stenosis, mechanical heart valves" for a mechanical mitral valve."""
+    from clinqa.answer.answerability import names_with_head
+
+    assert names_with_head("opioid", "disorder", "buprenorphine for opioid use disorder.")
+    assert names_with_head("mitral", "valve", "mechanical mitral and aortic valves")
+    assert not names_with_head("mitral", "valve", "mitral stenosis, mechanical heart valves")
+    q = "What is the first-line medication for opioid use disorder?"
+    assert [(t.text, t.modifies) for t in key_terms(q)] == [("opioid", "disorder")]
+    assert check(q, ["Naltrexone will block the analgesic effects of opioid medications."]).decisive_names() == [
+        "opioid"]
+    assert check(q, ["Buprenorphine or methadone is first-line for opioid use disorder."]).decisive == []

@@ -241,3 +241,13 @@ def test_a_dose_question_answered_without_an_amount_is_refused():
     assert no_dose_reason(q, "") == ""
     # a count of doses is not an amount (BioASQ: "How many doses of Vaxchora are required?")
     assert no_dose_reason("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""
+
+
+def test_a_question_of_how_long_answered_without_a_duration_is_refused():
+    from clinqa.answer.assemble import NO_DURATION, no_dose_reason
+
+    q = "How long should DAPT continue after PCI for stable angina?"
+    assert no_dose_reason(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION
+    assert no_dose_reason(q, "Continue DAPT for 6 months after PCI. [1]") == ""
+    assert no_dose_reason("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
+    assert no_dose_reason("How long is the cough?", "The cough may persist for three weeks. [1]") == ""

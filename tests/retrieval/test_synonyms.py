@@ -64,7 +64,7 @@ def test_expand_longest_phrase_wins_and_question_terms_are_not_repeated() -> Non
 
 
 def test_expand_nothing_matched() -> None:
-    q = "When was this patient switched from warfarin to apixaban?"
+    q = "When was this patient switched from clopidogrel to apixaban?"
     assert expand(q) == Expansion({}, q)
     assert expand("") == Expansion({}, "")
 
@@ -94,7 +94,9 @@ def test_equivalents_each_kind() -> None:
 def test_equivalents_are_one_way_for_lay_and_class_entries() -> None:
     assert "blood sugar" not in equivalents("HbA1c") and "glucose" not in equivalents("HbA1c")
     assert equivalents("dapagliflozin") == {"dapagliflozin"}  # a member is not its class
-    assert equivalents("warfarin") == {"warfarin"}
+    assert equivalents("heparin") == {"heparin"}
+    # warfarin is the one vitamin K antagonist guidelines mean by "VKA": an abbreviation set, both ways
+    assert equivalents("warfarin") == {"warfarin", "vka", "vitamin k antagonist"}
 
 
 def test_equivalents_of_unknown_term_and_plurals() -> None:
@@ -167,3 +169,10 @@ def test_ward_short_forms_of_drugs_expand_to_the_drug() -> None:
     assert expand("vanc trough target in ventriculitis").added == {"vanc": ("vanco", "vancomycin")}
     assert "piperacillin-tazobactam" in equivalents("pip-tazo")
     assert expand("levo dose").added == {}  # levofloxacin or levothyroxine: not expanded
+
+
+def test_warfarin_is_the_vka_and_postpartum_is_perinatal() -> None:
+    """Third new-user helper: "warfarin-associated ICH" was refused against "VKA-associated ICH"; "postpartum
+    depression" against the perinatal depression guideline (one way: perinatal is not only postpartum)."""
+    assert {"vka", "vitamin k antagonist"} <= equivalents("warfarin")
+    assert "perinatal" in equivalents("postpartum") and "postpartum" not in equivalents("perinatal")

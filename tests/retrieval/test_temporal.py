@@ -194,3 +194,10 @@ def test_an_impossible_date_is_reported_not_silently_dropped() -> None:
     assert (t.has_dates, t.year_min, t.invalid) == (False, None, "2022-02-30")
     assert t.to_dict()["invalid"] == "2022-02-30"
     assert "invalid" not in parse_time_intent("What happened on 2022-02-28?", TODAY).to_dict()
+
+
+def test_the_last_visit_is_the_most_recent_note() -> None:
+    """Third new-user helper: "What was the blood pressure at the last visit?" quoted the oldest note first."""
+    t = parse_time_intent("What was the blood pressure at the last visit?", TODAY)
+    assert (t.recency, t.year_min, t.phrase) == (True, None, "last visit")
+    assert parse_time_intent("What happened last year?", TODAY).recency is False

@@ -29,6 +29,7 @@ car tyre?") get no topics instead of five unrelated guidelines.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -49,6 +50,7 @@ NO_MATCH = "No passage matched the question under the applied filters."
 NO_QUOTE = "The passages found contain no sentence that answers this question."
 MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
 NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
+NO_DURATION = "The passages found give no duration for this question."
 MODEL_REFUSED = "The language model found that the passages found do not answer this question."
 
 
@@ -308,13 +310,33 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
 def no_dose_reason(question: str, text: str) -> str:
     """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
     quoted answer ``text`` states no amount with a dose unit ("Ceftriaxone or cefotaxime is recommended."
-    for a ceftriaxone dose): :data:`NO_DOSE`; ``""`` when the question asks for no dose or the answer
+    for a ceftriaxone dose): :data:`NO_DOSE`; a question of how long (:data:`DURATION_QUESTION`) whose
+    answer states no duration (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for
+    neither or the answer
     has one (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "2 g", "0.9 mg/kg", "30 mL/kg")."""
     from clinqa.answer.extractive import COUNT_QUESTION, DOSE_AMOUNT, DOSE_QUESTION
 
-    if not text or not DOSE_QUESTION.search(question) or COUNT_QUESTION.search(question) or DOSE_AMOUNT.search(text):
+    if not text:
+        return ""
+    if DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question) and not DURATION.search(text):
+        return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
+    if not DOSE_QUESTION.search(question) or COUNT_QUESTION.search(question) or DOSE_AMOUNT.search(text):
         return ""  # "How many doses of Vaxchora are required?" asks a count, not an amount
     return NO_DOSE
+
+
+#: "How long in bp is PAR2?": a length, not a time
+LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
+                             re.IGNORECASE)
+#: a question asking how long something lasts or goes on
+DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:hours|days|weeks|months|years)\b",
+                               re.IGNORECASE)
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
+#: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
+DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
+                      r"(?:hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min)\b"
+                      r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
+                      re.IGNORECASE)
 
 
 def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 0) -> Answer:

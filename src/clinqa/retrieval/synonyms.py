@@ -93,6 +93,8 @@ TABLE: tuple[Entry, ...] = (
     _lay(("kidney disease", "kidney problem"), ("CKD", "renal")),
     _lay(("kidney failure",), ("renal failure", "AKI", "ESRD", "dialysis")),
     _lay(("kidney doctor", "kidney specialist"), ("nephrology", "nephrologist")),
+    _lay(("postpartum", "post-partum", "postnatal"), ("perinatal",),
+         note="perinatal depression covers the postpartum months (ACOG); one way: perinatal is not only postpartum"),
     _lay(("cholesterol", "lipids"), ("LDL", "statin")),
     _lay(("irregular heartbeat", "irregular heart rhythm", "irregular pulse"),
          ("atrial fibrillation", "AF", "arrhythmia")),
@@ -134,6 +136,8 @@ TABLE: tuple[Entry, ...] = (
     _abbr("CKD", "chronic kidney disease"),
     _abbr("COPD", "chronic obstructive pulmonary disease"),
     _abbr("DVT", "deep vein thrombosis", "deep venous thrombosis"),
+    _abbr("VKA", "vitamin K antagonist", "warfarin",
+          note="guidelines write 'VKA-associated ICH' for the warfarin a clinician names (new-user helper)"),
     _abbr("PE", "pulmonary embolism"),
     _abbr("MI", "myocardial infarction"),
     _abbr("HF", "CHF", "heart failure", "congestive heart failure"),
@@ -298,7 +302,8 @@ def _closure(term: str) -> tuple[tuple[str, ...], frozenset[str], tuple[Entry, .
                     if k not in seen:
                         seen.add(k)
                         order.append(a)
-                        nxt.append(a)
+                        if not (e.kind == "class" and a in e.terms):  # a member stands for itself only:
+                            nxt.append(a)  # "anticoagulation" adds warfarin, not warfarin's "VKA"
                         if alias:
                             alias_only.add(k)
                     elif not alias:

@@ -31,8 +31,9 @@
   bound the days as they bound years; "between D1 and D2" is a range. A patient's notes are then
   limited to those dated so (:meth:`clinqa.pipeline.Pipeline.time_intent`); documents without a note
   date keep the year bounds only. Slashed dates are not read (day-month and month-day orders clash);
-- recency: "latest", "most recent", "newest", "current(ly) (recommended)", "up to date",
-  "up-to-date", "recent(ly)", "now", "nowadays", "today" -> ``recency=True``. Note that this
+- recency: "latest", "most recent", "newest", "the last visit / note / appointment",
+  "current(ly) (recommended)", "up to date", "up-to-date", "recent(ly)", "now", "nowadays", "today" ->
+  ``recency=True``. Note that this
   also fires on "recent MI" or "current smoker" (newer notes first is harmless there).
 
 A 4-digit number is a year only in 1900..``today.year + 1``, not glued to letters, digits,
@@ -157,7 +158,8 @@ _ROLLING = _rx(
 _THIS_YEAR = _rx(r"\bthis\s+(?:calendar\s+)?year\b")
 _RECENCY = _rx(
     r"\b(?:most\s+recent(?:ly)?|(?:most\s+)?up[-\s]?to[-\s]?date|latest|newest|current(?:ly)?(?:\s+recommended)?"
-    r"|recent(?:ly)?|nowadays|now|today)\b"
+    r"|recent(?:ly)?|nowadays|now|today"
+    r"|(?:last|latest|most\s+recent)\s+(?:visit|note|appointment|review|consultation|admission|encounter|clinic))\b"
 )
 
 
