@@ -84,9 +84,10 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
     content words no visible chunk has (:func:`clinqa.answer.coverage.term_counts`). Only a lower-case word
-    of letters, general English (wordfreq Zipf >= 3), not a verb form or an adverb, right after the key
+    of letters, general English (wordfreq Zipf >= 3), not a verb form, an adverb or a word of the kind of
+    answer asked for ("urate target": :data:`clinqa.answer.answerability.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
-    from clinqa.answer.answerability import KeyTerm, zipf
+    from clinqa.answer.answerability import KeyTerm, is_scaffold, zipf
 
     tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
     terms = {t.text for t in check.key_terms}
@@ -96,7 +97,7 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     for before, w in itertools.pairwise(tokens):
         low = w.lower()
         if (low not in missing or w != low or not w.isalpha() or low in terms or zipf(low) < 3.0
-                or re.search(r"(?:ed|ing|ly)$", low) or before.lower() not in heads):
+                or is_scaffold(low) or re.search(r"(?:ed|ing|ly)$", low) or before.lower() not in heads):
             continue
         phrase = f"{before.lower()} {low}"
         if all(t.text != phrase for t in added):

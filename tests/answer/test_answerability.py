@@ -811,3 +811,12 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
     assert check(q, ["Naltrexone will block the analgesic effects of opioid medications."]).decisive_names() == [
         "opioid"]
     assert check(q, ["Buprenorphine or methadone is first-line for opioid use disorder."]).decisive == []
+
+
+def test_the_kind_of_answer_asked_for_is_no_unknown_compound():
+    """'urate target' in a corpus without the word "target": the kind of answer, not a condition's name."""
+    from clinqa.pipeline import with_unknown_compounds
+
+    q = "What serum urate target should allopurinol be titrated to in gout?"
+    a = check(q, ["Allopurinol: titrate to serum urate < 6 mg/dL in gout."])
+    assert with_unknown_compounds(a, q, ["target"]).decisive == []
