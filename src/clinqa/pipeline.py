@@ -184,8 +184,8 @@ class Pipeline:
         self._llm: LLMBackend | None = None
         self._vocabulary: Vocabulary | None = None
         self._patient_vocabulary: tuple[tuple[str, int], Vocabulary] | None = None
-        self._dated: tuple[int, bool] | None = None  # (store version, a reference document has a year)
-        self._notes: tuple[int, bool] | None = None  # (store version, the store holds patient notes)
+        # (store version, a reference document has a year, the store holds patient notes)
+        self._document_facts: tuple[int, bool, bool] | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -596,20 +596,24 @@ class Pipeline:
             t.column("doc_id").to_pylist(), t.column("note_date").to_pylist(), t.column("note_type").to_pylist(),
             strict=True)}
 
+    def _facts(self) -> tuple[int, bool, bool]:
+        """``(store version, a reference document has a year, the store holds patient notes)``, from one
+        read of the store's documents per store version."""
+        version = self.store.version()
+        if self._document_facts is None or self._document_facts[0] != version:
+            docs = self.store.documents()
+            self._document_facts = (
+                version, any(d.get("year") is not None for d in docs if d.get("patient_id") is None),
+                any(d.get("patient_id") for d in docs))
+        return self._document_facts
+
     def has_patient_notes(self) -> bool:
         """Does the store hold any patient's notes? Read once per store version."""
-        version = self.store.version()
-        if self._notes is None or self._notes[0] != version:
-            self._notes = (version, any(d.get("patient_id") for d in self.store.documents()))
-        return self._notes[1]
+        return self._facts()[2]
 
     def reference_has_years(self) -> bool:
         """Does any reference document (one of no patient) carry a year? Read once per store version."""
-        version = self.store.version()
-        if self._dated is None or self._dated[0] != version:
-            docs = self.store.documents()
-            self._dated = (version, any(d.get("year") is not None for d in docs if d.get("patient_id") is None))
-        return self._dated[1]
+        return self._facts()[1]
 
     @property
     def llm(self) -> LLMBackend | None:
@@ -644,8 +648,8 @@ class Pipeline:
         first = gate.decide(result, missing, s.unknown_terms)
         if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
             pool = fitting_hits(result.hits, asked, len(result.hits))
-            context = heading_context(asked, pool, context, lambda h: not self.answerability(
-                asked, [h], max_zipf, filters, depth=1).decisive)
+            context = heading_context(asked, pool, context,
+                                      lambda h: not self._key_terms_on(asked, [h], max_zipf, filters).decisive)
         check = self._key_terms(asked, context, result.timings_ms, max_zipf, filters)
         timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
                                      and not check.key_terms)
@@ -714,31 +718,29 @@ class Pipeline:
         are also the related topics."""
         assert filters.patient_id is not None
         notes = self.patient_notes(filters.patient_id)
-        wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
-
-        def distance(day: str) -> int:
-            return abs((datetime.date.fromisoformat(day) - wanted).days)
-
-        near = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
-        near = list(dict.fromkeys((day, kind, d) for d, day, kind in near))[:3]
+        near: list[tuple[str, str, str]] = []  # (day, note type, doc id), nearest first
         if not notes:  # no such patient (or no notes): say so, as for any other question
             reason = f"Patient {filters.patient_id} has no notes; check the patient id."
-            return Answer(question=question, refused=True, answer=reason, reason=reason,
-                          filters=replace(filters, doc_ids=()), mode="refusal",
-                          time_filter=intent.describe(datetime.date.today()),
-                          timings_ms={"total": (time.perf_counter() - t0) * 1e3})
-        lo, hi = intent.date_min, intent.date_max
-        span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
-        reason = f"No note of this patient is dated {span}."
-        if near:
-            reason += " Notes nearest that date: " + ", ".join(
-                f"{day}{f' ({kind})' if kind else ''}" for day, kind, _ in near) + "."
+        else:
+            wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
+
+            def distance(day: str) -> int:
+                return abs((datetime.date.fromisoformat(day) - wanted).days)
+
+            dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day),
+                           key=lambda x: (distance(x[1]), x[0]))
+            near = list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
+            lo, hi = intent.date_min, intent.date_max
+            span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
+            reason = f"No note of this patient is dated {span}."
+            if near:
+                reason += " Notes nearest that date: " + ", ".join(
+                    f"{day}{f' ({kind})' if kind else ''}" for day, kind, _ in near) + "."
         related = [{"title": f"{kind + ' note ' if kind else 'note '}{day}", "section": "", "chunk_id": "", "doc_id": d}
                    for day, kind, d in near]
-        shown = replace(filters, doc_ids=())
-        return Answer(question=question, refused=True, answer=reason, reason=reason, filters=shown, mode="refusal",
-                      related=related, related_topics=[r["title"] for r in related],
-                      time_filter=intent.describe(datetime.date.today()),
+        return Answer(question=question, refused=True, answer=reason, reason=reason,
+                      filters=replace(filters, doc_ids=()), mode="refusal", related=related,
+                      related_topics=[r["title"] for r in related], time_filter=intent.describe(datetime.date.today()),
                       timings_ms={"total": (time.perf_counter() - t0) * 1e3})
 
     def _search_to_answer(self, asked: str, filters: Filters, recency: bool,
@@ -818,7 +820,7 @@ class Pipeline:
         if self.settings.answer.key_terms == "ignore" or not context:
             return None
         t0 = time.perf_counter()
-        check = self.answerability(asked, context, max_zipf, filters, depth=max(len(context), 1))
+        check = self._key_terms_on(asked, context, max_zipf, filters)
         timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
         return check
 

@@ -229,25 +229,25 @@ def test_a_dose_question_answered_without_an_amount_is_refused():
     """Found by a new user: "What is the dose of ceftriaxone for bacterial meningitis in adults?" was answered
     "Ceftriaxone or cefotaxime is recommended." (no dose; the guideline covers another meningitis); on the
     held-out set it turned the nitrofurantoin-for-cystitis answer (a complicated-UTI list) into a refusal."""
-    from clinqa.answer.assemble import NO_DOSE, no_dose_reason
+    from clinqa.answer.assemble import NO_DOSE, missing_amount_reason
 
     q = "What is the dose of ceftriaxone for bacterial meningitis in adults?"
-    assert no_dose_reason(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
-    assert no_dose_reason(q, "Ceftriaxone 2 g IV every 12 hours. [1]") == ""
-    assert no_dose_reason("How much IV crystalloid initially?", "Give at least 30 mL/kg within 3 hours.") == ""
-    assert no_dose_reason("How much IV crystalloid initially?", "Begin IV crystalloid resuscitation.") == NO_DOSE
+    assert missing_amount_reason(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
+    assert missing_amount_reason(q, "Ceftriaxone 2 g IV every 12 hours. [1]") == ""
+    assert missing_amount_reason("How much IV crystalloid initially?", "Give at least 30 mL/kg within 3 hours.") == ""
+    assert missing_amount_reason("How much IV crystalloid initially?", "Begin IV crystalloid resuscitation.") == NO_DOSE
     # not a dose question: nothing to check
-    assert no_dose_reason("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
-    assert no_dose_reason(q, "") == ""
+    assert missing_amount_reason("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
+    assert missing_amount_reason(q, "") == ""
     # a count of doses is not an amount (BioASQ: "How many doses of Vaxchora are required?")
-    assert no_dose_reason("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""
+    assert missing_amount_reason("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""
 
 
 def test_a_question_of_how_long_answered_without_a_duration_is_refused():
-    from clinqa.answer.assemble import NO_DURATION, no_dose_reason
+    from clinqa.answer.assemble import NO_DURATION, missing_amount_reason
 
     q = "How long should DAPT continue after PCI for stable angina?"
-    assert no_dose_reason(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION
-    assert no_dose_reason(q, "Continue DAPT for 6 months after PCI. [1]") == ""
-    assert no_dose_reason("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
-    assert no_dose_reason("How long is the cough?", "The cough may persist for three weeks. [1]") == ""
+    assert missing_amount_reason(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION
+    assert missing_amount_reason(q, "Continue DAPT for 6 months after PCI. [1]") == ""
+    assert missing_amount_reason("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
+    assert missing_amount_reason("How long is the cough?", "The cough may persist for three weeks. [1]") == ""

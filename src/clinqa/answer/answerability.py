@@ -135,10 +135,6 @@ def fold(word: str) -> str:
 def is_scaffold(word: str) -> bool:
     """Is ``word`` (lower case) one of the words that say what kind of answer is wanted (:data:`SCAFFOLD`:
     "dose", "criteria", "components"), or of the same Snowball stem as one?"""
-    return _is_scaffold(word)
-
-
-def _is_scaffold(word: str) -> bool:
     if not _SCAFFOLD_STEMS:
         _SCAFFOLD_STEMS.update(stem(w) for w in SCAFFOLD)
     return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
@@ -151,9 +147,9 @@ NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "O
                                # drug regulators: the frame of "approved by the FDA for ...", not its subject
                                "FDA", "EMA", "MHRA"})
 
-#: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
 #: two drug names joined by a slash: one combination product ("sacubitril/valsartan")
 _COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{3,})(?![\w/-])")
+#: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
 _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
 
@@ -198,8 +194,6 @@ def shown_name(term: KeyTerm) -> str:
     is the term, else :attr:`KeyTerm.text` (lower case; a population group, a repaired word)."""
     return term.typed if term.typed and term.typed.lower() == term.text else term.text
 
-
-_shown = shown_name
 
 
 @dataclass
@@ -254,11 +248,11 @@ class Answerability:
 
     def decisive_names(self) -> list[str]:
         """The decisive missing terms as the user typed them (an abbreviation keeps its capitals: "QXR")."""
-        return [_shown(t) for t in self.decisive]
+        return [shown_name(t) for t in self.decisive]
 
     def missing_names(self) -> list[str]:
         """The missing terms as the user typed them (an abbreviation keeps its capitals)."""
-        return [_shown(t) for t in self.missing]
+        return [shown_name(t) for t in self.missing]
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the ``answerability`` field of ``--json``)."""
@@ -288,7 +282,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     for m in _COMBINATION.finditer(question):
         # "sacubitril/valsartan", "amoxicillin/clavulanate": one product; valsartan alone is another drug
         a, b = m.group(1), m.group(2)
-        if min(zipf(a.lower()), zipf(b.lower())) < max_zipf and max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
+        if max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
             combo = f"{a.lower()}/{b.lower()}"
             if all(t.text != combo for t in out):
                 out.append(KeyTerm(combo, "phrase", combo, typed=m.group(0)))
@@ -322,9 +316,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
                 groups_seen.add(group)
                 out.append(KeyTerm(w, "population", group, typed=typed))
             continue
-        if not abbreviation and (w in STOPWORDS or _is_scaffold(w)):
+        if not abbreviation and (w in STOPWORDS or is_scaffold(w)):
             continue
-        parts = [p for p in w.split("-") if p and p not in STOPWORDS and not _is_scaffold(p)] if "-" in w else [w]
+        parts = [p for p in w.split("-") if p and p not in STOPWORDS and not is_scaffold(p)] if "-" in w else [w]
         head = w
         if len(parts) > 1 and parts[-1] in RELATION_SUFFIXES:  # "SLC25A46-related": what it relates to
             parts = parts[:-1]
@@ -388,7 +382,7 @@ def dosed_words(question: str) -> set[str]:
     out: set[str] = set()
 
     def drug_word(w: str) -> bool:
-        return not (w in STOPWORDS or _is_scaffold(w)) and (
+        return not (w in STOPWORDS or is_scaffold(w)) and (
             w in SALT_WORDS or zipf(w) < 4.0 or any(ch.isdigit() for ch in w))
 
     for m in _BEFORE_DOSE.finditer(question):  # "magnesium sulfate dose", not "the correct heparin dose"
@@ -606,21 +600,16 @@ def _passage_index(text: str) -> Passage:
 
 def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
              matcher: Callable[[str, str], bool] | None = None) -> bool:
-    if term.modifies in BESIDE_HEAD:  # which one: "opioid" counts in "opioid use disorder", not "opioid medications"
-        low = passage[1]
-        forms = {term.text, term.match, *(equivalents(term.match) if equivalents is not None else ())}
-        if not any(" " not in f and names_with_head(f.lower(), term.modifies, low) for f in forms if f):
-            return False
-    return _mentions(term, passage, equivalents, matcher)
-
-
-def _mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
-              matcher: Callable[[str, str], bool] | None = None) -> bool:
     """Does an indexed passage (:func:`_passage_index`) mention ``term``? See module docstring.
     ``equivalents(term) -> terms`` adds synonyms (e.g. :func:`clinqa.retrieval.synonyms.equivalents`);
     ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
-    (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril")."""
+    (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril"). A modifier of a head of :data:`BESIDE_HEAD`
+    is mentioned only beside that head (:func:`names_with_head`)."""
     orig, low, ws, stems = passage
+    if term.modifies in BESIDE_HEAD:  # which one: "opioid" counts in "opioid use disorder", not "opioid medications"
+        forms = {term.text, term.match, *(equivalents(term.match) if equivalents is not None else ())}
+        if not any(" " not in f and names_with_head(f.lower(), term.modifies, low) for f in forms if f):
+            return False
     if matcher is not None and term.kind != "quantity" and matcher(term.typed or term.match, orig):
         return True
     if term.kind == "quantity":

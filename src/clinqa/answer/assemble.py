@@ -307,13 +307,12 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def no_dose_reason(question: str, text: str) -> str:
+def missing_amount_reason(question: str, text: str) -> str:
     """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
-    quoted answer ``text`` states no amount with a dose unit ("Ceftriaxone or cefotaxime is recommended."
-    for a ceftriaxone dose): :data:`NO_DOSE`; a question of how long (:data:`DURATION_QUESTION`) whose
-    answer states no duration (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for
-    neither or the answer
-    has one (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "2 g", "0.9 mg/kg", "30 mL/kg")."""
+    quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.answer.extractive.DOSE_AMOUNT`:
+    "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
+    :data:`NO_DOSE`; when a question of how long (:data:`DURATION_QUESTION`) is answered without a duration
+    (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it."""
     from clinqa.answer.extractive import COUNT_QUESTION, DOSE_AMOUNT, DOSE_QUESTION
 
     if not text:
@@ -348,9 +347,9 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 
     (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`)."""
     if not ext.text:
         return refusal(draft, NO_QUOTE, related(draft.hits, n_topics))
-    no_dose = no_dose_reason(draft.question, ext.text)
-    if no_dose:  # a dose question answered without an amount is no answer
-        return refusal(draft, no_dose, related(draft.hits, n_topics))
+    no_amount = missing_amount_reason(draft.question, ext.text)
+    if no_amount:  # a dose or duration question answered without one is no answer
+        return refusal(draft, no_amount, related(draft.hits, n_topics))
     from clinqa.answer.answerability import is_scaffold
 
     cited = {c.chunk_id for c in ext.citations}

@@ -118,7 +118,6 @@ DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
 DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
                          re.IGNORECASE)
-_DOSE = DOSE_AMOUNT
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 #: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
@@ -524,6 +523,11 @@ def heading_kinds(question: str) -> frozenset[str]:
     return frozenset().union(*(words for cue, words in HEADING_KINDS if cue.search(question)))
 
 
+def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
+    """Does the last heading of ``chunk``'s section path hold one of ``kinds`` (:func:`heading_kinds`)?"""
+    return bool(chunk.section_path) and bool(kinds & set(words_of(chunk.section_path[-1].lower())))
+
+
 def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
                     names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
@@ -533,17 +537,11 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     when no passage of ``context`` has such a heading. The hits are not re-ranked: the added one comes last.
     Unchanged when the question asks for no such kind."""
     kinds = heading_kinds(question)
-    if not kinds:
-        return context
-
-    def headed(h: Retrieved) -> bool:
-        last = h.chunk.section_path[-1] if h.chunk.section_path else ""
-        return bool(kinds & set(words_of(last.lower())))
-
-    if any(headed(h) for h in context):
+    if not kinds or any(filed_under(h.chunk, kinds) for h in context):
         return context
     have = {h.chunk.chunk_id for h in context}
-    extra = next((h for h in hits if h.chunk.chunk_id not in have and headed(h) and names(h)), None)
+    extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
+                 None)
     return context if extra is None else [*context, extra]
 
 
@@ -610,7 +608,7 @@ def _headers(u: Unit) -> tuple[str, ...]:
 def _has_number(u: Unit, dose: bool = False) -> bool:
     """Does the unit state a number (a row's index column "#" does not count)? With ``dose``, an amount
     with its unit ("0.9 mg/kg", "500 mg", "10 mL"): a score band "NIHSS 5-15" is not a dose."""
-    pattern = _DOSE if dose else _NUMBER
+    pattern = DOSE_AMOUNT if dose else _NUMBER
     if u.kind == "row" and u.cells and u.cells[0][0].lower() in ("#", "no", "no."):
         return any(pattern.search(c) for _, c in u.cells[1:])
     return bool(pattern.search(u.text))
@@ -778,9 +776,8 @@ def extract_answer(
                                     for hi, u in keep], dtype=np.float32)
     kinds = heading_kinds(question) if question else frozenset()
     if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
-        filed = [bool(kinds & set(words_of(hits[hi].chunk.section_path[-1].lower())))
-                 if hits[hi].chunk.section_path else False for hi, _ in keep]
-        scores = scores + np.array([heading_bonus if f else 0.0 for f in filed], dtype=np.float32)
+        scores = scores + np.array([heading_bonus if filed_under(hits[hi].chunk, kinds) else 0.0 for hi, _ in keep],
+                                   dtype=np.float32)
     listing = wants_list(question)
     if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
@@ -821,10 +818,9 @@ def extract_answer(
              if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow
                                                    or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}
     picked = set(chosen)  # a flowchart too long for the answer falls back to its steps picked here
-    if lists:
-        for hi, grp in lists:
-            members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
-            chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
+    for hi, grp in lists:
+        members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
+        chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
     # a sentence that points back ("This is the highest-rated pharmacotherapy recommendation.") comes with the
     # sentence before it, or not at all
     at = {(h, u.order): j for j, (h, u) in enumerate(keep)}
@@ -861,13 +857,14 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
                 + sum(len((cell_text.get(i) or keep[i][1].text).split()) for i in g))
 
     for g in sorted(groups.values(), key=lambda g: -max(float(scores[i]) for i in g)):
-        if out and words + size(g) > max_words:
+        n = size(g)
+        if out and words + n > max_words:
             part = [i for i in g if i in (fallback or set())]  # a flowchart's own picked steps, when it is long
-            if not part or part == g or words + size(part) > max_words:
+            if not part or part == g or words + (n := size(part)) > max_words:
                 continue
             g = part
         out.extend(g)
-        words += size(g)
+        words += n
     return out
 
 

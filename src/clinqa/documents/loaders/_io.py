@@ -217,6 +217,7 @@ def iter_jsonl(path: Path, errors: list[str] | None = None) -> Iterator[tuple[in
                 continue
             prefix = f"line {line_no}: "
             text = decode_text(path, raw, line_prefix=prefix).rstrip("\r\n")  # columns of a cut line stay right
+            problem = ""
             try:
                 obj = json.loads(text)
                 if _SURROGATE_ESCAPE.search(raw):
@@ -224,19 +225,15 @@ def iter_jsonl(path: Path, errors: list[str] | None = None) -> Iterator[tuple[in
             except json.JSONDecodeError as exc:
                 at = "" if exc.msg.endswith(" at") else " at"  # "Unterminated string starting at"
                 problem = f"{prefix}invalid JSON ({exc.msg}{at} column {exc.colno})"
-                if errors is None:
-                    raise LoadError(path, problem) from None
-                errors.append(problem)
-                continue
             except RecursionError:
+                problem = f"{prefix}invalid JSON (nested too deeply)"
+            else:
+                if not isinstance(obj, dict):
+                    problem = f"{prefix}expected a JSON object, got {type(obj).__name__}"
+            if problem:
                 if errors is None:
-                    raise LoadError(path, f"{prefix}invalid JSON (nested too deeply)") from None
-                errors.append(f"{prefix}invalid JSON (nested too deeply)")
-                continue
-            if not isinstance(obj, dict):
-                if errors is None:
-                    raise LoadError(path, f"{prefix}expected a JSON object, got {type(obj).__name__}")
-                errors.append(f"{prefix}expected a JSON object, got {type(obj).__name__}")
+                    raise LoadError(path, problem)
+                errors.append(problem)
                 continue
             seen = True
             yield line_no, obj

@@ -173,10 +173,11 @@ def load(path: Path) -> list[Document]:
                 notes.append(_note(path, f"line {n}", rec, seen))
             except LoadError as exc:
                 problems.append(exc.reason)
+        if len(problems) == 1:
+            raise LoadError(path, problems[0])
         if problems:  # every bad line at once, so one fix-and-retry is enough; nothing of the file is kept
             more = f" (and {len(problems) - MAX_REPORTED} more)" if len(problems) > MAX_REPORTED else ""
-            raise LoadError(path, f"{len(problems)} bad line{'s' if len(problems) > 1 else ''}: "
-                                  + "; ".join(problems[:MAX_REPORTED]) + more if len(problems) > 1 else problems[0])
+            raise LoadError(path, f"{len(problems)} bad lines: " + "; ".join(problems[:MAX_REPORTED]) + more)
         return notes
     return [_note(path, where, row, seen) for where, row in _csv_rows(path)]
 
