@@ -139,7 +139,7 @@ def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() 
 
 
 def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> None:
-    from clinqa.pipeline import _synonym_hooks
+    from clinqa.answer.evidence import synonym_hooks as _synonym_hooks
 
     q = "What SGLT2 inhibitor was started?"
     phrases, eq, match = _synonym_hooks(q)
@@ -328,8 +328,10 @@ def test_a_real_english_word_is_not_repaired_to_a_corpus_word() -> None:
 def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() -> None:
     """Magnesium sulfate is in the asthma passage, prophylaxis in the brain-injury one, preeclampsia in
     the hypertension one: none speaks of the regimen asked about."""
-    from clinqa.answer.assemble import decide
+    from clinqa.answer.decision import Evidence, Verdict, apart
     from clinqa.answer.gate import GateDecision
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.temporal import TimeIntent
 
     q = "What magnesium sulfate regimen is used for seizure prophylaxis in severe preeclampsia?"
     passages = ["Severe asthma: magnesium sulfate 2 g IV over 20 minutes.",
@@ -338,11 +340,11 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
     a = check(q, passages)
     assert a.missing == [] and a.focused == []
     assert a.apart == ["prophylaxis", "preeclampsia"]
-    d = decide(GateDecision(answer=True, signal=0.6, threshold=0.37, kind="dense_cosine", reason=""), a, None,
-               "refuse", scoped=False)
-    assert not d.decision.answer and d.key_refusal
-    assert d.decision.reason == "The passages found do not mention prophylaxis and preeclampsia together."
-    assert d.decision.kind == "dense_cosine+key_terms"
+    g = GateDecision(answer=True, signal=0.6, threshold=0.37, kind="dense_cosine", reason="")
+    d = apart(Evidence(q, Filters(), TimeIntent(), check=a), Verdict(True, gate=g, step="gate"))
+    assert d is not None and not d.answer and d.final
+    assert d.reason == "The passages found do not mention prophylaxis and preeclampsia together."
+    assert d.gate is not None and d.gate.kind == "dense_cosine+key_terms"
     # one passage with both: answered; a question that does not ask what to give (BioASQ style): not refused
     assert check(q, [*passages, "Preeclampsia: magnesium sulfate for seizure prophylaxis, 4 g IV."]).apart == []
     apart = ["Phenytoin loading after brain injury: 20 mg/kg.", "Eclampsia: seizures in preeclampsia."]
@@ -784,7 +786,7 @@ def test_dialysis_is_a_population_of_its_own():
 def test_a_key_term_with_a_word_the_corpus_never_has_is_a_missing_compound():
     """Found by a new user: "What is the treatment for thyroid storm?" quoted thyroid-related lines ("storm" is
     common English, so no key term on its own, and the corpus never has it)."""
-    from clinqa.pipeline import with_unknown_compounds
+    from clinqa.answer.evidence import with_unknown_compounds
 
     q = "What is the treatment for thyroid storm?"
     a = with_unknown_compounds(check(q, ["Thyroid disease: check TSH and free T4."]), q, ["storm"])
@@ -815,7 +817,7 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
 
 def test_the_kind_of_answer_asked_for_is_no_unknown_compound():
     """'urate target' in a corpus without the word "target": the kind of answer, not a condition's name."""
-    from clinqa.pipeline import with_unknown_compounds
+    from clinqa.answer.evidence import with_unknown_compounds
 
     q = "What serum urate target should allopurinol be titrated to in gout?"
     a = check(q, ["Allopurinol: titrate to serum urate < 6 mg/dL in gout."])

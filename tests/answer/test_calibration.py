@@ -98,3 +98,52 @@ def test_a_calibration_file_is_parsed_once_until_it_changes(tmp_path: Path) -> N
     (tmp_path / "calibration.json").write_text("{not json")
     with pytest.raises(ConfigError, match=r"calibration\.json"):
         find_calibration("dense_cosine", "m1", tmp_path)
+
+
+def test_resolve_takes_each_value_from_settings_then_calibration_then_the_one_fallback_table(tmp_path: Path) -> None:
+    from clinqa.answer.calibration import FALLBACK, resolve
+    from clinqa.settings import AnswerSettings
+
+    shipped = json.loads(SHIPPED.read_text())["calibrations"][0]
+    mid = shipped["model_id"]
+    r = resolve("dense_cosine", mid, AnswerSettings(), tmp_path)
+    assert (r.threshold, r.source, r.calibrated) == (0.3764, str(SHIPPED), True)
+    assert (r.key_term_max_zipf, r.related_threshold, r.support_threshold) == (4.0, 0.3085, 0.33)
+    # the patient scope: its own calibration (no support threshold calibrated there)
+    p = resolve("dense_cosine", mid, AnswerSettings(), tmp_path, "patient")
+    assert (p.threshold, p.key_term_max_zipf, p.related_threshold, p.support_threshold) == (0.2, 4.5, 0.0, None)
+    # configured values win; a configured threshold turns the calibrated support rule off
+    c = resolve("dense_cosine", mid, AnswerSettings(refusal_threshold=0.5, related_threshold=0.1), tmp_path)
+    assert (c.threshold, c.source, c.related_threshold, c.support_threshold, c.key_term_max_zipf) == (
+        0.5, "config", 0.1, None, 4.0)
+    assert resolve("dense_cosine", mid, AnswerSettings(refusal_threshold=0.5, support_threshold=0.2),
+                   tmp_path).support_threshold == 0.2
+    # no calibration: every value from FALLBACK
+    f = resolve("rerank", mid, AnswerSettings(), tmp_path)
+    assert (f.threshold, f.source, f.calibrated, f.key_term_max_zipf, f.related_threshold, f.support_threshold) == (
+        0.50, "fallback", False, 4.0, 0.25, None)
+    assert FALLBACK["threshold"] == {"dense_cosine": 0.40, "rerank": 0.50}
+    assert f.gate().calibration == f"uncalibrated fallback for {mid}" and r.gate().threshold == 0.3764
+
+
+def test_one_ask_reads_the_calibration_once_per_scope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: ``ask`` looked the calibration up three times (gate, key-term parameters, support)."""
+    import clinqa.answer.calibration as cal
+    from clinqa.pipeline import Pipeline
+    from clinqa.settings import Settings
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# Sepsis\n\n## Fluids\n\nGive 30 mL/kg of IV crystalloid within 3 hours.\n")
+    pipe = Pipeline(Settings(data_dir=tmp_path / "data"))
+    pipe.ingest([docs], progress=False)
+    calls: list[str] = []
+    real = cal.find_calibration
+
+    def counting(*args: object, **kw: object) -> object:
+        calls.append(str(args[3] if len(args) > 3 else kw.get("scope", "reference")))
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cal, "find_calibration", counting)
+    pipe.ask("How much crystalloid in sepsis?", generate=False)
+    assert calls == ["reference"]

@@ -103,7 +103,7 @@ def test_second_ask_is_a_hit(pipe: Pipeline, cache: SQLiteCache, monkeypatch: py
 def test_key_is_answer_key_of_the_pipeline(pipe: Pipeline, cache: SQLiteCache) -> None:
     f = pipe.filters()
     ans, _ = cached_ask(pipe, cache, QUESTION, f)
-    state = f"{pipe.config_hash()}|gate={pipe.gate().threshold:.6f}"  # no time intent in QUESTION: no date
+    state = f"{pipe.config_hash()}|calibration={pipe.calibration_key()}"  # no time intent in QUESTION: no date
     stored = cache.get_answer(answer_key(QUESTION, f.to_dict(), state, pipe.corpus_version()))
     assert stored is not None and stored["answer"] == ans.answer
     v = cache.get_vector(vector_key(QUESTION, pipe.encoder.model_id))
@@ -222,3 +222,30 @@ def test_recalibrated_threshold_or_time_intent_changes_the_key(pipe: Pipeline, c
     today = datetime.date.today().isoformat()
     assert _answer_state(pipe, "latest guidance on " + QUESTION).endswith(f"|day={today}")
     assert "|day=" not in _answer_state(pipe, QUESTION)
+
+
+def test_a_recalibrated_patient_scope_or_support_threshold_changes_the_key(pipe: Pipeline) -> None:
+    """Issue 28: the key held only the reference scope's threshold, so a re-calibrated patient scope (or
+    support threshold) kept serving answers decided under the old one."""
+    from clinqa.answer.calibration import Calibration, save_calibration
+    from clinqa.cache import _answer_state
+
+    calibrated = Pipeline(pipe.settings.model_copy(update={"answer": pipe.settings.answer.model_copy(
+        update={"refusal_threshold": None})}))  # the thresholds come from the calibration files
+    calibrated._encoder = pipe.encoder
+    before = _answer_state(calibrated, QUESTION)
+    assert ":t=0.376400:" in before and ":s=0.330000:" in before  # the shipped reference calibration
+    path = pipe.data_dir / "calibration.json"
+    assert not path.exists()
+    try:
+        model = pipe.encoder.model_id
+        save_calibration(pipe.data_dir, Calibration("dense_cosine", model, 0.25, scope="patient"))
+        patient = _answer_state(calibrated, QUESTION)
+        assert patient != before and "patient:dense_cosine:" + model + ":t=0.250000:" in patient
+        assert patient.split("|patient")[0] == before.split("|patient")[0]  # the reference scope unchanged
+        save_calibration(pipe.data_dir, Calibration("dense_cosine", model, 0.25, scope="patient",
+                                                    support_threshold=0.15))
+        assert _answer_state(calibrated, QUESTION) not in (before, patient)
+    finally:
+        path.unlink(missing_ok=True)
+    assert _answer_state(calibrated, QUESTION) == before

@@ -1,12 +1,12 @@
-"""Answer assembly: the decision after the gate, refusal wording, related topics, warnings and the
-extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model; the pipeline
-runs the stages and hands their results here).
+"""Answer assembly: refusal wording, related topics, warnings and the extractive
+:class:`~clinqa.answer.types.Answer` (pure functions: no store, no model). Whether to answer is
+decided in :mod:`clinqa.answer.decision`; this module renders what it decided.
 
 - :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
-- :func:`decide`: the lexical-support rescue (:func:`support_rescue`), then the key-term refusal
-  (:func:`missing_reason`) or the missing-key-term warning.
-- :func:`refuse`, :func:`year_range_refusal`: the refusal answers; :func:`extractive`: the answer,
-  with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
+- :func:`missing_reason`, :func:`missing_amount_reason`, :func:`no_note_reason`: the sentences of the
+  decision's refusals.
+- :func:`refuse`, :func:`year_range_refusal`, :func:`no_note_refusal`: the refusal answers;
+  :func:`extractive`: the answer, with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
 
 What a refusal tells the reader:
 
@@ -29,6 +29,7 @@ car tyre?") get no topics instead of five unrelated guidelines.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,7 @@ from clinqa.retrieval.synonyms import term_matches
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
     from clinqa.answer.extractive import Extract
+    from clinqa.retrieval.temporal import TimeIntent
 
 NOT_COVERED = "The documents do not cover this question."
 NO_MATCH = "No passage matched the question under the applied filters."
@@ -85,7 +87,8 @@ def topic_label(t: dict[str, Any]) -> str:
     return f"{label} ({t['note_date']})" if t.get("note_date") else label
 
 
-def _join(words: Sequence[str], conjunction: str = "or") -> str:
+def join_words(words: Sequence[str], conjunction: str = "or") -> str:
+    """``words`` as an English list: "a", "a or b", "a, b or c" (``conjunction`` instead of "or")."""
     ws = list(words)
     if len(ws) <= 1:
         return "".join(ws)
@@ -97,13 +100,13 @@ def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: b
     ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
     absent = [t for t in missing if not in_corpus.get(t.lower(), False)]  # keys are lower case, names as typed
     if absent and not scoped:
-        return f"The documents do not mention {_join(absent)}."
+        return f"The documents do not mention {join_words(absent)}."
     if scoped:
-        return f"The documents under the applied filters do not mention {_join(missing)}."
-    return f"The passages found do not mention {_join(missing)}."
+        return f"The documents under the applied filters do not mention {join_words(missing)}."
+    return f"The passages found do not mention {join_words(missing)}."
 
 
-# -- the decision ------------------------------------------------------------------------------------
+# -- warnings -----------------------------------------------------------------------------------------
 def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str, scoped: bool,
                   answering: bool) -> list[str]:
     """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
@@ -120,56 +123,6 @@ def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str,
         out.append(where + ", ".join(f"'{w}'" for w in missing)
                    + (MAY_NOT_ANSWER if answering else ""))
     return out
-
-
-def support_rescue(decision: GateDecision, check: Answerability | None, support: float | None) -> GateDecision:
-    """``decision`` turned into an answer when the dense gate refused but the first quotable passage
-    mentions every key term (``check.complete_in == 0``) and the signal is at least ``support``
-    (:meth:`clinqa.pipeline.Pipeline.support_threshold`; ``None``: no such rule); its ``kind`` gains
-    ``+key_term_support``. Otherwise ``decision`` unchanged."""
-    if (decision.answer or check is None or support is None or decision.signal is None
-            or check.complete_in != 0 or decision.signal < support):
-        return decision
-    return replace(decision, answer=True, kind=decision.kind + "+key_term_support",
-                   reason=f"signal {decision.signal:.3f} is below the threshold {decision.threshold:.3f} "
-                          f"but at least {support:.3f}, and the best passage mentions every key term")
-
-
-@dataclass
-class Decision:
-    """The final answer-or-refuse decision of one question: the gate's ``decision`` after the lexical
-    rescue and the key-term test, whether a missing key term refused (``key_refusal``; then
-    ``decision.reason`` is :func:`missing_reason`'s sentence) and the key-term ``warnings`` to add."""
-
-    decision: GateDecision
-    key_refusal: bool = False
-    warnings: list[str] = field(default_factory=list)
-
-
-def decide(decision: GateDecision, check: Answerability | None, support: float | None, key_terms: str,
-           scoped: bool) -> Decision:
-    """Combine the gate's ``decision`` with the key-term test ``check`` (None when it did not run):
-    first :func:`support_rescue` with ``support``; then, with ``key_terms == "refuse"``, a decisive
-    missing term refuses (``kind`` gains ``+key_terms`` when the gate had answered) with the
-    :func:`missing_reason` sentence, also when the gate refused anyway; else, with ``key_terms`` not
-    ``"ignore"``, an answer whose passages miss key terms gets a warning naming them."""
-    decision = support_rescue(decision, check, support)
-    if check is not None and check.decisive and key_terms == "refuse":
-        reason = missing_reason(check.decisive_names(), check.in_corpus, scoped)
-        if all(t.text in check.prevented for t in check.decisive):
-            reason = (f"The passages found name {_join(check.decisive_names(), 'and')} only as something to "
-                      "prevent, not to treat.")
-        return Decision(replace(decision, answer=False, reason=reason,
-                                kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
-    if check is not None and check.apart and key_terms == "refuse":
-        reason = f"The passages found do not mention {_join(check.apart, 'and')} together."
-        return Decision(replace(decision, answer=False, reason=reason,
-                                kind=decision.kind + ("+key_terms" if decision.answer else "")), key_refusal=True)
-    if check is not None and check.missing and key_terms != "ignore" and decision.answer:
-        return Decision(decision, warnings=["the passages found do not mention "
-                                            + ", ".join(f"'{w}'" for w in check.missing_names())
-                                            + ": check that they answer the question"])
-    return Decision(decision)
 
 
 def quotable(hits: Sequence[Retrieved], check: Answerability | None, context: int) -> list[Retrieved]:
@@ -230,22 +183,12 @@ def refusal(draft: Draft, reason: str, topics: list[dict[str, Any]], text: str |
                   related_topics=[topic_label(t) for t in topics], related=topics)
 
 
-def refusal_reason(decision: Decision, has_hits: bool) -> str:
-    """Why a refused question is refused: the key-term sentence of ``decision`` when a missing key
-    term refused, else :data:`NO_MATCH` when nothing matched (``has_hits`` False), else
-    :data:`NOT_COVERED`."""
-    if decision.key_refusal:
-        return decision.decision.reason
-    return NOT_COVERED if has_hits else NO_MATCH
-
-
-def refuse(draft: Draft, decision: Decision, related_min: float, n_topics: int) -> Answer:
-    """The refusal of ``draft`` when no wider year range answers: the :func:`refusal_reason`; up to
-    ``n_topics`` related topics of the hits, only when the gate signal (None counts as -1) is at least
-    ``related_min`` (the related threshold, :meth:`clinqa.pipeline.Pipeline.gate_params`); for a
-    patient-scoped question without a year range that matched nothing, a text telling the reader to
-    check the patient id."""
-    reason = refusal_reason(decision, bool(draft.hits))
+def refuse(draft: Draft, reason: str, related_min: float, n_topics: int) -> Answer:
+    """The refusal of ``draft`` for ``reason`` (the decision's sentence, :mod:`clinqa.answer.decision`) when
+    no wider year range answers: up to ``n_topics`` related topics of the hits, only when the gate signal
+    (None counts as -1) is at least ``related_min`` (the related threshold,
+    :class:`clinqa.answer.calibration.Resolved`); for a patient-scoped question without a year range that
+    matched nothing, a text telling the reader to check the patient id."""
     signal = draft.decision.signal if draft.decision.signal is not None else -1.0
     topics = related(draft.hits, n_topics) if signal >= related_min else []
     f = draft.filters
@@ -253,6 +196,43 @@ def refuse(draft: Draft, decision: Decision, related_min: float, n_topics: int) 
         return refusal(draft, reason, [], f"{reason} Patient {f.patient_id} has no matching notes; "
                                           "check the patient id.")
     return refusal(draft, reason, topics)
+
+
+def no_note_reason(patient_id: str, notes: dict[str, tuple[str, str]],
+                   intent: TimeIntent) -> tuple[str, list[tuple[str, str, str]]]:
+    """``(reason, nearest)`` of a patient question about a day (or days: ``intent.date_min`` /
+    ``date_max``, ISO) on which the patient has no note. ``notes``: ``{doc_id: (note date ISO or "",
+    note type or "")}``; ``nearest``: up to three ``(day, note type, doc id)``, nearest first by distance in
+    days (then doc id), which the reason names. No notes at all: the reason says to check the id."""
+    if not notes:  # no such patient (or no notes): say so, as for any other question
+        return f"Patient {patient_id} has no notes; check the patient id.", []
+    wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
+
+    def distance(day: str) -> int:
+        return abs((datetime.date.fromisoformat(day) - wanted).days)
+
+    dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
+    near = list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
+    lo, hi = intent.date_min, intent.date_max
+    span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
+    reason = f"No note of this patient is dated {span}."
+    if near:
+        reason += " Notes nearest that date: " + ", ".join(f"{day}{f' ({kind})' if kind else ''}"
+                                                           for day, kind, _ in near) + "."
+    return reason, near
+
+
+def no_note_refusal(question: str, filters: Filters, intent: TimeIntent, reason: str,
+                    near: Sequence[tuple[str, str, str]], timings_ms: dict[str, float]) -> Answer:
+    """The refusal :class:`~clinqa.answer.types.Answer` of a question about a day with no note
+    (:func:`no_note_reason`): the nearest notes are its related topics; ``filters`` are shown without the
+    internal no-note document id."""
+    related_ = [{"title": f"{kind + ' note ' if kind else 'note '}{day}", "section": "", "chunk_id": "", "doc_id": d}
+                for day, kind, d in near]
+    return Answer(question=question, refused=True, answer=reason, reason=reason,
+                  filters=replace(filters, doc_ids=()), mode="refusal", related=related_,
+                  related_topics=[r["title"] for r in related_], time_filter=intent.describe(datetime.date.today()),
+                  timings_ms=timings_ms)
 
 
 def undated_warning(phrase: str) -> str:
@@ -338,18 +318,15 @@ DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?
                       re.IGNORECASE)
 
 
-def extractive(draft: Draft, ext: Extract, rare: Sequence[str], n_topics: int = 0) -> Answer:
+def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
-    (:func:`clinqa.answer.extractive.extract_answer`), or the :data:`NO_QUOTE` refusal when it quoted
-    nothing, with up to ``n_topics`` related topics of the hits (the gate found them close enough to
-    answer from, so they are what the reader may want to open). A warning names the ``rare`` question
+    (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
+    empty or amount-less quote, :mod:`clinqa.answer.decision`). A warning names the ``rare`` question
     words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`)."""
+    (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    ``ValueError`` for an empty ``ext``."""
     if not ext.text:
-        return refusal(draft, NO_QUOTE, related(draft.hits, n_topics))
-    no_amount = missing_amount_reason(draft.question, ext.text)
-    if no_amount:  # a dose or duration question answered without one is no answer
-        return refusal(draft, no_amount, related(draft.hits, n_topics))
+        raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")
     from clinqa.answer.answerability import is_scaffold
 
     cited = {c.chunk_id for c in ext.citations}

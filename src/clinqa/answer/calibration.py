@@ -10,11 +10,16 @@ is the encoder's id for ``dense_cosine`` and the reranker's id for ``rerank``; b
 fingerprint of the weights (``name@sha``), so retrained or swapped weights find no
 calibration instead of silently keeping an old threshold.
 
-Lookup order (:func:`resolve_threshold`): ``answer.refusal_threshold`` from the config, then
+Lookup order (:func:`resolve`, and :func:`resolve_threshold` for the threshold alone):
+``answer.refusal_threshold`` from the config, then
 ``<data_dir>/calibration.json`` (written by ``clinqa eval refusal --save``), then the table
 shipped with clinqa for the shipped models (``calibrations.json`` beside this module,
 measured on the ``refusal`` dev set over the full liveqa-medquad corpus; see
 docs/benchmarks.md). Without any, the fallback threshold is used and the answer says so.
+
+:func:`resolve` gives everything one question needs, from one lookup: the threshold and its source,
+the related threshold, the key-term Zipf cut and the support threshold, each from the settings when
+set, else from the calibration, else from :data:`FALLBACK` (the one table of fallbacks).
 """
 
 from __future__ import annotations
@@ -22,12 +27,20 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clinqa.errors import ConfigError
 
+if TYPE_CHECKING:
+    from clinqa.answer.gate import RefusalGate
+
 SHIPPED = Path(__file__).with_name("calibrations.json")
-FALLBACK = {"dense_cosine": 0.40, "rerank": 0.50}
+#: the values used when neither the settings nor a calibration give one: the gate threshold per signal
+#: (0.40 dense cosine, 0.50 a reranker probability), the key-term test's general-English Zipf cut (4.0,
+#: chosen on bench/answers/guidelines.jsonl) and the related threshold (0.25); there is no fallback
+#: support threshold (None: the rule is off)
+FALLBACK: dict[str, Any] = {"threshold": {"dense_cosine": 0.40, "rerank": 0.50}, "key_term_max_zipf": 4.0,
+                            "related_threshold": 0.25, "support_threshold": None}
 
 
 @dataclass
@@ -58,8 +71,8 @@ class Calibration:
 
 
 _READ: dict[Path, tuple[tuple[int, int], list[Calibration]]] = {}
-"""Parsed calibration files by path, with the (mtime_ns, size) they were parsed at: one ask looks
-the calibration up three times (gate, key-term parameters, support threshold)."""
+"""Parsed calibration files by path, with the (mtime_ns, size) they were parsed at: a file is parsed
+again only when it changed (``eval refusal --save``), not on every question."""
 
 
 def _read(path: Path) -> list[Calibration]:
@@ -112,4 +125,65 @@ def resolve_threshold(signal: str, model_id: str, configured: float | None,
     cal, where = find_calibration(signal, model_id, data_dir, scope)
     if cal is not None:
         return cal.threshold, where, True
-    return FALLBACK[signal], "fallback", False
+    return FALLBACK["threshold"][signal], "fallback", False
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """The calibration in force for one ``(signal, model_id, scope)``, every value already resolved:
+    ``threshold`` (gate signal units: cosine, or reranker score) with its ``source`` (``"config"``, a
+    calibration file path or ``"fallback"``) and ``calibrated`` (False only for the fallback);
+    ``key_term_max_zipf`` (Zipf, the key-term test's cut), ``related_threshold`` (gate signal units) and
+    ``support_threshold`` (gate signal units, None: the lexical-support rescue is off)."""
+
+    signal: str
+    model_id: str
+    scope: str
+    threshold: float
+    source: str
+    calibrated: bool
+    key_term_max_zipf: float
+    related_threshold: float
+    support_threshold: float | None
+
+    def gate(self) -> RefusalGate:
+        """The refusal gate of this calibration; its label is the source, or says it is an uncalibrated
+        fallback for ``model_id``."""
+        from clinqa.answer.gate import RefusalGate
+
+        label = self.source if self.calibrated else f"uncalibrated fallback for {self.model_id}"
+        return RefusalGate(self.threshold, self.signal, label, model_id=self.model_id, calibrated=self.calibrated)
+
+    def key(self) -> str:
+        """Every value that can change an answer, as one string (for the answer cache's key)."""
+        support = "-" if self.support_threshold is None else f"{self.support_threshold:.6f}"
+        return (f"{self.scope}:{self.signal}:{self.model_id}:t={self.threshold:.6f}:z={self.key_term_max_zipf:.6f}"
+                f":r={self.related_threshold:.6f}:s={support}:c={int(self.calibrated)}")
+
+
+def resolve(signal: str, model_id: str, settings: Any, data_dir: Path | None, scope: str = "reference") -> Resolved:
+    """The :class:`Resolved` calibration for ``(signal, model_id, scope)`` from one lookup
+    (:func:`find_calibration`). ``settings``: the :class:`clinqa.settings.AnswerSettings` (its
+    ``refusal_threshold``, ``key_term_max_zipf``, ``related_threshold`` and ``support_threshold`` win when
+    set). A configured ``refusal_threshold`` turns the calibrated support threshold off, since that was
+    chosen together with the calibrated threshold. Raises ``KeyError`` for an unknown ``signal`` without
+    a threshold; :class:`ConfigError` for an unreadable calibration file."""
+    cal, where = find_calibration(signal, model_id, data_dir, scope)
+    if settings.refusal_threshold is not None:
+        threshold, source, calibrated = settings.refusal_threshold, "config", True
+    elif cal is not None:
+        threshold, source, calibrated = cal.threshold, where, True
+    else:
+        threshold, source, calibrated = FALLBACK["threshold"][signal], "fallback", False
+
+    def pick(name: str) -> Any:
+        configured = getattr(settings, name)
+        if configured is not None:
+            return configured
+        if name == "support_threshold" and settings.refusal_threshold is not None:
+            return None
+        calibrated_value = getattr(cal, name) if cal is not None else None
+        return calibrated_value if calibrated_value is not None else FALLBACK[name]
+
+    return Resolved(signal, model_id, scope, threshold, source, calibrated, pick("key_term_max_zipf"),
+                    pick("related_threshold"), pick("support_threshold"))

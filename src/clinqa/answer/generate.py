@@ -8,8 +8,10 @@ answer; the full list of sentences with ``supported: true|false`` goes to ``--js
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.citations import Verification, parse_markers, verify_answer
 from clinqa.answer.prompt import (
@@ -19,11 +21,16 @@ from clinqa.answer.prompt import (
     build_no_context_messages,
     clip_words,
 )
-from clinqa.answer.types import Citation, citation_for
+from clinqa.answer.types import Answer, Citation, citation_for
 from clinqa.llm.base import Completion, LLMBackend
 from clinqa.llm.tokens import cost_usd
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import GenerationSettings, LLMSettings
+
+if TYPE_CHECKING:
+    from clinqa.answer.decision import Decision
+    from clinqa.answer.decision import Evidence as DecisionEvidence
+    from clinqa.settings import Settings
 
 
 def heading_of(hit: Retrieved) -> str:
@@ -122,3 +129,70 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
     return Generated(text, completion, cost_usd(completion.model, completion.prompt_tokens,
                                                      completion.completion_tokens, llm.prices),
                      None, [], identifiers, redacted)
+
+
+def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
+                     settings: Settings, closed: bool, t0: float, ev: DecisionEvidence, decision: Decision) -> Answer:
+    """The generated answer (:func:`generate_answer`) for a question the decision answered, or
+    ``extractive`` with a warning when the model (built by ``backend()``, which may raise
+    :class:`clinqa.llm.base.LLMError` too) fails or none of its sentences is supported. The model's own
+    refusal is the decision's ``generate`` phase (:func:`clinqa.answer.decision.model_refused`).
+    ``t0``: :func:`time.perf_counter` at the start of the question (``timings_ms["total"]``)."""
+    from clinqa.answer import assemble
+    from clinqa.answer.decision import run
+    from clinqa.llm.base import LLMError
+
+    try:
+        llm = backend()
+        assert llm is not None
+        g = generate_answer(extractive.question, hits, llm, settings.generation, settings.llm, closed)
+    except LLMError as exc:
+        extractive.warnings.append(f"no generated answer ({exc}); this is the extractive answer")
+        extractive.llm = {"backend": settings.llm.backend, "error": str(exc)}
+        return extractive
+    check = g.verification
+    assert check is not None
+    timings = dict(extractive.timings_ms)
+    timings["generate"] = g.completion.latency_ms
+    timings["total"] = (time.perf_counter() - t0) * 1e3
+    extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(), "identifiers": g.identifiers}
+    n = len(check.sentences)
+    ev.model_refused = check.refusal
+    verdict = run(ev, "generate", decision).verdict
+    if not verdict.answer:
+        topics = assemble.related(hits, settings.answer.related_topics)
+        return replace(extractive, refused=True, answer=verdict.reason, citations=[],
+                       related_topics=[assemble.topic_label(t) for t in topics], related=topics,
+                       reason=verdict.reason, mode="refusal", timings_ms=timings, **extra)
+    if not g.text:
+        extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
+                                   "cites; this is the extractive answer")
+        return replace(extractive, timings_ms=timings, **extra)
+    warnings = list(extractive.warnings)
+    if check.dropped:
+        warnings.append(f"{check.dropped} of {n} generated sentences were dropped: not supported by the "
+                        "passages they cite (see 'sentences' in --json)")
+    elif any(not c.supported for c in check.sentences):
+        warnings.append("sentences marked [unsupported] are not backed by the passages they cite")
+    bad_ids = sorted({i for c in check.sentences for i in c.invalid})
+    if bad_ids:
+        warnings.append("the model cited passages that do not exist (" + ", ".join(f"[{i}]" for i in bad_ids)
+                        + "); those citations were removed")
+    if g.redacted:
+        warnings.append("patient identifiers that are not in the cited passages were redacted")
+    return replace(extractive, answer=g.text, citations=g.citations, mode="generated", timings_ms=timings,
+                   warnings=warnings, **extra)
+
+
+def no_context_answer(question: str, backend: LLMBackend, settings: Settings, closed: bool = False) -> Answer:
+    """The language model alone, with no retrieval and no evidence (:func:`generate_no_context`), as an
+    :class:`~clinqa.answer.types.Answer` in ``no-context`` mode: the baseline grounded answers are compared
+    with. Nothing is cited or checked. Raises :class:`clinqa.llm.base.LLMError` when the model fails."""
+    t0 = time.perf_counter()
+    g = generate_no_context(question, backend, settings.llm, closed, screen=settings.generation.screen_identifiers)
+    warnings = ["answered by the language model alone, from no evidence: nothing here is checked"]
+    if g.redacted:
+        warnings.append("patient identifiers were redacted")
+    return Answer(question=question, refused=False, answer=g.text, filters=None, mode="no-context",
+                  warnings=warnings, llm=g.usage(), identifiers=g.identifiers,
+                  timings_ms={"total": (time.perf_counter() - t0) * 1e3})

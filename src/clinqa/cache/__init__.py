@@ -93,15 +93,17 @@ def cache_filters(filters: Filters, closed: bool = False) -> dict[str, Any]:
 
 
 def _answer_state(pipe: Pipeline, question: str) -> str:
-    """What besides settings and corpus can change an answer: the refusal threshold in force (a
-    re-calibration with ``eval refusal --save`` changes it without touching the settings) and,
+    """What besides settings and corpus can change an answer: the whole calibration in force, both scopes
+    (:meth:`clinqa.pipeline.Pipeline.calibration_key`: threshold, support and related thresholds, key-term
+    cut and where each came from; a re-calibration with ``eval refusal --save`` changes them without
+    touching the settings) and,
     for questions with a time intent ("latest", "last year"), today's date, which they are read
     against."""
     import datetime
 
     from clinqa.retrieval.temporal import parse_time_intent
 
-    state = f"{pipe.config_hash()}|gate={pipe.gate().threshold:.6f}"
+    state = f"{pipe.config_hash()}|calibration={pipe.calibration_key()}"
     today = datetime.date.today()
     intent = parse_time_intent(question, today)
     if intent.recency or intent.year_min is not None or intent.year_max is not None:
@@ -114,7 +116,7 @@ def cached_ask(pipe: Pipeline, cache: Cache | None, question: str, filters: Filt
     """``pipe.ask(question, filters, closed=closed)`` through ``cache``; returns ``(answer, hit)``.
 
     The key is :func:`answer_key` over the question, ``filters`` (as given, before the question's
-    time intent is applied; plus ``closed``), ``pipe.config_hash()`` with the refusal threshold in
+    time intent is applied; plus ``closed``), ``pipe.config_hash()`` with the calibration in
     force (and today's date for questions with a time intent) and ``pipe.corpus_version()``,
     so an answer is only served for the same patient scope, year range and sources, under the same
     settings, on the same corpus: after an ingest or removal every old entry is unreachable.

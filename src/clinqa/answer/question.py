@@ -1,0 +1,102 @@
+"""Reading the question before it is searched: spelling repair against the corpus vocabulary and its
+time intent applied to the filters. Pure functions over what the pipeline hands in (a vocabulary, the
+filters, what the store knows about dates), so ``Pipeline.ask`` only wires them."""
+
+from __future__ import annotations
+
+import datetime
+import re
+from collections.abc import Callable
+from dataclasses import replace
+
+from clinqa.retrieval.filters import Filters
+from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
+from clinqa.retrieval.vocabulary import WORD, Vocabulary
+
+#: a run of letters then a run of digits, one word ("curb65", "covid19")
+LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
+#: the document id that stands for "no note dated so" in a patient query's ``doc_ids`` (no document has it)
+NO_NOTE = "\x00no-note-dated-so"
+#: the warning of a question without a patient to a store that holds patient notes (never searched then)
+PATIENT_HINT = "patient notes are searched only for one patient (--patient ID); this question searched none"
+#: Greek letters that clinical names spell out ("β-blocker" / "beta-blocker", "TNF-α" / "TNF-alpha"); not
+#: mu, which stands for micro in units ("μg")
+GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "θ": "theta",
+               "κ": "kappa", "λ": "lambda", "τ": "tau", "ω": "omega"}
+
+
+def repair_question(question: str, vocab: Vocabulary) -> tuple[str, dict[str, str]]:
+    """``question`` with its misspelt words replaced by the corpus words they most likely mean
+    (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
+
+    Only words of at least 5 letters that no passage has (American spelling tried too), that
+    are rare in general English (Zipf < 2.5: a misspelling, not another word) and that are not the
+    name of a drug by a class suffix of the synonym table (:func:`clinqa.retrieval.synonyms.
+    names_a_class_member`: "dapagliflozin" is never read as "empagliflozin") are repaired, and a
+    name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
+    Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
+    corpus lacks the word as typed and has the spelled form or each of its parts). ``vocab``: the
+    corpus vocabulary (for a patient-scoped query, plus that patient's own notes)."""
+    from clinqa.answer.answerability import REPAIR_BELOW_ZIPF, fold, zipf
+    from clinqa.retrieval.synonyms import names_a_class_member
+
+    fixes: dict[str, str] = {}
+    out, last = [], 0
+    for m in WORD.finditer(question):
+        w = m.group(0)
+        low = w.lower()
+        if any(g in low for g in GREEK_NAMES) and low not in vocab:
+            spelled = "".join(GREEK_NAMES.get(ch, ch) for ch in w)  # "β-blocker" -> "beta-blocker"
+            if spelled.lower() in vocab or all(p in vocab for p in spelled.lower().split("-") if p):
+                fixes[w] = spelled
+                out.append(question[last:m.start()] + spelled)
+                last = m.end()
+            continue
+        joined = LETTERS_DIGITS.fullmatch(low)
+        if joined and low not in vocab and f"{joined.group(1)}-{joined.group(2)}" in vocab:
+            fixed = f"{w[:len(joined.group(1))]}-{joined.group(2)}"  # "CURB65" -> "CURB-65", as typed
+            fixes[w] = fixed
+            out.append(question[last:m.start()] + fixed)
+            last = m.end()
+            continue
+        if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
+                or zipf(low) >= REPAIR_BELOW_ZIPF or names_a_class_member(low)):
+            continue  # a drug's own name ("dapagliflozin" for a patient never on it) is no typo
+        fixed = vocab.repair(low)
+        if fixed:
+            fixes[w] = fixed
+            out.append(question[last:m.start()] + fixed)
+            last = m.end()
+    return "".join(out) + question[last:], fixes
+
+
+def apply_time_intent(question: str, filters: Filters, reference_has_years: Callable[[], bool],
+                      patient_notes: Callable[[str], dict[str, tuple[str, str]]],
+                      today: datetime.date | None = None) -> tuple[Filters, TimeIntent]:
+    """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`, ``today``,
+    default today's date) to ``filters``: its year bounds when ``filters`` has none (explicit filters
+    win), and its recency flag. A reference question to a corpus of which no document carries a year
+    (``reference_has_years()`` False) keeps its filters and the intent says so (``undated``). A patient
+    question naming whole dates is limited to that patient's notes dated so (``patient_notes(id)``:
+    ``{doc_id: (note date ISO, note type)}``) by document id, or to :data:`NO_NOTE` when none is.
+    Returns the filters and the intent actually used."""
+    today = today or datetime.date.today()
+    intent = parse_time_intent(question, today, reference=filters.patient_id is None)
+    if filters.has_years:
+        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
+    if intent.year_min is None and intent.year_max is None:
+        return filters, intent
+    if filters.patient_id is None and not reference_has_years():
+        # a corpus without dates (PubMed snippets, undated PDFs) cannot be limited to "in 2019":
+        # the bounds would exclude every passage; the answer says they were not applied
+        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "",
+                                   undated=intent.phrase)
+    filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
+    if intent.has_dates and filters.patient_id is not None:
+        # "on 2022-04-18": that day's notes only, by document id inside the store query (a note's
+        # date is its own, not a year's); none dated so: NO_NOTE, which no document has
+        dated = [d for d, (day, _) in patient_notes(filters.patient_id).items()
+                 if day and (intent.date_min or day) <= day <= (intent.date_max or day)
+                 and (not filters.doc_ids or d in filters.doc_ids)]
+        filters = replace(filters, doc_ids=tuple(dated) or (NO_NOTE,))
+    return filters, intent

@@ -1,0 +1,198 @@
+"""Ingest: load, chunk, embed and store documents in atomic batches, and count what the store holds.
+
+``Pipeline.ingest`` / ``Pipeline.ingest_documents`` and ``Pipeline.stats`` call these with the
+pipeline's stages; nothing here imports the pipeline.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from clinqa.answer.evidence import suspicious_units
+from clinqa.answer.extractive import embedding_texts
+from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
+from clinqa.documents.model import Document
+from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
+from clinqa.errors import LoadError
+from clinqa.retrieval.filters import Filters
+
+if TYPE_CHECKING:
+    from clinqa.documents.loaders import Skipped
+    from clinqa.settings import Settings
+    from clinqa.store import Store
+
+
+@dataclass
+class IngestReport:
+    """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
+    is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
+    ingested in this run holding ``n`` distinct sentences addressed to an AI model
+    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
+    the PDF pages of the ingested documents whose text was read by OCR."""
+
+    documents: int = 0
+    unchanged: int = 0
+    chunks: int = 0
+    embedded: int = 0
+    units_embedded: int = 0
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)
+    seconds: float = 0.0
+    suspicious: list[tuple[str, int]] = field(default_factory=list)
+    ocr_pages: int = 0  # PDF pages read from their image by OCR
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return dict(self.__dict__)
+
+
+def ingest_key(doc: Document, settings: Settings, model_id: str) -> str:
+    """Hash (sha256 hex) of the document and everything that shapes its chunks and vectors: changing the
+    chunker settings or the model (``model_id``) re-ingests an otherwise unchanged document."""
+    h = hashlib.sha256()
+    h.update(doc.content_hash().encode())
+    h.update(settings.chunking.model_dump_json().encode())
+    h.update(str(CHUNKING_VERSION).encode())
+    h.update(model_id.encode())
+    return h.hexdigest()
+
+
+def ingest_documents(
+    items: Iterable[Document | LoadError | Skipped],
+    settings: Settings,
+    store: Store,
+    encoder: Encoder,
+    cache_path: Path,
+    before_first_write: Callable[[], None],
+    progress: bool = True,
+    batch_chunks: int = 512,
+    on_error: Callable[[str, str], None] | None = None,
+    total: int | None = None,
+) -> IngestReport:
+    """Chunk, embed and store already-loaded documents; load errors and skips in ``items`` are reported as
+    they would be from files. Unchanged documents (same :func:`ingest_key`) are skipped. Each batch of
+    about ``batch_chunks`` chunks is written in one atomic store commit (``Store.replace_documents``), so an
+    interrupted run keeps the batches it finished and a re-run continues with the rest; bad files are
+    reported in ``failed`` and do not stop the run (``on_error(path, reason)`` is called for each).
+    ``before_first_write`` runs before each batch is written (the pipeline records its encoder there).
+    With ``answer.precompute_units`` the extractive answer's units are embedded into the cache too."""
+    from clinqa.documents.loaders import Skipped
+
+    t0 = time.perf_counter()
+    report = IngestReport()
+    chunker = build_chunker(settings.chunking, encoder.token_counter, encoder.max_tokens)
+    cache = EmbeddingCache(cache_path) if settings.embedding.cache else None
+    existing = store.doc_hashes()
+    seen: dict[str, str] = {}
+    pending_docs: list[str] = []
+    pending_chunks: list[Chunk] = []
+    suspicious: dict[str, int] = {}
+
+    def flush() -> None:
+        if not pending_docs:
+            return
+        before_first_write()
+        vecs, n_new = encode_with_cache(
+            encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks],
+            cache, progress=progress and len(pending_chunks) > 64,
+        )
+        store.replace_documents(list(pending_docs), list(pending_chunks),
+                                vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
+        report.embedded += n_new
+        report.chunks += len(pending_chunks)
+        if cache is not None and settings.answer.precompute_units:
+            units = list(dict.fromkeys(u for c in pending_chunks if c.hierarchy_level != "document"
+                                       for u in embedding_texts(c.body, c.section_path)))
+            _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
+                                           progress=progress and len(units) > 64)
+            report.units_embedded += n_units
+        pending_docs.clear()
+        pending_chunks.clear()
+
+    def fail(path: str, reason: str) -> None:
+        report.failed.append((path, reason))
+        if on_error:
+            on_error(path, reason)
+
+    if progress:
+        from tqdm.auto import tqdm
+
+        items = tqdm(items, desc="ingest", unit="doc", total=total)
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skipped.append((str(item.path), item.reason))
+            continue
+        if isinstance(item, LoadError):
+            fail(item.path, item.reason)
+            continue
+        doc = item
+        if doc.doc_id in seen:
+            fail(doc.path, f"duplicate doc_id {doc.doc_id!r} (already loaded from {seen[doc.doc_id]})")
+            continue
+        seen[doc.doc_id] = doc.path
+        key = ingest_key(doc, settings, encoder.model_id)
+        if existing.get(doc.doc_id) == key:
+            report.unchanged += 1
+            continue
+        try:
+            chunks = [c.model_copy(update={"doc_hash": key}) for c in chunker.chunk(doc)]
+        except Exception as exc:  # a chunker bug must not lose the rest of the batch
+            fail(doc.path, f"could not chunk document {doc.doc_id!r}: {exc}")
+            continue
+        pending_docs.append(doc.doc_id)
+        pending_chunks.extend(chunks)
+        report.documents += 1
+        n_suspicious = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
+        if n_suspicious:
+            suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious
+        report.ocr_pages += len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr
+                                 and b.page_start is not None
+                                 for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
+        if len(pending_chunks) >= batch_chunks:
+            flush()
+    flush()
+    if report.documents or store.stale_indexes():  # a killed run may have left rows unindexed
+        store.refresh_indexes()
+    if cache:
+        cache.close()
+    report.suspicious = sorted(suspicious.items())
+    report.seconds = time.perf_counter() - t0
+    return report
+
+
+def suspicious_chunks(store: Store, patient_ids: Sequence[str] = ()) -> int:
+    """How many chunks (overview chunks left out) hold at least one unit addressed to an AI model
+    (:func:`clinqa.answer.evidence.suspicious_units`): the documents of no patient plus the notes of each of
+    ``patient_ids``, read from the store's chunk bodies (one pass over the store)."""
+    n = 0
+    for pid in [None, *patient_ids]:
+        bodies = store.export(["body"], Filters(patient_id=pid, exclude_levels=("document",)))
+        n += sum(1 for b in bodies.column("body").to_pylist() if suspicious_units([b]))
+    return n
+
+
+def store_stats(store: Store, data_dir: Path, model_id: str | None) -> dict[str, Any]:
+    """Counts for ``clinqa stats``: documents, chunks, per level, per source, patients, ``model_id`` (the
+    store's encoder), and ``suspicious_chunks`` (:func:`suspicious_chunks`)."""
+    docs = store.documents()
+    sources: dict[str, int] = {}
+    for d in docs:
+        sources[d["source"] or ""] = sources.get(d["source"] or "", 0) + 1
+    patients = sorted({d["patient_id"] for d in docs if d["patient_id"]})
+    return {
+        "data_dir": str(data_dir),
+        "documents": len(docs),
+        "chunks": store.count(),
+        "levels": store.level_counts(),
+        "sources": sources,
+        "patients": len(patients),
+        "model_id": model_id,
+        "suspicious_chunks": suspicious_chunks(store, patients),
+    }

@@ -1,0 +1,177 @@
+"""The decision table (clinqa.answer.decision): each step on hand-written evidence, the order of the
+table and the runner's phases, from values computed by hand (no store, no model)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from types import SimpleNamespace
+
+import pytest
+
+from clinqa.answer import assemble, decision
+from clinqa.answer.answerability import Answerability, KeyTerm
+from clinqa.answer.calibration import Resolved
+from clinqa.answer.extractive import Extract
+from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.retrieval.filters import Filters
+from clinqa.retrieval.temporal import TimeIntent
+
+CHILDREN = KeyTerm("children", "population", "children")
+AMOXICILLIN = KeyTerm("amoxicillin", "specific", "amoxicillin")
+CURB = KeyTerm("curb-65", "specific", "curb-65")
+
+
+def _cal(support: float | None = 0.35) -> Resolved:
+    return Resolved("dense_cosine", "m@1", "reference", 0.45, "shipped", True, 4.0, 0.30, support)
+
+
+def _result(signal: float | None, n_hits: int = 2) -> SimpleNamespace:
+    hits = [SimpleNamespace(chunk=SimpleNamespace(chunk_id=f"c{i}")) for i in range(n_hits)]
+    return SimpleNamespace(top_dense_cosine=signal, hits=hits)
+
+
+def _ev(signal: float | None = 0.40, check: Answerability | None = None, n_hits: int = 2, **kw: object
+        ) -> decision.Evidence:
+    cal = _cal()
+    ev = decision.Evidence("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
+                           check=check, calibration=cal, gate=cal.gate())
+    for k, v in kw.items():
+        setattr(ev, k, v)
+    return ev
+
+
+def _gate(answer: bool, signal: float | None = 0.40) -> decision.Verdict:
+    g = GateDecision(answer, signal, 0.45, "closest passage similarity 0.40", "dense_cosine", "shipped")
+    return decision.Verdict(answer, "" if answer else assemble.NOT_COVERED, g, "gate")
+
+
+def test_the_table_order_and_phases() -> None:
+    assert [(s.name, s.phase) for s in decision.STEPS] == [
+        ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
+        ("key_terms", "retrieval"), ("apart", "retrieval"), ("key_term_warning", "retrieval"),
+        ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate")]
+    assert all(s.doc for s in decision.STEPS)
+
+
+def test_gate_step_refuses_below_the_threshold_with_the_readers_sentence() -> None:
+    v = decision.gate(_ev(0.40), decision.Verdict(True))
+    assert v is not None and (v.answer, v.reason, v.step) == (False, assemble.NOT_COVERED, "gate")
+    assert v.gate is not None and (v.gate.signal, v.gate.threshold, v.gate.calibration) == (0.40, 0.45, "shipped")
+    assert decision.gate(_ev(0.50), decision.Verdict(True)).answer is True  # type: ignore[union-attr]
+    nothing = decision.gate(_ev(None, n_hits=0), decision.Verdict(True))
+    assert nothing is not None and nothing.reason == assemble.NO_MATCH
+
+
+def test_support_answers_when_first_passage_has_every_key_term() -> None:
+    check = Answerability(key_terms=[CURB], complete_in=0)
+    v = decision.support(_ev(check=check), _gate(False, 0.40))
+    assert v is not None and v.answer is True and v.reason == ""
+    assert v.gate is not None and v.gate.kind == "dense_cosine+key_term_support"
+    assert v.gate.reason == ("signal 0.400 is below the threshold 0.450 but at least 0.350, and the best passage "
+                             "mentions every key term")
+
+
+def test_support_passes_otherwise() -> None:
+    check = Answerability(key_terms=[CHILDREN], complete_in=0)
+    refused = _gate(False, 0.40)
+    low = _ev(check=check)
+    low.calibration = _cal(0.41)
+    assert decision.support(low, refused) is None  # signal below support
+    assert decision.support(_ev(check=Answerability(key_terms=[CHILDREN], complete_in=1)), refused) is None
+    off = _ev(check=check)
+    off.calibration = _cal(None)
+    assert decision.support(off, refused) is None  # no support rule
+    assert decision.support(_ev(check=None), refused) is None  # no key-term test
+    assert decision.support(_ev(check=check), _gate(False, None)) is None  # nothing matched
+    assert decision.support(_ev(check=check), _gate(True, 0.6)) is None  # already answering
+
+
+def test_key_terms_refuse_a_missing_population_and_name_it() -> None:
+    check = Answerability(key_terms=[AMOXICILLIN, CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
+    v = decision.key_terms(_ev(check=check), _gate(True, 0.6))
+    assert v is not None and (v.answer, v.final, v.step) == (False, True, "key_terms")
+    assert v.reason == "The passages found do not mention children."
+    assert v.gate is not None and v.gate.kind == "dense_cosine+key_terms" and v.gate.reason == v.reason
+
+
+def test_key_term_reason_replaces_a_dense_refusal() -> None:
+    check = Answerability(key_terms=[AMOXICILLIN], missing=[AMOXICILLIN], in_corpus={"amoxicillin": False})
+    v = decision.key_terms(_ev(check=check), _gate(False, 0.3))
+    assert v is not None and v.gate is not None and v.gate.kind == "dense_cosine"
+    assert v.reason == "The documents do not mention amoxicillin."
+    scoped = decision.key_terms(_ev(check=check, scoped=True), _gate(False, 0.3))
+    assert scoped is not None and scoped.reason == "The documents under the applied filters do not mention amoxicillin."
+
+
+def test_key_terms_that_only_warn() -> None:
+    check = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
+    warn = _ev(check=check, key_terms="warn")
+    assert decision.key_terms(warn, _gate(True, 0.6)) is None
+    v = decision.key_term_warning(warn, _gate(True, 0.6))
+    assert v is not None and v.answer and v.warnings == (
+        "the passages found do not mention 'children': check that they answer the question",)
+    assert decision.key_term_warning(_ev(check=check, key_terms="ignore"), _gate(True, 0.6)) is None
+    assert decision.key_term_warning(warn, _gate(False, 0.3)) is None
+
+
+def test_dated_note_overturns_the_gate_for_a_patient_question_about_a_time() -> None:
+    ev = _ev(0.1, timed=True, filters=Filters(patient_id="P1"), intent=TimeIntent(2023, 2023, phrase="in 2023"))
+    v = decision.dated_note(ev, _gate(False, 0.1))
+    assert v is not None and v.answer and v.gate is not None and v.gate.kind == "dense_cosine+dated_note"
+    assert v.gate.reason == "the question names a time (in 2023) and the patient has notes of it"
+    assert decision.dated_note(replace(ev, filters=Filters()), _gate(False, 0.1)) is None  # reference scope
+    assert decision.dated_note(replace(ev, timed=False), _gate(False, 0.1)) is None
+
+
+def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() -> None:
+    answering = _gate(True, 0.6)
+    v = decision.no_quote(_ev(extract=Extract("", [])), answering)
+    assert v is not None and (v.answer, v.reason, v.final) == (False, assemble.NO_QUOTE, True)
+    assert v.gate is answering.gate  # Answer.gate still shows the gate's answer
+    dose = _ev(extract=Extract("Ceftriaxone or cefotaxime is recommended. [1]", []))
+    dose.question = "What is the dose of ceftriaxone for meningitis?"
+    assert decision.no_quote(dose, answering) is None
+    v = decision.no_amount(dose, answering)
+    assert v is not None and v.reason == assemble.NO_DOSE
+    dose.extract = Extract("Ceftriaxone 2 g IV every 12 hours. [1]", [])
+    assert decision.no_amount(dose, answering) is None
+
+
+def test_no_note_dated_names_the_nearest_notes() -> None:
+    notes = {"n1": ("2022-04-10", "progress"), "n2": ("2022-05-01", ""), "n3": ("", "letter")}
+    ev = _ev(no_note=True, patient_notes=notes, filters=Filters(patient_id="P1"),
+             intent=TimeIntent(2022, 2022, phrase="on 2022-04-18", date_min="2022-04-18", date_max="2022-04-18"))
+    v = decision.no_note_dated(ev, decision.Verdict(True))
+    assert v is not None and v.final and v.reason == (
+        "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-05-01.")
+    ev.patient_notes = {}
+    assert decision.no_note_dated(ev, decision.Verdict(True)).reason == (  # type: ignore[union-attr]
+        "Patient P1 has no notes; check the patient id.")
+    assert decision.no_note_dated(_ev(), decision.Verdict(True)) is None
+
+
+def test_run_goes_phase_by_phase_and_stops_at_a_final_verdict() -> None:
+    check = Answerability(key_terms=[AMOXICILLIN, CHILDREN], missing=[CHILDREN], in_corpus={"children": True},
+                          apart=["amoxicillin", "children"])
+    ev = _ev(0.6, check=check)
+    d = decision.run(ev, "time")
+    assert list(d.trace) == ["no_note_dated"] and d.verdict.answer
+    d = decision.run(ev, "retrieval", d)
+    assert list(d.trace) == ["no_note_dated", "gate", "dated_note", "support", "key_terms"]  # final: apart not run
+    assert d.verdict.step == "key_terms" and not d.verdict.answer
+    assert d.after("dated_note").answer is True and d.after("apart") is d.verdict
+    ev.extract = Extract("", [])
+    assert decision.run(ev, "quote", d).verdict.step == "key_terms"  # a final verdict runs nothing more
+    with pytest.raises(ValueError):  # not a step of the table
+        d.after("no_such_step")
+
+
+def test_model_refused_is_the_generate_phase() -> None:
+    ev = _ev(0.6, model_refused=True)
+    d = decision.run(ev, "generate", decision.Decision(_gate(True, 0.6)))
+    assert (d.verdict.answer, d.verdict.reason) == (False, assemble.MODEL_REFUSED)
+
+
+def test_the_gate_of_a_fallback_calibration_says_so() -> None:
+    g = replace(_cal(), source="fallback", calibrated=False).gate()
+    assert isinstance(g, RefusalGate) and (g.calibrated, g.calibration) == (False, "uncalibrated fallback for m@1")
