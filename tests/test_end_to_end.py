@@ -87,7 +87,7 @@ def test_out_of_scope_is_refused_helpfully(pipe: Pipeline) -> None:
     assert ans.citations == []
     assert ans.gate.signal < ans.gate.threshold
     # clearly off topic: one plain sentence and no unrelated guidelines as "related topics"
-    assert ans.gate.signal < pipe.gate_params()[1]
+    assert ans.gate.signal < pipe.calibration().related_threshold
     assert ans.reason == ans.answer == "The documents do not cover this question."
     assert ans.related_topics == [] and ans.related == []
 

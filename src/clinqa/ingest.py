@@ -7,6 +7,7 @@ pipeline's stages; nothing here imports the pipeline.
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -20,7 +21,7 @@ from clinqa.answer.extractive import embedding_texts
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
-from clinqa.errors import LoadError
+from clinqa.errors import ConfigError, LoadError
 from clinqa.retrieval.filters import Filters
 
 if TYPE_CHECKING:
@@ -196,3 +197,34 @@ def store_stats(store: Store, data_dir: Path, model_id: str | None) -> dict[str,
         "model_id": model_id,
         "suspicious_chunks": suspicious_chunks(store, patients),
     }
+
+
+class StoreRecord:
+    """``<data_dir>/store.json``: which encoder built the store (``model_id``, ``dim``, ``max_tokens``), written
+    before the first chunk is stored; a store is never searched or extended with another encoder."""
+
+    def __init__(self, data_dir: Path) -> None:
+        """``data_dir``: the store's data directory."""
+        self.data_dir = Path(data_dir)
+        self.path = self.data_dir / "store.json"
+
+    def read(self) -> dict[str, Any]:
+        """Contents of ``store.json`` (empty dict before the first ingest)."""
+        return json.loads(self.path.read_text()) if self.path.exists() else {}
+
+    def write_once(self, encoder: Encoder) -> None:
+        """Record ``encoder`` (atomically) unless a record exists."""
+        if self.path.exists():
+            return
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps({"model_id": encoder.model_id, "dim": encoder.dim,
+                                   "max_tokens": encoder.max_tokens}, indent=2))
+        tmp.replace(self.path)
+
+    def check(self, encoder: Encoder) -> None:
+        """Raise :class:`ConfigError` when the store was built with another encoder than ``encoder``."""
+        model = self.read().get("model_id")
+        if model and model != encoder.model_id:
+            raise ConfigError(f"the store in {self.data_dir} was built with encoder {model}, but the configured "
+                              f"encoder is {encoder.model_id}; use another --data-dir or the same model")

@@ -17,12 +17,9 @@ from __future__ import annotations
 
 import contextlib
 import datetime
-import hashlib
-import json
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -37,16 +34,16 @@ from clinqa.answer.question import NO_NOTE, PATIENT_HINT, apply_time_intent, rep
 from clinqa.documents.model import Document
 from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder
 from clinqa.errors import ConfigError, LoadError
-from clinqa.ingest import IngestReport, ingest_documents, store_stats
+from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.llm import LLMBackend, build_llm_backend
-from clinqa.rerank import Reranker, build_reranker, rerank_hits
-from clinqa.retrieval import Filters, RetrievalResult, hybrid_search
-from clinqa.retrieval.dedup import collapse_near_duplicates
-from clinqa.retrieval.recency import newest_first, recency_rerank
+from clinqa.rerank import Reranker, build_reranker
+from clinqa.retrieval import Filters, RetrievalResult
+from clinqa.retrieval.search import search
 from clinqa.retrieval.temporal import TimeIntent
-from clinqa.retrieval.vocabulary import Vocabulary
-from clinqa.settings import Settings
-from clinqa.store import Store, build_store
+from clinqa.retrieval.vocabulary import ScopedVocabularies, Vocabulary
+from clinqa.settings import Settings, config_hash
+from clinqa.store import Store, build_store, require_store
+from clinqa.store.facts import StoreFacts
 from clinqa.text.unicode import is_blank
 
 if TYPE_CHECKING:
@@ -73,10 +70,8 @@ class Pipeline:
         self._store: Store | None = None
         self._reranker: Reranker | None = None
         self._llm: LLMBackend | None = None
-        self._vocabulary: Vocabulary | None = None
-        self._patient_vocabulary: tuple[tuple[str, int], Vocabulary] | None = None
-        # (store version, a reference document has a year, the store holds patient notes)
-        self._document_facts: tuple[int, bool, bool] | None = None
+        self._vocabularies: ScopedVocabularies | None = None
+        self._facts: StoreFacts | None = None
 
     # -- stages -------------------------------------------------------------------------
     @property
@@ -126,29 +121,12 @@ class Pipeline:
             self._reranker = build_reranker(self.settings.rerank)
         return self._reranker
 
-    def _meta_path(self) -> Path:
-        return self.data_dir / "store.json"
-
     def store_meta(self) -> dict[str, Any]:
-        """Contents of ``store.json`` (empty dict before the first ingest)."""
-        p = self._meta_path()
-        return json.loads(p.read_text()) if p.exists() else {}
-
-    def _write_meta(self) -> None:
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        enc = self.encoder
-        tmp = self._meta_path().with_suffix(".tmp")
-        tmp.write_text(json.dumps({"model_id": enc.model_id, "dim": enc.dim, "max_tokens": enc.max_tokens}, indent=2))
-        tmp.replace(self._meta_path())
+        """Contents of ``store.json`` (:class:`clinqa.ingest.StoreRecord`; empty before the first ingest)."""
+        return StoreRecord(self.data_dir).read()
 
     def _check_model(self) -> None:
-        meta = self.store_meta()
-        model = meta.get("model_id")
-        if model and model != self.encoder.model_id:
-            raise ConfigError(
-                f"the store in {self.data_dir} was built with encoder {model}, but the configured "
-                f"encoder is {self.encoder.model_id}; use another --data-dir or the same model"
-            )
+        StoreRecord(self.data_dir).check(self.encoder)
 
     # -- ingest -------------------------------------------------------------------------
     def ingest(self, paths: Sequence[Path], format: str | None = None, progress: bool = True,
@@ -168,13 +146,10 @@ class Pipeline:
         ``items`` are reported as they would be from files. Raises :class:`ConfigError` when the store was
         built with another encoder."""
         self._check_model()
-
-        def record_encoder() -> None:
-            if not self._meta_path().exists():  # record the encoder before the first write
-                self._write_meta()
-
-        return ingest_documents(items, self.settings, self.store, self.encoder, self.cache_path, record_encoder,
-                                progress=progress, batch_chunks=batch_chunks, on_error=on_error, total=total)
+        record = StoreRecord(self.data_dir)
+        return ingest_documents(items, self.settings, self.store, self.encoder, self.cache_path,
+                                lambda: record.write_once(self.encoder), progress=progress,
+                                batch_chunks=batch_chunks, on_error=on_error, total=total)
 
     # -- query --------------------------------------------------------------------------
     def filters(self, patient_id: str | None = None, since: int | None = None, until: int | None = None,
@@ -206,27 +181,8 @@ class Pipeline:
         if depth is not None:
             rs = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k),
                                        "document_k": max(depth, rs.document_k)})
-        filters = filters or self.filters()
-        n = k or rs.top_k
-        reranker = self.reranker if rerank else None
-        fold = filters.patient_id is not None and rs.copy_threshold is not None
-        whole_pool = reranker is not None or recency or fold
-        result = hybrid_search(self.store, self.encoder, query, filters, rs,
-                               top_k=rs.dense_k + rs.bm25_k if whole_pool else n, query_vector=query_vector)
-        hits = result.hits
-        if fold:
-            groups = collapse_near_duplicates(hits, lambda h: h.chunk.body, threshold=rs.copy_threshold or 0.0)
-            if recency:  # "current ...?": the newest copy speaks for the group
-                groups = [newest_first(kept, dups) for kept, dups in groups]
-            hits = [replace(h, rank=i, duplicates=[d.chunk for d in dups]) for i, (h, dups) in enumerate(groups, 1)]
-        if reranker is not None:
-            t0 = time.perf_counter()
-            hits = rerank_hits(reranker, query, hits, len(hits))
-            result.timings_ms["rerank"] = (time.perf_counter() - t0) * 1e3
-        if recency:
-            hits = recency_rerank(hits, rs.recency_weight)  # its own k = 60, as measured on the notes
-        result.hits = hits[:n]
-        return result
+        return search(self.store, self.encoder, query, filters or self.filters(), rs, k or rs.top_k,
+                      self.reranker if rerank else None, recency, query_vector)
 
     def _gate_model_id(self) -> str:
         s = self.settings.answer
@@ -252,34 +208,20 @@ class Pipeline:
         """The refusal gate of :meth:`calibration` for ``scope``."""
         return self.calibration(scope).gate()
 
-    def gate_params(self, scope: str = "reference") -> tuple[float, float]:
-        """``(key_term_max_zipf, related_threshold)`` of :meth:`calibration` for ``scope``."""
-        cal = self.calibration(scope)
-        return cal.key_term_max_zipf, cal.related_threshold
-
-    def support_threshold(self, scope: str = "reference") -> float | None:
-        """The support threshold of :meth:`calibration` for ``scope`` (None: the rule is off)."""
-        return self.calibration(scope).support_threshold
-
     @property
     def vocabulary(self) -> Vocabulary:
-        """The corpus vocabulary (:class:`clinqa.retrieval.vocabulary.Vocabulary`) at the store's
-        current version, for spelling repair; cached in ``<data_dir>/vocabulary.json``."""
-        if self._vocabulary is None or self._vocabulary.store_version != self.store.version():
-            self._vocabulary = Vocabulary.for_store(self.store, self.data_dir)
-        return self._vocabulary
+        """The corpus vocabulary at the store's current version, for spelling repair
+        (:class:`clinqa.retrieval.vocabulary.ScopedVocabularies`)."""
+        return self._vocabs().corpus
 
     def scoped_vocabulary(self, filters: Filters | None = None) -> Vocabulary:
-        """:attr:`vocabulary`, plus the patient's own notes for a patient-scoped query (never another
-        patient's); the merged one is kept for the store version and patient, so spelling repair and
-        the key-term test of one question read the patient's notes once."""
-        if filters is None or filters.patient_id is None:
-            return self.vocabulary
-        key = (filters.patient_id, self.store.version())
-        if self._patient_vocabulary is None or self._patient_vocabulary[0] != key:
-            own = self.store.export(["text"], Filters(patient_id=filters.patient_id)).column("text").to_pylist()
-            self._patient_vocabulary = (key, self.vocabulary.merged(Vocabulary.from_texts(own)))
-        return self._patient_vocabulary[1]
+        """:attr:`vocabulary`, plus the patient's own notes for a patient-scoped query (never another's)."""
+        return self._vocabs().scoped(filters.patient_id if filters is not None else None)
+
+    def _vocabs(self) -> ScopedVocabularies:
+        if self._vocabularies is None or self._vocabularies.store is not self.store:
+            self._vocabularies = ScopedVocabularies(self.store, self.data_dir)
+        return self._vocabularies
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
@@ -301,32 +243,23 @@ class Pipeline:
             return filters, TimeIntent()
         return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)
 
-    def patient_notes(self, patient_id: str) -> dict[str, tuple[str, str]]:
-        """``{doc_id: (note date ISO or "", note type or "")}`` of one patient's documents, read through the
-        store's own patient filter (:meth:`Store.export`)."""
-        t = self.store.export(["doc_id", "note_date", "note_type"], Filters(patient_id=patient_id, exclude_levels=()))
-        return {d: (str(day or ""), kind or "") for d, day, kind in zip(
-            t.column("doc_id").to_pylist(), t.column("note_date").to_pylist(), t.column("note_type").to_pylist(),
-            strict=True)}
+    def facts(self) -> StoreFacts:
+        """What the store's documents say besides search (:class:`clinqa.store.facts.StoreFacts`)."""
+        if self._facts is None or self._facts.store is not self.store:
+            self._facts = StoreFacts(self.store)
+        return self._facts
 
-    def _facts(self) -> tuple[int, bool, bool]:
-        """``(store version, a reference document has a year, the store holds patient notes)``, from one
-        read of the store's documents per store version."""
-        version = self.store.version()
-        if self._document_facts is None or self._document_facts[0] != version:
-            docs = self.store.documents()
-            self._document_facts = (
-                version, any(d.get("year") is not None for d in docs if d.get("patient_id") is None),
-                any(d.get("patient_id") for d in docs))
-        return self._document_facts
+    def patient_notes(self, patient_id: str) -> dict[str, tuple[str, str]]:
+        """``{doc_id: (note date ISO or "", note type or "")}`` of one patient (:meth:`StoreFacts.patient_notes`)."""
+        return self.facts().patient_notes(patient_id)
 
     def has_patient_notes(self) -> bool:
         """Does the store hold any patient's notes? Read once per store version."""
-        return self._facts()[2]
+        return self.facts().has_patient_notes()
 
     def reference_has_years(self) -> bool:
         """Does any reference document (one of no patient) carry a year? Read once per store version."""
-        return self._facts()[1]
+        return self.facts().reference_has_years()
 
     @property
     def llm(self) -> LLMBackend | None:
@@ -357,26 +290,20 @@ class Pipeline:
             reason, near = assemble.no_note_reason(str(filters.patient_id), ev.patient_notes, intent)
             return assemble.no_note_refusal(question, filters, intent, reason, near,
                                             {"total": (time.perf_counter() - t0) * 1e3})
-        asked, repairs, repair_ms = self._repaired(question, filters)
-        found = gather.gather(self, ev, asked, query_vector, repair_ms)
+        found = gather.gather(self, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
         answering = decision.after("dated_note").answer and verdict.answer  # the quoted passages may not answer
-        warnings = assemble.gate_warnings(ev.gate, ev.missing, s.unknown_terms, ev.scoped, answering)  # type: ignore[arg-type]
-        if intent.undated and filters.patient_id is None and self.has_patient_notes():
-            warnings.insert(0, PATIENT_HINT)  # the notes carry dates; the reference documents searched do not
-        elif intent.undated:
-            warnings.insert(0, assemble.undated_warning(intent.undated))
-        if intent.invalid:
-            warnings.insert(0, f"'{intent.invalid}' is not a date: no date filter was applied")
+        warnings = assemble.question_warnings(intent, filters.patient_id is None and self.has_patient_notes()) + \
+            assemble.gate_warnings(ev.gate, ev.missing, s.unknown_terms, ev.scoped, answering)  # type: ignore[arg-type]
         result = found.result
         draft = assemble.Draft(question, filters, result.hits, verdict.gate, [*warnings, *verdict.warnings],  # type: ignore[arg-type]
-                               ev.check, repairs, result.expansion, intent.describe(datetime.date.today()),
+                               ev.check, found.repairs, result.expansion, intent.describe(datetime.date.today()),
                                result.query_vector, dict(result.timings_ms))
         if not verdict.answer:
-            answer = self._refusal(draft, verdict.reason, ev, found, asked)
+            answer = gather.refusal(self, draft, verdict.reason, ev, found)
         else:
             t1 = time.perf_counter()
-            ev.extract = gather.quote(self, ev, found, asked)
+            ev.extract = gather.quote(self, ev, found)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
@@ -391,30 +318,11 @@ class Pipeline:
             answer = generated_answer(answer, result.hits, lambda: self.llm, self.settings, closed, t0, ev, decision)
         return answer
 
-    def _refusal(self, draft: assemble.Draft, reason: str, ev: decide.Evidence, found: gather.Gathered,
-                 asked: str) -> Answer:
-        """The refusal for ``reason``: the year-range refusal when a year range applied and the question
-        answers without it (:func:`clinqa.answer.evidence.outside_years`), else :func:`assemble.refuse`."""
-        n = self.settings.answer.related_topics
-        outside = gather.outside_years(self, ev, found, asked) if draft.filters.has_years else []
-        if outside:
-            undated = draft.filters.patient_id is None and not self.reference_has_years()
-            return assemble.year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
-        assert ev.calibration is not None
-        return assemble.refuse(draft, reason, ev.calibration.related_threshold, n)
-
     def ask_no_context(self, question: str, closed: bool = False) -> Answer:
-        """The language model alone, with no evidence (:func:`clinqa.answer.generate.no_context_answer`).
-        Raises :class:`ConfigError` for an empty question or without ``llm.backend``, and
-        :class:`clinqa.llm.base.LLMError` when the model fails."""
-        if is_blank(question):
-            raise ConfigError("the question is empty")
-        backend = self.llm
-        if backend is None:
-            raise ConfigError("--no-context needs a language model: set --llm (llm.backend)")
+        """The language model alone, with no evidence (:func:`clinqa.answer.generate.no_context_answer`)."""
         from clinqa.answer.generate import no_context_answer
 
-        return no_context_answer(question, backend, self.settings, closed)
+        return no_context_answer(question, self.llm, self.settings, closed)
 
     def _checked(self, question: str, filters: Filters | None) -> Filters:
         """``filters`` (default :meth:`filters`) for asking ``question``; raises :class:`ConfigError` for an
@@ -425,28 +333,8 @@ class Pipeline:
         return filters or self.filters()
 
     def require_store(self, empty_ok: bool = False) -> None:
-        """Raise :class:`ConfigError` when there is nothing to search: no store folder at ``data_dir`` (a
-        read never creates it: a typo in ``--data-dir``) or, unless ``empty_ok``, an empty store (an
-        existing folder without a table is not given one)."""
-        local = self.settings.store.resolved_url() is None
-        if self._store is None and not self.data_dir.exists() and local:
-            raise ConfigError(f"there is no store in {self.data_dir}: run `clinqa ingest PATH` first "
-                              "(or check --data-dir)")
-        if empty_ok:
-            return
-        if (self._store is None and local and self.settings.store.backend == "lancedb"
-                and not (self.data_dir / "lancedb").exists()):
-            raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
-        if self.store.count() == 0:
-            raise ConfigError(f"the store in {self.data_dir} is empty: run `clinqa ingest PATH` first")
-
-    def _repaired(self, question: str, filters: Filters) -> tuple[str, dict[str, str], float]:
-        """``(question searched, repairs, milliseconds)``: :meth:`repair_question` when
-        ``retrieval.repair_spelling`` is on, else the question unchanged."""
-        t0 = time.perf_counter()
-        asked, repairs = self.repair_question(question, filters) if self.settings.retrieval.repair_spelling \
-            else (question, {})
-        return asked, repairs, (time.perf_counter() - t0) * 1e3
+        """Raise :class:`ConfigError` when there is nothing to search (:func:`clinqa.store.require_store`)."""
+        require_store(self.settings, self.data_dir, self._store, lambda: self.store, empty_ok)
 
     # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:
@@ -454,17 +342,8 @@ class Pipeline:
         return self.store.delete_document(doc_id)
 
     def config_hash(self) -> str:
-        """12 hex digits identifying every setting that can change an answer (all of
-        :class:`Settings` except ``data_dir``, ``ingest``, ``service``, ``log``, ``cache`` and the store's
-        address and credentials) plus the
-        encoder's model id: equal hashes give the same answers on the same corpus. For query
-        logs, replay and the answer cache."""
-        # where the store lives and its credentials do not change answers; its backend (BM25 flavour) does
-        unrelated: dict[str, Any] = {k: True for k in ("data_dir", "ingest", "service", "log", "cache")}
-        unrelated["store"] = {"qdrant_url", "qdrant_api_key", "collection", "shard_by_patient"}
-        h = hashlib.sha256(self.settings.model_dump_json(exclude=unrelated).encode())
-        h.update(self.store_meta().get("model_id", self.settings.embedding.model).encode())
-        return h.hexdigest()[:12]
+        """12 hex digits for every setting that can change an answer (:func:`clinqa.settings.config_hash`)."""
+        return config_hash(self.settings, self.store_meta().get("model_id", self.settings.embedding.model))
 
     def corpus_version(self) -> int:
         """The store's version (:meth:`clinqa.store.lancedb.LanceStore.version`): changes with every

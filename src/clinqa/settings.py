@@ -611,3 +611,18 @@ def apply_overrides(settings: Settings, overrides: list[tuple[str, Any, str]]) -
                             f"invalid value for {loc or 'settings'}: {msg}")
         raise ConfigError("; ".join(problems)) from None
     return _check_data_dir(new)
+
+
+def config_hash(settings: Settings, model_id: str) -> str:
+    """12 hex digits identifying every setting that can change an answer (all of :class:`Settings` except
+    ``data_dir``, ``ingest``, ``service``, ``log``, ``cache`` and the store's address and credentials) plus
+    the encoder's ``model_id``: equal hashes give the same answers on the same corpus. For query logs,
+    replay and the answer cache."""
+    import hashlib
+
+    # where the store lives and its credentials do not change answers; its backend (BM25 flavour) does
+    unrelated: dict[str, Any] = {k: True for k in ("data_dir", "ingest", "service", "log", "cache")}
+    unrelated["store"] = {"qdrant_url", "qdrant_api_key", "collection", "shard_by_patient"}
+    h = hashlib.sha256(settings.model_dump_json(exclude=unrelated).encode())
+    h.update(model_id.encode())
+    return h.hexdigest()[:12]

@@ -235,6 +235,19 @@ def no_note_refusal(question: str, filters: Filters, intent: TimeIntent, reason:
                   timings_ms=timings_ms)
 
 
+def question_warnings(intent: TimeIntent, notes_unsearched: bool) -> list[str]:
+    """The warnings the question's time intent calls for, first in an answer: a date that is none
+    (``intent.invalid``), then years that could not limit the search (``intent.undated``): the
+    :data:`clinqa.answer.question.PATIENT_HINT` when ``notes_unsearched`` (a reference question to a store
+    with patient notes, which carry the dates), else :func:`undated_warning`."""
+    from clinqa.answer.question import PATIENT_HINT
+
+    out = [f"'{intent.invalid}' is not a date: no date filter was applied"] if intent.invalid else []
+    if intent.undated:
+        out.append(PATIENT_HINT if notes_unsearched else undated_warning(intent.undated))
+    return out
+
+
 def undated_warning(phrase: str) -> str:
     """The warning of an answer whose question named years (``phrase``: "in 2019") that could not limit
     the search, because no reference document carries a year."""

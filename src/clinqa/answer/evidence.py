@@ -10,7 +10,7 @@ import itertools
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clinqa.answer.answerability import Answerability
@@ -29,9 +29,11 @@ from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 if TYPE_CHECKING:
     import numpy as np
 
+    from clinqa.answer.assemble import Draft
     from clinqa.answer.calibration import Resolved
     from clinqa.answer.decision import Evidence
     from clinqa.answer.extractive import Extract
+    from clinqa.answer.types import Answer
     from clinqa.chunking import Chunk
     from clinqa.embedding import Encoder
     from clinqa.retrieval.filters import Filters
@@ -59,6 +61,8 @@ class Stages(Protocol):
     def scoped_vocabulary(self, filters: Filters | None = None) -> Vocabulary: ...
 
     def has_patient_notes(self) -> bool: ...
+
+    def reference_has_years(self) -> bool: ...
 
     def calibration(self, scope: str = "reference") -> Resolved: ...
 
@@ -233,26 +237,34 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
 @dataclass
 class Gathered:
     """What :func:`gather` found besides the :class:`~clinqa.answer.decision.Evidence` it filled: the
-    ``context`` an answer may quote, the ``rare`` question words (few chunks have them), the key-term
-    ``test`` and the BM25/dense ``result`` (also ``Evidence.result``)."""
+    question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
+    the ``rare`` question words (few chunks have them), the key-term ``test`` and the ``result`` (also
+    ``Evidence.result``)."""
 
+    asked: str
+    repairs: dict[str, str]
     result: RetrievalResult
     context: list[Any]
     rare: list[str]
     test: KeyTermTest
-    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
-def gather(stages: Stages, ev: Evidence, asked: str, query_vector: np.ndarray | None,
-           repair_ms: float) -> Gathered:
-    """Fill ``ev``'s retrieval-phase evidence for ``asked`` (the question after spelling repair, which took
-    ``repair_ms``): the search and quotable context (:func:`search_context`), the coverage
+def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None) -> Gathered:
+    """Fill ``ev``'s retrieval-phase evidence: the question repaired against the vocabulary of its scope
+    (:func:`clinqa.answer.question.repair_question`, when ``retrieval.repair_spelling``; its time in
+    ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
     (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read) and its gate, the
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
     passage filed under the kind of answer asked for), whether the question is about a time only
     (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
     compounds (:func:`with_unknown_compounds`, reference scope) and whether a filter scoped the search."""
+    from clinqa.answer.question import repair_question
+
     s, filters = stages.settings.answer, ev.filters
+    t0 = time.perf_counter()
+    asked, repairs = (repair_question(ev.question, stages.scoped_vocabulary(filters))
+                      if stages.settings.retrieval.repair_spelling else (ev.question, {}))
+    repair_ms = (time.perf_counter() - t0) * 1e3
     result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
@@ -277,10 +289,10 @@ def gather(stages: Stages, ev: Evidence, asked: str, query_vector: np.ndarray | 
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes())
-    return Gathered(result, context, rare, test)
+    return Gathered(asked, repairs, result, context, rare, test)
 
 
-def quote(stages: Stages, ev: Evidence, found: Gathered, asked: str) -> Extract:
+def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
     decision let through (:func:`clinqa.answer.assemble.quotable`, with their siblings). A question about a
     time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
@@ -288,7 +300,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered, asked: str) -> Extract:
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
     from clinqa.answer.assemble import quotable
 
-    s, check, result = stages.settings.answer, ev.check, found.result
+    s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
     quoted = with_siblings(quotable(found.context, check, max(s.context_chunks, len(found.context))), asked,
                            stages.store.get_chunks)
     if ev.timed and (check is None or not check.key_terms):
@@ -305,17 +317,34 @@ def quote(stages: Stages, ev: Evidence, found: Gathered, asked: str) -> Extract:
                           s.min_sentence_score, question=asked, max_hits=len(quoted))
 
 
-def outside_years(stages: Stages, ev: Evidence, found: Gathered, asked: str) -> list[Any]:
+def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
     """The hits dated outside ``ev.filters``' year range of the same search without the range (same
     patient scope), when that wider search passes the gate (and the key-term test with
     ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
     s, filters, gate = stages.settings.answer, ev.filters, ev.gate
     assert gate is not None
     wide_filters = replace(filters, year_min=None, year_max=None)
-    wider = stages.search(asked, wide_filters, rerank=gate.signal == "rerank", query_vector=found.result.query_vector)
+    wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
+                          query_vector=found.result.query_vector)
     inside = {h.chunk.chunk_id for h in found.result.hits}
     outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
     wider_ok = gate.decide(wider, ev.missing, s.unknown_terms).answer
     if wider_ok and s.key_terms == "refuse":
         wider_ok = found.test.on(wider.hits[: s.context_chunks]).answerable
     return outside if wider_ok else []
+
+
+def refusal(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gathered) -> Answer:
+    """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
+    and the question answers without it (:func:`outside_years`;
+    :func:`clinqa.answer.assemble.year_range_refusal`), else :func:`clinqa.answer.assemble.refuse` with the
+    calibration's related threshold."""
+    from clinqa.answer import assemble
+
+    n = stages.settings.answer.related_topics
+    outside = outside_years(stages, ev, found) if draft.filters.has_years else []
+    if outside:
+        undated = draft.filters.patient_id is None and not stages.reference_has_years()
+        return assemble.year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
+    assert ev.calibration is not None
+    return assemble.refuse(draft, reason, ev.calibration.related_threshold, n)

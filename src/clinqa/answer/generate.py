@@ -184,10 +184,19 @@ def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callabl
                    warnings=warnings, **extra)
 
 
-def no_context_answer(question: str, backend: LLMBackend, settings: Settings, closed: bool = False) -> Answer:
+def no_context_answer(question: str, backend: LLMBackend | None, settings: Settings, closed: bool = False) -> Answer:
     """The language model alone, with no retrieval and no evidence (:func:`generate_no_context`), as an
     :class:`~clinqa.answer.types.Answer` in ``no-context`` mode: the baseline grounded answers are compared
-    with. Nothing is cited or checked. Raises :class:`clinqa.llm.base.LLMError` when the model fails."""
+    with (``clinqa ask --no-context``). Nothing is cited or checked. Raises :class:`clinqa.errors.ConfigError`
+    for an empty question or without a ``backend`` (``llm.backend``), :class:`clinqa.llm.base.LLMError` when
+    the model fails."""
+    from clinqa.errors import ConfigError
+    from clinqa.text.unicode import is_blank
+
+    if is_blank(question):
+        raise ConfigError("the question is empty")
+    if backend is None:
+        raise ConfigError("--no-context needs a language model: set --llm (llm.backend)")
     t0 = time.perf_counter()
     g = generate_no_context(question, backend, settings.llm, closed, screen=settings.generation.screen_identifiers)
     warnings = ["answered by the language model alone, from no evidence: nothing here is checked"]

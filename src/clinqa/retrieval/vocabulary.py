@@ -113,3 +113,33 @@ class Vocabulary:
             return None
         best = min(d for _, d, _ in found)
         return max((t for t, d, _ in found if d == best), key=lambda t: (self.counts[t], t))
+
+
+class ScopedVocabularies:
+    """The corpus vocabulary of one store at its current version (cached in ``<data_dir>/vocabulary.json``),
+    and for a patient-scoped query that vocabulary plus the patient's own notes, never another patient's
+    (the merged one kept for the store version and patient, so the spelling repair and the key-term test of
+    one question read the patient's notes once)."""
+
+    def __init__(self, store: Store, data_dir: Path | None) -> None:
+        """``store``: the chunk store; ``data_dir``: where ``vocabulary.json`` is cached (None: not cached)."""
+        self.store, self.data_dir = store, data_dir
+        self._corpus: Vocabulary | None = None
+        self._patient: tuple[tuple[str, int], Vocabulary] | None = None
+
+    @property
+    def corpus(self) -> Vocabulary:
+        """The corpus vocabulary at the store's current version."""
+        if self._corpus is None or self._corpus.store_version != self.store.version():
+            self._corpus = Vocabulary.for_store(self.store, self.data_dir)
+        return self._corpus
+
+    def scoped(self, patient_id: str | None) -> Vocabulary:
+        """:attr:`corpus`, plus ``patient_id``'s own notes when given."""
+        if patient_id is None:
+            return self.corpus
+        key = (patient_id, self.store.version())
+        if self._patient is None or self._patient[0] != key:
+            own = self.store.export(["text"], Filters(patient_id=patient_id)).column("text").to_pylist()
+            self._patient = (key, self.corpus.merged(Vocabulary.from_texts(own)))
+        return self._patient[1]

@@ -85,3 +85,23 @@ def build_store(settings: Settings, data_dir: Path | None = None) -> Store:
 
 #: the former name of :func:`build_store`, kept for callers not yet moved (``clinqa.cli``)
 open_store = build_store
+
+
+def require_store(settings: Settings, data_dir: Path, opened: Store | None, open_store: Callable[[], Store],
+                  empty_ok: bool = False) -> None:
+    """Raise :class:`clinqa.errors.ConfigError` when there is nothing to search: no store folder at
+    ``data_dir`` (a read never creates it: a typo in ``--data-dir``) or, unless ``empty_ok``, an empty store
+    (an existing folder without a table is not given one). ``opened``: the store when already open (then
+    the folder tests are skipped); ``open_store()`` opens it to count its chunks."""
+    from clinqa.errors import ConfigError
+
+    data_dir = Path(data_dir)
+    local = settings.store.resolved_url() is None
+    if opened is None and not data_dir.exists() and local:
+        raise ConfigError(f"there is no store in {data_dir}: run `clinqa ingest PATH` first (or check --data-dir)")
+    if empty_ok:
+        return
+    if opened is None and local and settings.store.backend == "lancedb" and not (data_dir / "lancedb").exists():
+        raise ConfigError(f"the store in {data_dir} is empty: run `clinqa ingest PATH` first")
+    if open_store().count() == 0:
+        raise ConfigError(f"the store in {data_dir} is empty: run `clinqa ingest PATH` first")
