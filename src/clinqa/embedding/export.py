@@ -1,7 +1,9 @@
-"""Export a sentence-transformers (BERT-family, mean-pooled) model to ONNX, once, locally.
+"""Export a sentence-transformers (mean-pooled) model to ONNX, once, locally.
 
-The export runs the local weights through ``torch.onnx.export`` (TorchScript exporter, opset
-17) and writes ``<cache>/onnx/<model_id>.onnx``; nothing is downloaded. The ONNX graph returns
+A BERT encoder (all-MiniLM-L6-v2, the shipped default) is built without torch from its config and
+safetensors weights (:mod:`clinqa.embedding.bert_onnx`); any other architecture (MPNet ...) runs the local
+weights through ``torch.onnx.export`` (TorchScript exporter, opset 17; needs ``clinqa[models]``). Either
+writes ``<cache>/onnx/<model_id>.onnx``; nothing is downloaded. The ONNX graph returns
 token embeddings; mean pooling and normalisation happen in
 :class:`clinqa.embedding.onnx.OnnxEncoder`, exactly as sentence-transformers' Pooling and
 Normalize modules do, so vectors agree with the PyTorch model to ~1e-6.
@@ -29,12 +31,33 @@ def mean_pooled(folder: Path) -> bool:
                                               "pooling_mode_mean_sqrt_len_tokens")))
 
 
+def is_bert(folder: Path) -> bool:
+    """True when ``folder/config.json`` describes a BERT encoder the torch-free builder reproduces."""
+    from clinqa.embedding.bert_onnx import bert_config
+    from clinqa.errors import ConfigError
+
+    try:
+        bert_config(folder)
+    except ConfigError:
+        return False
+    return (folder / "model.safetensors").exists()
+
+
 def export_onnx(folder: Path, target: Path) -> Path:
-    """Export the transformer of ``folder`` to ``target`` (written atomically). Needs torch,
-    transformers and onnx; takes a few seconds. Returns ``target``."""
-    import torch
-    from transformers import AutoModel
-    from transformers.utils import logging as hf_logging
+    """Export the transformer of ``folder`` to ``target`` (written atomically; a few seconds). A BERT
+    encoder needs onnx and safetensors only (:func:`clinqa.embedding.bert_onnx.build_onnx`); another one
+    needs torch and transformers (``clinqa[models]``: :class:`clinqa.extras.MissingExtra` otherwise).
+    Returns ``target``."""
+    if is_bert(folder):
+        from clinqa.embedding.bert_onnx import build_onnx
+
+        return build_onnx(folder, target)
+    from clinqa.extras import extra_needed
+
+    with extra_needed(f"the encoder {folder.name} (not a BERT)"):
+        import torch
+        from transformers import AutoModel
+        from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()

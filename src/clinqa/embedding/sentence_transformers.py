@@ -1,10 +1,12 @@
 """Encoder backed by a local sentence-transformers folder.
 
-Bulk passage encoding (ingest) runs on PyTorch through sentence-transformers. Small batches
-(a question, the sentences of an extractive answer) run on an ONNX export of the same weights
-when the model is mean-pooled (``fast_queries``): PyTorch and transformers take ~7 s to
-import on these machines, ONNX Runtime ~0.3 s. Both paths give the same vectors (max abs
-difference ~1e-6, checked in tests), so they share one ``model_id`` and one cache.
+A mean-pooled BERT (the shipped all-MiniLM-L6-v2) runs entirely on ONNX Runtime, ingest and
+questions alike, from a graph built without torch (:mod:`clinqa.embedding.bert_onnx`): the core
+install has no torch. PyTorch (sentence-transformers, ``clinqa[models]``) runs only what ONNX does not
+reproduce: another architecture or pooling, bulk encoding in bf16 on a CPU with bfloat16 units, or
+``fast_queries`` off; for a mean-pooled model small batches (a question, the sentences of an extractive
+answer) still run on an ONNX export. Both paths give the same vectors (max abs difference ~2e-7,
+checked in tests), so they share one ``model_id`` and one cache.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import numpy as np
 from tqdm.auto import tqdm
 
 from clinqa.embedding.base import length_sorted_batches, normalise
-from clinqa.embedding.export import export_onnx, mean_pooled
+from clinqa.embedding.export import export_onnx, is_bert, mean_pooled
 from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.tokens import HFTokenCounter
 from clinqa.paths import cache_dir
@@ -40,6 +42,13 @@ def cpu_has_bf16() -> bool:
     except OSError:
         pass
     return False
+
+
+def _torch_installed() -> bool:
+    """True when torch can be imported (looked up, not imported)."""
+    import importlib.util
+
+    return importlib.util.find_spec("torch") is not None
 
 
 class SentenceTransformerEncoder:
@@ -72,6 +81,8 @@ class SentenceTransformerEncoder:
         self._onnx: Any = None
         self._lock = threading.Lock()
         self.fast = fast_queries and mean_pooled(self.path) and (self.path / "tokenizer.json").exists()
+        # everything on ONNX (no torch) for a mean-pooled BERT, unless bf16 bulk encoding was chosen
+        self.onnx_only = self.fast and is_bert(self.path) and not (self.bf16 and _torch_installed())
         pool = self._config("1_Pooling/config.json").get("word_embedding_dimension")
         self.dim = int(pool) if pool else int(self._model().get_embedding_dimension())
         tok = self.path / "tokenizer.json"
@@ -97,7 +108,9 @@ class SentenceTransformerEncoder:
             return {}
 
     def _model(self) -> Any:
-        with self._lock:
+        from clinqa.extras import extra_needed
+
+        with self._lock, extra_needed(f"the encoder {self.path.name} on sentence-transformers"):
             if self._st is None:
                 import torch
                 from sentence_transformers import SentenceTransformer
@@ -135,8 +148,8 @@ class SentenceTransformerEncoder:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
             return out
-        if self.fast and len(texts) <= SMALL_BATCH:
-            return self._onnx_encoder().encode_passages(texts)
+        if self.onnx_only or (self.fast and len(texts) <= SMALL_BATCH):
+            return self._onnx_encoder().encode_passages(texts, progress=progress)
         model = self._model()
         # length-sorted groups of batches: minimal padding, and a progress bar per group
         groups = length_sorted_batches(texts, self.batch_size * 8)

