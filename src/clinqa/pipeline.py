@@ -16,7 +16,6 @@ Data directory layout::
 from __future__ import annotations
 
 import contextlib
-import datetime
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -167,15 +166,10 @@ class Pipeline:
     def search(self, query: str, filters: Filters | None = None, k: int | None = None,
                rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None,
                depth: int | None = None) -> RetrievalResult:
-        """Hybrid retrieval over the candidate pool (union of dense top-``dense_k`` and BM25
-        top-``bm25_k``), then, in order: near-copies folded together for patient-scoped
-        queries (``retrieval.copy_threshold``), cross-encoder reranking (``rerank.model``, when
-        ``rerank``), newest-first fusion (``recency``); returns ``k`` chunks (default
-        ``retrieval.top_k``). Every step sees only chunks that passed ``filters`` in the store.
-        ``query_vector`` skips encoding a query already encoded. ``depth`` deepens both ranked lists
-        for this call (``dense_k``, ``bm25_k`` and ``document_k`` at least ``depth``;
-        ``RetrievalResult.dense``/``bm25``/``documents``),
-        as the evaluation harness needs, without changing :attr:`settings`."""
+        """The search of :func:`clinqa.retrieval.search.search` (hybrid, folded, reranked when ``rerank`` and
+        ``rerank.model``, newest first with ``recency``), ``k`` hits (default ``retrieval.top_k``).
+        ``query_vector`` skips encoding the query again; ``depth`` deepens both ranked lists for this call
+        (``dense_k``, ``bm25_k``, ``document_k`` at least ``depth``), as the evaluation harness needs."""
         self._check_model()
         rs = self.settings.retrieval
         if depth is not None:
@@ -292,13 +286,7 @@ class Pipeline:
                                             {"total": (time.perf_counter() - t0) * 1e3})
         found = gather.gather(self, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
-        answering = decision.after("dated_note").answer and verdict.answer  # the quoted passages may not answer
-        warnings = assemble.question_warnings(intent, filters.patient_id is None and self.has_patient_notes()) + \
-            assemble.gate_warnings(ev.gate, ev.missing, s.unknown_terms, ev.scoped, answering)  # type: ignore[arg-type]
-        result = found.result
-        draft = assemble.Draft(question, filters, result.hits, verdict.gate, [*warnings, *verdict.warnings],  # type: ignore[arg-type]
-                               ev.check, found.repairs, result.expansion, intent.describe(datetime.date.today()),
-                               result.query_vector, dict(result.timings_ms))
+        draft = gather.draft(self, ev, found, decision)
         if not verdict.answer:
             answer = gather.refusal(self, draft, verdict.reason, ev, found)
         else:
@@ -315,7 +303,8 @@ class Pipeline:
         if generate and not answer.refused and self.settings.llm.backend != "none":
             from clinqa.answer.generate import generated_answer
 
-            answer = generated_answer(answer, result.hits, lambda: self.llm, self.settings, closed, t0, ev, decision)
+            answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
+                                      decision)
         return answer
 
     def ask_no_context(self, question: str, closed: bool = False) -> Answer:

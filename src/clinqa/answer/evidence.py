@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from clinqa.answer.assemble import Draft
     from clinqa.answer.calibration import Resolved
-    from clinqa.answer.decision import Evidence
+    from clinqa.answer.decision import Decision, Evidence
     from clinqa.answer.extractive import Extract
     from clinqa.answer.types import Answer
     from clinqa.chunking import Chunk
@@ -348,3 +348,24 @@ def refusal(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gath
         return assemble.year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
     assert ev.calibration is not None
     return assemble.refuse(draft, reason, ev.calibration.related_threshold, n)
+
+
+def draft(stages: Stages, ev: Evidence, found: Gathered, decision: Decision) -> Draft:
+    """The :class:`clinqa.answer.assemble.Draft` every answer or refusal of the question is rendered from:
+    the final ``decision``'s gate record and warnings after the question's own
+    (:func:`clinqa.answer.assemble.question_warnings`) and the gate's
+    (:func:`clinqa.answer.assemble.gate_warnings`; the quoted passages "may not answer" only when the
+    gate with the dated-note step answered and the decision still does)."""
+    import datetime
+
+    from clinqa.answer import assemble
+
+    verdict, filters, result = decision.verdict, ev.filters, found.result
+    assert ev.gate is not None and verdict.gate is not None
+    answering = decision.after("dated_note").answer and verdict.answer
+    warnings = [*assemble.question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes()),
+                *assemble.gate_warnings(ev.gate, ev.missing, ev.unknown_terms, ev.scoped, answering),
+                *verdict.warnings]
+    return assemble.Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
+                          result.expansion, ev.intent.describe(datetime.date.today()), result.query_vector,
+                          dict(result.timings_ms))
