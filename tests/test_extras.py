@@ -60,12 +60,12 @@ def test_entry_point_turns_any_missing_extra_into_one_line(monkeypatch: pytest.M
 def test_torch_is_an_extra_and_the_shipped_encoder_needs_none(monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 28: the core has no torch. An encoder only PyTorch runs stops with the models line; the shipped
     mean-pooled BERT encodes with torch absent."""
+    import tomllib
+
     import numpy as np
 
     from clinqa.embedding.sentence_transformers import SentenceTransformerEncoder
     from clinqa.embedding.shipped import minilm_folder
-
-    import tomllib
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
     core = {d.split("==")[0] for d in project["dependencies"]}
