@@ -34,7 +34,7 @@ def _ev(signal: float | None = 0.40, check: Answerability | None = None, n_hits:
         ) -> decision.Evidence:
     cal = _cal()
     ev = decision.Evidence("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
-                           check=check, calibration=cal, gate=cal.gate())
+                           check=check, calibration=cal)
     for k, v in kw.items():
         setattr(ev, k, v)
     return ev

@@ -120,9 +120,17 @@ def resolve_threshold(signal: str, model_id: str, configured: float | None,
                       data_dir: Path | None, scope: str = "reference") -> tuple[float, str, bool]:
     """``(threshold, source, calibrated)`` for the gate. ``source`` is ``"config"``, a
     calibration file path, or ``"fallback"`` (``calibrated`` is False only then)."""
+    if configured is not None:  # no calibration file is read
+        return configured, "config", True
+    return _threshold(signal, None, *find_calibration(signal, model_id, data_dir, scope))
+
+
+def _threshold(signal: str, configured: float | None, cal: Calibration | None,
+               where: str) -> tuple[float, str, bool]:
+    """``(threshold, source, calibrated)``: ``configured``, else ``cal``'s (found at ``where``), else the
+    :data:`FALLBACK` of ``signal``."""
     if configured is not None:
         return configured, "config", True
-    cal, where = find_calibration(signal, model_id, data_dir, scope)
     if cal is not None:
         return cal.threshold, where, True
     return FALLBACK["threshold"][signal], "fallback", False
@@ -169,12 +177,7 @@ def resolve(signal: str, model_id: str, settings: Any, data_dir: Path | None, sc
     chosen together with the calibrated threshold. Raises ``KeyError`` for an unknown ``signal`` without
     a threshold; :class:`ConfigError` for an unreadable calibration file."""
     cal, where = find_calibration(signal, model_id, data_dir, scope)
-    if settings.refusal_threshold is not None:
-        threshold, source, calibrated = settings.refusal_threshold, "config", True
-    elif cal is not None:
-        threshold, source, calibrated = cal.threshold, where, True
-    else:
-        threshold, source, calibrated = FALLBACK["threshold"][signal], "fallback", False
+    threshold, source, calibrated = _threshold(signal, settings.refusal_threshold, cal, where)
 
     def pick(name: str) -> Any:
         configured = getattr(settings, name)

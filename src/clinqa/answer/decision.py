@@ -74,8 +74,8 @@ class Evidence:
     ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable
     passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
     key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
-    filter applied, or the store holds notes), ``calibration`` (:class:`clinqa.answer.calibration.Resolved`)
-    and ``gate`` (its :class:`RefusalGate`). Quote phase: ``extract``. Generate phase: ``model_refused``."""
+    filter applied, or the store holds notes) and ``calibration`` (:class:`clinqa.answer.calibration.Resolved`;
+    :attr:`gate` is its :class:`RefusalGate`). Quote phase: ``extract``. Generate phase: ``model_refused``."""
 
     question: str
     filters: Filters
@@ -90,9 +90,13 @@ class Evidence:
     timed: bool = False
     scoped: bool = False
     calibration: Resolved | None = None
-    gate: RefusalGate | None = None
     extract: Extract | None = None
     model_refused: bool = False
+
+    @property
+    def gate(self) -> RefusalGate | None:
+        """The refusal gate of :attr:`calibration` (None before retrieval)."""
+        return self.calibration.gate() if self.calibration is not None else None
 
     @property
     def hits(self) -> list[Any]:

@@ -253,7 +253,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     """Fill ``ev``'s retrieval-phase evidence: the question repaired against the vocabulary of its scope
     (:func:`clinqa.answer.question.repair_question`, when ``retrieval.repair_spelling``; its time in
     ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
-    (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read) and its gate, the
+    (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read, the gate derived), the
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
     passage filed under the kind of answer asked for), whether the question is about a time only
     (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
@@ -270,7 +270,6 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ev.result = result
     ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms)
     ev.calibration = stages.calibration("patient" if filters.patient_id is not None else "reference")
-    ev.gate = ev.calibration.gate()
     test = KeyTermTest(asked, stages.scoped_vocabulary(filters), ev.calibration.key_term_max_zipf)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits))

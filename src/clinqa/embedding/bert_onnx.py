@@ -15,6 +15,7 @@ mean-pools over the mask and normalises, as sentence-transformers' Pooling and N
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from pathlib import Path
@@ -76,7 +77,7 @@ def build_graph(folder: Path) -> Any:
             raise ConfigError(f"{folder}: model.safetensors has no tensor {name!r}")
         return const(name, np.ascontiguousarray(w[name].T if transpose else w[name]))
 
-    counter = iter(range(1_000_000))
+    counter = itertools.count()
 
     def op(kind: str, inputs: list[str], **attrs: Any) -> str:
         out = f"{kind.lower()}_{next(counter)}"
@@ -105,12 +106,14 @@ def build_graph(folder: Path) -> Any:
     split = const("split_shape", np.array([0, 0, heads, head_dim], dtype=np.int64))
     merge = const("merge_shape", np.array([0, 0, hidden], dtype=np.int64))
     scale = const("scale", np.array(1.0 / np.sqrt(head_dim), dtype=np.float32))
+    half = const("half_f", np.array(0.5, dtype=np.float32))
+    sqrt2 = const("sqrt2_f", np.array(np.sqrt(2.0), dtype=np.float32))
+
+    def heads_of(t: str, perm: list[int]) -> str:
+        return op("Transpose", [op("Reshape", [t, split])], perm=perm)
+
     for i in range(int(cfg["num_hidden_layers"])):
         p = f"encoder.layer.{i}"
-
-        def heads_of(t: str, perm: list[int]) -> str:
-            return op("Transpose", [op("Reshape", [t, split])], perm=perm)
-
         q = heads_of(linear(x, f"{p}.attention.self.query"), [0, 2, 1, 3])
         k = heads_of(linear(x, f"{p}.attention.self.key"), [0, 2, 3, 1])
         v = heads_of(linear(x, f"{p}.attention.self.value"), [0, 2, 1, 3])
@@ -119,10 +122,7 @@ def build_graph(folder: Path) -> Any:
         ctx = op("Reshape", [op("Transpose", [ctx], perm=[0, 2, 1, 3]), merge])
         x = layer_norm(op("Add", [linear(ctx, f"{p}.attention.output.dense"), x]), f"{p}.attention.output.LayerNorm")
         h = linear(x, f"{p}.intermediate.dense")  # GELU(h) = h * (1 + erf(h / sqrt 2)) / 2
-        h = op("Mul", [op("Mul", [h, const(f"half_{i}", np.array(0.5, dtype=np.float32))]),
-                       op("Add", [op("Erf", [op("Div", [h, const(f"sqrt2_{i}", np.array(np.sqrt(2.0),
-                                                                                         dtype=np.float32))])]),
-                                  "one_f"])])
+        h = op("Mul", [op("Mul", [h, half]), op("Add", [op("Erf", [op("Div", [h, sqrt2])]), "one_f"])])
         x = layer_norm(op("Add", [linear(h, f"{p}.output.dense"), x]), f"{p}.output.LayerNorm")
     nodes.append(helper.make_node("Identity", [x], ["token_embeddings"]))
     ints = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
