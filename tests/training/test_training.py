@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from clinqa.cli import app
 from clinqa.errors import ConfigError
 from clinqa.rerank import CrossEncoderReranker
-from clinqa.training.data import TrainQuery, in_holdout, medquad_queries, split_queries
+from clinqa.training.data import TrainQuery, in_holdout, medquad_queries, sibling_key, split_queries
 from clinqa.training.run import parse_duration
 
 
@@ -86,3 +86,45 @@ def test_bad_training_input_errors() -> None:
     assert parse_duration("20m") == 1200.0 and parse_duration("1.5h") == 5400.0 and parse_duration("90") == 90.0
     with pytest.raises(ConfigError, match="time budget"):
         parse_duration("soon")
+
+
+def test_sibling_key() -> None:
+    assert sibling_key("GARD_0000123_Sec2") == "GARD_0000123"
+    assert sibling_key("CancerGov_0000001_1_Sec10") == "CancerGov_0000001_1"
+    assert sibling_key("d1") is None and sibling_key("_Sec") is None
+
+
+def test_mining_adds_sibling_then_random_negatives(tmp_path: Path) -> None:
+    from clinqa.evaluation.datasets import load_dataset
+    from clinqa.evaluation.retrieval import build_eval_pipeline
+    from clinqa.settings import Settings
+    from clinqa.training.data import mine_examples
+
+    docs = {  # two MedQuAD-like pages of two answers each, plus two unrelated passages
+        "P_1_Sec1": ("Glaucoma", "Glaucoma symptoms include loss of side vision and eye pain."),
+        "P_1_Sec2": ("Glaucoma", "Glaucoma is treated with eye drops, laser therapy or surgery."),
+        "P_2_Sec1": ("Gout", "Gout causes sudden painful swelling of the big toe joint."),
+        "P_2_Sec2": ("Gout", "Gout is treated with colchicine and allopurinol."),
+        "x1": ("Asthma", "Inhaled corticosteroids control persistent asthma."),
+        "x2": ("Sepsis", "Give 30 mL/kg of crystalloid within three hours in sepsis."),
+    }
+    d = tmp_path / "beir"
+    (d / "qrels").mkdir(parents=True)
+    (d / "corpus.jsonl").write_text("".join(json.dumps({"_id": k, "title": t, "text": x}) + "\n"
+                                            for k, (t, x) in docs.items()))
+    (d / "queries.jsonl").write_text(json.dumps({"_id": "q1", "text": "What are the symptoms of glaucoma?"}) + "\n")
+    (d / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\tP_1_Sec1\t1\n")
+    pipe, _, _ = build_eval_pipeline(load_dataset(d), Settings(data_dir=tmp_path / "data"), None, 0, progress=False)
+    q = TrainQuery("q1", "What are the symptoms of glaucoma?", {"P_1_Sec1"})
+    text = {k: f"{t}\n\n{x}" for k, (t, x) in docs.items()}  # a passage is indexed under its title
+    (ex,) = mine_examples(pipe, [q], n_negatives=1, progress=False, n_siblings=1, n_random=1, seed=7)
+    assert ex.positive == text["P_1_Sec1"]
+    assert len(ex.negatives) == 3 and len(set(ex.negatives)) == 3
+    assert text["P_1_Sec1"] not in ex.negatives
+    assert ex.negatives[1] == text["P_1_Sec2"]  # the page's only other answer
+    # the random one is from another page, never the same one
+    assert ex.negatives[2] in {t for k, t in text.items() if not k.startswith("P_1")}
+    again = mine_examples(pipe, [q], n_negatives=1, progress=False, n_siblings=1, n_random=1, seed=7)
+    assert again[0].negatives == ex.negatives  # seeded
+    (none,) = mine_examples(pipe, [q], n_negatives=1, progress=False)
+    assert none.negatives == ex.negatives[:1]

@@ -20,7 +20,8 @@ def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: 
            exclude: list[Path] | None, holdout: float, max_queries: int | None, negatives: int,
            time_budget: str | None, max_steps: int, epochs: float, batch_size: int, learning_rate: float,
            max_tokens: int, seed: int, name: str, base_model: str | None, data_dir: Path | None,
-           config: Path | None, preset: str | None, sets: list[str] | None) -> None:
+           config: Path | None, preset: str | None, sets: list[str] | None, siblings: int = 0,
+           randoms: int = 0) -> None:
     """Gather the training plan, train ``kind`` (``reranker`` or ``encoder``) into
     ``<data-dir>/models/NAME`` (:func:`clinqa.training.run.train`) and print the summary. Raises
     ClinqaError for a base model that is not a PyTorch folder or a bad ``--time-budget`` (checked
@@ -41,7 +42,8 @@ def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: 
     cfg = TrainConfig(base_model=str(base_path), output=out, epochs=epochs, max_steps=max_steps,
                       batch_size=batch_size, learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
                       time_budget_s=budget_s, threads=pipe.settings.embedding.threads)
-    res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty())
+    res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty(),
+                siblings=siblings, randoms=randoms)
     typer.echo("\n".join(render.training_lines(res, out, kind)))
 
 
@@ -67,6 +69,10 @@ def train_reranker_cmd(
     medquad: Medquad = None, medquad_corpus: MedquadCorpus = None, pairs: Pairs = None, exclude: Exclude = None,
     holdout: Holdout = 0.2, max_queries: MaxQueries = None,
     negatives: Annotated[int, typer.Option("--negatives", help="Hard negatives per question.")] = 3,
+    sibling_negatives: Annotated[int, typer.Option("--sibling-negatives", help="Negatives from the same source "
+                                                   "page answering another question (MedQuAD ids).")] = 0,
+    random_negatives: Annotated[int, typer.Option("--random-negatives", help="Random corpus passages per "
+                                                  "question.")] = 0,
     time_budget: Budget = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
     epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
@@ -85,7 +91,7 @@ def train_reranker_cmd(
     """Fine-tune a cross-encoder reranker (BCE on gold + mined hard negatives); resumable."""
     _train("reranker", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, negatives, time_budget,
            max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config,
-           preset, sets)
+           preset, sets, sibling_negatives, random_negatives)
 
 
 @train_app.command("encoder")
@@ -111,3 +117,18 @@ def train_encoder_cmd(
     _train("encoder", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, 1, time_budget,
            max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config,
            preset, sets)
+
+
+@train_app.command("export")
+@handle_errors()
+def train_export_cmd(
+    folder: Annotated[Path, typer.Argument(help="A cross-encoder folder `clinqa train reranker` wrote.")],
+    out: Annotated[Path, typer.Argument(help="New folder for the int8 ONNX copy (must not exist or be empty).")],
+) -> None:
+    """Export a trained cross-encoder to int8 ONNX (runs without torch); point answer.answer_model or
+    rerank.model at the result."""
+    from clinqa.rerank.onnx_cross_encoder import export_int8
+
+    path = export_int8(folder, out)
+    size = (path / "model_int8.onnx").stat().st_size / 2**20
+    typer.echo(f"wrote {path / 'model_int8.onnx'} ({size:.1f} MiB)")

@@ -11,6 +11,10 @@ read with ``safetensors``' NumPy loader and stored as initializers (a 6-layer, 3
 Inputs ``input_ids``, ``attention_mask``, ``token_type_ids`` (int64, ``(batch, tokens)``); output 0
 ``token_embeddings`` (float32, ``(batch, tokens, hidden)``), which :class:`clinqa.embedding.onnx.OnnxEncoder`
 mean-pools over the mask and normalises, as sentence-transformers' Pooling and Normalize modules do.
+
+With ``head="classifier"`` the graph is ``BertForSequenceClassification`` instead (a cross-encoder such
+as the ones ``clinqa train reranker`` writes): the first token's state, the pooler (dense + tanh) and the
+classification layer, output ``logits`` (float32, ``(batch, num_labels)``).
 """
 
 from __future__ import annotations
@@ -55,8 +59,9 @@ def bert_config(folder: Path) -> dict[str, Any]:
     return cfg
 
 
-def build_graph(folder: Path) -> Any:
-    """The ``onnx.ModelProto`` of the BERT encoder in ``folder`` (see module docstring). Raises
+def build_graph(folder: Path, head: str = "tokens") -> Any:
+    """The ``onnx.ModelProto`` of the BERT encoder in ``folder`` (see module docstring); ``head`` is
+    ``"tokens"`` (token embeddings) or ``"classifier"`` (sequence-classification logits). Raises
     :class:`ConfigError` for a folder that is not a BERT encoder or lacks a weight."""
     import onnx
     from onnx import TensorProto, helper, numpy_helper
@@ -124,10 +129,19 @@ def build_graph(folder: Path) -> Any:
         h = linear(x, f"{p}.intermediate.dense")  # GELU(h) = h * (1 + erf(h / sqrt 2)) / 2
         h = op("Mul", [op("Mul", [h, half]), op("Add", [op("Erf", [op("Div", [h, sqrt2])]), "one_f"])])
         x = layer_norm(op("Add", [linear(h, f"{p}.output.dense"), x]), f"{p}.output.LayerNorm")
-    nodes.append(helper.make_node("Identity", [x], ["token_embeddings"]))
     ints = [helper.make_tensor_value_info(n, TensorProto.INT64, ["batch", "tokens"])
             for n in ("input_ids", "attention_mask", "token_type_ids")]
-    out = helper.make_tensor_value_info("token_embeddings", TensorProto.FLOAT, ["batch", "tokens", hidden])
+    if head == "classifier":  # BertPooler (first token, dense, tanh), then the classification layer
+        first = op("Gather", [x, "zero_i"], axis=1)
+        logits = linear(op("Tanh", [linear(first, "pooler.dense")]), "classifier")
+        nodes.append(helper.make_node("Identity", [logits], ["logits"]))
+        labels = int(w["classifier.bias"].shape[0]) if "classifier.bias" in w else 1
+        out = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", labels])
+    elif head == "tokens":
+        nodes.append(helper.make_node("Identity", [x], ["token_embeddings"]))
+        out = helper.make_tensor_value_info("token_embeddings", TensorProto.FLOAT, ["batch", "tokens", hidden])
+    else:
+        raise ValueError(f"head {head!r}: expected 'tokens' or 'classifier'")
     graph = helper.make_graph(nodes, "bert_encoder", ints, [out], inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="clinqa")
     model.ir_version = 8
@@ -135,12 +149,13 @@ def build_graph(folder: Path) -> Any:
     return model
 
 
-def build_onnx(folder: Path, target: Path) -> Path:
-    """Write the ONNX graph of the BERT encoder in ``folder`` to ``target`` (atomically; a second of work
-    for MiniLM). Returns ``target``. Raises :class:`ConfigError` for a folder that is not a BERT encoder."""
+def build_onnx(folder: Path, target: Path, head: str = "tokens") -> Path:
+    """Write the ONNX graph of the BERT model in ``folder`` (``head`` as in :func:`build_graph`) to
+    ``target`` (atomically; a second of work for MiniLM). Returns ``target``. Raises
+    :class:`ConfigError` for a folder that is not a BERT encoder."""
     import onnx
 
-    model = build_graph(Path(folder))
+    model = build_graph(Path(folder), head)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = target.with_suffix(f".tmp{os.getpid()}")
     onnx.save_model(model, str(tmp))

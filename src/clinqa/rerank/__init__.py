@@ -15,13 +15,24 @@ RerankerBuilder = Callable[[RerankSettings], Reranker]
 
 
 def _cross_encoder(s: RerankSettings) -> Reranker:
+    """ONNX Runtime (no torch) when the folder holds an ``.onnx`` graph or BERT weights (what
+    ``clinqa train reranker`` writes); PyTorch otherwise (other architectures; ``clinqa[rerank]``)."""
     assert s.model is not None
+    from pathlib import Path
+
+    from clinqa.embedding.export import is_bert
+
+    folder = Path(s.model).expanduser()
+    if folder.is_dir() and (any(folder.glob("*.onnx")) or is_bert(folder)) and (folder / "tokenizer.json").exists():
+        from clinqa.rerank.onnx_cross_encoder import OnnxCrossEncoder
+
+        return OnnxCrossEncoder(folder, max_tokens=s.max_tokens, batch_size=s.batch_size, threads=s.threads)
     return CrossEncoderReranker(s.model, max_tokens=s.max_tokens, batch_size=s.batch_size, threads=s.threads)
 
 
 #: the rerankers by kind. One kind so far, and no setting names it: ``rerank.model`` is a local
-#: sequence-classification folder, run as a cross-encoder (adding a ``rerank.kind`` setting would
-#: change every config hash, so it waits for a second kind)
+#: sequence-classification folder, run as a cross-encoder, on ONNX Runtime where the folder allows
+#: (adding a ``rerank.kind`` setting would change every config hash, so it waits for a second kind)
 RERANKERS: dict[str, RerankerBuilder] = {"cross-encoder": _cross_encoder}
 #: the kind :func:`build_reranker` builds
 DEFAULT_RERANKER = "cross-encoder"

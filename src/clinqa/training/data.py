@@ -16,12 +16,23 @@ whose document title differs from every gold title (MedQuAD repeats the same top
 question type across sources - "Glaucoma (treatment)" from GARD and from MedlinePlus - so such
 passages are likely unjudged positives, not negatives). Gold passages: the best-ranked chunk
 of a gold document in either list, else the gold document's first chunk.
+
+Two more kinds of negative teach whether a passage *answers* the question rather than whether it
+is on its topic (for the answerability model of issue 29):
+
+- sibling negatives: passages of the same source page answering another question about the same
+  topic (MedQuAD ids ``<prefix>_<stem>_Sec<k>`` with another ``k``: "What are the symptoms of
+  glaucoma?" against the page's treatment answer), the near-topic passages the hand-written rules
+  fight;
+- random negatives: passages drawn uniformly (seeded per question) from the rest of the corpus,
+  the off-topic floor.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import zip_longest
@@ -122,9 +133,17 @@ def sample(queries: list[TrainQuery], n: int | None, seed: int) -> list[TrainQue
     return random.Random(seed).sample(queries, n)
 
 
+def sibling_key(doc_id: str) -> str | None:
+    """The source page of a MedQuAD-BEIR passage id (``GARD_0000123_Sec2`` -> ``GARD_0000123``);
+    None for an id without a ``_Sec<k>`` suffix (no siblings known)."""
+    m = re.fullmatch(r"(.+)_Sec\d+", doc_id)
+    return m.group(1) if m else None
+
+
 def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: int = 3, depth: int = 30,
-                  progress: bool = True) -> list[Example]:
-    """Hard negatives for ``queries`` from ``pipe``'s store (see the module docstring).
+                  progress: bool = True, n_siblings: int = 0, n_random: int = 0, seed: int = 0) -> list[Example]:
+    """Hard negatives for ``queries`` from ``pipe``'s store (see the module docstring), then up to
+    ``n_siblings`` sibling and ``n_random`` random negatives per question, in that order.
 
     Dense search is exact cosine over all chunk vectors admitted by the production filters
     (loaded once, ``(n_chunks, dim)`` float32; the same ranking as the store's exact search),
@@ -142,6 +161,11 @@ def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: in
     for i, d in enumerate(docs):
         first_chunk.setdefault(d, i)
     queries = [q for q in queries if any(p in first_chunk for p in q.positives)]
+    page_rows: dict[str, list[int]] = {}
+    for d, i in first_chunk.items():
+        k = sibling_key(d)
+        if k is not None:
+            page_rows.setdefault(k, []).append(i)
     vecs = pipe.encoder.encode_queries([q.text for q in queries]) if queries else np.zeros((0, mat.shape[1]))
     out: list[Example] = []
     for q, v in tqdm(list(zip(queries, vecs, strict=True)), desc="mining negatives", disable=not progress):
@@ -163,5 +187,18 @@ def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: in
             negs.append(texts[i])
             if len(negs) >= n_negatives:
                 break
+        rng = random.Random(f"{seed}:{q.qid}")
+        pages = {k for p in q.positives if (k := sibling_key(p)) is not None}
+        sibs = [i for k in sorted(pages) for i in page_rows.get(k, [])
+                if docs[i] not in q.positives and texts[i] != texts[pos]]
+        for i in rng.sample(sibs, min(n_siblings, len(sibs))):
+            negs.append(texts[i])
+        tries = 0
+        while n_random and tries < 20 * n_random and len(negs) < n_negatives + n_siblings + n_random:
+            tries += 1
+            i = rng.randrange(len(ids))
+            if docs[i] in q.positives or sibling_key(docs[i]) in pages or texts[i] in negs or texts[i] == texts[pos]:
+                continue
+            negs.append(texts[i])
         out.append(Example(q.qid, q.text, texts[pos], negs))
     return out

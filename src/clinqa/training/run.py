@@ -79,21 +79,24 @@ def gather(medquad: Path | None, medquad_corpus: Path | None, pairs: list[Path],
 
 
 def train(kind: str, settings: Settings, plan: TrainPlan, cfg: TrainConfig, negatives: int = 3,
-          dev_queries: int = 100, progress: bool = True) -> TrainResult:
+          dev_queries: int = 100, progress: bool = True, siblings: int = 0, randoms: int = 0) -> TrainResult:
     """Mine examples for every source from its evaluation store (built or reused by
     :func:`clinqa.evaluation.retrieval.build_eval_pipeline`, so the embeddings are shared with
-    the harness), then train ``kind`` (``reranker`` or ``encoder``). Writes the held-out query
+    the harness), then train ``kind`` (``reranker`` or ``encoder``); ``siblings`` and ``randoms`` add
+sibling and random negatives per question (:func:`clinqa.training.data.mine_examples`). Writes the held-out query
     ids of every source to ``<output>/clinqa-training/heldout-<source>.txt``."""
     from clinqa.evaluation.datasets import load_dataset
     from clinqa.evaluation.retrieval import build_eval_pipeline
 
     examples, dev = [], []
-    info: dict[str, Any] = {"negatives_per_question": negatives, "sources": {}}
+    info: dict[str, Any] = {"negatives_per_question": negatives, "sibling_negatives": siblings,
+                            "random_negatives": randoms, "sources": {}}
     for name, train_q in plan.train.items():
         ds = load_dataset(plan.corpus[name])
         pipe, _, _ = build_eval_pipeline(ds, settings, None, cfg.seed, progress)
-        ex = mine_examples(pipe, train_q, negatives, progress=progress)
-        dv = mine_examples(pipe, sample(plan.held[name], dev_queries, cfg.seed), negatives, progress=progress)
+        more = {"n_siblings": siblings, "n_random": randoms, "seed": cfg.seed}
+        ex = mine_examples(pipe, train_q, negatives, progress=progress, **more)
+        dv = mine_examples(pipe, sample(plan.held[name], dev_queries, cfg.seed), negatives, progress=progress, **more)
         examples += ex
         dev += dv
         info["sources"][name] = {"corpus": str(plan.corpus[name]), "train_questions": len(ex),
