@@ -27,8 +27,9 @@ import numpy as np
 from clinqa.answer import Answer, RefusalGate, assemble
 from clinqa.answer import decision as decide
 from clinqa.answer import evidence as gather
+from clinqa.answer.answer_model import SIGNAL, AnswerModel
 from clinqa.answer.answerability import Answerability
-from clinqa.answer.calibration import Resolved, resolve
+from clinqa.answer.calibration import Resolved, resolve, resolve_threshold
 from clinqa.answer.question import NO_NOTE, PATIENT_HINT, apply_time_intent, repair_question
 from clinqa.documents.model import Document
 from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder
@@ -68,6 +69,7 @@ class Pipeline:
         self._unit_encoder: Encoder | None = None
         self._store: Store | None = None
         self._reranker: Reranker | None = None
+        self._answer_model: AnswerModel | None = None
         self._llm: LLMBackend | None = None
         self._vocabularies: ScopedVocabularies | None = None
         self._facts: StoreFacts | None = None
@@ -194,9 +196,25 @@ class Pipeline:
         return resolve(s.gate_signal, self._gate_model_id(), s, self.data_dir, scope)
 
     def calibration_key(self) -> str:
-        """Every calibrated value of both scopes as one string (:meth:`Resolved.key`), for the answer cache:
-        a re-calibration of either scope (``eval refusal --save``) changes it."""
-        return "|".join(self.calibration(scope).key() for scope in ("reference", "patient"))
+        """Every calibrated value of both scopes as one string (:meth:`Resolved.key`), and the answer model's
+        id and threshold when it is on, for the answer cache: a re-calibration of either scope (``eval refusal
+        --save``) or of the answer model changes it."""
+        model = self.answer_model()
+        tail = [f"answer_model:{model[0].model_id}:t={model[1]:.6f}"] if model is not None else []
+        return "|".join([*(self.calibration(scope).key() for scope in ("reference", "patient")), *tail])
+
+    def answer_model(self) -> tuple[AnswerModel, float] | None:
+        """The answer model of ``answer.answer_model`` (:class:`clinqa.answer.answer_model.AnswerModel`, loaded
+        on first use) with its reference-scope threshold (signal ``answer_model``, resolved as the gate's:
+        :func:`clinqa.answer.calibration.resolve_threshold`), or None when the setting is unset."""
+        name = self.settings.answer.answer_model
+        if not name:
+            return None
+        if self._answer_model is None or self._answer_model.name != name:
+            self._answer_model = AnswerModel(name)
+        threshold, _, _ = resolve_threshold(SIGNAL, self._answer_model.model_id,
+                                            self.settings.answer.answer_model_threshold, self.data_dir)
+        return self._answer_model, threshold
 
     def gate(self, scope: str = "reference") -> RefusalGate:
         """The refusal gate of :meth:`calibration` for ``scope``."""

@@ -199,7 +199,7 @@ class RerankSettings(BaseModel):
     max_tokens: int = Field(512, ge=16, description="Limit per (question, passage) pair; only the "
                             "passage is cut.")
     batch_size: int = Field(32, ge=1, description="Pairs per forward pass.")
-    threads: int | None = Field(None, description="Torch intra-op threads; default: all cores.")
+    threads: int | None = Field(None, description="Intra-op threads (ONNX Runtime or torch); default: all cores.")
 
 
 class AnswerSettings(BaseModel):
@@ -271,6 +271,20 @@ class AnswerSettings(BaseModel):
         "gate signal of at least this answers even below the refusal threshold (lexical support for a weaker "
         "dense match). Unset: the value calibrated with the gate (none when answer.refusal_threshold is set).",
     )
+    answer_model: str | None = Field(
+        None,
+        description="The answer model: a cross-encoder scoring whether a passage answers the question "
+        "(clinqa.answer.answer_model). 'answerability-v1' is the one shipped with clinqa (trained here on "
+        "MedQuAD); a folder written by `clinqa train reranker` also works. When the best of the first "
+        "answer_model_passages quotable passages scores below the calibrated threshold, the question is "
+        "refused. Reference questions only (not one patient's notes). Unset: off.",
+    )
+    answer_model_threshold: float | None = Field(
+        None, ge=0.0, le=1.0,
+        description="The answer model's refusal threshold (a probability). Unset: the calibrated value for "
+        "the model and scope, else 0.5.",
+    )
+    answer_model_passages: int = Field(3, ge=1, description="Quotable passages the answer model reads.")
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "

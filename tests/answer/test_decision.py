@@ -48,7 +48,8 @@ def _gate(answer: bool, signal: float | None = 0.40) -> decision.Verdict:
 def test_the_table_order_and_phases() -> None:
     assert [(s.name, s.phase) for s in decision.STEPS] == [
         ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
-        ("key_terms", "retrieval"), ("apart", "retrieval"), ("key_term_warning", "retrieval"),
+        ("key_terms", "retrieval"), ("apart", "retrieval"), ("answer_model", "retrieval"),
+        ("key_term_warning", "retrieval"),
         ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate")]
     assert all(s.doc for s in decision.STEPS)
 
@@ -112,6 +113,24 @@ def test_key_terms_that_only_warn() -> None:
         "the passages found do not mention 'children': check that they answer the question",)
     assert decision.key_term_warning(_ev(check=check, key_terms="ignore"), _gate(True, 0.6)) is None
     assert decision.key_term_warning(warn, _gate(False, 0.3)) is None
+
+
+def test_answer_model_refuses_below_its_threshold_only_an_answer() -> None:
+    low = _ev(answer_score=0.12, answer_threshold=0.30)
+    v = decision.answer_model(low, _gate(True, 0.6))
+    assert v is not None and (v.answer, v.final, v.step) == (False, True, "answer_model")
+    assert v.reason == assemble.NOT_ANSWERED
+    assert v.gate is not None and v.gate.kind == "dense_cosine+answer_model"
+    assert v.gate.reason == "answer model 0.120 is below its threshold 0.300"
+    assert decision.answer_model(_ev(answer_score=0.30, answer_threshold=0.30), _gate(True, 0.6)) is None  # at it
+    assert decision.answer_model(low, _gate(False, 0.3)) is None  # already refused: the gate's reason stands
+    assert decision.answer_model(_ev(), _gate(True, 0.6)) is None  # the model is off
+    # in the table: a key-term refusal (final) comes first and keeps its sentence
+    check = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
+    d = decision.run(_ev(0.6, check=check, answer_score=0.1, answer_threshold=0.3), "retrieval")
+    assert d.verdict.step == "key_terms" and "answer_model" not in d.trace
+    d = decision.run(_ev(0.6, answer_score=0.1, answer_threshold=0.3), "retrieval")
+    assert d.verdict.step == "answer_model" and not d.verdict.answer
 
 
 def test_dated_note_overturns_the_gate_for_a_patient_question_about_a_time() -> None:

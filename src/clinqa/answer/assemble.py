@@ -53,6 +53,7 @@ NO_QUOTE = "The passages found contain no sentence that answers this question."
 MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
 NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
 NO_DURATION = "The passages found give no duration for this question."
+NOT_ANSWERED = "The passages found are about this topic, but none of them answers this question."
 MODEL_REFUSED = "The language model found that the passages found do not answer this question."
 
 

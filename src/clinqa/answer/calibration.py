@@ -36,10 +36,11 @@ if TYPE_CHECKING:
 
 SHIPPED = Path(__file__).with_name("calibrations.json")
 #: the values used when neither the settings nor a calibration give one: the gate threshold per signal
-#: (0.40 dense cosine, 0.50 a reranker probability), the key-term test's general-English Zipf cut (4.0,
-#: chosen on bench/answers/guidelines.jsonl) and the related threshold (0.25); there is no fallback
-#: support threshold (None: the rule is off)
-FALLBACK: dict[str, Any] = {"threshold": {"dense_cosine": 0.40, "rerank": 0.50}, "key_term_max_zipf": 4.0,
+#: (0.40 dense cosine, 0.50 a reranker probability, 0.50 the answer model's probability), the key-term
+#: test's general-English Zipf cut (4.0, chosen on bench/answers/guidelines.jsonl) and the related
+#: threshold (0.25); there is no fallback support threshold (None: the rule is off)
+FALLBACK: dict[str, Any] = {"threshold": {"dense_cosine": 0.40, "rerank": 0.50, "answer_model": 0.50},
+                            "key_term_max_zipf": 4.0,
                             "related_threshold": 0.25, "support_threshold": None}
 
 

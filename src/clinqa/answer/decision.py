@@ -24,14 +24,15 @@ The order, and why (each phase runs when its evidence exists):
     5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
        mentions refuses, final, also when the gate refused (its sentence is the better reason).
     6. ``apart``: the decisive terms only in separate passages of a treatment question refuses, final.
-    7. ``key_term_warning``: an answer whose passages miss a non-decisive key term warns (passes).
+    7. ``answer_model``: the learned answer model (:mod:`clinqa.answer.answer_model`, ``answer.answer_model``)
+       finds that none of the first quotable passages answers: refuse, final. After the lexical steps, whose
+       sentences name what is missing and are the better reason when they apply.
+    8. ``key_term_warning``: an answer whose passages miss a non-decisive key term warns (passes).
 ``quote`` (after the extractive answer was quoted)
-    8. ``no_quote``: nothing quotable: refuse, final.
-    9. ``no_amount``: a dose or duration question quoted without one: refuse, final.
+    9. ``no_quote``: nothing quotable: refuse, final.
+    10. ``no_amount``: a dose or duration question quoted without one: refuse, final.
 ``generate`` (after the language model's answer was checked)
-    10. ``model_refused``: the model said the passages do not answer: refuse, final.
-
-The answer-model step of issue 29 is one more row (after ``apart``).
+    11. ``model_refused``: the model said the passages do not answer: refuse, final.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ from clinqa.answer.assemble import (
     MODEL_REFUSED,
     NO_MATCH,
     NO_QUOTE,
+    NOT_ANSWERED,
     NOT_COVERED,
     join_words,
     missing_amount_reason,
@@ -70,7 +72,9 @@ class Evidence:
     ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent
     read; ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` /
     ``warn`` / ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient,
-    read only for a question about a day with no note. Retrieval phase: ``result`` (the hits),
+    read only for a question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer model's
+best probability over the first quotable passages and its calibrated threshold (None: the model is off or
+did not run). Retrieval phase: ``result`` (the hits),
     ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable
     passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
     key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
@@ -92,6 +96,8 @@ class Evidence:
     calibration: Resolved | None = None
     extract: Extract | None = None
     model_refused: bool = False
+    answer_score: float | None = None
+    answer_threshold: float | None = None
 
     @property
     def gate(self) -> RefusalGate | None:
@@ -207,6 +213,18 @@ def apart(ev: Evidence, v: Verdict) -> Verdict | None:
                         "apart")
 
 
+def answer_model(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) an answer when the answer model's best score over the first quotable passages
+    (``ev.answer_score``) is below its calibrated threshold; the gate record's ``kind`` gains
+    ``+answer_model``."""
+    if not v.answer or ev.answer_score is None or ev.answer_threshold is None or ev.answer_score >= ev.answer_threshold:
+        return None
+    assert v.gate is not None
+    g = replace(v.gate, answer=False, kind=v.gate.kind + "+answer_model",
+                reason=f"answer model {ev.answer_score:.3f} is below its threshold {ev.answer_threshold:.3f}")
+    return Verdict(False, NOT_ANSWERED, g, "answer_model", final=True, warnings=v.warnings)
+
+
 def key_term_warning(ev: Evidence, v: Verdict) -> Verdict | None:
     """An answer whose quotable passages miss key terms (``answer.key_terms`` not ``ignore``) is given a
     warning naming them; the verdict stands."""
@@ -250,6 +268,7 @@ STEPS: tuple[Step, ...] = (
     Step("support", "retrieval", support, "a weaker match whose best passage names every key term"),
     Step("key_terms", "retrieval", key_terms, "a decisive key term no quotable passage mentions"),
     Step("apart", "retrieval", apart, "decisive terms only in separate passages"),
+    Step("answer_model", "retrieval", answer_model, "the answer model finds no passage that answers"),
     Step("key_term_warning", "retrieval", key_term_warning, "a non-decisive key term missing: warn"),
     Step("no_quote", "quote", no_quote, "nothing quotable"),
     Step("no_amount", "quote", no_amount, "a dose or duration asked, none quoted"),

@@ -29,6 +29,7 @@ from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 if TYPE_CHECKING:
     import numpy as np
 
+    from clinqa.answer.answer_model import AnswerModel
     from clinqa.answer.assemble import Draft
     from clinqa.answer.calibration import Resolved
     from clinqa.answer.decision import Decision, Evidence
@@ -65,6 +66,8 @@ class Stages(Protocol):
     def reference_has_years(self) -> bool: ...
 
     def calibration(self, scope: str = "reference") -> Resolved: ...
+
+    def answer_model(self) -> tuple[AnswerModel, float] | None: ...
 
 
 def suspicious_units(bodies: Iterable[str]) -> list[str]:
@@ -257,7 +260,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
     passage filed under the kind of answer asked for), whether the question is about a time only
     (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
-    compounds (:func:`with_unknown_compounds`, reference scope) and whether a filter scoped the search."""
+    compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first quotable passages
+(``answer.answer_model``, reference scope) and whether a filter scoped the search."""
     from clinqa.answer.question import repair_question
 
     s, filters = stages.settings.answer, ev.filters
@@ -285,6 +289,12 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
         check = with_unknown_compounds(check, asked, ev.missing)
     ev.check = check
+    model = stages.answer_model() if filters.patient_id is None else None
+    if model is not None and context:
+        t0 = time.perf_counter()
+        ev.answer_score = model[0].best(asked, [h.chunk.text for h in context[: s.answer_model_passages]])
+        ev.answer_threshold = model[1]
+        result.timings_ms["answer_model"] = (time.perf_counter() - t0) * 1e3
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes())
