@@ -274,8 +274,8 @@ class AnswerSettings(BaseModel):
     answer_model: str | None = Field(
         None,
         description="The answer model: a cross-encoder scoring whether a passage answers the question "
-        "(clinqa.answer.answer_model). 'answerability-v1' is the one shipped with clinqa (trained here on "
-        "MedQuAD); a folder written by `clinqa train reranker` also works. When the best of the first "
+        "(clinqa.answer.answer_model): a folder written by `clinqa train reranker` or `clinqa train export` "
+        "(none ships: the one trained here did not beat the rules, docs/benchmarks.md). When the best of the first "
         "answer_model_passages quotable passages scores below the calibrated threshold, the question is "
         "refused. Reference questions only (not one patient's notes). Unset: off.",
     )

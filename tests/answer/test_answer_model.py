@@ -1,4 +1,4 @@
-"""The answer model (clinqa.answer.answer_model): the shipped model's scores on real passages, its place in
+"""The answer model (clinqa.answer.answer_model): its place in
 ``Pipeline.ask`` (reference questions only, never one patient's notes) and its errors."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clinqa.answer import assemble
-from clinqa.answer.answer_model import SHIPPED_MODELS, AnswerModel, model_folder
+from clinqa.answer.answer_model import AnswerModel, model_folder
 from clinqa.corpora import guidelines_path
 from clinqa.errors import ConfigError
 from clinqa.pipeline import Pipeline
@@ -63,23 +63,7 @@ def test_the_answer_model_refuses_reference_questions_below_its_threshold(data_d
 
 
 def test_unknown_answer_models_are_clear_errors(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="not a shipped model"):
+    with pytest.raises(ConfigError, match="not a local folder"):
         model_folder("answerability-v0")
     with pytest.raises(ConfigError, match="no tokenizer"):
         AnswerModel(str(tmp_path))
-
-
-@pytest.mark.skipif(not SHIPPED_MODELS["answerability-v1"].is_dir(), reason="shipped model not in this checkout")
-def test_the_shipped_model_tells_an_answer_from_the_same_page_and_from_off_topic() -> None:
-    m = AnswerModel("answerability-v1")
-    q = "What are the treatments for gout?"
-    answer = ("Gout (treatment)\n\nGout flares are treated with NSAIDs, colchicine or corticosteroids; "
-              "allopurinol or febuxostat lowers uric acid to prevent new attacks.")
-    same_page = ("Gout (symptoms)\n\nGout causes sudden, severe pain, swelling and redness, often in the joint "
-                 "at the base of the big toe.")
-    off_topic = "Glaucoma (treatment)\n\nEye drops lower the pressure in the eye; laser surgery may help."
-    s_answer, s_page, s_off = (m.best(q, [p]) for p in (answer, same_page, off_topic))
-    assert s_answer is not None and s_page is not None and s_off is not None
-    assert s_answer > 0.5 > s_off and s_answer > s_page
-    assert m.best(q, [off_topic, answer]) == pytest.approx(s_answer, abs=1e-6)
-    assert m.best(q, []) is None

@@ -128,3 +128,12 @@ def test_mining_adds_sibling_then_random_negatives(tmp_path: Path) -> None:
     assert again[0].negatives == ex.negatives  # seeded
     (none,) = mine_examples(pipe, [q], n_negatives=1, progress=False)
     assert none.negatives == ex.negatives[:1]
+
+
+def test_title_qualifiers_are_stripped_from_headers_only() -> None:
+    from clinqa.training.data import without_title_qualifier as strip
+
+    assert strip("Gout (treatment)\n\nNSAIDs (oral) help.") == "Gout\n\nNSAIDs (oral) help."
+    assert strip("Gout\n\nNSAIDs (oral) help.") == "Gout\n\nNSAIDs (oral) help."
+    assert strip("NSAIDs (oral) help.") == "NSAIDs (oral) help."  # no header: unchanged
+    assert strip("Noonan syndrome (a (b))\n\nx") == "Noonan syndrome (a (b))\n\nx"  # nested: left alone

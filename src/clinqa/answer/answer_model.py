@@ -1,18 +1,22 @@
 """The answer model: does this passage answer this question? A learned signal for the decision.
 
 A cross-encoder (Nogueira & Cho 2019, "Passage Re-ranking with BERT") reads the question and a
-passage together and gives the probability that the passage answers the question. clinqa ships one,
-``answerability-v1``, trained here from the shipped all-MiniLM-L6-v2 weights by ``clinqa train
-reranker`` on MedQuAD question-answer pairs (Ben Abacha & Demner-Fushman 2019, CC BY 4.0) with three
-kinds of negative: passages clinqa's hybrid retriever ranks high that are not gold, passages of the
-same MedQuAD page answering another question about the same topic, and random passages. It runs on
-ONNX Runtime (int8, :class:`clinqa.rerank.onnx_cross_encoder.OnnxCrossEncoder`), without torch. Its
-training record and data manifest are beside it (``src/clinqa/models/answerability-v1/``).
+passage together and gives the probability that the passage answers the question. ``clinqa train
+reranker`` trains one from the shipped all-MiniLM-L6-v2 weights (MedQuAD question-answer pairs, Ben
+Abacha & Demner-Fushman 2019, CC BY 4.0, with hard, same-page and random negatives: ``--sibling-negatives``,
+``--random-negatives``), ``clinqa train export`` writes its int8 ONNX copy, and it runs on ONNX Runtime
+without torch (:class:`clinqa.rerank.onnx_cross_encoder.OnnxCrossEncoder`).
+
+**No answer model ships with clinqa, and the step is off by default**: the one trained here
+(``answerability-v1``, 2,000 MedQuAD questions, 23 minutes on 2 cores) separates answers from same-page
+passages on held-out MedQuAD questions (AUC 0.955) but refused 88% of the clinician set and 44% more of the
+answerable consumer questions (docs/benchmarks.md, "A learned answer model"). The setting takes a folder.
 
 The decision step ``answer_model`` (:mod:`clinqa.answer.decision`) refuses a reference question when the
 best of the first ``answer.answer_model_passages`` quotable passages scores below the threshold. The
 threshold is calibrated per (model, scope) like the gate's (signal ``answer_model`` in
-``calibrations.json`` / ``<data_dir>/calibration.json``, :func:`clinqa.answer.calibration.resolve_threshold`).
+``<data_dir>/calibration.json``, or ``answer.answer_model_threshold``:
+:func:`clinqa.answer.calibration.resolve_threshold`).
 """
 
 from __future__ import annotations
@@ -22,17 +26,15 @@ from pathlib import Path
 
 from clinqa.errors import ConfigError
 
-#: the answer models shipped inside the package, by name
-SHIPPED_MODELS: dict[str, Path] = {
-    "answerability-v1": Path(__file__).resolve().parent.parent / "models" / "answerability-v1",
-}
+#: the answer models shipped inside the package, by name (``<package>/models/<name>/``): none yet, see above
+SHIPPED_MODELS: dict[str, Path] = {}
 #: the calibration signal name of the answer model's threshold
 SIGNAL = "answer_model"
 
 
 def model_folder(name: str) -> Path:
     """The folder of answer model ``name``: a shipped name (:data:`SHIPPED_MODELS`) or a local folder
-    path. Raises :class:`ConfigError` naming the shipped models when it is neither."""
+    path. Raises :class:`ConfigError` when it is neither."""
     if name in SHIPPED_MODELS:
         folder = SHIPPED_MODELS[name]
         if not folder.is_dir():
@@ -41,16 +43,15 @@ def model_folder(name: str) -> Path:
     folder = Path(name).expanduser()
     if folder.is_dir():
         return folder
-    raise ConfigError(f"answer model {name!r}: not a shipped model ({', '.join(SHIPPED_MODELS)}) "
-                      "and not a local folder")
+    shipped = f"a shipped model ({', '.join(SHIPPED_MODELS)}) or " if SHIPPED_MODELS else ""
+    raise ConfigError(f"answer model {name!r}: not {shipped}a local folder (`clinqa train reranker` writes one)")
 
 
 class AnswerModel:
     """The answer model ``name`` (see :func:`model_folder`), loaded once.
 
-    ``max_tokens``: per (question, passage) pair (only the passage is cut; the shipped model was trained at
-    128 and is run at 256). ``threads``: ONNX Runtime intra-op threads. Raises :class:`ConfigError` for a
-    missing or unloadable model."""
+    ``max_tokens``: per (question, passage) pair (only the passage is cut). ``threads``: ONNX Runtime
+    intra-op threads. Raises :class:`ConfigError` for a missing or unloadable model."""
 
     def __init__(self, name: str, max_tokens: int = 256, threads: int | None = None) -> None:
         from clinqa.rerank.onnx_cross_encoder import OnnxCrossEncoder

@@ -21,7 +21,7 @@ def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: 
            time_budget: str | None, max_steps: int, epochs: float, batch_size: int, learning_rate: float,
            max_tokens: int, seed: int, name: str, base_model: str | None, data_dir: Path | None,
            config: Path | None, preset: str | None, sets: list[str] | None, siblings: int = 0,
-           randoms: int = 0) -> None:
+           randoms: int = 0, strip_qualifiers: bool = False) -> None:
     """Gather the training plan, train ``kind`` (``reranker`` or ``encoder``) into
     ``<data-dir>/models/NAME`` (:func:`clinqa.training.run.train`) and print the summary. Raises
     ClinqaError for a base model that is not a PyTorch folder or a bad ``--time-budget`` (checked
@@ -43,7 +43,7 @@ def _train(kind: str, medquad: Path | None, medquad_corpus: Path | None, pairs: 
                       batch_size=batch_size, learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
                       time_budget_s=budget_s, threads=pipe.settings.embedding.threads)
     res = train(kind, pipe.settings, plan, cfg, negatives=negatives, progress=sys.stderr.isatty(),
-                siblings=siblings, randoms=randoms)
+                siblings=siblings, randoms=randoms, strip_qualifiers=strip_qualifiers)
     typer.echo("\n".join(render.training_lines(res, out, kind)))
 
 
@@ -73,6 +73,8 @@ def train_reranker_cmd(
                                                    "page answering another question (MedQuAD ids).")] = 0,
     random_negatives: Annotated[int, typer.Option("--random-negatives", help="Random corpus passages per "
                                                   "question.")] = 0,
+    strip_title_qualifiers: Annotated[bool, typer.Option("--strip-title-qualifiers", help="Train on passages whose "
+                                                         "header lost its '(treatment)'-style qualifier.")] = False,
     time_budget: Budget = None,
     max_steps: Annotated[int, typer.Option("--max-steps", help="Stop after this many steps (-1: one epoch).")] = -1,
     epochs: Annotated[float, typer.Option("--epochs")] = 1.0,
@@ -91,7 +93,7 @@ def train_reranker_cmd(
     """Fine-tune a cross-encoder reranker (BCE on gold + mined hard negatives); resumable."""
     _train("reranker", medquad, medquad_corpus, pairs, exclude, holdout, max_queries, negatives, time_budget,
            max_steps, epochs, batch_size, learning_rate, max_tokens, seed, name, base_model, data_dir, config,
-           preset, sets, sibling_negatives, random_negatives)
+           preset, sets, sibling_negatives, random_negatives, strip_title_qualifiers)
 
 
 @train_app.command("encoder")

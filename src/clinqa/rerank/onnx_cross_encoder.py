@@ -72,7 +72,9 @@ class OnnxCrossEncoder:
             limit = int(json.loads((self.path / "config.json").read_text()).get("max_position_embeddings", 512))
         self.max_tokens = min(max_tokens, limit)
         self.batch_size = batch_size
-        self.model_id = f"{self.path.name}@{fingerprint(self.path)}"
+        # the graph's fingerprint (a built graph's name carries its folder's): a model card edited beside a
+        # shipped graph keeps the id, and with it the calibration stored for it
+        self.model_id = f"{self.path.name}@{fingerprint(graph)}"
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
         opts.add_session_config_entry("session.intra_op.allow_spinning", "0")

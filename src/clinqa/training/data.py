@@ -140,10 +140,22 @@ def sibling_key(doc_id: str) -> str | None:
     return m.group(1) if m else None
 
 
+def without_title_qualifier(text: str) -> str:
+    """``text`` with the parenthesised qualifier of its first line removed when that line is a header
+    (followed by a blank line): ``"Gout (treatment)\n\nNSAIDs ..."`` -> ``"Gout\n\nNSAIDs ..."``. MedQuAD titles
+    name the question type a passage answers, which a model could match against the question's words
+    instead of reading the passage."""
+    head, sep, body = text.partition("\n\n")
+    m = re.fullmatch(r"(.*\S) \([^()]*\)", head)
+    return f"{m.group(1)}{sep}{body}" if sep and m else text
+
+
 def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: int = 3, depth: int = 30,
-                  progress: bool = True, n_siblings: int = 0, n_random: int = 0, seed: int = 0) -> list[Example]:
+                  progress: bool = True, n_siblings: int = 0, n_random: int = 0, seed: int = 0,
+                  strip_qualifiers: bool = False) -> list[Example]:
     """Hard negatives for ``queries`` from ``pipe``'s store (see the module docstring), then up to
-    ``n_siblings`` sibling and ``n_random`` random negatives per question, in that order.
+    ``n_siblings`` sibling and ``n_random`` random negatives per question, in that order;
+    ``strip_qualifiers`` passes every passage through :func:`without_title_qualifier`.
 
     Dense search is exact cosine over all chunk vectors admitted by the production filters
     (loaded once, ``(n_chunks, dim)`` float32; the same ranking as the store's exact search),
@@ -200,5 +212,9 @@ def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: in
             if docs[i] in q.positives or sibling_key(docs[i]) in pages or texts[i] in negs or texts[i] == texts[pos]:
                 continue
             negs.append(texts[i])
-        out.append(Example(q.qid, q.text, texts[pos], negs))
+        if strip_qualifiers:
+            out.append(Example(q.qid, q.text, without_title_qualifier(texts[pos]),
+                               [without_title_qualifier(t) for t in negs]))
+        else:
+            out.append(Example(q.qid, q.text, texts[pos], negs))
     return out

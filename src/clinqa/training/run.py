@@ -79,7 +79,8 @@ def gather(medquad: Path | None, medquad_corpus: Path | None, pairs: list[Path],
 
 
 def train(kind: str, settings: Settings, plan: TrainPlan, cfg: TrainConfig, negatives: int = 3,
-          dev_queries: int = 100, progress: bool = True, siblings: int = 0, randoms: int = 0) -> TrainResult:
+          dev_queries: int = 100, progress: bool = True, siblings: int = 0, randoms: int = 0,
+          strip_qualifiers: bool = False) -> TrainResult:
     """Mine examples for every source from its evaluation store (built or reused by
     :func:`clinqa.evaluation.retrieval.build_eval_pipeline`, so the embeddings are shared with
     the harness), then train ``kind`` (``reranker`` or ``encoder``); ``siblings`` and ``randoms`` add
@@ -90,11 +91,11 @@ sibling and random negatives per question (:func:`clinqa.training.data.mine_exam
 
     examples, dev = [], []
     info: dict[str, Any] = {"negatives_per_question": negatives, "sibling_negatives": siblings,
-                            "random_negatives": randoms, "sources": {}}
+                            "random_negatives": randoms, "strip_qualifiers": strip_qualifiers, "sources": {}}
     for name, train_q in plan.train.items():
         ds = load_dataset(plan.corpus[name])
         pipe, _, _ = build_eval_pipeline(ds, settings, None, cfg.seed, progress)
-        more = {"n_siblings": siblings, "n_random": randoms, "seed": cfg.seed}
+        more = {"n_siblings": siblings, "n_random": randoms, "seed": cfg.seed, "strip_qualifiers": strip_qualifiers}
         ex = mine_examples(pipe, train_q, negatives, progress=progress, **more)
         dv = mine_examples(pipe, sample(plan.held[name], dev_queries, cfg.seed), negatives, progress=progress, **more)
         examples += ex
