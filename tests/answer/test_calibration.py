@@ -122,7 +122,8 @@ def test_resolve_takes_each_value_from_settings_then_calibration_then_the_one_fa
     f = resolve("rerank", mid, AnswerSettings(), tmp_path)
     assert (f.threshold, f.source, f.calibrated, f.key_term_max_zipf, f.related_threshold, f.support_threshold) == (
         0.50, "fallback", False, 4.0, 0.25, None)
-    assert FALLBACK["threshold"] == {"dense_cosine": 0.40, "rerank": 0.50}
+    assert FALLBACK["threshold"] == {"dense_cosine": 0.40, "rerank": 0.50, "answer_model": 0.50}
+    assert resolve_threshold("answer_model", "m@1", None, tmp_path) == (0.50, "fallback", False)
     assert f.gate().calibration == f"uncalibrated fallback for {mid}" and r.gate().threshold == 0.3764
 
 

@@ -66,3 +66,20 @@ def test_bad_folders_are_clear_errors(tmp_path: Path, tiny_reranker: Path) -> No
     (empty / "tokenizer.json").write_bytes((tiny_reranker / "tokenizer.json").read_bytes())
     with pytest.raises(ConfigError, match=r"no \.onnx file and no BERT"):
         OnnxCrossEncoder(empty)
+
+
+def test_int8_export_keeps_the_scores_and_refuses_a_used_folder(tiny_reranker: Path, tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from clinqa.cli import app
+
+    out = tmp_path / "int8"
+    r = CliRunner().invoke(app, ["train", "export", str(tiny_reranker), str(out)])
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in out.iterdir()) == ["clinqa-training", "config.json", "model_int8.onnx",
+                                                     "tokenizer.json"]
+    fp32 = OnnxCrossEncoder(tiny_reranker, max_tokens=64).score("what is the apixaban dose", PASSAGES)
+    int8 = OnnxCrossEncoder(out, max_tokens=64).score("what is the apixaban dose", PASSAGES)
+    np.testing.assert_allclose(int8, fp32, atol=0.02)
+    r = CliRunner().invoke(app, ["train", "export", str(tiny_reranker), str(out)])
+    assert r.exit_code != 0 and "not empty" in r.output

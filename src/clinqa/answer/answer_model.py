@@ -7,10 +7,11 @@ Abacha & Demner-Fushman 2019, CC BY 4.0, with hard, same-page and random negativ
 ``--random-negatives``), ``clinqa train export`` writes its int8 ONNX copy, and it runs on ONNX Runtime
 without torch (:class:`clinqa.rerank.onnx_cross_encoder.OnnxCrossEncoder`).
 
-**No answer model ships with clinqa, and the step is off by default**: the one trained here
-(``answerability-v1``, 2,000 MedQuAD questions, 23 minutes on 2 cores) separates answers from same-page
-passages on held-out MedQuAD questions (AUC 0.955) but refused 88% of the clinician set and 44% more of the
-answerable consumer questions (docs/benchmarks.md, "A learned answer model"). The setting takes a folder.
+**No answer model ships with clinqa, and the step is off by default**: the better of the two trained
+here (``answerability-v2``: MedQuAD without title qualifiers plus PubMedQA, 17 minutes on 2 cores), in
+place of the key-term refusals, refused fewer answerable consumer questions (40% against 52%) but
+lowered fact recall on the clinician set (0.962 -> 0.774) and the held-out set (0.688 -> 0.562)
+(docs/benchmarks.md, "A learned answer model"). The setting takes a folder.
 
 The decision step ``answer_model`` (:mod:`clinqa.answer.decision`) refuses a reference question when the
 best of the first ``answer.answer_model_passages`` quotable passages scores below the threshold. The
