@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
+from clinqa.chunking.base import compose
 from clinqa.rerank.onnx_cross_encoder import OnnxCrossEncoder
 from clinqa.training.data import medquad_queries, sibling_key
 
@@ -57,7 +58,7 @@ def main() -> None:
     pages: dict[str, list[str]] = {}
     for line in a.corpus.open():
         d = json.loads(line)
-        passages[d["_id"]] = f"{d['title']}\n\n{d['text']}" if d.get("title") else d["text"]
+        passages[d["_id"]] = compose(d.get("title") or "", d["text"])  # as the store indexes it
         if (k := sibling_key(d["_id"])) is not None:
             pages.setdefault(k, []).append(d["_id"])
     ids = sorted(passages)

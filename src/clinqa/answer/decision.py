@@ -72,9 +72,9 @@ class Evidence:
     ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent
     read; ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` /
     ``warn`` / ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient,
-    read only for a question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer model's
-best probability over the first quotable passages and its calibrated threshold (None: the model is off or
-did not run). Retrieval phase: ``result`` (the hits),
+    read only for a question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer
+    model's best probability over the first quotable passages and its calibrated threshold (None: the model
+    is off or did not run). Retrieval phase: ``result`` (the hits),
     ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable
     passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
     key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document

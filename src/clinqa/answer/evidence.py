@@ -260,8 +260,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
     passage filed under the kind of answer asked for), whether the question is about a time only
     (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
-    compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first quotable passages
-(``answer.answer_model``, reference scope) and whether a filter scoped the search."""
+    compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
+    quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search."""
     from clinqa.answer.question import repair_question
 
     s, filters = stages.settings.answer, ev.filters

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -19,6 +20,20 @@ from clinqa.embedding.shipped import minilm_folder
 from clinqa.embedding.tokens import HFTokenCounter
 
 
+def cpu_session(model_file: Path, threads: int | None = None) -> Any:
+    """An ONNX Runtime CPU ``InferenceSession`` of ``model_file`` with ``threads`` intra-op threads (default:
+    all cores), quiet logging and no busy-waiting after a run: ONNX Runtime's worker threads otherwise spin
+    for a while and hold the cores that the dense product and the full-text search of the same question
+    need next (bench/scale: the product took ~35 ms instead of 15 right after encoding a question)."""
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+    opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    opts.log_severity_level = 3
+    return ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
+
+
 class OnnxEncoder:
     """ONNX bi-encoder. ``tokenizer`` defaults to ``tokenizer.json`` beside the model, else the
     shipped MiniLM tokenizer (same vocabulary as the MiniLM ONNX exports in PLATFORM.md)."""
@@ -26,19 +41,11 @@ class OnnxEncoder:
     def __init__(self, path: Path, name: str | None = None, batch_size: int = 32,
                  threads: int | None = None, tokenizer: Path | None = None, max_tokens: int = 256,
                  output_index: int = 0, dim: int | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         path = Path(path)
         model_file = path if path.is_file() else sorted(path.glob("*.onnx"))[0]
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
-        # no busy-waiting after a run: ONNX Runtime's worker threads otherwise spin for a while and hold the
-        # cores that the dense product and the full-text search of the same question need next
-        # (bench/scale: the product took ~35 ms instead of 15 right after encoding a question)
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.log_severity_level = 3
-        self._sess = ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
+        self._sess = cpu_session(model_file, threads)
         self._inputs = {i.name for i in self._sess.get_inputs()}
         tok_path = tokenizer or (model_file.parent / "tokenizer.json")
         if not tok_path.exists():

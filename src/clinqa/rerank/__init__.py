@@ -20,12 +20,10 @@ def _cross_encoder(s: RerankSettings) -> Reranker:
     assert s.model is not None
     from pathlib import Path
 
-    from clinqa.embedding.export import is_bert
+    from clinqa.rerank.onnx_cross_encoder import OnnxCrossEncoder, runs_on_onnx
 
     folder = Path(s.model).expanduser()
-    if folder.is_dir() and (any(folder.glob("*.onnx")) or is_bert(folder)) and (folder / "tokenizer.json").exists():
-        from clinqa.rerank.onnx_cross_encoder import OnnxCrossEncoder
-
+    if runs_on_onnx(folder):
         return OnnxCrossEncoder(folder, max_tokens=s.max_tokens, batch_size=s.batch_size, threads=s.threads)
     return CrossEncoderReranker(s.model, max_tokens=s.max_tokens, batch_size=s.batch_size, threads=s.threads)
 

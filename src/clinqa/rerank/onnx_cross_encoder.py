@@ -3,7 +3,7 @@ Re-ranking with BERT"): the question and the passage are read together as one se
 (``[CLS] question [SEP] passage [SEP]``, token types 0 / 1) and the classification head gives the
 score.
 
-The folder holds either an ONNX graph (``*.onnx``: the shipped answerability model's int8 export)
+The folder holds either an ONNX graph (``*.onnx``, e.g. the int8 copy ``clinqa train export`` writes)
 with ``tokenizer.json``, or a Hugging Face BERT sequence-classification folder (``config.json`` +
 ``model.safetensors``, what ``clinqa train reranker`` writes), whose graph is built without torch by
 :func:`clinqa.embedding.bert_onnx.build_onnx` into ``<cache>/onnx/`` once. Scores match
@@ -14,7 +14,6 @@ Each pair is cut to ``max_tokens`` by cutting the passage only, never the questi
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -24,6 +23,19 @@ from clinqa.embedding.fingerprint import fingerprint
 from clinqa.errors import ConfigError
 
 
+def has_graph(folder: Path) -> bool:
+    """True when ``folder`` holds an ``*.onnx`` graph or BERT weights :func:`onnx_graph` can build one from."""
+    from clinqa.embedding.export import is_bert
+
+    return any(folder.glob("*.onnx")) or is_bert(folder)
+
+
+def runs_on_onnx(folder: Path) -> bool:
+    """True when :class:`OnnxCrossEncoder` can load ``folder``: a folder with ``tokenizer.json`` and a graph
+    (:func:`has_graph`)."""
+    return folder.is_dir() and (folder / "tokenizer.json").exists() and has_graph(folder)
+
+
 def onnx_graph(folder: Path) -> Path:
     """The ONNX file of ``folder``: its first ``*.onnx`` (sorted by name), else the classifier graph built
     from its BERT weights into ``<cache>/onnx/<name>@<fingerprint>-classifier.onnx``. Raises
@@ -31,10 +43,9 @@ def onnx_graph(folder: Path) -> Path:
     graphs = sorted(folder.glob("*.onnx"))
     if graphs:
         return graphs[0]
-    from clinqa.embedding.export import is_bert
     from clinqa.paths import cache_dir
 
-    if not is_bert(folder):
+    if not has_graph(folder):
         raise ConfigError(f"cross-encoder {folder}: no .onnx file and no BERT config.json + model.safetensors")
     target = cache_dir() / "onnx" / f"{folder.name}@{fingerprint(folder)}-classifier.onnx"
     if not target.exists():
@@ -57,8 +68,9 @@ class OnnxCrossEncoder:
 
     def __init__(self, path: str | Path, max_tokens: int = 512, batch_size: int = 32,
                  threads: int | None = None) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
+
+        from clinqa.embedding.onnx import cpu_session
 
         self.path = Path(path).expanduser()
         if not self.path.is_dir():
@@ -75,11 +87,7 @@ class OnnxCrossEncoder:
         # the graph's fingerprint (a built graph's name carries its folder's): a model card edited beside a
         # shipped graph keeps the id, and with it the calibration stored for it
         self.model_id = f"{self.path.name}@{fingerprint(graph)}"
-        opts = ort.SessionOptions()
-        opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
-        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        opts.log_severity_level = 3
-        self._sess = ort.InferenceSession(str(graph), opts, providers=["CPUExecutionProvider"])
+        self._sess = cpu_session(graph, threads)
         self._inputs = {i.name for i in self._sess.get_inputs()}
         self._tok = Tokenizer.from_file(str(tok))
         self._tok.no_padding()

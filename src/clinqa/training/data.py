@@ -178,6 +178,7 @@ def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: in
         k = sibling_key(d)
         if k is not None:
             page_rows.setdefault(k, []).append(i)
+    clean = without_title_qualifier if strip_qualifiers else str
     vecs = pipe.encoder.encode_queries([q.text for q in queries]) if queries else np.zeros((0, mat.shape[1]))
     out: list[Example] = []
     for q, v in tqdm(list(zip(queries, vecs, strict=True)), desc="mining negatives", disable=not progress):
@@ -212,9 +213,5 @@ def mine_examples(pipe: Pipeline, queries: Iterable[TrainQuery], n_negatives: in
             if docs[i] in q.positives or sibling_key(docs[i]) in pages or texts[i] in negs or texts[i] == texts[pos]:
                 continue
             negs.append(texts[i])
-        if strip_qualifiers:
-            out.append(Example(q.qid, q.text, without_title_qualifier(texts[pos]),
-                               [without_title_qualifier(t) for t in negs]))
-        else:
-            out.append(Example(q.qid, q.text, texts[pos], negs))
+        out.append(Example(q.qid, q.text, clean(texts[pos]), [clean(t) for t in negs]))
     return out

@@ -84,8 +84,9 @@ def train(kind: str, settings: Settings, plan: TrainPlan, cfg: TrainConfig, nega
     """Mine examples for every source from its evaluation store (built or reused by
     :func:`clinqa.evaluation.retrieval.build_eval_pipeline`, so the embeddings are shared with
     the harness), then train ``kind`` (``reranker`` or ``encoder``); ``siblings`` and ``randoms`` add
-sibling and random negatives per question (:func:`clinqa.training.data.mine_examples`). Writes the held-out query
-    ids of every source to ``<output>/clinqa-training/heldout-<source>.txt``."""
+    sibling and random negatives per question and ``strip_qualifiers`` cleans every passage
+    (:func:`clinqa.training.data.mine_examples`). Writes the held-out query ids of every source to
+    ``<output>/clinqa-training/heldout-<source>.txt``."""
     from clinqa.evaluation.datasets import load_dataset
     from clinqa.evaluation.retrieval import build_eval_pipeline
 
