@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from clinqa.answer.evidence import suspicious_units
-from clinqa.answer.extractive import embedding_texts
+from clinqa.answer.extractive import embedding_text, embedding_texts, unit_heading, unit_records
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
+from clinqa.embedding.late import late_key, locate
 from clinqa.errors import ConfigError, LoadError
 from clinqa.retrieval.filters import Filters
 
@@ -43,6 +44,7 @@ class IngestReport:
     chunks: int = 0
     embedded: int = 0
     units_embedded: int = 0
+    units_late: int = 0  # of units_embedded, pooled from their chunk's forward pass (embedding.unit_vectors late)
     skipped: list[tuple[str, str]] = field(default_factory=list)
     failed: list[tuple[str, str]] = field(default_factory=list)
     seconds: float = 0.0
@@ -96,21 +98,29 @@ def ingest_documents(
     pending_chunks: list[Chunk] = []
     suspicious: dict[str, int] = {}
 
+    units_wanted = cache is not None and settings.answer.precompute_units
+    late = units_wanted and settings.embedding.unit_vectors == "late" and getattr(encoder, "pools_spans", False)
+
     def flush() -> None:
         if not pending_docs:
             return
         before_first_write()
-        vecs, n_new = encode_with_cache(
-            encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks],
-            cache, progress=progress and len(pending_chunks) > 64,
-        )
+        bar = progress and len(pending_chunks) > 64
+        if late:
+            assert cache is not None
+            vecs, n_new, separate = embed_late(encoder, pending_chunks, cache, report, bar)
+        else:
+            vecs, n_new = encode_with_cache(
+                encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks], cache,
+                progress=bar)
+            separate = ([t for c in pending_chunks if c.hierarchy_level != "document"
+                         for t in embedding_texts(c.body, c.section_path)] if units_wanted else [])
         store.replace_documents(list(pending_docs), list(pending_chunks),
                                 vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
         report.embedded += n_new
         report.chunks += len(pending_chunks)
-        if cache is not None and settings.answer.precompute_units:
-            units = list(dict.fromkeys(u for c in pending_chunks if c.hierarchy_level != "document"
-                                       for u in embedding_texts(c.body, c.section_path)))
+        if separate:
+            units = list(dict.fromkeys(separate))
             _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
                                            progress=progress and len(units) > 64)
             report.units_embedded += n_units
@@ -166,6 +176,85 @@ def ingest_documents(
     report.suspicious = sorted(suspicious.items())
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def chunk_units(chunk: Chunk) -> list[tuple[str, tuple[int, int] | None]]:
+    """The answer units of ``chunk`` as ``(text it is embedded as, character span in chunk.text or None)``:
+    :func:`clinqa.answer.extractive.embedding_text` of each of its :func:`~clinqa.answer.extractive.unit_records`,
+    located in the chunk's body (:func:`clinqa.embedding.late.locate`; a unit whose label is not written beside
+    its text, such as a list's lead-in, by its text alone; a table row by its cells). An overview chunk has none."""
+    if chunk.hierarchy_level == "document":
+        return []
+    records = unit_records(chunk.body)
+    heading = unit_heading(chunk.section_path)
+    start = len(chunk.text) - len(chunk.body) if chunk.text.endswith(chunk.body) else 0
+    spans = locate(chunk.text, [u.full for u in records], start)
+    missing = [i for i, sp in enumerate(spans) if sp is None]
+    if missing:  # a label that is not beside its text ("Steps: Resuscitation: ..."): the text alone
+        for i, sp in zip(missing, locate(chunk.text, [records[i].text for i in missing], start), strict=True):
+            spans[i] = sp
+    rows = [i for i, sp in enumerate(spans) if sp is None and records[i].cells]
+    if rows:  # a table row is embedded as "header: cell; ...", written as "| cell | cell |"
+        cells = [" ".join(cell for _, cell in records[i].cells) for i in rows]
+        for i, sp in zip(rows, locate(chunk.text, cells, start), strict=True):
+            spans[i] = sp
+    return [(embedding_text(u, heading), span) for u, span in zip(records, spans, strict=True)]
+
+
+def embed_late(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache, report: IngestReport,
+               progress: bool = False, slice_size: int = 256) -> tuple[np.ndarray, int, list[str]]:
+    """Embed ``chunks`` and their answer units in one forward pass per chunk (``embedding.unit_vectors``
+    ``late``; :meth:`clinqa.embedding.onnx.OnnxEncoder.encode_with_spans`). Chunk vectors go to the cache under
+    the model id, unit vectors under :func:`~clinqa.embedding.late.late_key`; a chunk whose vector and units are
+    all cached is not run. Returns ``(chunk vectors (n, dim), chunks computed, unit texts still to encode on
+    their own)``: the units :func:`chunk_units` could not place, or that lie past the model's input limit.
+    Counts the pooled units in ``report.units_embedded`` and ``report.units_late``."""
+    model, lkey = encoder.model_id, late_key(encoder.model_id)
+    units = [chunk_units(c) for c in chunks]
+    found = cache.get(model, [c.content_hash for c in chunks])
+    placed = [(t, s) for us in units for t, s in us if s is not None]
+    have = cache.get(lkey, list(dict.fromkeys(text_hash(t) for t, _ in placed)))
+    out = np.zeros((len(chunks), encoder.dim), dtype=np.float32)
+    run = []
+    for i, c in enumerate(chunks):
+        if c.content_hash in found:
+            out[i] = found[c.content_hash]
+        if c.content_hash not in found or any(s is not None and text_hash(t) not in have for t, s in units[i]):
+            run.append(i)
+    separate = [t for us in units for t, s in us if s is None]
+    with tqdm_bar(len(run), progress) as bar:
+        for k in range(0, len(run), slice_size):
+            part = run[k : k + slice_size]
+            spans = [[s for _, s in units[i] if s is not None] for i in part]
+            vecs, pooled = encoder.encode_with_spans([chunks[i].text for i in part], spans)  # type: ignore[attr-defined]
+            new = [j for j, i in enumerate(part) if chunks[i].content_hash not in found]
+            cache.put(model, [chunks[part[j]].content_hash for j in new], vecs[new])
+            out[[part[j] for j in new]] = vecs[new]
+            texts, rows = [], []
+            for i, uv in zip(part, pooled, strict=True):
+                located = [t for t, s in units[i] if s is not None]
+                for t, v in zip(located, uv if uv is not None else [], strict=True):
+                    if not v.any():  # past the input limit: no token to pool
+                        separate.append(t)
+                    elif text_hash(t) not in have:
+                        texts.append(t)
+                        rows.append(v)
+            hashes = list(dict.fromkeys(text_hash(t) for t in texts))
+            keep = {text_hash(t): v for t, v in zip(texts, rows, strict=True)}
+            if hashes:
+                cache.put(lkey, hashes, np.stack([keep[h] for h in hashes]))
+                have.update(keep)
+                report.units_embedded += len(hashes)
+                report.units_late += len(hashes)
+            bar.update(len(part))
+    return out, len([i for i in run if chunks[i].content_hash not in found]), separate
+
+
+def tqdm_bar(total: int, progress: bool) -> Any:
+    """A tqdm bar over ``total`` chunks, disabled unless ``progress`` and there is work."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, disable=not progress or not total, desc="embedding", unit="chunk", leave=False)
 
 
 def suspicious_chunks(store: Store, patient_ids: Sequence[str] = ()) -> int:

@@ -33,6 +33,7 @@ from clinqa.answer.calibration import Resolved, resolve, resolve_threshold
 from clinqa.answer.question import NO_NOTE, PATIENT_HINT, apply_time_intent, repair_question
 from clinqa.documents.model import Document
 from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder
+from clinqa.embedding.late import late_key
 from clinqa.errors import ConfigError, LoadError
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.llm import LLMBackend, build_llm_backend
@@ -100,10 +101,12 @@ class Pipeline:
     def unit_encoder(self) -> Encoder:
         """The encoder the extractive answer embeds its units with: :attr:`encoder` behind the
         embedding cache (:class:`clinqa.embedding.CachedEncoder`) when ``embedding.cache`` is on, so
-        units pre-computed at ingest (``answer.precompute_units``) or seen before are looked up."""
+        units pre-computed at ingest (``answer.precompute_units``) or seen before are looked up; with
+        ``embedding.unit_vectors`` ``late`` the late-pooled vectors ingest stored are read first."""
         if self._unit_encoder is None or self._unit_encoder.model_id != self.encoder.model_id:
             enc = self.encoder
-            self._unit_encoder = (CachedEncoder(enc, EmbeddingCache(self.cache_path))
+            prefer = late_key(enc.model_id) if self.settings.embedding.unit_vectors == "late" else None
+            self._unit_encoder = (CachedEncoder(enc, EmbeddingCache(self.cache_path), prefer=prefer)
                                   if self.settings.embedding.cache else enc)
         return self._unit_encoder
 

@@ -101,11 +101,21 @@ class EmbeddingSettings(BaseModel):
     backend: Literal["auto", "sentence-transformers", "onnx"] = "auto"
     batch_size: int = Field(32, ge=1)
     threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: all cores.")
-    precision: Literal["auto", "fp32", "bf16"] = Field(
+    precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         "auto",
         description="Bulk passage encoding of sentence-transformers models: bf16 runs the matrix products "
-        "in bfloat16 (torch.autocast; AMX / AVX512-BF16 units), about 1.5-2x faster with vectors equal to "
-        "fp32 within cosine 0.99997; auto uses bf16 when the CPU has such units, else fp32.",
+        "in bfloat16 (torch.autocast; AMX / AVX512-BF16 units, needs clinqa[models]), about 1.5-2x faster with "
+        "vectors equal to fp32 within cosine 0.99997; auto uses bf16 when the CPU has such units and torch is "
+        "installed, else fp32. int8 runs every encoding on ONNX Runtime with int8 weights (dynamic "
+        "quantization, about 2x fp32 on 2 cores, cosine ~0.994 to fp32): another model id, so a store built "
+        "with it is searched with it and never mixed with fp32 vectors.",
+    )
+    unit_vectors: Literal["separate", "late"] = Field(
+        "separate",
+        description="How ingest embeds the answer units (sentences, list items, table rows) of each chunk: "
+        "'separate' encodes each unit on its own (a second forward pass); 'late' pools the unit's tokens from "
+        "the chunk's own forward pass (late chunking, Gunther et al. 2024), with no second pass. Units it "
+        "cannot place in the chunk text are encoded separately.",
     )
     cache: bool = Field(True, description="Cache chunk embeddings on disk by (model, content hash).")
     fast_queries: bool = Field(

@@ -68,11 +68,15 @@ class CachedEncoder:
     top chunks for every question; ingest pre-computes them (``answer.precompute_units``), so at
     question time this is a SQLite lookup instead of a forward pass: about 2.4 s saved per
     answered question on 2 cores (``docs/benchmarks.md``). Queries are never cached.
+
+    ``prefer``: a model key read before ``model_id`` (:func:`clinqa.embedding.late.late_key`: the unit
+    vectors ingest pooled from their chunk's tokens); vectors computed here are stored under ``model_id``.
     """
 
-    def __init__(self, encoder: Encoder, cache: EmbeddingCache) -> None:
+    def __init__(self, encoder: Encoder, cache: EmbeddingCache, prefer: str | None = None) -> None:
         self.inner = encoder
         self.cache = cache
+        self.prefer = prefer
         self.model_id = encoder.model_id
         self.dim = encoder.dim
         self.max_tokens = encoder.max_tokens
@@ -88,8 +92,19 @@ class CachedEncoder:
 
     def encode_passages(self, texts: list[str], progress: bool = False) -> np.ndarray:
         """``(n, dim)`` passage vectors, cached ones read back, the rest computed and stored."""
-        vecs, _ = encode_with_cache(self.inner, texts, [text_hash(t) for t in texts], self.cache, progress)
-        return vecs
+        hashes = [text_hash(t) for t in texts]
+        preferred = self.cache.get(self.prefer, hashes) if self.prefer else {}
+        if not preferred:
+            return encode_with_cache(self.inner, texts, hashes, self.cache, progress)[0]
+        rest = [i for i, h in enumerate(hashes) if h not in preferred]
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, h in enumerate(hashes):
+            if h in preferred:
+                out[i] = preferred[h]
+        if rest:
+            out[rest] = encode_with_cache(self.inner, [texts[i] for i in rest], [hashes[i] for i in rest],
+                                          self.cache, progress)[0]
+        return out
 
 
 def encode_with_cache(

@@ -72,17 +72,24 @@ class SentenceTransformerEncoder:
         self.path = Path(path)
         self.batch_size = batch_size
         self.threads = threads
-        if precision not in ("auto", "fp32", "bf16"):
-            raise ValueError(f"precision must be auto, fp32 or bf16, not {precision!r}")
+        if precision not in ("auto", "fp32", "bf16", "int8"):
+            raise ValueError(f"precision must be auto, fp32, bf16 or int8, not {precision!r}")
+        self.int8 = precision == "int8"
         self.bf16 = precision == "bf16" or (precision == "auto" and cpu_has_bf16())
-        self.model_id = f"{name or self.path.name}@{fingerprint(self.path)}"
+        # int8 vectors differ from fp32 ones (cosine ~0.994): another model id, so another cache key and store
+        self.model_id = f"{name or self.path.name}@{fingerprint(self.path)}" + ("+int8" if self.int8 else "")
         self.max_tokens = self._max_seq_length()
         self._st: Any = None
         self._onnx: Any = None
         self._lock = threading.Lock()
         self.fast = fast_queries and mean_pooled(self.path) and (self.path / "tokenizer.json").exists()
         # everything on ONNX (no torch) for a mean-pooled BERT, unless bf16 bulk encoding was chosen
-        self.onnx_only = self.fast and is_bert(self.path) and not (self.bf16 and _torch_installed())
+        self.onnx_only = self.fast and is_bert(self.path) and (self.int8 or not (self.bf16 and _torch_installed()))
+        if self.int8 and not self.onnx_only:
+            from clinqa.errors import ConfigError
+
+            raise ConfigError(f"embedding.precision int8 needs a mean-pooled BERT model with tokenizer.json; "
+                              f"{self.path} is not one")
         pool = self._config("1_Pooling/config.json").get("word_embedding_dimension")
         self.dim = int(pool) if pool else int(self._model().get_embedding_dimension())
         tok = self.path / "tokenizer.json"
@@ -130,7 +137,14 @@ class SentenceTransformerEncoder:
                 from clinqa.embedding.onnx import OnnxEncoder
 
                 target = cache_dir() / "onnx" / f"{self.model_id.replace('/', '_')}.onnx"
-                if not target.exists():
+                if not target.exists() and self.int8:
+                    from clinqa.embedding.onnx import quantize_int8
+
+                    fp32 = target.with_name(target.name.replace("+int8", ""))
+                    if not fp32.exists():
+                        export_onnx(self.path, fp32)
+                    quantize_int8(fp32, target)
+                elif not target.exists():
                     export_onnx(self.path, target)
                 self._onnx = OnnxEncoder(target, name=self.model_id, batch_size=self.batch_size,
                                          threads=self.threads, tokenizer=self.path / "tokenizer.json",
@@ -172,6 +186,20 @@ class SentenceTransformerEncoder:
     def encode_queries(self, texts: list[str]) -> np.ndarray:
         """``(n, dim)`` unit vectors for questions."""
         return self._encode(texts, progress=False)
+
+    @property
+    def pools_spans(self) -> bool:
+        """True when :meth:`encode_with_spans` runs (the model runs entirely on ONNX Runtime)."""
+        return self.onnx_only
+
+    def encode_with_spans(self, texts: list[str], spans: list[list[tuple[int, int]]],
+                          progress: bool = False) -> tuple[np.ndarray, list[np.ndarray | None]]:
+        """Passage vectors and late-pooled span vectors in one pass
+        (:meth:`clinqa.embedding.onnx.OnnxEncoder.encode_with_spans`; same shapes). Raises
+        :class:`ValueError` when the model does not run on ONNX Runtime (:attr:`pools_spans` False)."""
+        if not self.onnx_only:
+            raise ValueError(f"{self.model_id}: span pooling needs the ONNX path (a mean-pooled BERT, fp32 or int8)")
+        return self._onnx_encoder().encode_with_spans(texts, spans, progress=progress)
 
     def encode_passages(self, texts: list[str], progress: bool = False) -> np.ndarray:
         """``(n, dim)`` unit vectors for passages (truncated at ``max_tokens``)."""

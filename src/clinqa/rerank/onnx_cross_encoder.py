@@ -130,9 +130,8 @@ def export_int8(folder: Path, out: Path) -> Path:
     there is one. Returns ``out``. Raises :class:`ConfigError` when ``folder`` has no tokenizer or graph,
     or ``out`` exists and is not empty."""
     import shutil
-    import tempfile
 
-    from onnxruntime.quantization import QuantType, quantize_dynamic
+    from clinqa.embedding.onnx import quantize_int8
 
     folder, out = Path(folder), Path(out)
     if not (folder / "tokenizer.json").exists():
@@ -141,10 +140,7 @@ def export_int8(folder: Path, out: Path) -> Path:
         raise ConfigError(f"{out}: exists and is not empty")
     graph = onnx_graph(folder)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as tmp:  # quantize_dynamic writes beside its input
-        src = Path(tmp) / "model.onnx"
-        shutil.copy(graph, src)
-        quantize_dynamic(str(src), str(out / "model_int8.onnx"), per_channel=True, weight_type=QuantType.QInt8)
+    quantize_int8(graph, out / "model_int8.onnx")
     for name in ("tokenizer.json", "config.json"):
         if (folder / name).exists():
             shutil.copy(folder / name, out / name)

@@ -1,0 +1,127 @@
+"""Ingest throughput: chunks/s, passages/s, peak RSS and where the time goes, for the first ``--passages``
+passages of a BEIR corpus (default the LiveQA-MedQuAD corpus, ``../shared/data/liveqa-medquad``: MedQuAD,
+NIH sites, CC BY 4.0 per the data README), ingested into a fresh store with a cold embedding cache.
+
+Each run is a child process (so peak RSS is the run's own, and one run's caches never help the next).
+``--set key=value`` changes a setting for every run (``embedding.model=all-MiniLM-L6-v2-int8``); a
+``--variant NAME:key=value,key=value`` adds a run with those settings, so old and new code paths run
+back to back on the same machine. ``--profile`` adds a cProfile breakdown (cumulative seconds of the
+stages: load, chunk, embed chunks, embed units, store write, index build).
+
+    python bench/ingest/run.py --passages 1000 --variant before:embedding.unit_vectors=separate \\
+        --variant after:embedding.unit_vectors=late --profile --output runs/ingest
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "liveqa-medquad"
+
+#: profile rows: label -> (module path suffix, function name) whose cumulative time is the stage's
+STAGES = {
+    "load (parse)": ("loaders/beir.py", "iter_load"),
+    "chunk": ("chunking/hierarchical.py", "chunk"),
+    "embed chunks + units": ("embedding/cache.py", "encode_with_cache"),
+    "embed late (one pass)": ("clinqa/ingest.py", "embed_late"),
+    "place units (late)": ("clinqa/ingest.py", "chunk_units"),
+    "model forward": ("onnxruntime_inference_collection.py", "run"),
+    "tokenize": ("tokenizers/__init__.py", "encode_batch"),
+    "units of chunks": ("answer/extractive.py", "embedding_texts"),
+    "suspicious units": ("answer/evidence.py", "suspicious_units"),
+    "store write": ("store/lancedb.py", "replace_documents"),
+    "index build": ("store/lancedb.py", "refresh_indexes"),
+}
+
+
+def child(args: argparse.Namespace) -> None:
+    """One ingest run in this process; prints one JSON line."""
+    import cProfile
+    import pstats
+    import resource
+
+    from clinqa.cli.common import settings_for
+    from clinqa.documents.loaders.beir import iter_load
+    from clinqa.pipeline import Pipeline
+
+    data_dir = Path(args.data_dir)
+    settings = settings_for(data_dir, sets=[s for s in args.set if s])
+
+    def docs():  # type: ignore[no-untyped-def]
+        for i, d in enumerate(iter_load(Path(args.corpus) / "corpus.jsonl")):
+            if i >= args.passages:
+                return
+            yield d
+
+    pipe = Pipeline(settings, cache_path=data_dir / "embeddings.sqlite")
+    pipe.encoder  # model load is not ingest time  # noqa: B018
+    prof = cProfile.Profile() if args.profile else None
+    t0 = time.perf_counter()
+    if prof:
+        prof.enable()
+    report = pipe.ingest_documents(docs(), progress=False)
+    if prof:
+        prof.disable()
+    wall = time.perf_counter() - t0
+    out = {"passages": report.documents, "chunks": report.chunks, "embedded": report.embedded,
+           "units_embedded": report.units_embedded, "seconds": round(wall, 2),
+           "chunks_per_s": round(report.chunks / wall, 2), "passages_per_s": round(report.documents / wall, 2),
+           "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)}
+    if prof:
+        stats = pstats.Stats(prof)
+        breakdown = {}
+        for (file, _, name), (_, _, _, cum, _) in stats.stats.items():  # type: ignore[attr-defined]
+            for label, (suffix, fn) in STAGES.items():
+                if file.endswith(suffix) and name == fn:
+                    breakdown[label] = round(breakdown.get(label, 0.0) + cum, 2)
+        out["profile_s"] = breakdown
+    print(json.dumps(out))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--passages", type=int, nargs="+", default=[1000])
+    ap.add_argument("--corpus", type=Path, default=DATA)
+    ap.add_argument("--set", action="append", default=[], help="a setting for every run (key=value)")
+    ap.add_argument("--variant", action="append", default=[], help="NAME:key=value,key=value (repeatable)")
+    ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--output", type=Path, default=Path("runs/ingest"))
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--data-dir", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.child:
+        a.passages = a.passages[0]
+        child(a)
+        return
+    variants = [(v.split(":", 1)[0], [s for s in v.split(":", 1)[1].split(",") if s]) for v in a.variant] or [
+        ("default", [])]
+    a.output.mkdir(parents=True, exist_ok=True)
+    rows = []
+    env = dict(os.environ, HF_HUB_OFFLINE="1")
+    for n in a.passages:
+        for name, sets in variants:
+            with tempfile.TemporaryDirectory(prefix="clinqa-ingest-bench-") as tmp:
+                cmd = [sys.executable, __file__, "--child", "--passages", str(n), "--corpus", str(a.corpus),
+                       "--data-dir", tmp]
+                for s in [*a.set, *sets]:
+                    cmd += ["--set", s]
+                if a.profile:
+                    cmd.append("--profile")
+                res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+                if res.returncode:
+                    sys.exit(f"{name} ({n} passages) failed:\n{res.stderr[-3000:]}")
+                row = {"variant": name, "settings": [*a.set, *sets], **json.loads(res.stdout.strip().splitlines()[-1])}
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+    (a.output / "ingest.json").write_text(json.dumps(rows, indent=2))
+
+
+if __name__ == "__main__":
+    main()
