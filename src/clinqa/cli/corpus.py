@@ -23,6 +23,12 @@ def ingest(
                                                 "section, hybrid (overrides chunking.strategy).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+    ray: Annotated[bool, typer.Option("--ray", help="Chunk and embed on Ray (clinqa[ray]; docs/scale.md): a "
+                                      "local cluster of --workers CPUs, or the one at --ray-address.")] = False,
+    ray_address: Annotated[str | None, typer.Option("--ray-address", help="Join this Ray cluster (auto, "
+                                                    "ray://host:10001) instead of starting a local one.")] = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Ray encoder actors (one per core or "
+                                         "node).")] = 2,
     data_dir: DataDir = None,
     config: Config = None,
     preset: Preset = None,
@@ -34,8 +40,16 @@ def ingest(
         for p in paths:
             if not p.exists():
                 raise ClinqaError(f"{p}: no such file or directory")
-        report = pipe.ingest(paths, format=format, progress=not quiet and not as_json,
-                             on_error=lambda path, reason: typer.echo(f"error: {path}: {reason}", err=True))
+        if ray or ray_address:
+            from clinqa.ingest_ray import ingest_ray
+
+            report = ingest_ray(pipe, paths, address=ray_address, workers=workers, format=format,
+                                progress=not quiet and not as_json)
+            for path, reason in report.failed:
+                typer.echo(f"error: {path}: {reason}", err=True)
+        else:
+            report = pipe.ingest(paths, format=format, progress=not quiet and not as_json,
+                                 on_error=lambda path, reason: typer.echo(f"error: {path}: {reason}", err=True))
     except KeyboardInterrupt:
         typer.echo("interrupted: finished batches are stored; run the same command again to continue", err=True)
         raise typer.Exit(130) from None
