@@ -27,6 +27,7 @@ from clinqa.retrieval.filters import Filters
 
 if TYPE_CHECKING:
     from clinqa.documents.loaders import Skipped
+    from clinqa.ingest_progress import IngestProgress
     from clinqa.settings import Settings
     from clinqa.store import Store
 
@@ -78,6 +79,7 @@ def ingest_documents(
     batch_chunks: int = 512,
     on_error: Callable[[str, str], None] | None = None,
     total: int | None = None,
+    tracker: IngestProgress | None = None,
 ) -> IngestReport:
     """Chunk, embed and store already-loaded documents; load errors and skips in ``items`` are reported as
     they would be from files. Unchanged documents (same :func:`ingest_key`) are skipped. Each batch of
@@ -85,7 +87,9 @@ def ingest_documents(
     interrupted run keeps the batches it finished and a re-run continues with the rest; bad files are
     reported in ``failed`` and do not stop the run (``on_error(path, reason)`` is called for each).
     ``before_first_write`` runs before each batch is written (the pipeline records its encoder there).
-    With ``answer.precompute_units`` the extractive answer's units are embedded into the cache too."""
+    With ``answer.precompute_units`` the extractive answer's units are embedded into the cache too.
+    ``tracker`` (:class:`clinqa.ingest_progress.IngestProgress`) replaces the document bar of ``progress``
+    with one over input bytes (an ETA) and chunks/s."""
     from clinqa.documents.loaders import Skipped
 
     t0 = time.perf_counter()
@@ -108,6 +112,8 @@ def ingest_documents(
                                 vecs if len(pending_chunks) else np.zeros((0, encoder.dim)))
         report.embedded += n_new
         report.chunks += len(pending_chunks)
+        if tracker is not None:
+            tracker.stored(len(pending_chunks))
         pending_docs.clear()
         pending_chunks.clear()
 
@@ -116,11 +122,13 @@ def ingest_documents(
         if on_error:
             on_error(path, reason)
 
-    if progress:
+    if progress and tracker is None:
         from tqdm.auto import tqdm
 
         items = tqdm(items, desc="ingest", unit="doc", total=total)
     for item in items:
+        if tracker is not None:
+            tracker.document(str(item.path), counted=isinstance(item, Document))
         if isinstance(item, Skipped):
             report.skipped.append((str(item.path), item.reason))
             continue

@@ -139,13 +139,16 @@ class Pipeline:
         unchanged documents skipped, one atomic store commit per batch, bad files reported in ``failed``
         and passed to ``on_error(path, reason)``, never stopping the run)."""
         from clinqa.documents.loaders import iter_documents  # the parsers load on first ingest
+        from clinqa.ingest_progress import IngestProgress
 
         items = iter_documents([Path(p) for p in paths], format, limits=self.settings.ingest)
-        return self.ingest_documents(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error)
+        with IngestProgress([Path(p) for p in paths], enabled=progress) as tracker:
+            return self.ingest_documents(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error,
+                                         tracker=tracker if progress else None)
 
     def ingest_documents(self, items: Iterable[Document | LoadError | Skipped], progress: bool = True,
                          batch_chunks: int = 512, on_error: Callable[[str, str], None] | None = None,
-                         total: int | None = None) -> IngestReport:
+                         total: int | None = None, tracker: Any = None) -> IngestReport:
         """Chunk, embed and store already-loaded documents (see :meth:`ingest`); load errors and skips in
         ``items`` are reported as they would be from files. Raises :class:`ConfigError` when the store was
         built with another encoder."""
@@ -153,7 +156,7 @@ class Pipeline:
         record = StoreRecord(self.data_dir)
         return ingest_documents(items, self.settings, self.store, self.encoder, self.cache_path,
                                 lambda: record.write_once(self.encoder), progress=progress,
-                                batch_chunks=batch_chunks, on_error=on_error, total=total)
+                                batch_chunks=batch_chunks, on_error=on_error, total=total, tracker=tracker)
 
     # -- query --------------------------------------------------------------------------
     def filters(self, patient_id: str | None = None, since: int | None = None, until: int | None = None,

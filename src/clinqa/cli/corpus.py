@@ -29,6 +29,9 @@ def ingest(
                                                     "ray://host:10001) instead of starting a local one.")] = None,
     workers: Annotated[int, typer.Option("--workers", min=1, help="Ray encoder actors (one per core or "
                                          "node).")] = 2,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Write nothing: parse every file, chunk and embed "
+                                          "a sample of --sample documents, and estimate the ingest's time.")] = False,
+    sample: Annotated[int, typer.Option("--sample", min=1, help="Documents embedded by --dry-run.")] = 64,
     data_dir: DataDir = None,
     config: Config = None,
     preset: Preset = None,
@@ -40,6 +43,12 @@ def ingest(
         for p in paths:
             if not p.exists():
                 raise ClinqaError(f"{p}: no such file or directory")
+        if dry_run:
+            from clinqa.ingest_progress import estimate
+
+            est = estimate(pipe, paths, format=format, sample=sample)
+            typer.echo(json.dumps(est, indent=2) if as_json else render.estimate_lines(est))
+            return
         if ray or ray_address:
             from clinqa.ingest_ray import ingest_ray
 

@@ -211,6 +211,18 @@ def ingest_summary(report: Any) -> list[str]:
     return lines
 
 
+def estimate_lines(e: dict[str, Any]) -> str:
+    """``clinqa ingest --dry-run``'s estimate as text."""
+    minutes = e["estimated_seconds"] / 60
+    return "\n".join([
+        f"dry run: nothing was written. {e['documents']} documents to ingest ({e['unchanged']} unchanged, "
+        f"{e['failed']} failed, {e['skipped']} skipped); parsing took {e['parse_seconds']:.1f} s",
+        f"sample: {e['sample_documents']} documents, {e['sample_chunks']} chunks embedded in "
+        f"{e['sample_seconds']:.1f} s ({e['chunks_per_second']:.1f} chunks/s, cold cache)",
+        f"estimate: about {e['estimated_chunks']} chunks in {minutes:.1f} min on this machine",
+    ])
+
+
 def stats_lines(s: dict[str, Any]) -> list[str]:
     """``clinqa stats`` for the dict of :meth:`Pipeline.stats` (data dir, documents, chunks, levels,
     patients, model, suspicious chunks when any)."""

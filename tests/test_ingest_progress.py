@@ -1,0 +1,61 @@
+"""Ingest progress over input bytes and the --dry-run estimate (clinqa.ingest_progress)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from clinqa.cli import app
+from clinqa.ingest_progress import IngestProgress, input_sizes
+
+
+def _corpus(root: Path) -> Path:
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text("# Anticoagulation\n\nApixaban 5 mg twice daily is the usual dose.\n")
+    (root / "sub" / "b.md").write_text("# Gout\n\nColchicine 1.2 mg then 0.6 mg one hour later.\n")
+    notes = [{"patient_id": "p1", "note_id": f"n{i}", "note_type": "progress", "date": f"2023-0{i}-01",
+              "text": f"Note {i}: INR 2.{i}."} for i in range(1, 4)]
+    (root / "notes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in notes))
+    (root / ".hidden.md").write_text("never read")
+    return root
+
+
+def test_input_sizes_counts_bytes_and_records(tmp_path: Path) -> None:
+    root = _corpus(tmp_path / "c")
+    sizes = input_sizes([root])
+    assert set(sizes) == {str(root / "a.md"), str(root / "sub" / "b.md"), str(root / "notes.jsonl")}
+    assert sizes[str(root / "a.md")] == ((root / "a.md").stat().st_size, 1)
+    assert sizes[str(root / "notes.jsonl")][1] == 3  # one document per line
+
+
+def test_progress_credits_a_share_per_document_and_a_folder_once(tmp_path: Path) -> None:
+    root = _corpus(tmp_path / "c")
+    notes = (root / "notes.jsonl").stat().st_size
+    p = IngestProgress([root])
+    p.document(str(root / "notes.jsonl"))
+    assert abs(p.bar.n - notes / 3) < 1e-6
+    p.document(str(root / "sub"))  # a registry-grouped folder: every file under it
+    assert abs(p.bar.n - notes / 3 - (root / "sub" / "b.md").stat().st_size) < 1e-6
+    p.stored(7)
+    assert (p.docs, p.chunks) == (2, 7) and "7 chunks" in p.bar.postfix
+    p.close()
+    assert p.bar.n == p.bar.total == sum(s for s, _ in input_sizes([root]).values())
+
+
+def test_dry_run_writes_nothing_and_counts_exactly(tmp_path: Path) -> None:
+    root = _corpus(tmp_path / "c")
+    data = tmp_path / "data"
+    r = CliRunner().invoke(app, ["ingest", str(root), "--dry-run", "--json", "--sample", "2", "--data-dir", str(data)])
+    assert r.exit_code == 0, r.output
+    est = json.loads(r.output)
+    assert (est["documents"], est["unchanged"], est["failed"], est["sample_documents"]) == (5, 0, 0, 2)
+    assert est["sample_chunks"] >= 2 and est["estimated_chunks"] >= est["sample_chunks"]
+    assert est["chunks_per_second"] > 0 and est["estimated_seconds"] > 0
+    assert not data.exists()  # nothing written, not even an empty store
+    # after a real ingest, the same dry run finds everything unchanged
+    assert CliRunner().invoke(app, ["ingest", str(root), "-q", "--data-dir", str(data)]).exit_code == 0
+    again = json.loads(CliRunner().invoke(app, ["ingest", str(root), "--dry-run", "--json",
+                                                "--data-dir", str(data)]).output)
+    assert (again["documents"], again["unchanged"], again["sample_documents"], again["estimated_chunks"]) == (0, 5, 0, 0)
