@@ -5,7 +5,8 @@ NIH sites, CC BY 4.0 per the data README), ingested into a fresh store with a co
 Each run is a child process (so peak RSS is the run's own, and one run's caches never help the next).
 ``--set key=value`` changes a setting for every run (``embedding.model=all-MiniLM-L6-v2-int8``); a
 ``--variant NAME:key=value,key=value`` adds a run with those settings, so old and new code paths run
-back to back on the same machine. ``--profile`` adds a cProfile breakdown (cumulative seconds of the
+back to back on the same machine (``ray=2`` in a variant ingests on a local 2-worker Ray cluster; the
+cluster's start-up is counted). ``--profile`` adds a cProfile breakdown (cumulative seconds of the
 stages: load, chunk, embed chunks, embed units, store write, index build).
 
     python bench/ingest/run.py --passages 1000 --variant before:embedding.unit_vectors=separate \\
@@ -48,25 +49,29 @@ def child(args: argparse.Namespace) -> None:
     import resource
 
     from clinqa.cli.common import settings_for
-    from clinqa.documents.loaders.beir import iter_load
     from clinqa.pipeline import Pipeline
 
     data_dir = Path(args.data_dir)
-    settings = settings_for(data_dir, sets=[s for s in args.set if s])
-
-    def docs():  # type: ignore[no-untyped-def]
-        for i, d in enumerate(iter_load(Path(args.corpus) / "corpus.jsonl")):
+    settings = settings_for(data_dir / "store", sets=[s for s in args.set if s])
+    corpus = data_dir / "corpus" / "corpus.jsonl"  # the first N passages, as a file both paths ingest
+    corpus.parent.mkdir(parents=True)
+    with (Path(args.corpus) / "corpus.jsonl").open() as src, corpus.open("w") as dst:
+        for i, line in enumerate(src):
             if i >= args.passages:
-                return
-            yield d
-
-    pipe = Pipeline(settings, cache_path=data_dir / "embeddings.sqlite")
+                break
+            dst.write(line)
+    pipe = Pipeline(settings)
     pipe.encoder  # model load is not ingest time  # noqa: B018
     prof = cProfile.Profile() if args.profile else None
     t0 = time.perf_counter()
     if prof:
         prof.enable()
-    report = pipe.ingest_documents(docs(), progress=False)
+    if args.ray:
+        from clinqa.ingest_ray import ingest_ray
+
+        report = ingest_ray(pipe, [corpus], workers=args.ray, format="beir", progress=False)
+    else:
+        report = pipe.ingest([corpus], format="beir", progress=False)
     if prof:
         prof.disable()
     wall = time.perf_counter() - t0
@@ -93,6 +98,7 @@ def main() -> None:
     ap.add_argument("--variant", action="append", default=[], help="NAME:key=value,key=value (repeatable)")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--output", type=Path, default=Path("runs/ingest"))
+    ap.add_argument("--ray", type=int, default=0, help="ingest on a local Ray cluster of this many workers")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--data-dir", help=argparse.SUPPRESS)
     a = ap.parse_args()
@@ -111,7 +117,7 @@ def main() -> None:
                 cmd = [sys.executable, __file__, "--child", "--passages", str(n), "--corpus", str(a.corpus),
                        "--data-dir", tmp]
                 for s in [*a.set, *sets]:
-                    cmd += ["--set", s]
+                    cmd += ["--set", s] if not s.startswith("ray=") else ["--ray", s.split("=", 1)[1]]
                 if a.profile:
                     cmd.append("--profile")
                 res = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)

@@ -27,7 +27,6 @@ from clinqa.retrieval.filters import Filters
 
 if TYPE_CHECKING:
     from clinqa.documents.loaders import Skipped
-    from clinqa.ingest_progress import IngestProgress
     from clinqa.settings import Settings
     from clinqa.store import Store
 
@@ -79,7 +78,7 @@ def ingest_documents(
     batch_chunks: int = 512,
     on_error: Callable[[str, str], None] | None = None,
     total: int | None = None,
-    tracker: IngestProgress | None = None,
+    tracker: Any = None,
 ) -> IngestReport:
     """Chunk, embed and store already-loaded documents; load errors and skips in ``items`` are reported as
     they would be from files. Unchanged documents (same :func:`ingest_key`) are skipped. Each batch of

@@ -8,8 +8,9 @@ streaming executor):
    documents (:func:`clinqa.ingest.ingest_key`); parse errors are reported as usual;
 2. **chunk -> embed** on the workers: ``map_batches`` over a pool of ``workers`` actors, each holding one
    encoder; each batch of documents is chunked with the configured chunker and embedded by
-   :func:`clinqa.ingest.embed_chunks`, the plain ingest's own step, into a private in-memory cache
-   (so late-pooled or separate answer units come out exactly as a plain ingest makes them);
+   :func:`clinqa.ingest.embed_chunks`, the plain ingest's own step, into a :class:`LayeredCache` (new vectors
+   in memory; what the driver's cache already holds is read, not computed, where the worker can see the file),
+   so late-pooled or separate answer units come out exactly as a plain ingest makes them;
 3. **write** on the driver, as the batches stream back: chunk and unit vectors into the embedding cache,
    chunks into the store in atomic batches of about ``batch_chunks`` (``Store.replace_documents``), then the
    index refresh: the same LanceDB tables, on a local path or object storage, that ``clinqa ask`` reads.
@@ -49,22 +50,23 @@ DOCS_PER_BATCH = 8
 class ChunkEmbed:
     """A Ray Data actor: chunks a batch of documents and embeds them (one encoder per actor)."""
 
-    def __init__(self, settings_json: str) -> None:
+    def __init__(self, settings_json: str, cache_path: str | None = None) -> None:
         from clinqa.chunking import build_chunker
         from clinqa.embedding import build_encoder
         from clinqa.settings import Settings
 
         self.settings = Settings.model_validate_json(settings_json)
+        # the driver's cache, read where this worker sees it (a local cluster): units it already holds from an
+        # earlier batch are not computed again
+        self.shared = cache_path if cache_path and Path(cache_path).exists() else None
         self.encoder = build_encoder(self.settings.embedding)
         self.chunker = build_chunker(self.settings.chunking, self.encoder.token_counter, self.encoder.max_tokens)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
         """``batch["doc"]``: pickled ``(Document, ingest key)`` rows. The batch's chunks are embedded together
-        (as a plain ingest embeds a batch), into a private in-memory cache. Returns one ``payload``: pickled
+        (as a plain ingest embeds a batch), into a :class:`LayeredCache`. Returns one ``payload``: pickled
         ``(documents [(doc_id, path, chunks, error or None)], vectors (n chunks, dim), cache rows
         [(model key, hash, vector bytes)], (chunks computed, units embedded, units pooled))``."""
-        from clinqa.embedding import EmbeddingCache
-
         docs, chunks = [], []
         for raw in batch["doc"]:
             doc, key = pickle.loads(raw)
@@ -75,18 +77,48 @@ class ChunkEmbed:
                 continue
             docs.append((doc.doc_id, doc.path, mine, None))
             chunks.extend(mine)
-        cache = EmbeddingCache(Path(":memory:")) if self.settings.embedding.cache else None
+        cache = LayeredCache(self.shared) if self.settings.embedding.cache else None
         report = IngestReport()
-        vecs, n_new = embed_chunks(self.encoder, chunks, cache, self.settings, report)
-        rows = _dump(cache) if cache is not None else []
+        vecs, n_new = embed_chunks(self.encoder, chunks, cache, self.settings, report)  # type: ignore[arg-type]
+        rows = cache.rows() if cache is not None else []
         payload = (docs, vecs, rows, (n_new, report.units_embedded, report.units_late))
         return {"payload": np.array([pickle.dumps(payload)], dtype=object)}
 
 
-def _dump(cache: Any) -> list[tuple[str, str, bytes]]:
-    """Every ``(model key, hash, vector bytes)`` row of an in-memory :class:`EmbeddingCache`."""
-    db: sqlite3.Connection = cache._db
-    return [(m, h, bytes(v)) for m, h, v in db.execute("SELECT model, hash, vec FROM emb")]
+class LayeredCache:
+    """The cache a worker embeds into: :meth:`get` reads its own new vectors, then the driver's cache file
+    (read-only, when the worker sees it); :meth:`put` keeps vectors in memory, for :meth:`rows` to return to
+    the driver, which alone writes the cache. The ``get`` / ``put`` of :class:`clinqa.embedding.EmbeddingCache`."""
+
+    def __init__(self, shared: str | None = None) -> None:
+        self.new: dict[tuple[str, str], np.ndarray] = {}
+        self._db = sqlite3.connect(f"file:{shared}?mode=ro", uri=True, timeout=30) if shared else None
+
+    def get(self, model_id: str, hashes: list[str]) -> dict[str, np.ndarray]:
+        """Vectors of those ``hashes`` held here or in the driver's cache: ``{hash: (dim,) float32}``."""
+        out = {h: self.new[(model_id, h)] for h in hashes if (model_id, h) in self.new}
+        rest = [h for h in hashes if h not in out]
+        if self._db is not None:
+            for i in range(0, len(rest), 500):
+                part = rest[i : i + 500]
+                q = f"SELECT hash, vec FROM emb WHERE model = ? AND hash IN ({','.join('?' * len(part))})"
+                try:
+                    for h, blob in self._db.execute(q, [model_id, *part]):
+                        out[h] = np.frombuffer(blob, dtype=np.float32)
+                except sqlite3.OperationalError:  # no table yet: nothing cached
+                    break
+        return out
+
+    def put(self, model_id: str, hashes: list[str], vectors: np.ndarray) -> None:
+        """Keep ``vectors`` (``(n, dim)``) under ``hashes`` for :meth:`rows`."""
+        for h, v in zip(hashes, vectors, strict=True):
+            self.new[(model_id, h)] = np.asarray(v, dtype=np.float32)
+
+    def rows(self) -> list[tuple[str, str, bytes]]:
+        """Every new ``(model key, hash, vector bytes)``; closes the read-only connection."""
+        if self._db is not None:
+            self._db.close()
+        return [(m, h, v.tobytes()) for (m, h), v in self.new.items()]
 
 
 def ingest_ray(pipe: Pipeline, paths: Sequence[Path], address: str | None = None, workers: int = 2,
@@ -157,9 +189,10 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
     threads = emb.threads or max(1, (os.cpu_count() or 1) // workers)
     settings = pipe.settings.model_copy(update={"embedding": emb.model_copy(update={"threads": threads})})
     ds = ray.data.from_items([{"doc": r} for r in rows], override_num_blocks=max(1, min(len(rows), workers * 4)))
-    ds = ds.map_batches(ChunkEmbed, fn_constructor_kwargs={"settings_json": settings.model_dump_json()},
+    cache = cache_cls(pipe.cache_path) if emb.cache else None  # created first, so workers can read it
+    kwargs = {"settings_json": settings.model_dump_json(), "cache_path": str(pipe.cache_path) if cache else None}
+    ds = ds.map_batches(ChunkEmbed, fn_constructor_kwargs=kwargs,
                         batch_size=DOCS_PER_BATCH, compute=ActorPoolStrategy(size=workers), num_cpus=1)
-    cache = cache_cls(pipe.cache_path) if emb.cache else None
     record = record_cls(pipe.data_dir)
     pending_docs: list[str] = []
     pending_chunks: list[Any] = []

@@ -36,7 +36,15 @@ def _segmenter() -> pysbd.Segmenter:
 
 
 def _segment(text: str) -> list[str]:
-    return [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    return list(_segment_cached(text))
+
+
+@lru_cache(maxsize=4096)
+def _segment_cached(text: str) -> tuple[str, ...]:
+    """pysbd's sentences of ``text``, remembered: ingest splits a paragraph when it chunks it and again when
+    it lists the chunk's quotable units, and pysbd (about 1 ms a paragraph) is a large part of ingest's
+    Python time (bench/ingest/run.py --profile)."""
+    return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())
 
 
 def _spans(window: str, sents: list[str]) -> list[tuple[int, int]] | None:
