@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from throughput import chunk_texts  # noqa: E402
+from throughput import chunk_texts
 
 
 def best_time(fn, texts: list[str], repeats: int) -> tuple[float, np.ndarray]:  # type: ignore[no-untyped-def]

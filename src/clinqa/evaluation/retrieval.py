@@ -169,6 +169,8 @@ def eval_store_dir(dataset: Dataset, settings: Settings, model_id: str, ids: set
     h.update(str(CHUNKING_VERSION).encode())
     h.update(model_id.encode())
     h.update(",".join(sorted(ids)).encode() if ids is not None else b"full")
+    if settings.embedding.unit_vectors == "late":  # its unit vectors exist only from its own ingest
+        h.update(b"late units")
     return cache_dir() / "eval" / f"{dataset.name}-{h.hexdigest()[:12]}"
 
 
@@ -180,9 +182,11 @@ def build_eval_pipeline(dataset: Dataset, settings: Settings, distractors: int |
     probe = Pipeline(settings)
     model_id = probe.encoder.model_id
     store = eval_store_dir(dataset, settings, model_id, ids)
-    # retrieval studies quote nothing: answer units are embedded (and cached) only when asked for
+    # retrieval studies quote nothing: answer units are embedded (and cached) only when asked for, except
+    # late-pooled ones, which only an ingest can make
+    late = settings.embedding.unit_vectors == "late"
     eval_settings = settings.model_copy(update={
-        "data_dir": store, "answer": settings.answer.model_copy(update={"precompute_units": False})})
+        "data_dir": store, "answer": settings.answer.model_copy(update={"precompute_units": late})})
     # same model: load it once
     pipe = Pipeline(eval_settings, cache_path=Path(settings.data_dir) / "embeddings.sqlite", encoder=probe.encoder)
     total = len(ids) if ids is not None else None
