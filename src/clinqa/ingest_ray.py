@@ -164,8 +164,13 @@ def ingest_ray(pipe: Pipeline, paths: Sequence[Path], address: str | None = None
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no network at run time
         started = not ray.is_initialized()
         if started:
-            ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                     log_to_driver=False, logging_level="ERROR", configure_logging=True)
+            import warnings
+
+            with warnings.catch_warnings():  # the raylet is fork-exec'ed: no Python runs in the child
+                warnings.filterwarnings("ignore", message="lancedb fork support is experimental")
+                ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
+                         log_to_driver=False, logging_level="ERROR", configure_logging=True)
+
         try:
             _run(ray, pipe, rows, ocr, workers, progress, batch_chunks, report, EmbeddingCache, StoreRecord)
         finally:
@@ -180,10 +185,15 @@ def ingest_ray(pipe: Pipeline, paths: Sequence[Path], address: str | None = None
 def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], workers: int, progress: bool,
          batch_chunks: int, report: IngestReport, cache_cls: Any, record_cls: Any) -> None:
     """Stream the documents through the actors and write what comes back (see :func:`ingest_ray`)."""
+    import logging
+
     from ray.data import ActorPoolStrategy, DataContext
 
     from clinqa.answer.evidence import suspicious_units
 
+    if not progress:  # Ray Data's own progress lines and notices ("Starting execution of Dataset ...")
+        for name in ["ray.data", *[n for n in logging.root.manager.loggerDict if n.startswith("ray.data")]]:
+            logging.getLogger(name).setLevel(logging.ERROR)
     DataContext.get_current().enable_progress_bars = progress
     emb = pipe.settings.embedding
     threads = emb.threads or max(1, (os.cpu_count() or 1) // workers)
