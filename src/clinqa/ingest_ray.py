@@ -196,7 +196,9 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
             logging.getLogger(name).setLevel(logging.ERROR)
     DataContext.get_current().enable_progress_bars = progress
     emb = pipe.settings.embedding
-    threads = emb.threads or max(1, (os.cpu_count() or 1) // workers)
+    from clinqa.embedding.onnx import usable_cores
+
+    threads = emb.threads or max(1, usable_cores() // workers)
     settings = pipe.settings.model_copy(update={"embedding": emb.model_copy(update={"threads": threads})})
     ds = ray.data.from_items([{"doc": r} for r in rows], override_num_blocks=max(1, min(len(rows), workers * 4)))
     cache = cache_cls(pipe.cache_path) if emb.cache else None  # created first, so workers can read it

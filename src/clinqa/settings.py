@@ -100,7 +100,8 @@ class EmbeddingSettings(BaseModel):
     )
     backend: Literal["auto", "sentence-transformers", "onnx"] = "auto"
     batch_size: int = Field(32, ge=1)
-    threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: all cores.")
+    threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: the cores this process "
+                                "may use (CPU affinity, capped by a cgroup quota).")
     precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
         "auto",
         description="Bulk passage encoding of sentence-transformers models: bf16 runs the matrix products "

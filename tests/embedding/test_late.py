@@ -127,3 +127,20 @@ def test_int8_precision_is_its_own_model(fp32: SentenceTransformerEncoder) -> No
     assert (cos > 0.97).all() and np.abs(a - b).max() > 1e-3
     onnx_files = list(Path(__import__("clinqa.paths", fromlist=["cache_dir"]).cache_dir(), "onnx").glob("*+int8.onnx"))
     assert onnx_files and onnx_files[0].stat().st_size < 30e6  # int8 weights: ~22 MB (fp32: ~87 MB)
+
+
+def test_usable_cores_follow_affinity_and_the_cgroup_quota(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    from clinqa.embedding import onnx
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    quota = tmp_path / "cpu.max"
+    monkeypatch.setattr(onnx, "CPU_MAX", quota)
+    assert onnx.usable_cores() == 4  # no cgroup file: the affinity
+    quota.write_text("max 100000\n")
+    assert onnx.usable_cores() == 4
+    quota.write_text("200000 100000\n")  # docker --cpus 2
+    assert onnx.usable_cores() == 2
+    quota.write_text("50000 100000\n")  # half a core: still one thread
+    assert onnx.usable_cores() == 1

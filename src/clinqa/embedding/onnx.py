@@ -19,16 +19,33 @@ from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.shipped import minilm_folder
 from clinqa.embedding.tokens import HFTokenCounter
 
+#: the cgroup v2 CPU quota of this process's container ("max 100000" when unlimited)
+CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
+
+
+def usable_cores() -> int:
+    """The cores this process may use: its CPU affinity (``os.sched_getaffinity``, where the OS has it), capped
+    by a cgroup v2 CPU quota (``/sys/fs/cgroup/cpu.max``, e.g. a container's ``--cpus 2``), at least 1.
+    ``os.cpu_count()`` counts the host's CPUs instead, and one thread per host CPU oversubscribes a container."""
+    n = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    try:
+        quota, period = CPU_MAX.read_text().split()[:2]
+        if quota != "max":
+            n = min(n, max(1, int(int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return max(1, n)
+
 
 def cpu_session(model_file: Path, threads: int | None = None) -> Any:
     """An ONNX Runtime CPU ``InferenceSession`` of ``model_file`` with ``threads`` intra-op threads (default:
-    all cores), quiet logging and no busy-waiting after a run: ONNX Runtime's worker threads otherwise spin
+    :func:`usable_cores`), quiet logging and no busy-waiting after a run: ONNX Runtime's worker threads otherwise spin
     for a while and hold the cores that the dense product and the full-text search of the same question
     need next (bench/scale: the product took ~35 ms instead of 15 right after encoding a question)."""
     import onnxruntime as ort
 
     opts = ort.SessionOptions()
-    opts.intra_op_num_threads = threads or (os.cpu_count() or 1)
+    opts.intra_op_num_threads = threads or usable_cores()
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
     opts.log_severity_level = 3
     return ort.InferenceSession(str(model_file), opts, providers=["CPUExecutionProvider"])
