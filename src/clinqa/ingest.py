@@ -21,6 +21,7 @@ from clinqa.answer.extractive import embedding_text, embedding_texts, unit_headi
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
+from clinqa.embedding.cache import embedding_bar
 from clinqa.embedding.late import late_key, locate
 from clinqa.errors import ConfigError, LoadError
 from clinqa.retrieval.filters import Filters
@@ -227,50 +228,39 @@ def embed_late(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache, rep
     Counts the pooled units in ``report.units_embedded`` and ``report.units_late``."""
     model, lkey = encoder.model_id, late_key(encoder.model_id)
     units = [chunk_units(c) for c in chunks]
+    separate = [t for us in units for t, s in us if s is None]
+    # per chunk, its placed units as (text, hash, span): each unit is hashed once
+    placed = [[(t, text_hash(t), s) for t, s in us if s is not None] for us in units]
     found = cache.get(model, [c.content_hash for c in chunks])
-    placed = [(t, s) for us in units for t, s in us if s is not None]
-    have = cache.get(lkey, list(dict.fromkeys(text_hash(t) for t, _ in placed)))
+    have = cache.get(lkey, list(dict.fromkeys(h for us in placed for _, h, _ in us)))
     out = np.zeros((len(chunks), encoder.dim), dtype=np.float32)
-    run = []
     for i, c in enumerate(chunks):
         if c.content_hash in found:
             out[i] = found[c.content_hash]
-        if c.content_hash not in found or any(s is not None and text_hash(t) not in have for t, s in units[i]):
-            run.append(i)
-    separate = [t for us in units for t, s in us if s is None]
-    with tqdm_bar(len(run), progress) as bar:
+    run = [i for i, c in enumerate(chunks)
+           if c.content_hash not in found or any(h not in have for _, h, _ in placed[i])]
+    with embedding_bar(len(run), progress) as bar:
         for k in range(0, len(run), slice_size):
             part = run[k : k + slice_size]
-            spans = [[s for _, s in units[i] if s is not None] for i in part]
-            vecs, pooled = encoder.encode_with_spans([chunks[i].text for i in part], spans)  # type: ignore[attr-defined]
+            vecs, pooled = encoder.encode_with_spans(  # type: ignore[attr-defined]
+                [chunks[i].text for i in part], [[s for _, _, s in placed[i]] for i in part])
             new = [j for j, i in enumerate(part) if chunks[i].content_hash not in found]
             cache.put(model, [chunks[part[j]].content_hash for j in new], vecs[new])
             out[[part[j] for j in new]] = vecs[new]
-            texts, rows = [], []
+            fresh: dict[str, np.ndarray] = {}
             for i, uv in zip(part, pooled, strict=True):
-                located = [t for t, s in units[i] if s is not None]
-                for t, v in zip(located, uv if uv is not None else [], strict=True):
+                for (t, h, _), v in zip(placed[i], uv if uv is not None else [], strict=True):
                     if not v.any():  # past the input limit: no token to pool
                         separate.append(t)
-                    elif text_hash(t) not in have:
-                        texts.append(t)
-                        rows.append(v)
-            hashes = list(dict.fromkeys(text_hash(t) for t in texts))
-            keep = {text_hash(t): v for t, v in zip(texts, rows, strict=True)}
-            if hashes:
-                cache.put(lkey, hashes, np.stack([keep[h] for h in hashes]))
-                have.update(keep)
-                report.units_embedded += len(hashes)
-                report.units_late += len(hashes)
+                    elif h not in have:  # a unit met twice in the slice keeps its last vector
+                        fresh[h] = v
+            if fresh:
+                cache.put(lkey, list(fresh), np.stack(list(fresh.values())))
+                have.update(fresh)
+                report.units_embedded += len(fresh)
+                report.units_late += len(fresh)
             bar.update(len(part))
-    return out, len([i for i in run if chunks[i].content_hash not in found]), separate
-
-
-def tqdm_bar(total: int, progress: bool) -> Any:
-    """A tqdm bar over ``total`` chunks, disabled unless ``progress`` and there is work."""
-    from tqdm.auto import tqdm
-
-    return tqdm(total=total, disable=not progress or not total, desc="embedding", unit="chunk", leave=False)
+    return out, sum(chunks[i].content_hash not in found for i in run), separate
 
 
 def suspicious_chunks(store: Store, patient_ids: Sequence[str] = ()) -> int:

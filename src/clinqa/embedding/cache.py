@@ -55,6 +55,11 @@ class EmbeddingCache:
             self._db.close()
 
 
+def embedding_bar(total: int, progress: bool) -> tqdm:
+    """The tqdm bar of an embedding pass over ``total`` texts, shown only with ``progress`` and work to do."""
+    return tqdm(total=total, disable=not progress or not total, desc="embedding", unit="chunk", leave=False)
+
+
 def text_hash(text: str) -> str:
     """SHA-256 hex digest of ``text`` (UTF-8): the cache key, the same as a chunk's ``content_hash``."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -92,36 +97,27 @@ class CachedEncoder:
 
     def encode_passages(self, texts: list[str], progress: bool = False) -> np.ndarray:
         """``(n, dim)`` passage vectors, cached ones read back, the rest computed and stored."""
-        hashes = [text_hash(t) for t in texts]
-        preferred = self.cache.get(self.prefer, hashes) if self.prefer else {}
-        if not preferred:
-            return encode_with_cache(self.inner, texts, hashes, self.cache, progress)[0]
-        rest = [i for i, h in enumerate(hashes) if h not in preferred]
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, h in enumerate(hashes):
-            if h in preferred:
-                out[i] = preferred[h]
-        if rest:
-            out[rest] = encode_with_cache(self.inner, [texts[i] for i in rest], [hashes[i] for i in rest],
-                                          self.cache, progress)[0]
-        return out
+        return encode_with_cache(self.inner, texts, [text_hash(t) for t in texts], self.cache, progress,
+                                 prefer=self.prefer)[0]
 
 
 def encode_with_cache(
     encoder: Encoder, texts: list[str], hashes: list[str], cache: EmbeddingCache | None,
-    progress: bool = False, slice_size: int = 256,
+    progress: bool = False, slice_size: int = 256, prefer: str | None = None,
 ) -> tuple[np.ndarray, int]:
     """Embed passages, reusing cached vectors. Returns ``(vectors (n, dim), n_computed)``.
 
-    Missing vectors are computed and stored ``slice_size`` at a time, so an interrupted run
-    keeps the work it finished.
+    Missing vectors are computed and stored under the model id ``slice_size`` at a time, so an interrupted
+    run keeps the work it finished. ``prefer``: a cache model key whose vectors win over the model id's
+    (:class:`CachedEncoder`).
     """
     found = cache.get(encoder.model_id, hashes) if cache is not None else {}
+    if prefer and cache is not None:
+        found.update(cache.get(prefer, hashes))
     missing = [i for i, h in enumerate(hashes) if h not in found]
     out = np.zeros((len(texts), encoder.dim), dtype=np.float32)
     slices = [missing[i : i + slice_size] for i in range(0, len(missing), slice_size)]
-    with tqdm(total=len(missing), disable=not progress or not missing, desc="embedding", unit="chunk",
-              leave=False) as bar:
+    with embedding_bar(len(missing), progress) as bar:
         for part in slices:
             vecs = encoder.encode_passages([texts[i] for i in part])
             if cache is not None:
