@@ -65,14 +65,26 @@ def quantize_int8(src: Path, dst: Path) -> Path:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     dst.parent.mkdir(parents=True, exist_ok=True)
-    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))  # "consider pre-processing"
-    with tempfile.TemporaryDirectory(dir=dst.parent) as tmp:  # quantize_dynamic writes beside its input
-        copy = Path(tmp) / "model.onnx"
-        shutil.copy(src, copy)
-        quantize_dynamic(str(copy), str(Path(tmp) / "int8.onnx"), per_channel=True, weight_type=QuantType.QInt8,
-                         extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
-        os.replace(Path(tmp) / "int8.onnx", dst)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.ERROR))  # quantize_dynamic warns "consider pre-processing" on the root logger
+    try:
+        with tempfile.TemporaryDirectory(dir=dst.parent) as tmp:  # quantize_dynamic writes beside its input
+            copy = Path(tmp) / "model.onnx"
+            shutil.copy(src, copy)
+            quantize_dynamic(str(copy), str(Path(tmp) / "int8.onnx"), per_channel=True,
+                             weight_type=QuantType.QInt8, extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT})
+            os.replace(Path(tmp) / "int8.onnx", dst)
+    finally:
+        root.setLevel(level)  # the caller's logging is left as it was
     return dst
+
+
+def mean_pool(tokens: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Unit-norm attention-masked means of ``tokens`` (``(batch, T, dim)``) over ``mask`` (``(batch, T)``, 1 for a
+    token): sentence-transformers' mean Pooling then Normalize. ``(batch, dim)`` float32."""
+    m = mask[..., None].astype(np.float32)
+    return normalise((tokens * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None))
 
 
 def pool_spans(tokens: np.ndarray, offsets: list[tuple[int, int]], mask: np.ndarray,
@@ -135,10 +147,7 @@ class OnnxEncoder:
 
     def _encode_batch(self, texts: list[str]) -> np.ndarray:
         out, mask, _ = self._run(texts)
-        if out.ndim == 3:
-            m = mask[..., None].astype(np.float32)
-            out = (out * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None)
-        return normalise(out)
+        return mean_pool(out, mask) if out.ndim == 3 else normalise(out)
 
     def encode_with_spans(self, texts: list[str], spans: list[list[tuple[int, int]]],
                           progress: bool = False) -> tuple[np.ndarray, list[np.ndarray | None]]:
@@ -162,8 +171,7 @@ class OnnxEncoder:
             tokens, mask, enc = self._run([texts[i] for i in idx])
             if tokens.ndim != 3:
                 raise ValueError(f"{self.model_id}: the graph's output is pooled; spans need token embeddings")
-            m = mask[..., None].astype(np.float32)
-            out[idx] = normalise((tokens * m).sum(axis=1) / np.clip(m.sum(axis=1), 1e-9, None))
+            out[idx] = mean_pool(tokens, mask)
             for row, i in enumerate(idx):
                 units[i] = pool_spans(tokens[row], enc[row].offsets, mask[row], spans[i])
         return out, units
