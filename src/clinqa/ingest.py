@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,14 +90,11 @@ def ingest_documents(
     With ``answer.precompute_units`` the extractive answer's units are embedded into the cache too.
     ``tracker`` (:class:`clinqa.ingest_progress.IngestProgress`) replaces the document bar of ``progress``
     with one over input bytes (an ETA) and chunks/s."""
-    from clinqa.documents.loaders import Skipped
-
     t0 = time.perf_counter()
     report = IngestReport()
     chunker = build_chunker(settings.chunking, encoder.token_counter, encoder.max_tokens)
     cache = EmbeddingCache(cache_path) if settings.embedding.cache else None
     existing = store.doc_hashes()
-    seen: dict[str, str] = {}
     pending_docs: list[str] = []
     pending_chunks: list[Chunk] = []
     suspicious: dict[str, int] = {}
@@ -126,24 +123,9 @@ def ingest_documents(
         from tqdm.auto import tqdm
 
         items = tqdm(items, desc="ingest", unit="doc", total=total)
-    for item in items:
-        if tracker is not None:
-            tracker.document(str(item.path), counted=isinstance(item, Document))
-        if isinstance(item, Skipped):
-            report.skipped.append((str(item.path), item.reason))
-            continue
-        if isinstance(item, LoadError):
-            fail(item.path, item.reason)
-            continue
-        doc = item
-        if doc.doc_id in seen:
-            fail(doc.path, f"duplicate doc_id {doc.doc_id!r} (already loaded from {seen[doc.doc_id]})")
-            continue
-        seen[doc.doc_id] = doc.path
-        key = ingest_key(doc, settings, encoder.model_id)
-        if existing.get(doc.doc_id) == key:
-            report.unchanged += 1
-            continue
+    if tracker is not None:
+        items = tracker.wrap(items)
+    for doc, key in changed_documents(items, settings, encoder.model_id, existing, report, fail):
         try:
             chunks = [c.model_copy(update={"doc_hash": key}) for c in chunker.chunk(doc)]
         except Exception as exc:  # a chunker bug must not lose the rest of the batch
@@ -152,12 +134,10 @@ def ingest_documents(
         pending_docs.append(doc.doc_id)
         pending_chunks.extend(chunks)
         report.documents += 1
-        n_suspicious = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
+        n_suspicious = suspicious_count(chunks)
         if n_suspicious:
             suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious
-        report.ocr_pages += len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr
-                                 and b.page_start is not None
-                                 for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
+        report.ocr_pages += ocr_pages(doc)
         if len(pending_chunks) >= batch_chunks:
             flush()
     flush()
@@ -168,6 +148,44 @@ def ingest_documents(
     report.suspicious = sorted(suspicious.items())
     report.seconds = time.perf_counter() - t0
     return report
+
+
+def changed_documents(items: Iterable[Document | LoadError | Skipped], settings: Settings, model_id: str,
+                      existing: dict[str, str], report: IngestReport,
+                      fail: Callable[[str, str], None]) -> Iterator[tuple[Document, str]]:
+    """The documents of ``items`` an ingest must (re)write, with their :func:`ingest_key`, in order: skips go to
+    ``report.skipped``, load errors and a second document with an id already seen to ``fail(path, reason)``,
+    documents whose key equals ``existing[doc_id]`` (the store's :meth:`~clinqa.store.Store.doc_hashes`) are
+    counted in ``report.unchanged``. Shared by the plain ingest, the Ray ingest and ``--dry-run``."""
+    from clinqa.documents.loaders import Skipped
+
+    seen: dict[str, str] = {}
+    for item in items:
+        if isinstance(item, Skipped):
+            report.skipped.append((str(item.path), item.reason))
+        elif isinstance(item, LoadError):
+            fail(item.path, item.reason)
+        elif item.doc_id in seen:
+            fail(item.path, f"duplicate doc_id {item.doc_id!r} (already loaded from {seen[item.doc_id]})")
+        else:
+            seen[item.doc_id] = item.path
+            key = ingest_key(item, settings, model_id)
+            if existing.get(item.doc_id) == key:
+                report.unchanged += 1
+            else:
+                yield item, key
+
+
+def ocr_pages(doc: Document) -> int:
+    """How many PDF pages of ``doc`` were read by OCR (``IngestReport.ocr_pages``)."""
+    return len({p for _, sec in doc.walk() for b in sec.blocks if b.ocr and b.page_start is not None
+                for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
+
+
+def suspicious_count(chunks: Iterable[Chunk]) -> int:
+    """Distinct units addressed to an AI model in ``chunks``, overview chunks left out
+    (:func:`clinqa.answer.evidence.suspicious_units`; ``IngestReport.suspicious``)."""
+    return len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
 
 
 def embed_chunks(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache | None, settings: Settings,

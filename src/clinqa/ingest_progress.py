@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -81,6 +81,14 @@ class IngestProgress:
         self.docs += counted
         self.bar.update(min(self._share(path), max(0.0, self.bar.total - self.bar.n)))
         self._postfix()
+
+    def wrap(self, items: Iterable[Any]) -> Iterator[Any]:
+        """``items`` (Documents, LoadErrors, Skipped) passed through, each credited by :meth:`document`."""
+        from clinqa.documents.model import Document
+
+        for item in items:
+            self.document(str(item.path), counted=isinstance(item, Document))
+            yield item
 
     def stored(self, chunks: int) -> None:
         """``chunks`` more chunks have been embedded and stored."""

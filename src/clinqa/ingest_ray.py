@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import os
 import pickle
-import sqlite3
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -36,9 +35,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clinqa.errors import LoadError
 from clinqa.extras import extra_needed
-from clinqa.ingest import IngestReport, embed_chunks, ingest_key
+from clinqa.ingest import IngestReport, changed_documents, embed_chunks, ocr_pages, suspicious_count
 
 if TYPE_CHECKING:
     from clinqa.pipeline import Pipeline
@@ -91,22 +89,16 @@ class LayeredCache:
     the driver, which alone writes the cache. The ``get`` / ``put`` of :class:`clinqa.embedding.EmbeddingCache`."""
 
     def __init__(self, shared: str | None = None) -> None:
+        from clinqa.embedding import EmbeddingCache
+
         self.new: dict[tuple[str, str], np.ndarray] = {}
-        self._db = sqlite3.connect(f"file:{shared}?mode=ro", uri=True, timeout=30) if shared else None
+        self.shared = EmbeddingCache(Path(shared), read_only=True) if shared else None
 
     def get(self, model_id: str, hashes: list[str]) -> dict[str, np.ndarray]:
         """Vectors of those ``hashes`` held here or in the driver's cache: ``{hash: (dim,) float32}``."""
         out = {h: self.new[(model_id, h)] for h in hashes if (model_id, h) in self.new}
-        rest = [h for h in hashes if h not in out]
-        if self._db is not None:
-            for i in range(0, len(rest), 500):
-                part = rest[i : i + 500]
-                q = f"SELECT hash, vec FROM emb WHERE model = ? AND hash IN ({','.join('?' * len(part))})"
-                try:
-                    for h, blob in self._db.execute(q, [model_id, *part]):
-                        out[h] = np.frombuffer(blob, dtype=np.float32)
-                except sqlite3.OperationalError:  # no table yet: nothing cached
-                    break
+        if self.shared is not None:
+            out.update(self.shared.get(model_id, [h for h in hashes if h not in out]))
         return out
 
     def put(self, model_id: str, hashes: list[str], vectors: np.ndarray) -> None:
@@ -116,8 +108,8 @@ class LayeredCache:
 
     def rows(self) -> list[tuple[str, str, bytes]]:
         """Every new ``(model key, hash, vector bytes)``; closes the read-only connection."""
-        if self._db is not None:
-            self._db.close()
+        if self.shared is not None:
+            self.shared.close()
         return [(m, h, v.tobytes()) for (m, h), v in self.new.items()]
 
 
@@ -130,7 +122,7 @@ def ingest_ray(pipe: Pipeline, paths: Sequence[Path], address: str | None = None
     store was built with another encoder."""
     with extra_needed("clinqa ingest --ray"):
         import ray
-    from clinqa.documents.loaders import Skipped, iter_documents
+    from clinqa.documents.loaders import iter_documents
     from clinqa.embedding import EmbeddingCache
     from clinqa.ingest import StoreRecord
 
@@ -139,27 +131,13 @@ def ingest_ray(pipe: Pipeline, paths: Sequence[Path], address: str | None = None
     encoder, store, settings = pipe.encoder, pipe.store, pipe.settings
     report = IngestReport()
     existing = store.doc_hashes()
-    seen: dict[str, str] = {}
     rows: list[bytes] = []
     ocr: dict[str, int] = {}  # OCR-read pages per document, counted as the plain ingest does
-    for item in iter_documents([Path(p) for p in paths], format, limits=settings.ingest):
-        if isinstance(item, Skipped):
-            report.skipped.append((str(item.path), item.reason))
-        elif isinstance(item, LoadError):
-            report.failed.append((str(item.path), item.reason))
-        elif item.doc_id in seen:
-            report.failed.append((item.path, f"duplicate doc_id {item.doc_id!r} (already loaded from "
-                                              f"{seen[item.doc_id]})"))
-        else:
-            seen[item.doc_id] = item.path
-            key = ingest_key(item, settings, encoder.model_id)
-            if existing.get(item.doc_id) == key:
-                report.unchanged += 1
-            else:
-                rows.append(pickle.dumps((item, key)))
-                ocr[item.doc_id] = len({p for _, sec in item.walk() for b in sec.blocks if b.ocr
-                                        and b.page_start is not None
-                                        for p in range(b.page_start, (b.page_end or b.page_start) + 1)})
+    items = iter_documents([Path(p) for p in paths], format, limits=settings.ingest)
+    for doc, key in changed_documents(items, settings, encoder.model_id, existing, report,
+                                      lambda path, reason: report.failed.append((path, reason))):
+        rows.append(pickle.dumps((doc, key)))
+        ocr[doc.doc_id] = ocr_pages(doc)
     if rows:
         os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")  # no network at run time
         started = not ray.is_initialized()
@@ -188,8 +166,6 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
     import logging
 
     from ray.data import ActorPoolStrategy, DataContext
-
-    from clinqa.answer.evidence import suspicious_units
 
     if not progress:  # Ray Data's own progress lines and notices ("Starting execution of Dataset ...")
         for name in ["ray.data", *[n for n in logging.root.manager.loggerDict if n.startswith("ray.data")]]:
@@ -242,7 +218,7 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
                         continue
                     report.documents += 1
                     report.ocr_pages += ocr.get(doc_id, 0)
-                    n_sus = len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
+                    n_sus = suspicious_count(chunks)
                     if n_sus:
                         suspicious[path] = suspicious.get(path, 0) + n_sus
                     pending_docs.append(doc_id)

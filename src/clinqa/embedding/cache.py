@@ -18,11 +18,15 @@ from clinqa.embedding.base import Encoder
 
 class EmbeddingCache:
     """Vectors stored as float32 blobs in ``path`` (a SQLite file, WAL mode). One connection,
-    shared by threads under a lock; processes share the file through SQLite's own locking."""
+    shared by threads under a lock; processes share the file through SQLite's own locking. ``read_only``
+    opens an existing file for :meth:`get` only (nothing is created)."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, path: Path, read_only: bool = False) -> None:
         self._lock = threading.Lock()
+        if read_only:  # an existing cache, read beside its writer (a Ray worker reading the driver's)
+            self._db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=30, check_same_thread=False)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), timeout=30, check_same_thread=False)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute(
