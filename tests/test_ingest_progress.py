@@ -60,3 +60,15 @@ def test_dry_run_writes_nothing_and_counts_exactly(tmp_path: Path) -> None:
                                                 "--data-dir", str(data)]).output)
     assert (again["documents"], again["unchanged"]) == (0, 5)
     assert (again["sample_documents"], again["estimated_chunks"]) == (0, 0)
+
+
+def test_dry_run_screens_as_the_ingest_does(tmp_path: Path) -> None:
+    """A note in a second file with an id already loaded is a failure in both, not a document to ingest."""
+    root = _corpus(tmp_path / "c")
+    again = {"patient_id": "p1", "note_id": "n1", "note_type": "progress", "date": "2023-05-01", "text": "INR 3.0."}
+    (root / "sub" / "more.jsonl").write_text(json.dumps(again) + "\n")
+    est = json.loads(CliRunner().invoke(app, ["ingest", str(root), "--dry-run", "--json", "--data-dir",
+                                              str(tmp_path / "d1")]).output)
+    r = CliRunner().invoke(app, ["ingest", str(root), "--json", "--data-dir", str(tmp_path / "d2")])
+    report = json.loads(r.output[r.output.index("{"):])
+    assert (est["documents"], est["failed"]) == (report["documents"], len(report["failed"])) == (5, 1)

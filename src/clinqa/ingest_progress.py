@@ -115,8 +115,9 @@ class IngestProgress:
 def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample: int = 64,
              seed: int = 0) -> dict[str, Any]:
     """``clinqa ingest --dry-run``: how long the ingest of ``paths`` into ``pipe``'s store would take, writing
-    nothing. Every file is read and parsed (as the ingest would: counts of documents, unchanged ones, failures
-    and skips are exact); a seeded uniform sample of ``sample`` changed documents (reservoir sampling,
+    nothing. Every file is read and parsed and screened as the ingest screens it
+    (:func:`clinqa.ingest.changed_documents`: counts of documents, unchanged ones, failures and skips are
+    exact); a seeded uniform sample of ``sample`` changed documents (reservoir sampling,
     Vitter 1985) is chunked and embedded cold (answer units included, as configured) into a throw-away
     in-memory cache. Returns a JSON-ready dict: ``documents`` (to ingest), ``unchanged``, ``failed``,
     ``skipped``, ``parse_seconds``, ``sample_documents``, ``sample_chunks``, ``sample_seconds``,
@@ -125,30 +126,27 @@ def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample
     already in the embedding cache would make the real run faster."""
     import random
 
-    from clinqa.documents.loaders import Skipped, iter_documents
+    from clinqa.documents.loaders import iter_documents
     from clinqa.embedding import EmbeddingCache
-    from clinqa.errors import LoadError
-    from clinqa.ingest import IngestReport, embed_chunks, ingest_key
+    from clinqa.ingest import IngestReport, changed_documents, embed_chunks
 
     settings, encoder = pipe.settings, pipe.encoder
     existing = pipe.store.doc_hashes() if pipe.data_dir.exists() else {}  # no store is created
     rng = random.Random(seed)
     picked: list[Any] = []
-    counts = {"documents": 0, "unchanged": 0, "failed": 0, "skipped": 0}
+    report = IngestReport()
+    n = 0
     t0 = time.perf_counter()
-    for item in iter_documents([Path(p) for p in paths], format, limits=settings.ingest):
-        if isinstance(item, Skipped):
-            counts["skipped"] += 1
-        elif isinstance(item, LoadError):
-            counts["failed"] += 1
-        elif existing.get(item.doc_id) == ingest_key(item, settings, encoder.model_id):
-            counts["unchanged"] += 1
-        else:
-            counts["documents"] += 1
-            if len(picked) < sample:
-                picked.append(item)
-            elif (j := rng.randrange(counts["documents"])) < sample:
-                picked[j] = item
+    items = iter_documents([Path(p) for p in paths], format, limits=settings.ingest)
+    for doc, _ in changed_documents(items, settings, encoder.model_id, existing, report,
+                                    lambda path, reason: report.failed.append((path, reason))):
+        n += 1
+        if len(picked) < sample:
+            picked.append(doc)
+        elif (j := rng.randrange(n)) < sample:
+            picked[j] = doc
+    counts = {"documents": n, "unchanged": report.unchanged, "failed": len(report.failed),
+              "skipped": len(report.skipped)}
     parse_s = time.perf_counter() - t0
     from clinqa.chunking import build_chunker
 
