@@ -213,6 +213,54 @@ class RerankSettings(BaseModel):
     threads: int | None = Field(None, description="Intra-op threads (ONNX Runtime or torch); default: all cores.")
 
 
+class UnitScoring(BaseModel):
+    """Weights and limits of the extractive answer's unit scoring (:func:`clinqa.answer.extractive.extract_answer`).
+
+    A unit's score is ``unit_weight * cos(question, unit) + (1 - unit_weight) * cos(question, chunk)``, plus
+    ``lexical_weight`` times its IDF-weighted share of the question's content stems, plus the bonuses below. The
+    values were chosen on the clinician set (``bench/answers/guidelines.jsonl``, docs/benchmarks.md "Answers")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unit_weight: float = Field(0.6, ge=0.0, le=1.0,
+                               description="Share of the unit's own cosine (the rest: its chunk's).")
+    lexical_weight: float = Field(0.3, ge=0.0,
+                                  description="Weight of the IDF-weighted share of question stems in the unit.")
+    list_bonus: float = Field(0.25, ge=0.0, description="Added to a list item when the question asks for a list.")
+    number_bonus: float = Field(0.1, ge=0.0, description="Added to a unit with a number (a dose with its unit for a "
+                                "dose question, a date for a 'when' question).")
+    qualifier_bonus: float = Field(0.15, ge=0.0, description="Added when the unit's headings state a qualifier of the "
+                                   "question (outpatient, first-line, children ...).")
+    cell_bonus: float = Field(0.15, ge=0.0, description="Added to a table row named by a number of the question.")
+    heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
+                                 "answer asked for ('Dosing' for a dose).")
+    max_units: int = Field(120, ge=1, description="Units read from the quoted passages, in retrieval order.")
+    max_list_items: int = Field(12, ge=1, description="Items of one list quoted at most.")
+    max_words: int = Field(150, ge=1, description="Word budget of an extractive answer.")
+
+
+class WordRarity(BaseModel):
+    """Cut-offs on a word's frequency in general English (wordfreq's Zipf scale: log10 of uses per billion
+    words; "the" ~7.7, "fever" ~4.4, "dexamethasone" ~2.4) that the answerability rules read
+    (:mod:`clinqa.answer.answerability`, :mod:`clinqa.answer.evidence`). Chosen on the clinician set and BioASQ
+    dev (docs/benchmarks.md, "Answers")."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    repair_below: float = Field(2.5, ge=0.0, le=8.0, description="A word the corpus lacks is repaired to a corpus "
+                                "word only when rarer than this (a misspelling, not another word).")
+    decisive_below: float = Field(3.0, ge=0.0, le=8.0, description="A key term the corpus has elsewhere is decisive "
+                                  "(its absence refuses) only when rarer than this; a verb form this common is the "
+                                  "question's frame; an unknown compound's second word is at least this common.")
+    dosed_below: float = Field(4.0, ge=0.0, le=8.0, description="A word before 'dose' is the dosed drug when rarer "
+                               "than this (or a salt, or with a digit).")
+    condition_below: float = Field(4.5, ge=0.0, le=8.0, description="A question word rarer than this may name the "
+                                   "condition a subtype heading narrows.")
+    misspelt_common_above: float = Field(4.5, ge=0.0, le=8.0, description="A word no passage has is a misspelling "
+                                         "of a common word (not a missing term) when one edit away from a word at "
+                                         "least this common.")
+
+
 class AnswerSettings(BaseModel):
     """The refusal gate and the extractive answer."""
 
@@ -296,6 +344,9 @@ class AnswerSettings(BaseModel):
         "the model and scope, else 0.5.",
     )
     answer_model_passages: int = Field(3, ge=1, description="Quotable passages the answer model reads.")
+    scoring: UnitScoring = Field(default_factory=UnitScoring, description="Unit scoring of the extractive answer.")
+    rarity: WordRarity = Field(default_factory=WordRarity, description="Word-frequency cut-offs of the "
+                               "answerability rules.")
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "

@@ -316,14 +316,14 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder, max_sentences=12,
-                              min_score=-1.0, question=asked, max_hits=len(quoted))
+                              min_score=-1.0, question=asked, max_hits=len(quoted), **s.scoring.model_dump())
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder, s.max_sentences,
-                          s.min_sentence_score, question=asked, max_hits=len(quoted))
+                          s.min_sentence_score, question=asked, max_hits=len(quoted), **s.scoring.model_dump())
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
