@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from clinqa.ingest import IngestReport
 
 #: file types read as one record per line
 _LINE_FORMATS = {".jsonl", ".ndjson", ".csv"}
@@ -110,6 +113,22 @@ class IngestProgress:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+
+def ingest_files(paths: Sequence[Path], format: str | None, limits: Any,
+                 ingest_items: Callable[..., IngestReport], progress: bool = True, batch_chunks: int = 512,
+                 on_error: Callable[[str, str], None] | None = None) -> IngestReport:
+    """``clinqa ingest``: load every document under ``paths`` (:func:`clinqa.documents.loaders.iter_documents`,
+    ``format`` or by extension, within ``limits``: the ``ingest`` settings; the parsers load on first ingest)
+    and hand them to ``ingest_items`` (``Pipeline.ingest_documents``: the items, then ``progress``,
+    ``batch_chunks``, ``on_error`` and ``tracker`` by keyword), with an :class:`IngestProgress` bar over the
+    input bytes when ``progress``."""
+    from clinqa.documents.loaders import iter_documents
+
+    items = iter_documents([Path(p) for p in paths], format, limits=limits)
+    with IngestProgress([Path(p) for p in paths], enabled=progress) as tracker:
+        return ingest_items(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error,
+                            tracker=tracker if progress else None)
 
 
 def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample: int = 64,

@@ -2,11 +2,9 @@
 
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
-(:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.answer.question`,
+(:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.answer.question`, :mod:`clinqa.answer.scope`,
 :mod:`clinqa.answer.evidence`, :mod:`clinqa.answer.decision`, :mod:`clinqa.answer.assemble`,
-:mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order.
-
-Data directory layout::
+:mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
     <data_dir>/lancedb/          the chunk store (LanceDB)
     <data_dir>/embeddings.sqlite the embedding cache, keyed by (model id, content hash)
@@ -15,31 +13,28 @@ Data directory layout::
 
 from __future__ import annotations
 
-import contextlib
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from clinqa.answer import Answer, RefusalGate, assemble
+from clinqa.answer import Answer, RefusalGate, assemble, scope
+from clinqa.answer import calibration as calibrations
 from clinqa.answer import decision as decide
 from clinqa.answer import evidence as gather
 from clinqa.answer.answer_model import SIGNAL, AnswerModel
 from clinqa.answer.answerability import Answerability
-from clinqa.answer.calibration import Resolved, resolve, resolve_threshold
-from clinqa.answer.question import NO_NOTE, PATIENT_HINT, apply_time_intent, repair_question
-from clinqa.documents.model import Document
-from clinqa.embedding import CachedEncoder, EmbeddingCache, Encoder, build_encoder
-from clinqa.embedding.late import late_key
+from clinqa.answer.calibration import Resolved
+from clinqa.answer.question import PATIENT_HINT, apply_time_intent, repair_question
+from clinqa.embedding import Encoder, build_encoder, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
+from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
 from clinqa.rerank import Reranker, build_reranker
 from clinqa.retrieval import Filters, RetrievalResult
-from clinqa.retrieval.search import search
+from clinqa.retrieval.search import deepened, query_filters, search
 from clinqa.retrieval.temporal import TimeIntent
 from clinqa.retrieval.vocabulary import ScopedVocabularies, Vocabulary
 from clinqa.settings import Settings, config_hash
@@ -48,7 +43,10 @@ from clinqa.store.facts import StoreFacts
 from clinqa.text.unicode import is_blank
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from clinqa.documents.loaders import Skipped
+    from clinqa.documents.model import Document
 
 __all__ = ["PATIENT_HINT", "IngestReport", "Pipeline"]
 
@@ -58,10 +56,8 @@ class Pipeline:
 
     def __init__(self, settings: Settings | None = None, cache_path: Path | None = None,
                  encoder: Encoder | None = None) -> None:
-        """``cache_path`` overrides where the embedding cache lives (default
-        ``<data_dir>/embeddings.sqlite``): the evaluation harness points throwaway stores at the
-        user's cache so nothing is embedded twice. ``encoder`` is an already loaded encoder of
-        ``settings.embedding`` (another pipeline's :attr:`encoder`), so the model is loaded once."""
+        """``cache_path``: the embedding cache (default ``<data_dir>/embeddings.sqlite``; the evaluation harness
+        shares the user's); ``encoder``: an already loaded encoder of ``settings.embedding``, loaded once."""
         self.settings = settings or Settings()
         self.data_dir = Path(self.settings.data_dir)
         self.cache_path = cache_path or self.data_dir / "embeddings.sqlite"
@@ -75,7 +71,6 @@ class Pipeline:
         self._vocabularies: ScopedVocabularies | None = None
         self._facts: StoreFacts | None = None
 
-    # -- stages -------------------------------------------------------------------------
     @property
     def encoder(self) -> Encoder:
         """The dense encoder (loaded on first use; thread-safe, so :meth:`warm_up` may be loading it)."""
@@ -85,35 +80,19 @@ class Pipeline:
             return self._encoder
 
     def warm_up(self) -> threading.Thread:
-        """Load the query encoder in a background (daemon) thread and embed one probe question, so
-        that its imports and model session start while the caller opens the store (a cold ``clinqa
-        ask``: about 0.2 s of its 1.7 s on 2 cores, ``bench/cold_start.py``). Returns the started
-        thread; an error there is left for the first real query to raise."""
-        def load() -> None:
-            with contextlib.suppress(Exception):
-                self.encoder.encode_queries(["warm-up"])
-
-        thread = threading.Thread(target=load, name="clinqa-warm-up", daemon=True)
-        thread.start()
-        return thread
+        """Load :attr:`encoder` in a background thread while the store opens (:func:`clinqa.embedding.warm_up`)."""
+        return warm_up(lambda: self.encoder)
 
     @property
     def unit_encoder(self) -> Encoder:
-        """The encoder the extractive answer embeds its units with: :attr:`encoder` behind the
-        embedding cache (:class:`clinqa.embedding.CachedEncoder`) when ``embedding.cache`` is on, so
-        units pre-computed at ingest (``answer.precompute_units``) or seen before are looked up; with
-        ``embedding.unit_vectors`` ``late`` the late-pooled vectors ingest stored are read first."""
+        """The encoder of the extractive answer's units (:func:`clinqa.embedding.unit_encoder`)."""
         if self._unit_encoder is None or self._unit_encoder.model_id != self.encoder.model_id:
-            enc = self.encoder
-            prefer = late_key(enc.model_id) if self.settings.embedding.unit_vectors == "late" else None
-            self._unit_encoder = (CachedEncoder(enc, EmbeddingCache(self.cache_path), prefer=prefer)
-                                  if self.settings.embedding.cache else enc)
+            self._unit_encoder = unit_encoder(self.encoder, self.settings.embedding, self.cache_path)
         return self._unit_encoder
 
     @property
     def store(self) -> Store:
-        """The chunk store ``settings.store`` configures (:func:`clinqa.store.build_store`; LanceDB in
-        ``<data_dir>/lancedb`` by default), opened on first use."""
+        """The chunk store of ``settings.store`` (:func:`clinqa.store.build_store`), opened on first use."""
         if self._store is None:
             self._store = build_store(self.settings, self.data_dir)
         return self._store
@@ -132,95 +111,63 @@ class Pipeline:
     def _check_model(self) -> None:
         StoreRecord(self.data_dir).check(self.encoder)
 
-    # -- ingest -------------------------------------------------------------------------
     def ingest(self, paths: Sequence[Path], format: str | None = None, progress: bool = True,
                batch_chunks: int = 512, on_error: Callable[[str, str], None] | None = None) -> IngestReport:
-        """Load, chunk, embed and store every document under ``paths`` (:func:`clinqa.ingest.ingest_documents`:
-        unchanged documents skipped, one atomic store commit per batch, bad files reported in ``failed``
-        and passed to ``on_error(path, reason)``, never stopping the run)."""
-        from clinqa.documents.loaders import iter_documents  # the parsers load on first ingest
-        from clinqa.ingest_progress import IngestProgress
-
-        items = iter_documents([Path(p) for p in paths], format, limits=self.settings.ingest)
-        with IngestProgress([Path(p) for p in paths], enabled=progress) as tracker:
-            return self.ingest_documents(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error,
-                                         tracker=tracker if progress else None)
+        """Load, chunk, embed and store every document under ``paths`` (:func:`clinqa.ingest_progress.ingest_files`,
+        :meth:`ingest_documents`); bad files are reported in ``failed`` and to ``on_error(path, reason)``."""
+        return ingest_files(paths, format, self.settings.ingest, self.ingest_documents, progress=progress,
+                            batch_chunks=batch_chunks, on_error=on_error)
 
     def ingest_documents(self, items: Iterable[Document | LoadError | Skipped], progress: bool = True,
                          batch_chunks: int = 512, on_error: Callable[[str, str], None] | None = None,
                          total: int | None = None, tracker: Any = None) -> IngestReport:
-        """Chunk, embed and store already-loaded documents (see :meth:`ingest`); load errors and skips in
-        ``items`` are reported as they would be from files. Raises :class:`ConfigError` when the store was
-        built with another encoder."""
+        """Chunk, embed and store already-loaded documents (:func:`clinqa.ingest.ingest_documents`); raises
+        :class:`ConfigError` when the store was built with another encoder."""
         self._check_model()
         record = StoreRecord(self.data_dir)
         return ingest_documents(items, self.settings, self.store, self.encoder, self.cache_path,
                                 lambda: record.write_once(self.encoder), progress=progress,
                                 batch_chunks=batch_chunks, on_error=on_error, total=total, tracker=tracker)
 
-    # -- query --------------------------------------------------------------------------
     def filters(self, patient_id: str | None = None, since: int | None = None, until: int | None = None,
                 sources: Sequence[str] = (), include_overview: bool = False) -> Filters:
-        """Filters for a question-answering query (overview chunks excluded unless asked). A patient id is
-        read without surrounding spaces ("P-1 " is P-1, as shown); raises :class:`ConfigError` for a blank one."""
-        if patient_id is not None:
-            patient_id = patient_id.strip()
-            if not patient_id:
-                raise ConfigError("the patient id is empty")
-        levels = () if include_overview else tuple(self.settings.retrieval.exclude_levels)
-        return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
-                       exclude_levels=levels)
+        """Filters for a question-answering query (:func:`clinqa.retrieval.search.query_filters`)."""
+        return query_filters(self.settings.retrieval, patient_id, since, until, sources, include_overview)
 
     def search(self, query: str, filters: Filters | None = None, k: int | None = None,
                rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None,
                depth: int | None = None) -> RetrievalResult:
-        """The search of :func:`clinqa.retrieval.search.search` (hybrid, folded, reranked when ``rerank`` and
-        ``rerank.model``, newest first with ``recency``), ``k`` hits (default ``retrieval.top_k``).
-        ``query_vector`` skips encoding the query again; ``depth`` deepens both ranked lists for this call
-        (``dense_k``, ``bm25_k``, ``document_k`` at least ``depth``), as the evaluation harness needs."""
+        """The search of :func:`clinqa.retrieval.search.search` (reranked when ``rerank`` and ``rerank.model``),
+        ``k`` hits (default ``retrieval.top_k``); ``query_vector`` skips encoding the query again; ``depth``
+        deepens both ranked lists for this call (:func:`clinqa.retrieval.search.deepened`)."""
         self._check_model()
-        rs = self.settings.retrieval
-        if depth is not None:
-            rs = rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k),
-                                       "document_k": max(depth, rs.document_k)})
+        rs = deepened(self.settings.retrieval, depth)
         return search(self.store, self.encoder, query, filters or self.filters(), rs, k or rs.top_k,
                       self.reranker if rerank else None, recency, query_vector)
 
-    def _gate_model_id(self) -> str:
-        s = self.settings.answer
-        if s.gate_signal == "rerank":
-            if self.reranker is None:
-                raise ConfigError("answer.gate_signal 'rerank' needs a reranker: set rerank.model")
-            return self.reranker.model_id
-        return self.encoder.model_id
-
     def calibration(self, scope: str = "reference") -> Resolved:
-        """The calibration in force for ``scope`` (``reference``, or ``patient`` for a question over one
-        patient's notes), every value resolved from one lookup (:func:`clinqa.answer.calibration.resolve`:
-        the settings, then ``<data_dir>/calibration.json``, then the shipped table, then the fallbacks)."""
+        """The calibration in force for ``scope`` (``reference`` or ``patient``) for the gate's model
+        (:func:`clinqa.answer.calibration.resolve`, :func:`~clinqa.answer.calibration.gate_model_id`)."""
         s = self.settings.answer
-        return resolve(s.gate_signal, self._gate_model_id(), s, self.data_dir, scope)
+        model_id = calibrations.gate_model_id(s.gate_signal, lambda: self.reranker, lambda: self.encoder)
+        return calibrations.resolve(s.gate_signal, model_id, s, self.data_dir, scope)
 
     def calibration_key(self) -> str:
-        """Every calibrated value of both scopes as one string (:meth:`Resolved.key`), and the answer model's
-        id and threshold when it is on, for the answer cache: a re-calibration of either scope (``eval refusal
-        --save``) or of the answer model changes it."""
+        """The answer cache's key of both scopes' calibrations (:func:`clinqa.answer.calibration.cache_key`)."""
         model = self.answer_model()
-        tail = [f"answer_model:{model[0].model_id}:t={model[1]:.6f}"] if model is not None else []
-        return "|".join([*(self.calibration(scope).key() for scope in ("reference", "patient")), *tail])
+        return calibrations.cache_key([self.calibration(s) for s in calibrations.SCOPES], model)
 
     def answer_model(self) -> tuple[AnswerModel, float] | None:
-        """The answer model of ``answer.answer_model`` (:class:`clinqa.answer.answer_model.AnswerModel`, loaded
-        on first use) with its reference-scope threshold (signal ``answer_model``, resolved as the gate's:
-        :func:`clinqa.answer.calibration.resolve_threshold`), or None when the setting is unset."""
-        name = self.settings.answer.answer_model
-        if not name:
+        """The answer model of ``answer.answer_model`` (:class:`~clinqa.answer.answer_model.AnswerModel`, loaded on
+        first use) and its threshold (:func:`clinqa.answer.calibration.resolve_threshold`); None when unset."""
+        s = self.settings.answer
+        if not s.answer_model:
             return None
-        if self._answer_model is None or self._answer_model.name != name:
-            self._answer_model = AnswerModel(name)
-        threshold, _, _ = resolve_threshold(SIGNAL, self._answer_model.model_id,
-                                            self.settings.answer.answer_model_threshold, self.data_dir)
-        return self._answer_model, threshold
+        if self._answer_model is None or self._answer_model.name != s.answer_model:
+            self._answer_model = AnswerModel(s.answer_model)
+        model_id = self._answer_model.model_id
+        return self._answer_model, calibrations.resolve_threshold(SIGNAL, model_id, s.answer_model_threshold,
+                                                                  self.data_dir)[0]
 
     def gate(self, scope: str = "reference") -> RefusalGate:
         """The refusal gate of :meth:`calibration` for ``scope``."""
@@ -228,24 +175,22 @@ class Pipeline:
 
     @property
     def vocabulary(self) -> Vocabulary:
-        """The corpus vocabulary at the store's current version, for spelling repair
-        (:class:`clinqa.retrieval.vocabulary.ScopedVocabularies`)."""
+        """The corpus vocabulary at the store's current version (:class:`~clinqa.retrieval.vocabulary.Vocabulary`)."""
         return self._vocabs().corpus
 
     def scoped_vocabulary(self, filters: Filters | None = None) -> Vocabulary:
         """:attr:`vocabulary`, plus the patient's own notes for a patient-scoped query (never another's)."""
         return self._vocabs().scoped(filters.patient_id if filters is not None else None)
 
-    def _vocabs(self) -> ScopedVocabularies:
+    def _vocabs(self) -> ScopedVocabularies:  # rebuilt for another store, as facts()
         if self._vocabularies is None or self._vocabularies.store is not self.store:
             self._vocabularies = ScopedVocabularies(self.store, self.data_dir)
         return self._vocabularies
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
-        """The key-term test (:class:`clinqa.answer.evidence.KeyTermTest`) of ``question`` against the first
-        ``depth`` (default ``answer.context_chunks``) of ``hits``, with the vocabulary of ``filters``' scope
-        (:meth:`scoped_vocabulary`) and ``max_zipf`` (default the reference calibration's)."""
+        """The key-term test (:class:`clinqa.answer.evidence.KeyTermTest`) of ``question`` against the first ``depth``
+        (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
         test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf)
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
@@ -255,8 +200,7 @@ class Pipeline:
         return repair_question(question, self.scoped_vocabulary(filters))
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
-        """:func:`clinqa.answer.question.apply_time_intent` (today's date) when ``retrieval.parse_time`` is on;
-        returns the filters and the intent actually used."""
+        """The filters and time intent of :func:`clinqa.answer.question.apply_time_intent` (``parse_time``)."""
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
         return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)
@@ -288,26 +232,18 @@ class Pipeline:
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
-        """Answer ``question`` with citations, or refuse helpfully.
-
-        Stages, each in its module: validate; time intent (:meth:`time_intent`); spelling repair; the
-        evidence (:func:`clinqa.answer.evidence.gather`: search, coverage, calibration, key terms); the
-        decision (:data:`clinqa.answer.decision.STEPS`, phase by phase); the refusal or the quoted answer
-        (:mod:`clinqa.answer.assemble`); then, when ``llm.backend`` is set and ``generate``, the model's
-        answer from the same evidence with every sentence checked (``closed`` asks for a leading
-        Yes/No/Maybe). A refused question never reaches the model. ``query_vector`` reuses a stored
+        """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time
+        intent (:meth:`time_intent`); the scope's evidence (:mod:`clinqa.answer.scope`); the evidence
+        (:func:`clinqa.answer.evidence.gather`); the decision (:data:`clinqa.answer.decision.STEPS`, phase by
+        phase); the refusal or the quote (:mod:`clinqa.answer.assemble`); with ``llm.backend`` and ``generate``,
+        the model's checked answer (``closed``: a leading Yes/No/Maybe). ``query_vector`` reuses a stored
         embedding of the question (replay). Raises :class:`ConfigError` for an empty question or store."""
         t0, s = time.perf_counter(), self.settings.answer
         filters, intent = self.time_intent(question, self._checked(question, filters))
-        ev = decide.Evidence(question, filters, intent, s.unknown_terms, s.key_terms,
-                             no_note=filters.doc_ids == (NO_NOTE,))
-        if ev.no_note and filters.patient_id is not None:
-            ev.patient_notes = self.patient_notes(filters.patient_id)
+        ev = scope.evidence(question, filters, intent, s, self.patient_notes)
         decision = decide.run(ev, "time")
         if decision.verdict.final:
-            reason, near = assemble.no_note_reason(str(filters.patient_id), ev.patient_notes, intent)
-            return assemble.no_note_refusal(question, filters, intent, reason, near,
-                                            {"total": (time.perf_counter() - t0) * 1e3})
+            return scope.no_note_answer(ev, t0)
         found = gather.gather(self, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
         draft = gather.draft(self, ev, found, decision)
@@ -320,9 +256,7 @@ class Pipeline:
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
                       assemble.refusal(draft, verdict.reason, assemble.related(draft.hits, s.related_topics)))
-        if (filters.patient_id is None and ev.missing and PATIENT_HINT not in answer.warnings
-                and self.has_patient_notes()):  # "the corpus never mentions X" when only a patient's note does
-            answer.warnings.append(PATIENT_HINT)
+        answer = scope.with_patient_hint(answer, ev, self.has_patient_notes)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         if generate and not answer.refused and self.settings.llm.backend != "none":
             from clinqa.answer.generate import generated_answer
@@ -338,8 +272,7 @@ class Pipeline:
         return no_context_answer(question, self.llm, self.settings, closed)
 
     def _checked(self, question: str, filters: Filters | None) -> Filters:
-        """``filters`` (default :meth:`filters`) for asking ``question``; raises :class:`ConfigError` for an
-        empty question or an empty store."""
+        """``filters`` (default :meth:`filters`); raises :class:`ConfigError` for an empty question or store."""
         if is_blank(question):
             raise ConfigError("the question is empty")
         self.require_store()
@@ -349,7 +282,6 @@ class Pipeline:
         """Raise :class:`ConfigError` when there is nothing to search (:func:`clinqa.store.require_store`)."""
         require_store(self.settings, self.data_dir, self._store, lambda: self.store, empty_ok)
 
-    # -- maintenance --------------------------------------------------------------------
     def remove(self, doc_id: str) -> int:
         """Delete a document's chunks; returns how many were removed."""
         return self.store.delete_document(doc_id)
@@ -359,8 +291,7 @@ class Pipeline:
         return config_hash(self.settings, self.store_meta().get("model_id", self.settings.embedding.model))
 
     def corpus_version(self) -> int:
-        """The store's version (:meth:`clinqa.store.lancedb.LanceStore.version`): changes with every
-        ingest or removal, so cached answers keyed by it go stale when the corpus changes."""
+        """The store's version, changed by every ingest or removal (so answers cached under it go stale)."""
         return self.store.version()
 
     def stats(self) -> dict[str, Any]:

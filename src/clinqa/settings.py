@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from platformdirs import user_data_dir
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -554,6 +552,10 @@ def preset_path(name: str) -> Path:
 
 def _read_config(config: Path) -> dict[str, Any]:
     """The mapping in a YAML (.yaml/.yml), TOML (.toml) or JSON file; ConfigError naming the file."""
+    import tomllib  # the parsers load only when a config file is read (a start-up saving)
+
+    import yaml
+
     try:
         text = Path(config).read_text(encoding="utf-8")
         if config.suffix in (".yaml", ".yml"):

@@ -25,6 +25,7 @@ set, else from the calibration, else from :data:`FALLBACK` (the one table of fal
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -191,3 +192,27 @@ def resolve(signal: str, model_id: str, settings: Any, data_dir: Path | None, sc
 
     return Resolved(signal, model_id, scope, threshold, source, calibrated, pick("key_term_max_zipf"),
                     pick("related_threshold"), pick("support_threshold"))
+
+
+#: the scopes a calibration is resolved for, in the order of the answer cache's key (:func:`cache_key`)
+SCOPES = ("reference", "patient")
+
+
+def gate_model_id(signal: str, reranker: Callable[[], Any], encoder: Callable[[], Any]) -> str:
+    """The id of the model whose score the gate reads for ``signal``: the reranker's (``reranker()``, built
+    only then) for ``rerank``, else the encoder's (``encoder()``). Raises :class:`ConfigError` for ``rerank``
+    without a reranker (``reranker()`` None: ``rerank.model`` is unset)."""
+    if signal == "rerank":
+        built = reranker()
+        if built is None:
+            raise ConfigError("answer.gate_signal 'rerank' needs a reranker: set rerank.model")
+        return built.model_id
+    return encoder().model_id
+
+
+def cache_key(resolved: Iterable[Resolved], answer_model: tuple[Any, float] | None) -> str:
+    """Every calibrated value of the ``resolved`` calibrations (:meth:`Resolved.key`, one per scope of
+    :data:`SCOPES`) and the answer model's id and threshold when it is on, as one string: the answer
+    cache's key changes with a re-calibration of either scope or of the answer model."""
+    tail = [f"answer_model:{answer_model[0].model_id}:t={answer_model[1]:.6f}"] if answer_model is not None else []
+    return "|".join([*(r.key() for r in resolved), *tail])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -12,7 +14,7 @@ from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
 
 __all__ = ["ENCODERS", "CachedEncoder", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache",
-           "text_hash"]
+           "text_hash", "unit_encoder", "warm_up"]
 
 #: ``(resolved model path, settings) -> Encoder``
 EncoderBuilder = Callable[[Path, EmbeddingSettings], Encoder]
@@ -65,3 +67,30 @@ def build_encoder(settings: EmbeddingSettings) -> Encoder:
     elif settings.backend != "auto":
         backend = settings.backend
     return ENCODERS[backend](path, settings)
+
+
+def unit_encoder(encoder: Encoder, settings: EmbeddingSettings, cache_path: Path) -> Encoder:
+    """The encoder the extractive answer embeds its units with: ``encoder`` behind the embedding cache at
+    ``cache_path`` (:class:`CachedEncoder`) when ``settings.cache`` is on, so units pre-computed at ingest
+    (``answer.precompute_units``) or seen before are looked up; with ``settings.unit_vectors`` ``late`` the
+    late-pooled vectors ingest stored (:func:`clinqa.embedding.late.late_key`) are read first."""
+    if not settings.cache:
+        return encoder
+    from clinqa.embedding.late import late_key
+
+    prefer = late_key(encoder.model_id) if settings.unit_vectors == "late" else None
+    return CachedEncoder(encoder, EmbeddingCache(cache_path), prefer=prefer)
+
+
+def warm_up(load: Callable[[], Encoder]) -> threading.Thread:
+    """Start a background (daemon) thread that loads the query encoder (``load()``) and embeds one probe
+    question, so that its imports and model session start while the caller opens the store (a cold
+    ``clinqa ask``, ``bench/cold_start.py``). Returns the started thread; an error there is left for the
+    first real query to raise."""
+    def run() -> None:
+        with contextlib.suppress(Exception):
+            load().encode_queries(["warm-up"])
+
+    thread = threading.Thread(target=run, name="clinqa-warm-up", daemon=True)
+    thread.start()
+    return thread

@@ -4,10 +4,13 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from clinqa.errors import ConfigError
 from clinqa.retrieval.dedup import collapse_near_duplicates
+from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, hybrid_search
 from clinqa.retrieval.recency import newest_first, recency_rerank
 
@@ -16,9 +19,32 @@ if TYPE_CHECKING:
 
     from clinqa.embedding import Encoder
     from clinqa.rerank import Reranker
-    from clinqa.retrieval.filters import Filters
     from clinqa.settings import RetrievalSettings
     from clinqa.store import Store
+
+
+def query_filters(rs: RetrievalSettings, patient_id: str | None = None, since: int | None = None,
+                  until: int | None = None, sources: Sequence[str] = (), include_overview: bool = False) -> Filters:
+    """Filters for a question-answering query: the patient's notes only with ``patient_id`` (read without
+    surrounding spaces, "P-1 " is P-1; a blank one raises :class:`ConfigError`), the year bounds ``since`` /
+    ``until``, the ``sources``, and the levels of ``rs.exclude_levels`` left out (overview chunks) unless
+    ``include_overview``."""
+    if patient_id is not None:
+        patient_id = patient_id.strip()
+        if not patient_id:
+            raise ConfigError("the patient id is empty")
+    levels = () if include_overview else tuple(rs.exclude_levels)
+    return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
+                   exclude_levels=levels)
+
+
+def deepened(rs: RetrievalSettings, depth: int | None) -> RetrievalSettings:
+    """``rs`` with both ranked lists at least ``depth`` deep (``dense_k``, ``bm25_k``, ``document_k``), for
+    one call (the evaluation harness); ``rs`` itself when ``depth`` is None."""
+    if depth is None:
+        return rs
+    return rs.model_copy(update={"dense_k": max(depth, rs.dense_k), "bm25_k": max(depth, rs.bm25_k),
+                                 "document_k": max(depth, rs.document_k)})
 
 
 def search(store: Store, encoder: Encoder, query: str, filters: Filters, rs: RetrievalSettings, k: int,

@@ -50,6 +50,7 @@ from __future__ import annotations
 import datetime
 import re
 from dataclasses import asdict, dataclass
+from functools import lru_cache
 from typing import Any
 
 
@@ -136,21 +137,30 @@ def _rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.I)
 
 
-# (pattern, kind) in priority order; a match that overlaps an earlier-claimed span is skipped.
-_YEAR_PATTERNS: list[tuple[re.Pattern[str], str]] = [
-    (_rx(rf"\bbetween\s+{_MONTH}{_Y}\s*(?:and|&|to|[-–—])\s*{_MONTH}{_Y}"), "range"),
-    (_rx(rf"(?:\bfrom\s+{_MONTH})?{_Y}\s*(?:[-–—]|\b(?:to|through|thru|until|till)\b)\s*{_MONTH}{_Y}"), "range"),
-    (_rx(rf"\bno\s+(?:later|newer)\s+than\s+{_MONTH}{_Y}"), "max"),
-    (_rx(rf"\bno\s+(?:earlier|older)\s+than\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
-    (_rx(rf"\b(?:since|from|as\s+of|starting(?:\s+(?:in|from))?)\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
-    (_rx(rf"\b(?:after|later\s+than|newer\s+than|more\s+recent\s+than)\s+{_MONTH}{_Y}"), "min_excl"),
-    (_rx(rf"{_Y}\s+(?:onwards?|or\s+later|and\s+later|or\s+newer|or\s+after|and\s+beyond)\b"), "min"),
-    (_rx(rf"\b(?:until|till|up\s+to(?:\s+and\s+including)?|up\s+until|through|thru|by)\s+{_MONTH}{_Y}"), "max"),
-    (_rx(rf"{_Y}\s+(?:or|and)\s+(?:earlier|before|older)\b"), "max"),
-    (_rx(rf"(?:\b(?:before|prior\s+to|older\s+than|earlier\s+than)\s+{_MONTH}|\bpre-\s*){_Y}"), "max_excl"),
-    (_rx(rf"\b(?:in|during)\s+(?:the\s+year\s+)?{_MONTH}{_Y}"), "year_in"),
-    (_rx(rf"(?:\bthe\s+|(?<=['’]s\s)){_Y}{_ACRONYMS}(?:\s+(?:{_DOC})\b)?|{_Y}{_ACRONYMS}\s+(?:{_DOC})\b"), "year"),
-]
+#: four digits in a row: every year pattern (``_Y``) and whole-date pattern (:func:`_date_patterns`) needs
+#: them, so a question without them skips those patterns, which are compiled on first need (a start-up saving)
+_FOUR_DIGITS = re.compile(r"\d{4}")
+
+
+@lru_cache(maxsize=1)
+def _year_patterns() -> list[tuple[re.Pattern[str], str]]:
+    """(pattern, kind) in priority order; a match that overlaps an earlier-claimed span is skipped."""
+    return [
+        (_rx(rf"\bbetween\s+{_MONTH}{_Y}\s*(?:and|&|to|[-–—])\s*{_MONTH}{_Y}"), "range"),
+        (_rx(rf"(?:\bfrom\s+{_MONTH})?{_Y}\s*(?:[-–—]|\b(?:to|through|thru|until|till)\b)\s*{_MONTH}{_Y}"), "range"),
+        (_rx(rf"\bno\s+(?:later|newer)\s+than\s+{_MONTH}{_Y}"), "max"),
+        (_rx(rf"\bno\s+(?:earlier|older)\s+than\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
+        (_rx(rf"\b(?:since|from|as\s+of|starting(?:\s+(?:in|from))?)\s+{_MONTH}{_Y}{_ONWARDS}"), "min"),
+        (_rx(rf"\b(?:after|later\s+than|newer\s+than|more\s+recent\s+than)\s+{_MONTH}{_Y}"), "min_excl"),
+        (_rx(rf"{_Y}\s+(?:onwards?|or\s+later|and\s+later|or\s+newer|or\s+after|and\s+beyond)\b"), "min"),
+        (_rx(rf"\b(?:until|till|up\s+to(?:\s+and\s+including)?|up\s+until|through|thru|by)\s+{_MONTH}{_Y}"), "max"),
+        (_rx(rf"{_Y}\s+(?:or|and)\s+(?:earlier|before|older)\b"), "max"),
+        (_rx(rf"(?:\b(?:before|prior\s+to|older\s+than|earlier\s+than)\s+{_MONTH}|\bpre-\s*){_Y}"), "max_excl"),
+        (_rx(rf"\b(?:in|during)\s+(?:the\s+year\s+)?{_MONTH}{_Y}"), "year_in"),
+        (_rx(rf"(?:\bthe\s+|(?<=['’]s\s)){_Y}{_ACRONYMS}(?:\s+(?:{_DOC})\b)?|{_Y}{_ACRONYMS}\s+(?:{_DOC})\b"), "year"),
+    ]
+
+
 _ROLLING = _rx(
     r"(?:\b(?:over|in|within|during|for|from|of)\s+)?(?P<the>\bthe\s+)?\b(?P<which>last|past|previous|preceding)\s+"
     rf"(?:(?P<n>[0-9]{{1,3}}|{_NUM})\s+)?(?P<unit>years?|decades?|months?|weeks?|days?)\b"
@@ -207,21 +217,28 @@ _MONTHS = {m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep o
 _MONTH_NAME = r"(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 #: a whole date: ISO "2022-04-18", "18 April 2022" / "18th Apr 2022", "April 18, 2022" (slashes are
 #: ambiguous between day-month and month-day orders and are not read)
-_DATES = [
-    (_rx(r"(?<![\w.,/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w-]|[.,/]\d)"), "ymd"),
-    (_rx(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}\s*,?\s+(\d{{4}})\b"), "dmy"),
-    (_rx(rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(\d{{4}})\b"), "mdy"),
-]
-#: the word before a date that makes it a bound rather than the day itself
-_DATE_BOUND = _rx(r"\b(since|from|after|as\s+of|starting|before|until|till|up\s+to|by|prior\s+to|between|and|to)"
-                  r"\s+(?:the\s+)?$")
+@lru_cache(maxsize=1)
+def _date_patterns() -> list[tuple[re.Pattern[str], str]]:
+    """The whole-date patterns and their field orders (compiled on first need)."""
+    return [
+        (_rx(r"(?<![\w.,/-])(\d{4})-(\d{1,2})-(\d{1,2})(?![\w-]|[.,/]\d)"), "ymd"),
+        (_rx(rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}\s*,?\s+(\d{{4}})\b"), "dmy"),
+        (_rx(rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?\s*,?\s+(\d{{4}})\b"), "mdy"),
+    ]
+
+
+@lru_cache(maxsize=1)
+def _date_bound() -> re.Pattern[str]:
+    """The word before a date that makes it a bound rather than the day itself (compiled on first need)."""
+    return _rx(r"\b(since|from|after|as\s+of|starting|before|until|till|up\s+to|by|prior\s+to|between|and|to)"
+               r"\s+(?:the\s+)?$")
 
 
 def _dates(question: str, invalid: list[str] | None = None) -> list[tuple[int, int, datetime.date]]:
     """``(start, end, date)`` of each whole date in ``question``, in order; an impossible one
     ("2022-02-30") is skipped and its text appended to ``invalid`` when given."""
     out: list[tuple[int, int, datetime.date]] = []
-    for rx, order in _DATES:
+    for rx, order in _date_patterns():
         for m in rx.finditer(question):
             g = m.groups()
             try:
@@ -249,7 +266,7 @@ def _date_bounds(question: str, found: list[tuple[int, int, datetime.date]]) -> 
     start = found[0][0]
     days = []
     for s, _, d in found:
-        m = _DATE_BOUND.search(question[:s])
+        m = _date_bound().search(question[:s])
         word = " ".join(m.group(1).lower().split()) if m else ""
         if m:
             start = min(start, m.start())
@@ -276,7 +293,8 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
         return TimeIntent()
     found: list[tuple[int, int, int | None, int | None]] = []  # (start, end, year_min, year_max)
     bad: list[str] = []
-    dates = _dates(question, bad)
+    digits = _FOUR_DIGITS.search(question) is not None  # without them no year or whole-date pattern matches
+    dates = _dates(question, bad) if digits else []
     date_min = date_max = None
     date_entry = None
     if dates:  # whole dates: the day (or a range of days), and its years as year bounds
@@ -288,7 +306,7 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     def free(m: re.Match[str]) -> bool:
         return all(m.end() <= s or m.start() >= e for s, e, *_ in found)
 
-    for rx, kind in _YEAR_PATTERNS:
+    for rx, kind in _year_patterns() if digits else ():
         for m in rx.finditer(question):
             if kind == "year_in" and _history(question, m.start(), reference):
                 continue  # "I was diagnosed with AMD in 1982": the asker's history, not a date of the documents

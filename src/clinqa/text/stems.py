@@ -11,6 +11,8 @@
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -52,9 +54,33 @@ def light_stem(word: str) -> str:
 
 @lru_cache(maxsize=1)
 def _snowball() -> Any:
-    import snowballstemmer
+    """The stemmer of ``snowballstemmer.stemmer("english")``: PyStemmer's C stemmer when it is installed,
+    else the package's pure-Python ``EnglishStemmer``. That one is imported without the package's
+    ``__init__``, which imports the stemmers of all its 30-odd languages (about 15 ms of a cold ``clinqa
+    ask``): the package is registered with its ``__init__`` run on the first access to any other attribute
+    (as :mod:`clinqa.store._lance_import` does for LanceDB's REST client), so nothing is lost, only deferred."""
+    spec = None
+    if "snowballstemmer" not in sys.modules and importlib.util.find_spec("Stemmer") is None:
+        spec = importlib.util.find_spec("snowballstemmer")
+    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+        import snowballstemmer
 
-    return snowballstemmer.stemmer("english")
+        return snowballstemmer.stemmer("english")
+    package = importlib.util.module_from_spec(spec)
+    loader, state = spec.loader, {"loaded": False}
+
+    def __getattr__(name: str) -> Any:  # PEP 562: only called for names not (yet) in the package
+        if name.startswith("__") or state["loaded"]:
+            raise AttributeError(f"module 'snowballstemmer' has no attribute {name!r}")
+        state["loaded"] = True
+        loader.exec_module(package)  # the real __init__, in this same module object
+        return getattr(package, name)
+
+    package.__getattr__ = __getattr__  # type: ignore[method-assign]
+    sys.modules["snowballstemmer"] = package
+    from snowballstemmer.english_stemmer import EnglishStemmer
+
+    return EnglishStemmer()
 
 
 @lru_cache(maxsize=1 << 16)

@@ -1,0 +1,54 @@
+"""The steps of ``Pipeline.ask`` that depend on the question's scope (one patient's notes, or the reference
+documents) outside gathering the evidence (:mod:`clinqa.answer.evidence`): the evidence a patient question
+about a day starts with (that patient's notes), its refusal when no note is dated so, and the hint that a
+question without a patient searched no patient notes. What the store knows comes in as callables, so this
+module never touches the store."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from clinqa.answer.decision import Evidence
+from clinqa.answer.question import NO_NOTE, PATIENT_HINT
+
+if TYPE_CHECKING:
+    from clinqa.answer.types import Answer
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.temporal import TimeIntent
+    from clinqa.settings import AnswerSettings
+
+
+def evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSettings,
+             patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Evidence:
+    """The :class:`~clinqa.answer.decision.Evidence` of ``question`` before any search: its filters and time
+    intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
+    (:data:`clinqa.answer.question.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
+    phase's refusal names the nearest of."""
+    ev = Evidence(question, filters, intent, s.unknown_terms, s.key_terms, no_note=filters.doc_ids == (NO_NOTE,))
+    if ev.no_note and filters.patient_id is not None:
+        ev.patient_notes = patient_notes(filters.patient_id)
+    return ev
+
+
+def no_note_answer(ev: Evidence, t0: float) -> Answer:
+    """The refusal of a patient question about a day with no note (decision step ``no_note_dated``), naming
+    the nearest notes (:func:`clinqa.answer.assemble.no_note_reason`); ``t0``: when ``ask`` started
+    (``time.perf_counter``), for ``timings_ms["total"]``."""
+    from clinqa.answer import assemble
+
+    reason, near = assemble.no_note_reason(str(ev.filters.patient_id), ev.patient_notes, ev.intent)
+    return assemble.no_note_refusal(ev.question, ev.filters, ev.intent, reason, near,
+                                    {"total": (time.perf_counter() - t0) * 1e3})
+
+
+def with_patient_hint(answer: Answer, ev: Evidence, has_patient_notes: Callable[[], bool]) -> Answer:
+    """``answer`` with :data:`clinqa.answer.question.PATIENT_HINT` added when a question without a patient
+    has words no reference passage has (``ev.missing``) and the store holds patient notes
+    (``has_patient_notes()``, asked only then): "the corpus never mentions X" when only a patient's note
+    does. Not added twice."""
+    if (ev.filters.patient_id is None and ev.missing and PATIENT_HINT not in answer.warnings
+            and has_patient_notes()):
+        answer.warnings.append(PATIENT_HINT)
+    return answer
