@@ -43,6 +43,7 @@ from functools import lru_cache
 from typing import Any
 
 from clinqa.answer.coverage import variants
+from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -150,12 +151,11 @@ NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "O
 #: two drug names joined by a slash: one combination product ("sacubitril/valsartan")
 _COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{3,})(?![\w/-])")
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
-_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
+_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:" + unit_pattern(AGE_UNITS) + r")\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
 
-_QUANTITY = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
-    r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
+#: a number with its unit in a question ("500 mg", "55 kg"; units: :data:`clinqa.answer.quantities.QUESTION_UNITS`)
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + unit_pattern(QUESTION_UNITS) + r")(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import unmentioned_in
 from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.answer.quantities import DURATION_UNITS, unit_pattern
 from clinqa.answer.types import Answer, Citation
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
@@ -327,7 +328,7 @@ DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:hou
 _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
 #: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
 DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
-                      r"(?:hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min)\b"
+                      r"(?:" + unit_pattern(DURATION_UNITS) + r")\b"
                       r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
                       re.IGNORECASE)
 

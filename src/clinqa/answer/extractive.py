@@ -70,6 +70,7 @@ import numpy as np
 from clinqa.answer.answerability import POPULATION_WORDS, stem, zipf
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.injection import is_suspicious
+from clinqa.answer.quantities import DOSE_UNITS, unit_pattern
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.sentences import split_sentences
@@ -116,8 +117,7 @@ _NUMBER = re.compile(r"\d")
 DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 #: a question asking for a dose, and an amount with a dose unit
 DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
-DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
-                         re.IGNORECASE)
+DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:" + unit_pattern(DOSE_UNITS) + r")\b", re.IGNORECASE)
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 #: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
