@@ -118,6 +118,7 @@ def test_the_profile_reads_what_each_reader_read(question: str) -> None:
     assert p.asked_sentence == answerability.asked_sentence(text)
     assert set(p.answer_types) == answerability.answer_type_words(aged)
     assert set(p.dosed) == answerability.dosed_words(aged)
+    assert p.aliases == tuple(t for ts in synonyms.expand(question).added.values() for t in ts)
     quantity_terms = [t.match for t in answerability.key_terms(text) if t.kind == "quantity"]
     assert {n for n, _ in p.quantities} == set(quantity_terms)
 

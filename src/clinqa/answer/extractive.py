@@ -77,7 +77,6 @@ from clinqa.chunking.base import Chunk
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
-from clinqa.retrieval.synonyms import expand
 from clinqa.retrieval.vocabulary import words_of
 
 if TYPE_CHECKING:
@@ -814,7 +813,7 @@ def extract_answer(
         scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
                                    dtype=np.float32)
     # a row named in the question (row label and column) is quoted as "label, column: cell"
-    aliases = " ".join(t for ts in expand(question).added.values() for t in ts) if question else ""
+    aliases = " ".join(profile.aliases) if question else ""
     cell_text = {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
     if named_rows:  # the cell the question names is the answer

@@ -29,18 +29,21 @@ from clinqa.text.words import WORD
 
 if TYPE_CHECKING:
     from clinqa.answer.answerability import KeyTerm
+    from clinqa.retrieval.synonyms import Expansion
     from clinqa.retrieval.temporal import TimeIntent
     from clinqa.retrieval.vocabulary import Vocabulary
 
 Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
-def synonym_phrases(question: str) -> tuple[str, ...]:
+def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
     """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
-    finding (:func:`clinqa.retrieval.synonyms.expand`): each is one key term of kind ``phrase``."""
+    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
+    term of kind ``phrase``."""
     from clinqa.retrieval import synonyms
 
-    return tuple(p for p in synonyms.expand(question).added if " " in p or "-" in p)
+    found = synonyms.expand(question) if expansion is None else expansion
+    return tuple(p for p in found.added if " " in p or "-" in p)
 
 
 @dataclass(frozen=True)
@@ -75,7 +78,9 @@ class QuestionProfile:
       (:func:`clinqa.answer.answerability.asked_sentence`).
     - ``definitions``: ``(short form lower case, long form)`` pairs it defines ("... transcript (LINC-PINT)";
       :func:`clinqa.text.abbreviations.definitions`), in order.
-    - ``phrases``: the synonym table's phrases found in ``question`` (:func:`synonym_phrases`).
+    - ``phrases``: the synonym table's phrases found in ``question`` (:func:`synonym_phrases`); ``aliases``:
+      the terms the table adds for every phrase it found, in order (:func:`clinqa.retrieval.synonyms.expand`:
+      "TNK" adds "tenecteplase"), which may name a table row (:func:`clinqa.answer.extractive.extract_answer`).
     - ``answer_types``: the nouns that name the kind of thing asked for ("which cell *organelle*", "what
       *dose* of"; :func:`clinqa.answer.answerability.answer_type_words`, with the corpus's verbs when read
       with a vocabulary).
@@ -108,6 +113,7 @@ class QuestionProfile:
     asked_sentence: str
     definitions: tuple[tuple[str, str], ...]
     phrases: tuple[str, ...]
+    aliases: tuple[str, ...]
     answer_types: frozenset[str]
     dosed: frozenset[str]
     populations: tuple[str, ...]
@@ -125,13 +131,16 @@ class QuestionProfile:
         corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
         and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
         None: none). Pure function of its inputs; never raises for any string."""
+        from clinqa.retrieval import synonyms
+
         text = normalize(question)
         aged = ans._AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
         verb = (lambda w: ans.verb_in(w, vocabulary)) if vocabulary is not None else None
         kinds = frozenset(ans.answer_type_words(aged, is_verb=verb))
         dosed = frozenset(ans.dosed_words(aged))
         defined = tuple((d.short.lower(), d.long) for d in definitions(text))
-        found = synonym_phrases(question) if phrases is None else tuple(phrases)
+        expansion = synonyms.expand(question)
+        found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
         terms = None
         if max_zipf is not None:
             known = dict(defined)
@@ -149,7 +158,8 @@ class QuestionProfile:
             conditions=frozenset(ext._condition_words(question)) if question else frozenset(),
             treatment=ans.TREATMENT_QUESTION.search(text) is not None,
             prevention=ans.PREVENTION_QUESTION.search(text) is not None,
-            asked_sentence=ans.asked_sentence(text), definitions=defined, phrases=found, answer_types=kinds,
+            asked_sentence=ans.asked_sentence(text), definitions=defined, phrases=found,
+            aliases=tuple(t for ts in expansion.added.values() for t in ts), answer_types=kinds,
             dosed=dosed, populations=_populations(aged, kinds), quantities=_quantities(aged), key_terms=terms,
             time_intent=intent, max_zipf=max_zipf)
 
