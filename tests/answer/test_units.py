@@ -55,6 +55,11 @@ def test_derived_unit_patterns_match_what_the_literal_ones_matched(name: str) ->
         assert got == want, (name, text)
 
 
+def test_the_duration_question_reads_the_same() -> None:
+    assert assemble.DURATION_QUESTION.pattern == (r"\bhow long\b|\bduration\b|\bfor how many "
+                                                  r"(?:hours|days|weeks|months|years)\b")
+
+
 def test_the_quantity_check_reads_the_units_it_read_before() -> None:
     """The spellings added to the table for the question readers ("mmol", "ug") are not read by the check of a
     generated sentence's numbers: "5 mmol" has no unit there, as before."""

@@ -330,8 +330,8 @@ def missing_amount_reason(question: str, text: str, profile: QuestionProfile | N
 LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
                              re.IGNORECASE)
 #: a question asking how long something lasts or goes on
-DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:hours|days|weeks|months|years)\b",
-                               re.IGNORECASE)
+DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
+                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
 #: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
 DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
