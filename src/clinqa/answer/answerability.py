@@ -40,9 +40,10 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import variants
+from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -52,6 +53,9 @@ from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
 from clinqa.text.words import WORD, words_of
 from clinqa.text.zipf import zipf
+
+if TYPE_CHECKING:
+    from clinqa.answer.profile import QuestionProfile
 
 #: population words and their equivalents in passages (each group counts as one key term)
 POPULATIONS: dict[str, tuple[str, ...]] = {
@@ -150,12 +154,11 @@ NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "O
 #: two drug names joined by a slash: one combination product ("sacubitril/valsartan")
 _COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{3,})(?![\w/-])")
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
-_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
+_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:" + unit_pattern(AGE_UNITS) + r")\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
 
-_QUANTITY = re.compile(
-    r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
-    r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE)
+#: a number with its unit in a question ("500 mg", "55 kg"; units: :data:`clinqa.answer.quantities.QUESTION_UNITS`)
+_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + unit_pattern(QUESTION_UNITS) + r")(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -262,14 +265,18 @@ class Answerability:
 
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
               phrases: Iterable[str] = (),
-              equivalents: Callable[[str], Iterable[str]] | None = None) -> list[KeyTerm]:
+              equivalents: Callable[[str], Iterable[str]] | None = None,
+              answer_types: Iterable[str] | None = None, dosed: Iterable[str] | None = None) -> list[KeyTerm]:
     """The key terms of ``question`` in order (see module docstring).
 
     ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
     inhibitor", "blood sugar"): each is one key term of kind ``phrase``, and its words are not
     key terms of their own. ``vocabulary`` enables spelling repair; ``max_zipf`` is the general-English
     frequency below which a content word is specific. A patient's age ("a 72-year-old man", "30 year
-    old") is context, not something the passages must mention, and is left out."""
+    old") is context, not something the passages must mention, and is left out. ``answer_types`` /
+    ``dosed``: :func:`answer_type_words` (with the vocabulary's verbs) and :func:`dosed_words` of the
+    question less its ages, when already read (:class:`clinqa.answer.profile.QuestionProfile`); read here
+    when None."""
     question = _AGE.sub(" ", question)
     q = question.lower()
     out: list[KeyTerm] = []
@@ -293,7 +300,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
-    kinds = answer_type_words(question, is_verb=verb)
+    kinds = set(answer_types) if answer_types is not None else answer_type_words(question, is_verb=verb)
     typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
     shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
     for m in WORD.finditer(question):
@@ -346,7 +353,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
                            verb=verb is not None and verb(repaired or w)))
-    dosed = dosed_words(question)
+    dosed = set(dosed) if dosed is not None else dosed_words(question)
     terms = [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
              if t.kind == "specific" else t for t in _short_forms_only(out, question)]
     return _dosed_phrase(terms, question)
@@ -753,22 +760,31 @@ TREATMENT_QUESTION = re.compile(
 
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
-          matcher: Callable[[str, str], bool] | None = None) -> Answerability:
+          matcher: Callable[[str, str], bool] | None = None, profile: QuestionProfile | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
-    them. Pure function of its inputs; no store access."""
-    question = normalize(question)
+    them. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`, read with the same
+    ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
+    kind are used instead of reading the question again); read here when None, not read from ``question``
+    or read without key terms. Pure function of its inputs; no store access."""
+    if profile is None or profile.key_terms is None or not profile.reads(question):
+        from clinqa.answer.profile import QuestionProfile
+
+        profile = QuestionProfile.read(question, vocabulary=vocabulary, max_zipf=max_zipf, phrases=phrases,
+                                       equivalents=equivalents)
+    assert profile.key_terms is not None
+    question = profile.normalized
     passages = [without_scope_exclusions(normalize(p)) for p in passages]
-    defined = {d.short.lower(): d.long for d in definitions(question)}
+    defined = dict(profile.definitions)
     if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
         equivalents = _with_definitions(equivalents, defined)
-    terms = key_terms(question, vocabulary, max_zipf, phrases, equivalents)
+    terms = list(profile.key_terms)
     idx = [_passage_index(p) for p in passages]
     found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
              for t in terms]
     prevented: list[str] = []
-    if TREATMENT_QUESTION.search(question) and not PREVENTION_QUESTION.search(question):
+    if profile.treatment and not profile.prevention:
         # "treatment for ventilator-associated pneumonia" is not answered by "feeding ... to reduce the
         # incidence of ventilator-associated pneumonia": such a mention is no mention of what is treated
         for k, t in enumerate(terms):
@@ -805,7 +821,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                 and sum(not covers(j, [t]) for t in names if t not in groups) <= slack]
 
     focused = focus(decisive, slack) if decisive else []
-    asked = asked_sentence(question)
+    asked = profile.asked_sentence
     background: list[str] = []
     if decisive and asked:
         # a vignette ("... type 2 diabetes on metformin ... What dose of apixaban should she be on?"): the
@@ -823,8 +839,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
     # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
     # treatment, a target): on BioASQ dev it refused 3 scientific questions, 2 answered right before
-    apart = decisive if (len(decisive) >= 2 and not focused and not missing
-                         and TREATMENT_QUESTION.search(question)) else []
+    apart = decisive if (len(decisive) >= 2 and not focused and not missing and profile.treatment) else []
     covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
                          [t.text for t in missing if t.text in prevented],

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import unmentioned_in
 from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.answer.quantities import DURATION_UNITS, unit_pattern
 from clinqa.answer.types import Answer, Citation
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
@@ -45,6 +46,7 @@ from clinqa.retrieval.synonyms import term_matches
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
     from clinqa.answer.extractive import Extract
+    from clinqa.answer.profile import QuestionProfile
     from clinqa.retrieval.temporal import TimeIntent
 
 NOT_COVERED = "The documents do not cover this question."
@@ -301,19 +303,25 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def missing_amount_reason(question: str, text: str) -> str:
+def missing_amount_reason(question: str, text: str, profile: QuestionProfile | None = None) -> str:
     """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
     quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.answer.extractive.DOSE_AMOUNT`:
     "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
     :data:`NO_DOSE`; when a question of how long (:data:`DURATION_QUESTION`) is answered without a duration
-    (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it."""
-    from clinqa.answer.extractive import COUNT_QUESTION, DOSE_AMOUNT, DOSE_QUESTION
+    (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
+    ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile` (read here when None or read
+    from another text, e.g. the question after spelling repair)."""
+    from clinqa.answer.extractive import DOSE_AMOUNT
 
     if not text:
         return ""
-    if DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question) and not DURATION.search(text):
+    if profile is None or not profile.reads(question):
+        from clinqa.answer.profile import QuestionProfile
+
+        profile = QuestionProfile.read(question)
+    if profile.asks_duration and not DURATION.search(text):
         return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
-    if not DOSE_QUESTION.search(question) or COUNT_QUESTION.search(question) or DOSE_AMOUNT.search(text):
+    if not profile.asks_dose or profile.asks_count or DOSE_AMOUNT.search(text):
         return ""  # "How many doses of Vaxchora are required?" asks a count, not an amount
     return NO_DOSE
 
@@ -322,12 +330,12 @@ def missing_amount_reason(question: str, text: str) -> str:
 LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
                              re.IGNORECASE)
 #: a question asking how long something lasts or goes on
-DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:hours|days|weeks|months|years)\b",
-                               re.IGNORECASE)
+DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
+                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
 #: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
 DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
-                      r"(?:hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min)\b"
+                      r"(?:" + unit_pattern(DURATION_UNITS) + r")\b"
                       r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
                       re.IGNORECASE)
 

@@ -58,6 +58,7 @@ if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
     from clinqa.answer.calibration import Resolved
     from clinqa.answer.extractive import Extract
+    from clinqa.answer.profile import QuestionProfile
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult
     from clinqa.retrieval.temporal import TimeIntent
@@ -79,7 +80,9 @@ class Evidence:
     passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
     key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
     filter applied, or the store holds notes) and ``calibration`` (:class:`clinqa.answer.calibration.Resolved`;
-    :attr:`gate` is its :class:`RefusalGate`). Quote phase: ``extract``. Generate phase: ``model_refused``."""
+    :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
+    question after spelling repair: :class:`clinqa.answer.profile.QuestionProfile`; None before retrieval).
+    Quote phase: ``extract``. Generate phase: ``model_refused``."""
 
     question: str
     filters: Filters
@@ -98,6 +101,7 @@ class Evidence:
     model_refused: bool = False
     answer_score: float | None = None
     answer_threshold: float | None = None
+    profile: QuestionProfile | None = None
 
     @property
     def gate(self) -> RefusalGate | None:
@@ -246,8 +250,9 @@ def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
 
 def no_amount(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) a dose or duration question whose quoted answer states none
-    (:func:`clinqa.answer.assemble.missing_amount_reason`, on the question as typed)."""
-    reason = missing_amount_reason(ev.question, ev.extract.text) if ev.extract is not None else ""
+    (:func:`clinqa.answer.assemble.missing_amount_reason`, on the question as typed: ``ev.profile`` serves
+    when it was read from that text, i.e. spelling repair changed nothing)."""
+    reason = missing_amount_reason(ev.question, ev.extract.text, ev.profile) if ev.extract is not None else ""
     if not reason:
         return None
     return replace(v, answer=False, reason=reason, step="no_amount", final=True)

@@ -11,6 +11,7 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clinqa.answer.answerability import Answerability
@@ -19,12 +20,12 @@ from clinqa.answer.coverage import RARE_BELOW, term_counts
 from clinqa.answer.extractive import (
     extract_answer,
     fitting_hits,
-    has_qualifiers,
     heading_context,
     units_of,
     with_siblings,
 )
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
+from clinqa.answer.profile import QuestionProfile, synonym_phrases
 
 if TYPE_CHECKING:
     import numpy as np
@@ -100,8 +101,7 @@ def synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
     ``term_matches`` (:mod:`clinqa.retrieval.synonyms`)."""
     from clinqa.retrieval import synonyms
 
-    phrases = [p for p in synonyms.expand(question).added if " " in p or "-" in p]
-    return phrases, synonyms.equivalents, synonyms.term_matches
+    return list(synonym_phrases(question)), synonyms.equivalents, synonyms.term_matches
 
 
 @dataclass(frozen=True)
@@ -109,17 +109,36 @@ class KeyTermTest:
     """The key-term test (:mod:`clinqa.answer.answerability`) of one question, bound to its vocabulary
     (the corpus's, plus the patient's own notes for a patient-scoped question) and its general-English
     Zipf cut ``max_zipf``. Synonyms, abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`)
-    count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`)."""
+    count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
+    ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile` when already read with this
+    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`)."""
 
     question: str
     vocab: Vocabulary
     max_zipf: float
+    profile: QuestionProfile | None = None
+
+    @cached_property
+    def question_profile(self) -> QuestionProfile:
+        """:attr:`profile` when it holds key terms read from :attr:`question`, else the profile read here once
+        (vocabulary, ``max_zipf`` and the synonym table's equivalents)."""
+        from clinqa.retrieval import synonyms
+
+        p = self.profile
+        if p is not None and p.key_terms is not None and p.reads(self.question):
+            return p
+        return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
+                                    equivalents=synonyms.equivalents)
 
     def on(self, hits: Sequence[Any]) -> Answerability:
-        """The test against every hit of ``hits`` (each with ``.chunk.text``)."""
-        phrases, equivalents, matcher = synonym_hooks(self.question)
+        """The test against every hit of ``hits`` (each with ``.chunk.text``); the question's key terms are read
+        once per test (:attr:`question_profile`)."""
+        from clinqa.retrieval import synonyms
+
+        profile = self.question_profile
         return check_answerability(self.question, [without_suspicious(h.chunk.text) for h in hits], self.vocab,
-                                   self.max_zipf, phrases, equivalents, matcher)
+                                   self.max_zipf, profile.phrases, synonyms.equivalents, synonyms.term_matches,
+                                   profile=profile)
 
 
 def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str]) -> Answerability:
@@ -162,22 +181,26 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 
 
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
-                   query_vector: np.ndarray | None) -> tuple[RetrievalResult, list[Retrieved]]:
+                   query_vector: np.ndarray | None,
+                   profile: QuestionProfile | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed)."""
+    and any deeper one in ``context`` (timings summed). ``profile``: the question's
+    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or read from another text)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
+    if profile is None or not profile.reads(asked):
+        profile = QuestionProfile.read(asked)
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector)
-    context = fitting_hits(result.hits, asked, s.context_chunks)
-    if (s.qualifier_depth > top_k and len(result.hits) == top_k and has_qualifiers(asked)
-            and len(fitting_hits(result.hits, asked, top_k, subtypes=False)) < s.context_chunks):
+    context = fitting_hits(result.hits, asked, s.context_chunks, profile=profile)
+    if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
+            and len(fitting_hits(result.hits, asked, top_k, subtypes=False, profile=profile)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
         deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
                                query_vector=result.query_vector)
-        context = fitting_hits(deeper.hits, asked, s.context_chunks)
+        context = fitting_hits(deeper.hits, asked, s.context_chunks, profile=profile)
         pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
@@ -216,7 +239,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
     story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
     if check is None or not (check.decisive or story):
         return context, check
-    deeper = fitting_hits(hits, asked, len(hits))
+    deeper = fitting_hits(hits, asked, len(hits), profile=test.question_profile)
     if len(deeper) <= len(context):
         return context, check
     wide = test.on(deeper)
@@ -261,23 +284,32 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     passage filed under the kind of answer asked for), whether the question is about a time only
     (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
     compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
-    quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search."""
+    quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search.
+    The question (after repair) is read once, before the search, into ``ev.profile``
+    (:class:`clinqa.answer.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
+    scope's vocabulary and the calibration's ``key_term_max_zipf``, these only when ``answer.key_terms`` is not
+    ``ignore``), which every later reader of the question takes."""
     from clinqa.answer.question import repair_question
+    from clinqa.retrieval import synonyms
 
     s, filters = stages.settings.answer, ev.filters
     t0 = time.perf_counter()
     asked, repairs = (repair_question(ev.question, stages.scoped_vocabulary(filters))
                       if stages.settings.retrieval.repair_spelling else (ev.question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
-    result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector)
+    ev.calibration = stages.calibration("patient" if filters.patient_id is not None else "reference")
+    vocab = stages.scoped_vocabulary(filters)
+    zipf = ev.calibration.key_term_max_zipf
+    ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
+                                                equivalents=synonyms.equivalents)
+    result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
     ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms)
-    ev.calibration = stages.calibration("patient" if filters.patient_id is not None else "reference")
-    test = KeyTermTest(asked, stages.scoped_vocabulary(filters), ev.calibration.key_term_max_zipf)
+    test = KeyTermTest(asked, vocab, zipf, profile)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, asked, len(result.hits))
-        context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive)
+        pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
+        context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
     check = None
     if s.key_terms != "ignore" and context:
         t0 = time.perf_counter()
@@ -311,19 +343,21 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
 
     s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
     quoted = with_siblings(quotable(found.context, check, max(s.context_chunks, len(found.context))), asked,
-                           stages.store.get_chunks)
+                           stages.store.get_chunks, profile=ev.profile)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder, max_sentences=12,
-                              min_score=-1.0, question=asked, max_hits=len(quoted), **s.scoring.model_dump())
+                              min_score=-1.0, question=asked, max_hits=len(quoted), profile=ev.profile,
+                              **s.scoring.model_dump())
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder, s.max_sentences,
-                          s.min_sentence_score, question=asked, max_hits=len(quoted), **s.scoring.model_dump())
+                          s.min_sentence_score, question=asked, max_hits=len(quoted), profile=ev.profile,
+                          **s.scoring.model_dump())
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:

@@ -64,19 +64,23 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from clinqa.answer.answerability import POPULATION_WORDS, stem, zipf
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.injection import is_suspicious
+from clinqa.answer.quantities import DOSE_UNITS, unit_pattern
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.sentences import split_sentences
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
-from clinqa.retrieval.synonyms import expand
 from clinqa.retrieval.vocabulary import words_of
+
+if TYPE_CHECKING:
+    from clinqa.answer.profile import QuestionProfile
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FLOW = re.compile(r"^\s*(?:-{1,2}>|=>|\u2192)\s*")
@@ -116,8 +120,7 @@ _NUMBER = re.compile(r"\d")
 DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
 #: a question asking for a dose, and an amount with a dose unit
 DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
-DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b",
-                         re.IGNORECASE)
+DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:" + unit_pattern(DOSE_UNITS) + r")\b", re.IGNORECASE)
 #: a list item that is a key and its value ("Dose: 0.9 mg/kg (maximum total dose: 90 mg).")
 _KEYED = re.compile(r"^[\w()/-]+(?: [\w()/-]+){0,3}:\s")
 #: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
@@ -406,7 +409,7 @@ def _question_sets(question: str,
     return asked, frozenset(stem(w) for w in asked), {stem(w): w for w in conditions}
 
 
-def names_subtype(context: str, question: str, conditions: set[str] | None = None) -> bool:
+def names_subtype(context: str, question: str, conditions: set[str] | frozenset[str] | None = None) -> bool:
     """Does ``context`` (a section path) name a subtype of a condition the question names without
     one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
     condition word ("Resistant Hypertension" for "... in hypertension?"), or the condition's adjective
@@ -453,7 +456,7 @@ def wants_list(question: str) -> bool:
 
 
 def with_siblings(hits: Sequence[Retrieved], question: str,
-                  fetch: Callable[[list[str]], list[Chunk]]) -> list[Retrieved]:
+                  fetch: Callable[[list[str]], list[Chunk]], profile: QuestionProfile | None = None) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
@@ -464,10 +467,12 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
-    auto-merging retriever merges child chunks into their parent)."""
+    auto-merging retriever merges child chunks into their parent). ``profile``: the question's
+    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
     hits = list(hits)
-    listing = wants_list(question)
-    quals = _qualifiers(question)
+    profile = _profile(question, profile)
+    listing = profile.wants_list
+    quals = list(profile.qualifiers)
     sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
     stated = False
     for h in hits:
@@ -529,14 +534,16 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 
 def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
+                    names: Callable[[Retrieved], bool] = lambda h: True,
+                    profile: QuestionProfile | None = None) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
     limitations and administration notes) and that ``names`` accepts (it names what the question is about),
     when no passage of ``context`` has such a heading. The hits are not re-ranked: the added one comes last.
-    Unchanged when the question asks for no such kind."""
-    kinds = heading_kinds(question)
+    Unchanged when the question asks for no such kind. ``profile``: the question's
+    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
+    kinds = _profile(question, profile).heading_kinds
     if not kinds or any(filed_under(h.chunk, kinds) for h in context):
         return context
     have = {h.chunk.chunk_id for h in context}
@@ -545,26 +552,38 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     return context if extra is None else [*context, extra]
 
 
+def _profile(question: str, profile: QuestionProfile | None) -> QuestionProfile:
+    """``profile`` when it was read from ``question``, else the profile of ``question`` (no key terms)."""
+    if profile is not None and profile.reads(question):
+        return profile
+    from clinqa.answer.profile import QuestionProfile
+
+    return QuestionProfile.read(question)
+
+
 def has_qualifiers(question: str) -> bool:
     """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
     adults, children, acute ...; :data:`OPPOSITES`)?"""
     return bool(_qualifiers(question))
 
 
-def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True) -> list[Retrieved]:
+def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True,
+                 profile: QuestionProfile | None = None) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities"), then, of those, the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
-    The chunks are not re-ranked: the others are passed over for the next retrieved ones."""
-    quals = _qualifiers(question) if question else []
+    The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``profile``: the
+    question's :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
+    profile = _profile(question, profile)
+    quals = list(profile.qualifiers)
     hits = list(hits)
     if quals:
         fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
         hits = fitting or hits
-    conditions = _condition_words(question) if question and subtypes else set()
+    conditions = profile.conditions if subtypes else frozenset()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
         general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), question, conditions)]
         hits = general or hits
@@ -710,6 +729,7 @@ def extract_answer(
     qualifier_bonus: float = 0.15,
     cell_bonus: float = 0.15,
     heading_bonus: float = 0.15,
+    profile: QuestionProfile | None = None,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
@@ -720,10 +740,12 @@ def extract_answer(
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. A unit whose passage's last heading names the kind of answer asked for
     (:func:`heading_kinds`: "Dosing" for a dose) gains ``heading_bonus``. Returns an empty text when the
-    hits hold no quotable unit.
+    hits hold no quotable unit. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`
+    (read here when None or of another text).
     """
-    quals = _qualifiers(question) if question else []
-    hits = fitting_hits(hits, question, max_hits)
+    profile = _profile(question, profile)
+    quals = list(profile.qualifiers)
+    hits = fitting_hits(hits, question, max_hits, profile=profile)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
@@ -774,24 +796,24 @@ def extract_answer(
     if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
         scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
                                     for hi, u in keep], dtype=np.float32)
-    kinds = heading_kinds(question) if question else frozenset()
+    kinds = profile.heading_kinds
     if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
         scores = scores + np.array([heading_bonus if filed_under(hits[hi].chunk, kinds) else 0.0 for hi, _ in keep],
                                    dtype=np.float32)
-    listing = wants_list(question)
+    listing = profile.wants_list
     if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
         bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
                           if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
         scores = scores + bonus
-    if question and DATE_QUESTION.search(question):  # "When was X approved?": a unit that gives a date
+    if profile.asks_date:  # "When was X approved?": a unit that gives a date
         scores = scores + np.array([number_bonus if _DATE.search(u.text) else 0.0 for _, u in keep],
                                    dtype=np.float32)
-    if question and NUMBER_QUESTION.search(question):  # a dose, threshold or duration is a number
-        dose = DOSE_QUESTION.search(question) is not None  # ... and a dose is an amount with its unit
+    if profile.asks_number:  # a dose, threshold or duration is a number
+        dose = profile.asks_dose  # ... and a dose is an amount with its unit
         scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
                                    dtype=np.float32)
     # a row named in the question (row label and column) is quoted as "label, column: cell"
-    aliases = " ".join(t for ts in expand(question).added.values() for t in ts) if question else ""
+    aliases = " ".join(profile.aliases) if question else ""
     cell_text = {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {}
     named_rows = {i for i, t in cell_text.items() if t}
     if named_rows:  # the cell the question names is the answer

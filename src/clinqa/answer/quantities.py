@@ -35,8 +35,10 @@ _WORD_NUMBERS = {
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
 }
 
-# unit spelling -> canonical unit (matched case-insensitively, longest first)
-_UNITS = {
+#: the unit table: every unit spelling clinqa reads in text (lower case, matched case-insensitively) -> its
+#: canonical unit. Each reader takes a named subset of the spellings (below) and builds its alternation with
+#: :func:`unit_pattern`, so a spelling is added or normalised in one place
+UNITS: dict[str, str] = {
     "mg/kg/day": "mg/kg/day", "mg/kg/d": "mg/kg/day", "mg/kg": "mg/kg", "mcg/kg": "mcg/kg", "µg/kg": "mcg/kg",
     "mg/dl": "mg/dL", "g/dl": "g/dL", "mmol/l": "mmol/L", "µmol/l": "umol/L", "umol/l": "umol/L",
     "mmol/mol": "mmol/mol", "meq/l": "mEq/L", "ml/min/1.73 m2": "mL/min/1.73m2", "ml/min/1.73m2": "mL/min/1.73m2",
@@ -54,8 +56,41 @@ _UNITS = {
     "yr": "year", "times": "time", "doses": "dose", "dose": "dose", "tablets": "tablet", "tablet": "tablet",
     "patients": "patient", "cm": "cm", "mm": "mm", "m": "m", "inches": "inch", "inch": "inch",
 }
-_UNITS.update({"μmol/l": "umol/L", "μg/kg": "mcg/kg", "μg": "mcg"})  # Greek mu: what NFKC makes of the micro sign
-_UNIT_RE = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+UNITS.update({"μmol/l": "umol/L", "μg/kg": "mcg/kg", "μg": "mcg"})  # Greek mu: what NFKC makes of the micro sign
+#: the spellings a generated sentence's quantities are read with (:func:`extract_quantities`): the table above
+CHECKED_UNITS: tuple[str, ...] = tuple(UNITS)
+# spellings that only the question and answer readers below take (the quantity check above does not)
+UNITS.update({"ug": "mcg", "ng": "ng", "mmol": "mmol", "mol": "mol", "meq": "mEq", "mm hg": "mmHg",
+              "y": "year"})
+#: a dose amount's units (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "0.9 mg/kg", "10 mL"), in the order tried
+DOSE_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "ml", "l", "units", "unit", "iu", "mmol",
+                               "meq", "mg/kg", "ml/kg")
+#: the units of a quantity in a question ("500 mg", "30 ml", "55 kg"; the key terms of
+#: :mod:`clinqa.answer.answerability`), in the order tried
+QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "kg", "ml", "l", "mmol", "mol", "meq",
+                                   "units", "unit", "iu", "%", "percent", "mm hg", "mmhg", "bpm", "hours", "hour",
+                                   "h", "days", "day", "weeks", "week", "months", "month", "years", "year")
+#: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried
+AGE_UNITS: tuple[str, ...] = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk",
+                              "days", "day")
+#: the units of a stated duration (:data:`clinqa.answer.assemble.DURATION`: "7 days", "3-6 months"), in the
+#: order tried
+DURATION_UNITS: tuple[str, ...] = ("hours", "hour", "hrs", "hr", "h", "days", "day", "weeks", "week", "wks", "wk",
+                                   "months", "month", "mo", "years", "year", "yrs", "yr", "minutes", "minute", "min")
+
+
+def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
+    """A regex alternation (no group) of ``spellings``, escaped, in the given order (a regex alternation
+    tries its branches in order: the order decides which spelling a match ends with), duplicates
+    dropped. Raises ``KeyError`` for a spelling not in :data:`UNITS` (the one unit table)."""
+    missing = [s for s in spellings if s not in UNITS]
+    if missing:
+        raise KeyError(f"not in the unit table: {missing}")
+    return "|".join(re.escape(s) for s in dict.fromkeys(spellings))
+
+
+_CHECKED = {u: UNITS[u] for u in CHECKED_UNITS}
+_UNIT_RE = unit_pattern(sorted(CHECKED_UNITS, key=len, reverse=True))
 
 _QUALIFIERS = [  # (pattern before the number, class); longest first within the alternation
     (r"no more than|not more than|not exceeding|not to exceed|less than|fewer than|up to|at most|within|"
@@ -144,7 +179,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             continue
         if unit_raw and unit_raw.lower() in ("s", "d", "h", "m", "l", "u", "g") and text[m.end():m.end() + 1] == "-":
             continue  # "2-d echo" style compounds
-        unit = _UNITS.get(unit_raw.lower(), unit_raw) if unit_raw else ""
+        unit = _CHECKED.get(unit_raw.lower(), unit_raw) if unit_raw else ""
         low = _value(low_raw)
         high = _value(high_raw) if high_raw else low
         cls, cue = _qualifier(text[: m.start()])

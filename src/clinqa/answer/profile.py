@@ -1,0 +1,192 @@
+"""What a question asks for, read once: :class:`QuestionProfile`.
+
+The question's text is read here, once per question (:func:`clinqa.answer.evidence.gather` reads the question
+after spelling repair), and the readers downstream take the profile instead of parsing the question again:
+the key-term test (:func:`clinqa.answer.answerability.check`), the choice of passages
+(:func:`clinqa.answer.extractive.fitting_hits`, :func:`~clinqa.answer.extractive.heading_context`,
+:func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
+(:func:`clinqa.answer.extractive.extract_answer`) and the decision's amount check
+(:func:`clinqa.answer.assemble.missing_amount_reason`). Each of them still takes the question alone (a
+profile is then read for that call), so callers that have no profile are served the same.
+
+The patterns themselves stay with the rule they serve (a dose question is :data:`clinqa.answer.extractive.
+DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.answer.quantities.UNITS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from clinqa.answer import answerability as ans
+from clinqa.answer import extractive as ext
+from clinqa.answer.assemble import DURATION_QUESTION, LENGTH_QUESTION
+from clinqa.answer.quantities import UNITS
+from clinqa.text.abbreviations import definitions
+from clinqa.text.unicode import normalize
+from clinqa.text.words import WORD
+
+if TYPE_CHECKING:
+    from clinqa.answer.answerability import KeyTerm
+    from clinqa.retrieval.synonyms import Expansion
+    from clinqa.retrieval.temporal import TimeIntent
+    from clinqa.retrieval.vocabulary import Vocabulary
+
+Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
+    """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
+    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
+    term of kind ``phrase``."""
+    from clinqa.retrieval import synonyms
+
+    found = synonyms.expand(question) if expansion is None else expansion
+    return tuple(p for p in found.added if " " in p or "-" in p)
+
+
+@dataclass(frozen=True)
+class QuestionProfile:
+    """What one question asks for, read from its text once (:meth:`read`).
+
+    Read from ``question`` as given (in ``ask``: after spelling repair), as the passage choice and the
+    extractive answer read it:
+
+    - ``wants_list``: it asks for criteria, components, steps or another list, not their count
+      (:func:`clinqa.answer.extractive.wants_list`).
+    - ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date``: it asks for a number (a dose,
+      threshold, target, duration: :data:`~clinqa.answer.extractive.NUMBER_QUESTION`), a dose
+      (:data:`~clinqa.answer.extractive.DOSE_QUESTION`), a count ("how many":
+      :data:`~clinqa.answer.extractive.COUNT_QUESTION`), a date (:data:`~clinqa.answer.extractive.DATE_QUESTION`).
+    - ``asks_duration``: how long something lasts (:data:`clinqa.answer.assemble.DURATION_QUESTION`), not a
+      length (:data:`~clinqa.answer.assemble.LENGTH_QUESTION`: "How long in bp ...").
+    - ``heading_kinds``: the section-heading words of the kind of answer asked for ("dose", "dosing" ...;
+      :func:`clinqa.answer.extractive.heading_kinds`), empty when none.
+    - ``qualifiers``: ``(name, words that state it, words that state its opposite)`` per qualifier
+      ("without comorbidities", "first-line", "children"; :data:`clinqa.answer.extractive.OPPOSITES`).
+    - ``conditions``: its words rare in general English that may name a condition, lower case
+      (:func:`clinqa.answer.extractive.names_subtype` reads them).
+
+    Read from ``normalized`` (:func:`clinqa.text.unicode.normalize` of ``question``), as the key-term test
+    reads it; a patient's age ("a 72-year-old") is left out of the last five:
+
+    - ``treatment`` / ``prevention``: it asks what to give or aim for
+      (:data:`clinqa.answer.answerability.TREATMENT_QUESTION`), about preventing something
+      (:data:`~clinqa.answer.answerability.PREVENTION_QUESTION`).
+    - ``asked_sentence``: the sentence that asks, in a question of several sentences, else ``""``
+      (:func:`clinqa.answer.answerability.asked_sentence`).
+    - ``definitions``: ``(short form lower case, long form)`` pairs it defines ("... transcript (LINC-PINT)";
+      :func:`clinqa.text.abbreviations.definitions`), in order.
+    - ``phrases``: the synonym table's phrases found in ``question`` (:func:`synonym_phrases`); ``aliases``:
+      the terms the table adds for every phrase it found, in order (:func:`clinqa.retrieval.synonyms.expand`:
+      "TNK" adds "tenecteplase"), which may name a table row (:func:`clinqa.answer.extractive.extract_answer`).
+    - ``answer_types``: the nouns that name the kind of thing asked for ("which cell *organelle*", "what
+      *dose* of"; :func:`clinqa.answer.answerability.answer_type_words`, with the corpus's verbs when read
+      with a vocabulary).
+    - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.answer.answerability.dosed_words`).
+    - ``populations``: the population groups it names, in order ("pregnancy", "children";
+      :data:`clinqa.answer.answerability.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
+    - ``quantities``: ``(number, canonical unit)`` per number with a unit ("55 kg" -> ``("55", "kg")``; a
+      decimal comma read as a point; units of :data:`clinqa.answer.quantities.QUESTION_UNITS`, canonical per
+      :data:`clinqa.answer.quantities.UNITS`).
+    - ``key_terms``: its key terms (:func:`clinqa.answer.answerability.key_terms`), read with ``vocabulary``
+      and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
+      None when :meth:`read` was given no ``max_zipf``.
+
+    ``time_intent``: the time intent read for the question (:class:`clinqa.retrieval.temporal.TimeIntent`;
+    None when not given). ``max_zipf``: the general-English frequency cut the key terms were read with."""
+
+    question: str
+    normalized: str
+    wants_list: bool
+    asks_number: bool
+    asks_dose: bool
+    asks_count: bool
+    asks_date: bool
+    asks_duration: bool
+    heading_kinds: frozenset[str]
+    qualifiers: tuple[Qualifier, ...]
+    conditions: frozenset[str]
+    treatment: bool
+    prevention: bool
+    asked_sentence: str
+    definitions: tuple[tuple[str, str], ...]
+    phrases: tuple[str, ...]
+    aliases: tuple[str, ...]
+    answer_types: frozenset[str]
+    dosed: frozenset[str]
+    populations: tuple[str, ...]
+    quantities: tuple[tuple[str, str], ...]
+    key_terms: tuple[KeyTerm, ...] | None = None
+    time_intent: TimeIntent | None = None
+    max_zipf: float | None = None
+
+    @classmethod
+    def read(cls, question: str, intent: TimeIntent | None = None, vocabulary: Vocabulary | None = None,
+             max_zipf: float | None = None, phrases: Iterable[str] | None = None,
+             equivalents: Callable[[str], Iterable[str]] | None = None) -> QuestionProfile:
+        """The profile of ``question`` (see the class docstring). ``intent``: the time intent already read for
+        it. The key terms are read only when ``max_zipf`` is given, with ``vocabulary`` (spelling repair,
+        corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
+        and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
+        None: none). Pure function of its inputs; never raises for any string."""
+        from clinqa.retrieval import synonyms
+
+        text = normalize(question)
+        aged = ans._AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
+        verb = (lambda w: ans.verb_in(w, vocabulary)) if vocabulary is not None else None
+        kinds = frozenset(ans.answer_type_words(aged, is_verb=verb))
+        dosed = frozenset(ans.dosed_words(aged))
+        defined = tuple((d.short.lower(), d.long) for d in definitions(text))
+        expansion = synonyms.expand(question)
+        found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
+        terms = None
+        if max_zipf is not None:
+            known = dict(defined)
+            eq = ans._with_definitions(equivalents, known) if known else equivalents
+            terms = tuple(ans.key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed))
+        return cls(
+            question=question, normalized=text, wants_list=ext.wants_list(question),
+            asks_number=bool(question and ext.NUMBER_QUESTION.search(question)),
+            asks_dose=ext.DOSE_QUESTION.search(question) is not None,
+            asks_count=ext.COUNT_QUESTION.search(question) is not None,
+            asks_date=bool(question and ext.DATE_QUESTION.search(question)),
+            asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
+            heading_kinds=ext.heading_kinds(question) if question else frozenset(),
+            qualifiers=tuple(ext._qualifiers(question)) if question else (),
+            conditions=frozenset(ext._condition_words(question)) if question else frozenset(),
+            treatment=ans.TREATMENT_QUESTION.search(text) is not None,
+            prevention=ans.PREVENTION_QUESTION.search(text) is not None,
+            asked_sentence=ans.asked_sentence(text), definitions=defined, phrases=found,
+            aliases=tuple(t for ts in expansion.added.values() for t in ts), answer_types=kinds,
+            dosed=dosed, populations=_populations(aged, kinds), quantities=_quantities(aged), key_terms=terms,
+            time_intent=intent, max_zipf=max_zipf)
+
+    def reads(self, question: str) -> bool:
+        """Was this profile read from ``question`` (the same text)?"""
+        return self.question == question
+
+
+def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
+    """The population groups ``text`` names, in order of first mention, as the key terms read them
+    ("cancer-associated" names cancer; a word of ``kinds``, the kind asked for, does not count)."""
+    groups: list[str] = []
+    for m in WORD.finditer(text):
+        w = m.group(0).strip("'").lower()
+        if w.endswith("'s"):
+            w = w[:-2]
+        first, _, rest = w.partition("-")
+        if first in ans.POPULATION_WORDS and rest in ans.RELATION_SUFFIXES:
+            w = first
+        group = ans.POPULATION_WORDS.get(w)
+        if group is not None and w not in kinds and group not in groups:
+            groups.append(group)
+    return tuple(groups)
+
+
+def _quantities(text: str) -> tuple[tuple[str, str], ...]:
+    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.answer.answerability.
+    _QUANTITY`), in order."""
+    return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
+                 for m in ans._QUANTITY.finditer(text))

@@ -1,0 +1,148 @@
+"""The question profile (:class:`clinqa.answer.profile.QuestionProfile`): golden values checked by hand, and the
+profile read once gives what each reader read from the question before."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from clinqa.answer import answerability, assemble, extractive
+from clinqa.answer.answerability import check
+from clinqa.answer.assemble import NO_DOSE, NO_DURATION, missing_amount_reason
+from clinqa.answer.profile import QuestionProfile
+from clinqa.retrieval import synonyms
+from clinqa.retrieval.temporal import TimeIntent
+from clinqa.retrieval.vocabulary import Vocabulary
+from clinqa.text.unicode import normalize
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "answers"
+
+
+def _bench_questions() -> list[str]:
+    """The questions of the answer benchmarks (clinician, held-out, vignettes) and a few of other shapes."""
+    out = []
+    for name in ("guidelines.jsonl", "heldout.jsonl", "vignettes.jsonl"):
+        for line in (BENCH / name).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                out.append(json.loads(line)["question"])
+    return [*out, "", "How long in bp is PAR2?", "When was Afrezza approved by the FDA?", "ﬁrst-line drugs for AF?",
+            "What dose of amoxicillin for a 6 month old infant weighing 7,5 kg?"]
+
+
+QUESTIONS = _bench_questions()
+
+
+def test_a_dose_question_about_treatment() -> None:
+    p = QuestionProfile.read("Enoxaparin treatment dose for DVT")
+    assert p.asks_dose and p.asks_number and p.treatment
+    assert not (p.wants_list or p.asks_count or p.asks_duration or p.asks_date or p.prevention)
+    assert {"dose", "dosing"} <= p.heading_kinds
+    assert p.populations == () and p.quantities == () and p.key_terms is None
+
+
+def test_a_list_question() -> None:
+    p = QuestionProfile.read("List the criteria of qSOFA")
+    assert p.wants_list and not p.asks_dose and not p.asks_number
+    assert p.answer_types == {"criteria"}
+    assert p.heading_kinds == {"criteria", "components"}
+
+
+def test_a_count_is_not_a_list_nor_an_amount() -> None:
+    p = QuestionProfile.read("How many doses of Vaxchora are required?")
+    assert p.asks_count and p.asks_dose and not p.wants_list
+    assert missing_amount_reason(p.question, "A single oral dose is given.", p) == ""
+
+
+def test_quantities_populations_and_the_age_left_out() -> None:
+    q = "What apixaban dose for a 72-year-old pregnant woman weighing 55 kg with creatinine 1.6?"
+    p = QuestionProfile.read(q, max_zipf=4.0)
+    assert p.quantities == (("55", "kg"),)  # the age is context, not a quantity
+    assert p.populations == ("pregnancy",)
+    assert p.dosed == {"apixaban"} and p.answer_types == {"dose"}
+    assert p.qualifiers == (("with creatinine", ("with creatinine",), ("without creatinine", "no creatinine")),)
+    assert p.key_terms is not None
+    assert [(t.text, t.kind) for t in p.key_terms] == [
+        ("55 kg", "quantity"), ("apixaban", "specific"), ("pregnant", "population"), ("weighing", "specific"),
+        ("creatinine", "specific")]
+    # a question's units stop at a slash ("mL/kg" reads as mL); a bare number is no quantity
+    assert QuestionProfile.read("Dose for 2 children of 30 mL/kg?").quantities == (("30", "mL"),)
+    assert QuestionProfile.read("Is 7,5 mg enough?").quantities == (("7.5", "mg"),)
+    assert QuestionProfile.read("BP 160 mm Hg?").quantities == (("160", "mmHg"),)
+
+
+def test_children_qualify_and_the_kind_asked_is_no_population() -> None:
+    p = QuestionProfile.read("Which antibiotics are first-line for outpatient CAP in children?")
+    assert [name for name, _, _ in p.qualifiers] == ["first-line", "outpatient", "children"]
+    assert p.populations == ("children",) and p.treatment
+    assert QuestionProfile.read("Which cancer is most common in women?").populations == ()
+
+
+def test_a_story_of_several_sentences_and_its_time_intent() -> None:
+    intent = TimeIntent(year_min=2020, phrase="since 2020")
+    q = "My mum is 82 and has AF. What dose of apixaban should she be on since 2020?"
+    p = QuestionProfile.read(q, intent)
+    assert p.asked_sentence == "What dose of apixaban should she be on since 2020?"
+    assert p.time_intent is intent and p.reads(q) and not p.reads(q.lower())
+
+
+def test_duration_and_length() -> None:
+    assert QuestionProfile.read("How long should DAPT continue after PCI?").asks_duration
+    assert not QuestionProfile.read("How long in bp is PAR2?").asks_duration
+    p = QuestionProfile.read("How long should DAPT continue after PCI?")
+    assert missing_amount_reason(p.question, "Prasugrel is used before PCI. [1]", p) == NO_DURATION
+    assert missing_amount_reason("What is the dose of ceftriaxone?", "Ceftriaxone is given IV.") == NO_DOSE
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_the_profile_reads_what_each_reader_read(question: str) -> None:
+    """Each field equals what the function that reads it from the question gives (the readers before the
+    profile), so reading once changes nothing."""
+    p = QuestionProfile.read(question)
+    text = normalize(question)
+    aged = answerability._AGE.sub(" ", text)
+    assert p.wants_list == extractive.wants_list(question)
+    assert p.asks_number == bool(question and extractive.NUMBER_QUESTION.search(question))
+    assert p.asks_dose == bool(extractive.DOSE_QUESTION.search(question))
+    assert p.asks_count == bool(extractive.COUNT_QUESTION.search(question))
+    assert p.asks_date == bool(question and extractive.DATE_QUESTION.search(question))
+    assert p.asks_duration == bool(assemble.DURATION_QUESTION.search(question)
+                                   and not assemble.LENGTH_QUESTION.search(question))
+    assert p.heading_kinds == (extractive.heading_kinds(question) if question else frozenset())
+    assert list(p.qualifiers) == (extractive._qualifiers(question) if question else [])
+    assert extractive.has_qualifiers(question) == bool(p.qualifiers)
+    assert set(p.conditions) == (extractive._condition_words(question) if question else set())
+    assert p.treatment == bool(answerability.TREATMENT_QUESTION.search(text))
+    assert p.prevention == bool(answerability.PREVENTION_QUESTION.search(text))
+    assert p.asked_sentence == answerability.asked_sentence(text)
+    assert set(p.answer_types) == answerability.answer_type_words(aged)
+    assert set(p.dosed) == answerability.dosed_words(aged)
+    assert p.aliases == tuple(t for ts in synonyms.expand(question).added.values() for t in ts)
+    quantity_terms = [t.match for t in answerability.key_terms(text) if t.kind == "quantity"]
+    assert {n for n, _ in p.quantities} == set(quantity_terms)
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_key_terms_read_once_are_those_read_per_check(question: str) -> None:
+    """The profile's key terms (read with the vocabulary, the cut and the synonym table) are the ones
+    :func:`clinqa.answer.answerability.key_terms` reads, and a check given the profile answers as one without."""
+    vocab = Vocabulary.from_texts(["Metformin and insulin in type 2 diabetes.", "Apixaban 5 mg twice daily for AF.",
+                                   "qSOFA criteria: respiratory rate 22/min or more, altered mentation."])
+    p = QuestionProfile.read(question, vocabulary=vocab, max_zipf=4.0, equivalents=synonyms.equivalents)
+    phrases = list(p.phrases)
+    text = normalize(question)
+    defined = dict(p.definitions)
+    eq = answerability._with_definitions(synonyms.equivalents, defined) if defined else synonyms.equivalents
+    assert list(p.key_terms or ()) == answerability.key_terms(text, vocab, 4.0, phrases, eq)
+    passages = ["Apixaban 5 mg twice daily; 2.5 mg if weight 60 kg or less.", "Children: amoxicillin 90 mg/kg/day."]
+    args = (question, passages, vocab, 4.0, phrases, synonyms.equivalents, synonyms.term_matches)
+    assert check(*args, profile=p) == check(*args)
+
+
+def test_a_profile_of_another_text_is_not_used() -> None:
+    """A reader given the profile of another text (the question before spelling repair) reads its own."""
+    other = QuestionProfile.read("How many doses are given?")
+    assert missing_amount_reason("What is the dose of ceftriaxone?", "Ceftriaxone is given IV.", other) == NO_DOSE
+    a = check("Is metformin safe?", ["Metformin is safe."], profile=QuestionProfile.read("x", max_zipf=4.0))
+    assert [t.text for t in a.key_terms] == ["metformin"]
