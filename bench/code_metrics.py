@@ -35,9 +35,10 @@ def _strings_in(node: ast.AST) -> int:
         # frozenset({...}) / set(...) / frozenset("a b c".split())
         if isinstance(node.func, ast.Name) and node.func.id in {"frozenset", "set", "tuple", "list"} and node.args:
             return _strings_in(node.args[0])
-        if isinstance(node.func, ast.Attribute) and node.func.attr == "split" and isinstance(node.func.value, ast.Constant) \
-                and isinstance(node.func.value.value, str):
-            return len(node.func.value.value.split())
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "split" and isinstance(f.value, ast.Constant) \
+                and isinstance(f.value.value, str):
+            return len(f.value.value.split())
         return 0
     if isinstance(node, (ast.Set, ast.List, ast.Tuple)):
         return sum(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts)
