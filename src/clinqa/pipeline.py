@@ -192,12 +192,12 @@ class Pipeline:
         """The key-term test (:class:`clinqa.answer.evidence.KeyTermTest`) of ``question`` against the first ``depth``
         (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
-        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf)
+        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, rarity=self.settings.answer.rarity)
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
         """:func:`clinqa.answer.question.repair_question` against the vocabulary of ``filters``' scope."""
-        return repair_question(question, self.scoped_vocabulary(filters))
+        return repair_question(question, self.scoped_vocabulary(filters), self.settings.answer.rarity.repair_below)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
         """The filters and time intent of :func:`clinqa.answer.question.apply_time_intent` (``parse_time``)."""

@@ -9,6 +9,7 @@ from clinqa.answer.extractive import fitting_hits, has_qualifiers, names_subtype
 from clinqa.chunking.base import Chunk
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+from clinqa.settings import UnitScoring
 from clinqa.store.base import Hit
 
 
@@ -192,7 +193,7 @@ def test_a_row_is_named_by_the_head_of_its_label() -> None:
     # the named row beats the notes sentence ranked above it, and the ET row is not quoted
     assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg. [1]"
     ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates",
-                         cell_bonus=0.0, heading_bonus=0.0)  # neither the named row nor the "Dosing" heading
+                         scoring=UnitScoring(cell_bonus=0.0, heading_bonus=0.0))  # neither the named row nor "Dosing"
     assert [c.chunk_id for c in ext.citations] == ["n#notes#0"]
 
 
@@ -212,7 +213,7 @@ def test_long_answers_stop_with_a_pointer() -> None:
     enc = FlatEncoder()
     body = "\n\n".join(f"- Heparin step {i} " + "word " * 30 for i in range(6))
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("h#s#0", body, 1, ["Steps"])], enc,
-                         question="What are the heparin steps?", max_words=80)
+                         question="What are the heparin steps?", scoring=UnitScoring(max_words=80))
     assert ext.text.endswith("(more in [1]) [1]") and ext.text.count("Heparin step") == 2
 
 
@@ -299,7 +300,8 @@ def test_a_heading_that_states_the_qualifier_is_preferred() -> None:
     q = enc.encode_queries(["x"])[0]
     ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities")
     assert [c.chunk_id for c in ext.citations] == ["c#b#0"]
-    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities", qualifier_bonus=0.0)
+    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities",
+                         scoring=UnitScoring(qualifier_bonus=0.0))
     assert [c.chunk_id for c in ext.citations] == ["c#a#0"]  # equal otherwise: retrieval order
 
 
@@ -507,7 +509,7 @@ def test_a_long_flowchart_falls_back_to_the_steps_picked() -> None:
     enc = FlatEncoder()
     hits = [chunk_hit("d#s#0", "Potassium falls by 1-2 mmol/L once insulin starts.", 1, ["DKA"]),
             chunk_hit("d#t#0", tree, 2, ["DKA", "Algorithm"])]
-    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=2, max_words=60,
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=2, scoring=UnitScoring(max_words=60),
                          question="potassium level below which insulin is delayed in DKA")
     assert "DELAY insulin until K+ > 3.5 mmol/L" in ext.text and "Step 11" not in ext.text
 

@@ -56,6 +56,7 @@ from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
     from clinqa.answer.profile import QuestionProfile
+    from clinqa.settings import WordRarity
 
 #: population words and their equivalents in passages (each group counts as one key term)
 POPULATIONS: dict[str, tuple[str, ...]] = {
@@ -119,10 +120,13 @@ dysfunction insufficiency
 _SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the stemmer loaded)
 
 
-#: a word at least this common in general English (wordfreq Zipf) is not a misspelling to repair against the
-#: corpus (as in :meth:`clinqa.pipeline.Pipeline.repair_question`): the corpus lacking it is evidence; for
-#: a key term, a corpus word of the same Snowball stem still stands for it ("consistent" for "consistency")
-REPAIR_BELOW_ZIPF = 2.5
+@lru_cache(maxsize=1)
+def default_rarity() -> WordRarity:
+    """The word-frequency cut-offs of :class:`clinqa.settings.WordRarity` at their defaults (``answer.rarity``):
+    what a rule reads when its caller passes none. The settings are the one source of the values."""
+    from clinqa.settings import WordRarity
+
+    return WordRarity()
 
 
 _ISE = re.compile(r"(?<=[a-z]{3})(is|ys)(e|es|ed|ing|ation|ations|er|ers)$")
@@ -266,7 +270,8 @@ class Answerability:
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
               phrases: Iterable[str] = (),
               equivalents: Callable[[str], Iterable[str]] | None = None,
-              answer_types: Iterable[str] | None = None, dosed: Iterable[str] | None = None) -> list[KeyTerm]:
+              answer_types: Iterable[str] | None = None, dosed: Iterable[str] | None = None,
+              rarity: WordRarity | None = None) -> list[KeyTerm]:
     """The key terms of ``question`` in order (see module docstring).
 
     ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
@@ -276,7 +281,11 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     old") is context, not something the passages must mention, and is left out. ``answer_types`` /
     ``dosed``: :func:`answer_type_words` (with the vocabulary's verbs) and :func:`dosed_words` of the
     question less its ages, when already read (:class:`clinqa.answer.profile.QuestionProfile`); read here
-    when None."""
+    when None. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: :func:`default_rarity`): a word
+    at least ``repair_below`` common is no misspelling to repair against the corpus (the corpus lacking it is
+    evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
+    one edit from a word at least ``misspelt_common_above`` common is a typo of it."""
+    rarity = rarity or default_rarity()
     question = _AGE.sub(" ", question)
     q = question.lower()
     out: list[KeyTerm] = []
@@ -341,7 +350,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
                 and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
             repaired = vocabulary.repair(w)
-            if repaired is not None and zipf(w) >= REPAIR_BELOW_ZIPF and stem(repaired) != stem(w):
+            if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
                 repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
                 # "consistency" is the same word)
             known = equivalents is not None and set(equivalents(w)) - {w}
@@ -349,11 +358,11 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
                 continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
         if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
-                and misspelt_common_word(w)):
+                and misspelt_common_word(w, rarity.misspelt_common_above)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
         out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
                            verb=verb is not None and verb(repaired or w)))
-    dosed = set(dosed) if dosed is not None else dosed_words(question)
+    dosed = set(dosed) if dosed is not None else dosed_words(question, rarity.dosed_below)
     terms = [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
              if t.kind == "specific" else t for t in _short_forms_only(out, question)]
     return _dosed_phrase(terms, question)
@@ -380,17 +389,20 @@ _BEFORE_DOSE = re.compile(r"((?:[A-Za-z0-9][\w-]*\s+){0,2}?[A-Za-z0-9][\w-]*)\s+
 _AFTER_DOSE = re.compile(r"\b(?:doses?|dosing|dosage)\s+of\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
 
 
-def dosed_words(question: str) -> set[str]:
+def dosed_words(question: str, below: float | None = None) -> set[str]:
     """The words (lower case) of the thing whose dose ``question`` asks for: the content words right before
     "dose"/"dosing"/"dosage" or right after "dose of" ("magnesium sulfate dose for eclampsia" -> {magnesium,
     sulfate}; "the dose of ceftriaxone for ..." -> {ceftriaxone}), stopping at a stop word or a word of
     :data:`SCAFFOLD` ("maximum daily dose": none). A drug a passage does not name cannot be dosed from it,
-    however common the word ("magnesium", "insulin"): :func:`is_decisive`."""
+    however common the word ("magnesium", "insulin"): :func:`is_decisive`. A content word is part of the
+    drug's name when rarer than ``below`` (wordfreq Zipf; None: ``answer.rarity.dosed_below``), a salt word
+    or has a digit."""
+    below = default_rarity().dosed_below if below is None else below
     out: set[str] = set()
 
     def drug_word(w: str) -> bool:
         return not (w in STOPWORDS or is_scaffold(w)) and (
-            w in SALT_WORDS or zipf(w) < 4.0 or any(ch.isdigit() for ch in w))
+            w in SALT_WORDS or zipf(w) < below or any(ch.isdigit() for ch in w))
 
     for m in _BEFORE_DOSE.finditer(question):  # "magnesium sulfate dose", not "the correct heparin dose"
         for w in reversed(m.group(1).lower().split()):
@@ -565,11 +577,12 @@ def names_with_head(form: str, head: str, low: str) -> bool:
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
-def misspelt_common_word(word: str, min_zipf: float = 4.5) -> bool:
+def misspelt_common_word(word: str, min_zipf: float | None = None) -> bool:
     """Is ``word`` unknown to general English (wordfreq Zipf 0) but one edit (deletion, insertion,
     substitution or transposition of adjacent letters: Damerau 1964) from a common word (Zipf >=
-    ``min_zipf``)? "apprived" -> "approved": True; "cerliponase": False. Words under 5 letters are
-    never judged (too many neighbours)."""
+    ``min_zipf``; None: ``answer.rarity.misspelt_common_above``)? "apprived" -> "approved": True;
+    "cerliponase": False. Words under 5 letters are never judged (too many neighbours)."""
+    min_zipf = default_rarity().misspelt_common_above if min_zipf is None else min_zipf
     if len(word) < 5 or not word.isalpha() or zipf(word) > 0:
         return False
     splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
@@ -760,19 +773,21 @@ TREATMENT_QUESTION = re.compile(
 
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
-          matcher: Callable[[str, str], bool] | None = None, profile: QuestionProfile | None = None) -> Answerability:
+          matcher: Callable[[str, str], bool] | None = None, profile: QuestionProfile | None = None,
+          rarity: WordRarity | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
     them. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`, read with the same
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
-    or read without key terms. Pure function of its inputs; no store access."""
+    or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
+    Pure function of its inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
         from clinqa.answer.profile import QuestionProfile
 
         profile = QuestionProfile.read(question, vocabulary=vocabulary, max_zipf=max_zipf, phrases=phrases,
-                                       equivalents=equivalents)
+                                       equivalents=equivalents, rarity=rarity)
     assert profile.key_terms is not None
     question = profile.normalized
     passages = [without_scope_exclusions(normalize(p)) for p in passages]

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
     from clinqa.retrieval.vocabulary import Vocabulary
-    from clinqa.settings import Settings
+    from clinqa.settings import Settings, WordRarity
     from clinqa.store import Store
 
 
@@ -117,6 +117,7 @@ class KeyTermTest:
     vocab: Vocabulary
     max_zipf: float
     profile: QuestionProfile | None = None
+    rarity: WordRarity | None = None
 
     @cached_property
     def question_profile(self) -> QuestionProfile:
@@ -128,7 +129,7 @@ class KeyTermTest:
         if p is not None and p.key_terms is not None and p.reads(self.question):
             return p
         return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
-                                    equivalents=synonyms.equivalents)
+                                    equivalents=synonyms.equivalents, rarity=self.rarity)
 
     def on(self, hits: Sequence[Any]) -> Answerability:
         """The test against every hit of ``hits`` (each with ``.chunk.text``); the question's key terms are read
@@ -138,19 +139,22 @@ class KeyTermTest:
         profile = self.question_profile
         return check_answerability(self.question, [without_suspicious(h.chunk.text) for h in hits], self.vocab,
                                    self.max_zipf, profile.phrases, synonyms.equivalents, synonyms.term_matches,
-                                   profile=profile)
+                                   profile=profile, rarity=self.rarity)
 
 
-def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str]) -> Answerability:
+def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str],
+                           common_from: float | None = None) -> Answerability:
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
     content words no visible chunk has (:func:`clinqa.answer.coverage.term_counts`). Only a lower-case word
-    of letters, general English (wordfreq Zipf >= 3), not a verb form, an adverb or a word of the kind of
+    of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
+    3.0), not a verb form, an adverb or a word of the kind of
     answer asked for ("urate target": :data:`clinqa.answer.answerability.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
-    from clinqa.answer.answerability import KeyTerm, is_scaffold, zipf
+    from clinqa.answer.answerability import KeyTerm, default_rarity, is_scaffold, zipf
 
+    common_from = default_rarity().decisive_below if common_from is None else common_from
     tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
     terms = {t.text for t in check.key_terms}
     present = {t.text for t in check.key_terms if t not in check.missing and t.kind in ("specific", "phrase")}
@@ -158,7 +162,7 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     added: list[KeyTerm] = []
     for before, w in itertools.pairwise(tokens):
         low = w.lower()
-        if (low not in missing or w != low or not w.isalpha() or low in terms or zipf(low) < 3.0
+        if (low not in missing or w != low or not w.isalpha() or low in terms or zipf(low) < common_from
                 or is_scaffold(low) or re.search(r"(?:ed|ing|ly)$", low) or before.lower() not in heads):
             continue
         phrase = f"{before.lower()} {low}"
@@ -209,10 +213,12 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
 
 
 def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
-             timings_ms: dict[str, float]) -> tuple[list[str], list[str]]:
+             timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
     """``(missing, rare)``: the content words of ``asked`` no chunk under ``filters`` has, and those
     fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.answer.coverage.term_counts`; none when
-    ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds)."""
+    ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
+    chunk has that is one edit from a word at least ``misspelt_from`` common (None:
+    ``answer.rarity.misspelt_common_above``) is a typo, not missing."""
     from clinqa.answer.answerability import misspelt_common_word
     from clinqa.answer.coverage import typo_of_stopword
 
@@ -220,7 +226,8 @@ def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
     counts = {} if unknown_terms == "ignore" else term_counts(store, asked, filters)
     timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
     # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
-    return ([t for t, n in counts.items() if n == 0 and not misspelt_common_word(t) and not typo_of_stopword(t)],
+    return ([t for t, n in counts.items()
+             if n == 0 and not misspelt_common_word(t, misspelt_from) and not typo_of_stopword(t)],
             [t for t, n in counts.items() if 0 < n < RARE_BELOW])
 
 
@@ -294,19 +301,20 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
 
     s, filters = stages.settings.answer, ev.filters
     t0 = time.perf_counter()
-    asked, repairs = (repair_question(ev.question, stages.scoped_vocabulary(filters))
+    asked, repairs = (repair_question(ev.question, stages.scoped_vocabulary(filters), s.rarity.repair_below)
                       if stages.settings.retrieval.repair_spelling else (ev.question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
     ev.calibration = stages.calibration("patient" if filters.patient_id is not None else "reference")
     vocab = stages.scoped_vocabulary(filters)
     zipf = ev.calibration.key_term_max_zipf
     ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
-                                                equivalents=synonyms.equivalents)
+                                                equivalents=synonyms.equivalents, rarity=s.rarity)
     result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
-    ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms)
-    test = KeyTermTest(asked, vocab, zipf, profile)
+    ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms,
+                                s.rarity.misspelt_common_above)
+    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
         context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
@@ -319,7 +327,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
                                        and not check.key_terms)
     context, check = deeper_context(test, asked, result.hits, context, check, s.context_chunks)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
-        check = with_unknown_compounds(check, asked, ev.missing)
+        check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
     ev.check = check
     model = stages.answer_model() if filters.patient_id is None else None
     if model is not None and context:
@@ -349,7 +357,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder, max_sentences=12,
                               min_score=-1.0, question=asked, max_hits=len(quoted), profile=ev.profile,
-                              **s.scoring.model_dump())
+                              scoring=s.scoring)
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
@@ -357,7 +365,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder, s.max_sentences,
                           s.min_sentence_score, question=asked, max_hits=len(quoted), profile=ev.profile,
-                          **s.scoring.model_dump())
+                          scoring=s.scoring)
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:

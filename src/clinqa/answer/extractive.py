@@ -81,6 +81,7 @@ from clinqa.retrieval.vocabulary import words_of
 
 if TYPE_CHECKING:
     from clinqa.answer.profile import QuestionProfile
+    from clinqa.settings import UnitScoring
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
 _FLOW = re.compile(r"^\s*(?:-{1,2}>|=>|\u2192)\s*")
@@ -393,9 +394,13 @@ _NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "p
 _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 
 
-def _condition_words(question: str, max_zipf: float = 4.5) -> set[str]:
-    """The question's words rare in general English (wordfreq Zipf < ``max_zipf``) that may name a
-    condition, lower case: "hypertension" in "What blood pressure target is recommended in hypertension?"."""
+def _condition_words(question: str, max_zipf: float | None = None) -> set[str]:
+    """The question's words rare in general English (wordfreq Zipf < ``max_zipf``; None:
+    ``answer.rarity.condition_below``) that may name a condition, lower case: "hypertension" in "What blood
+    pressure target is recommended in hypertension?"."""
+    from clinqa.answer.answerability import default_rarity
+
+    max_zipf = default_rarity().condition_below if max_zipf is None else max_zipf
     return {w for w in words_of(question.lower())
             if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
 
@@ -711,27 +716,32 @@ class Extract:
     quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
+@lru_cache(maxsize=1)
+def default_scoring() -> UnitScoring:
+    """:class:`clinqa.settings.UnitScoring` at its defaults (``answer.scoring``): what :func:`extract_answer` uses
+    when its caller passes none."""
+    from clinqa.settings import UnitScoring
+
+    return UnitScoring()
+
+
 def extract_answer(
     question_vector: np.ndarray,
     hits: list[Retrieved],
     encoder: Encoder,
     max_sentences: int = 4,
     min_score: float = 0.3,
-    unit_weight: float = 0.6,
-    max_units: int = 120,
     question: str = "",
-    lexical_weight: float = 0.3,
-    max_list_items: int = 12,
-    max_words: int = 150,
-    list_bonus: float = 0.25,
-    number_bonus: float = 0.1,
     max_hits: int = 5,
-    qualifier_bonus: float = 0.15,
-    cell_bonus: float = 0.15,
-    heading_bonus: float = 0.15,
     profile: QuestionProfile | None = None,
+    scoring: UnitScoring | None = None,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
+
+    ``scoring``: the weights and limits named in the module docstring (``unit_weight``, ``lexical_weight``,
+    ``list_bonus``, ``number_bonus``, ``qualifier_bonus``, ``cell_bonus``, ``heading_bonus``, ``max_units``,
+    ``max_list_items``, ``max_words``), :class:`clinqa.settings.UnitScoring` (``answer.scoring``; None: its
+    defaults, the one source of the values).
 
     ``question_vector``: ``(dim,)`` unit vector of the question; ``question``: its text, for the
     lexical and qualifier rules (without it, selection is by cosine alone, as before). Units come
@@ -743,6 +753,11 @@ def extract_answer(
     hits hold no quotable unit. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`
     (read here when None or of another text).
     """
+    sc = scoring or default_scoring()
+    unit_weight, lexical_weight, list_bonus, number_bonus = sc.unit_weight, sc.lexical_weight, sc.list_bonus, \
+        sc.number_bonus
+    qualifier_bonus, cell_bonus, heading_bonus = sc.qualifier_bonus, sc.cell_bonus, sc.heading_bonus
+    max_units, max_list_items, max_words = sc.max_units, sc.max_list_items, sc.max_words
     profile = _profile(question, profile)
     quals = list(profile.qualifiers)
     hits = fitting_hits(hits, question, max_hits, profile=profile)

@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from clinqa.retrieval.synonyms import Expansion
     from clinqa.retrieval.temporal import TimeIntent
     from clinqa.retrieval.vocabulary import Vocabulary
+    from clinqa.settings import WordRarity
 
 Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
 
@@ -125,19 +126,22 @@ class QuestionProfile:
     @classmethod
     def read(cls, question: str, intent: TimeIntent | None = None, vocabulary: Vocabulary | None = None,
              max_zipf: float | None = None, phrases: Iterable[str] | None = None,
-             equivalents: Callable[[str], Iterable[str]] | None = None) -> QuestionProfile:
+             equivalents: Callable[[str], Iterable[str]] | None = None,
+             rarity: WordRarity | None = None) -> QuestionProfile:
         """The profile of ``question`` (see the class docstring). ``intent``: the time intent already read for
         it. The key terms are read only when ``max_zipf`` is given, with ``vocabulary`` (spelling repair,
         corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
         and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
-        None: none). Pure function of its inputs; never raises for any string."""
+        None: none). ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure
+        function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
         text = normalize(question)
         aged = ans._AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
         verb = (lambda w: ans.verb_in(w, vocabulary)) if vocabulary is not None else None
         kinds = frozenset(ans.answer_type_words(aged, is_verb=verb))
-        dosed = frozenset(ans.dosed_words(aged))
+        rarity = rarity or ans.default_rarity()
+        dosed = frozenset(ans.dosed_words(aged, rarity.dosed_below))
         defined = tuple((d.short.lower(), d.long) for d in definitions(text))
         expansion = synonyms.expand(question)
         found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
@@ -145,7 +149,8 @@ class QuestionProfile:
         if max_zipf is not None:
             known = dict(defined)
             eq = ans._with_definitions(equivalents, known) if known else equivalents
-            terms = tuple(ans.key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed))
+            terms = tuple(ans.key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
+                                        rarity=rarity))
         return cls(
             question=question, normalized=text, wants_list=ext.wants_list(question),
             asks_number=bool(question and ext.NUMBER_QUESTION.search(question)),
@@ -155,7 +160,7 @@ class QuestionProfile:
             asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
             heading_kinds=ext.heading_kinds(question) if question else frozenset(),
             qualifiers=tuple(ext._qualifiers(question)) if question else (),
-            conditions=frozenset(ext._condition_words(question)) if question else frozenset(),
+            conditions=frozenset(ext._condition_words(question, rarity.condition_below)) if question else frozenset(),
             treatment=ans.TREATMENT_QUESTION.search(text) is not None,
             prevention=ans.PREVENTION_QUESTION.search(text) is not None,
             asked_sentence=ans.asked_sentence(text), definitions=defined, phrases=found,

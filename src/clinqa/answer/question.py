@@ -25,20 +25,23 @@ GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": 
                "κ": "kappa", "λ": "lambda", "τ": "tau", "ω": "omega"}
 
 
-def repair_question(question: str, vocab: Vocabulary) -> tuple[str, dict[str, str]]:
+def repair_question(question: str, vocab: Vocabulary, below: float | None = None) -> tuple[str, dict[str, str]]:
     """``question`` with its misspelt words replaced by the corpus words they most likely mean
     (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
 
     Only words of at least 5 letters that no passage has (American spelling tried too), that
-    are rare in general English (Zipf < 2.5: a misspelling, not another word) and that are not the
+    are rare in general English (Zipf < ``below``, ``answer.rarity.repair_below``, 2.5 by default: a
+    misspelling, not another word) and that are not the
     name of a drug by a class suffix of the synonym table (:func:`clinqa.retrieval.synonyms.
     names_a_class_member`: "dapagliflozin" is never read as "empagliflozin") are repaired, and a
     name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
     Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
     corpus lacks the word as typed and has the spelled form or each of its parts). ``vocab``: the
     corpus vocabulary (for a patient-scoped query, plus that patient's own notes)."""
-    from clinqa.answer.answerability import REPAIR_BELOW_ZIPF, fold, zipf
+    from clinqa.answer.answerability import default_rarity, fold, zipf
     from clinqa.retrieval.synonyms import names_a_class_member
+
+    below = default_rarity().repair_below if below is None else below
 
     fixes: dict[str, str] = {}
     out, last = [], 0
@@ -60,7 +63,7 @@ def repair_question(question: str, vocab: Vocabulary) -> tuple[str, dict[str, st
             last = m.end()
             continue
         if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
-                or zipf(low) >= REPAIR_BELOW_ZIPF or names_a_class_member(low)):
+                or zipf(low) >= below or names_a_class_member(low)):
             continue  # a drug's own name ("dapagliflozin" for a patient never on it) is no typo
         fixed = vocab.repair(low)
         if fixed:
