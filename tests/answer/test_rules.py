@@ -7,16 +7,18 @@ from __future__ import annotations
 import pytest
 
 from clinqa.answer.answerability import (
+    CHECK_RULES,
     DECISIVE_RULES,
     MENTION_RULES,
     DecisiveCase,
     KeyTerm,
     MentionCase,
     _passage_index,
+    check,
     is_decisive,
     mentions,
 )
-from clinqa.answer.rules import Golden, Rule, decide, names, which
+from clinqa.answer.rules import Golden, Rule, Step, decide, names, which
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize
 
@@ -79,3 +81,25 @@ def test_decide_takes_the_first_rule_that_decides() -> None:
     rules = (Rule("pass", "", lambda c: None), Rule("no", "", lambda c: False), Rule("yes", "", lambda c: True))
     assert decide(rules, 0) is False and which(rules, 0) == "no"
     assert decide(rules[:1], 0, default=True) is True and which(rules[:1], 0) is None
+
+
+def test_check_rules_are_named_once() -> None:
+    assert len({s.name for s in CHECK_RULES}) == len(CHECK_RULES)
+    assert all(s.doc and s.example.question for s in CHECK_RULES)
+
+
+@pytest.mark.parametrize("step", CHECK_RULES, ids=[s.name for s in CHECK_RULES])
+def test_check_rule_example(step: Step) -> None:
+    ex = step.example
+    a = check(ex.question, list(ex.passages), equivalents=equivalents, matcher=term_matches)
+    got = tuple(t.text if isinstance(t, KeyTerm) else t for t in getattr(a, ex.field))
+    assert got == ex.expected
+    if ex.masked:  # the passages as written mention the terms: the rule made them missing
+        by_text = {t.text: t for t in a.key_terms}
+        for text in ex.expected:
+            assert any(mentions(by_text[text], _passage_index(normalize(p)), equivalents, term_matches)
+                       for p in ex.passages), text
+    for text in ex.absent:  # no passage mentions it, yet the rule lets it pass
+        term = next(t for t in a.key_terms if t.text == text)
+        assert not any(mentions(term, _passage_index(normalize(p)), equivalents, term_matches) for p in ex.passages)
+        assert term not in a.missing

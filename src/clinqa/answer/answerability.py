@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import variants
 from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
-from clinqa.answer.rules import Golden, Rule, decide
+from clinqa.answer.rules import Example, Golden, Rule, Step, decide
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -1112,6 +1112,58 @@ def without_scope_exclusions(text: str) -> str:
         return text
     pieces = re.split(r"(?<=[.;!?])\s+|\n", text)
     return " ".join(p for p in pieces if not SCOPE_EXCLUSION.search(p))
+
+
+#: the rules :func:`check` applies to the question and its passages as a whole, in the order it applies them
+#: (its code applies them inline; this table names, documents and tests them: tests/answer/test_rules.py).
+CHECK_RULES: tuple[Step, ...] = (
+    Step("scope_exclusion",
+         "A sentence or list line saying the document does not cover something (SCOPE_EXCLUSION: 'not "
+         "covered in this guideline') is dropped before any test: a term named only there is not answered.",
+         without_scope_exclusions,
+         Example("How is Kawasaki disease treated in children?",
+                 ("Kawasaki disease is not covered in this guideline. Fever in children is common.",),
+                 "missing", ("kawasaki",), masked=True)),
+    Step("defined_otherwise",
+         "A passage that defines the question's capital abbreviation as something other than the synonym "
+         "table's expansions, and names none of them, does not mention it: 'CAP (Controlled Attenuation "
+         "Parameter)' is not community-acquired pneumonia.",
+         defined_otherwise,
+         Example("What is the first-line antibiotic for CAP?",
+                 ("CAP (Controlled Attenuation Parameter) measured by FibroScan was 280 dB/m. Antibiotic choice "
+                  "depends on the organism.",), "missing", ("cap",), masked=True)),
+    Step("prevention_frame",
+         "In a question about treating something (TREATMENT_QUESTION, not PREVENTION_QUESTION), a passage that "
+         "names it only as something to prevent (_PREVENTION_FRAME: 'to reduce the incidence of') does not "
+         "mention it (prevention_masked); such terms are listed as prevented.",
+         prevention_masked,
+         Example("What is the treatment for ventilator-associated pneumonia?",
+                 ("Early enteral feeding is used to reduce the incidence of ventilator-associated pneumonia.",),
+                 "prevented", ("ventilator-associated", "pneumonia"), masked=True)),
+    Step("alternatives",
+         "Key terms the question offers as alternatives ('heterozygous or homozygous') are one thing asked "
+         "about: a passage with one of them suffices (_alternatives).",
+         _alternatives,
+         Example("Were the patients heterozygous or homozygous for the mutation?",
+                 ("All patients were heterozygous for the mutation.",), "missing", (), absent=("homozygous",))),
+    Step("background_of_story",
+         "In a question of several sentences, the decisive terms outside the sentence that asks "
+         "(asked_sentence), populations excepted, are the patient's story: missing, they warn instead of "
+         "refusing.",
+         asked_sentence,
+         Example("My mum is 82 and has atrial fibrillation and takes metformin. What dose of apixaban should "
+                 "she be on?",
+                 ("Apixaban 5 mg twice daily is used for atrial fibrillation; 2.5 mg twice daily if two of age 80 "
+                  "or older, weight 60 kg or less.",), "background", ("atrial", "fibrillation", "metformin"))),
+    Step("treatment_apart",
+         "In a question about what to give or aim for (TREATMENT_QUESTION), two or more decisive terms each "
+         "mentioned by some passage but by none together are a neighbouring topic (Answerability.apart): "
+         "magnesium sulfate for asthma does not answer magnesium sulfate in preeclampsia.",
+         None,
+         Example("What is the dose of magnesium sulfate in preeclampsia?",
+                 ("Magnesium sulfate 2 g IV is given for acute severe asthma.",
+                  "Preeclampsia is managed by planned delivery."), "apart", ("magnesium sulfate", "preeclampsia"))),
+)
 
 
 def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,

@@ -72,3 +72,33 @@ def which(rules: Iterable[Rule[Case]], case: Case) -> str | None:
 def names(rules: Iterable[Rule[Any]]) -> list[str]:
     """The names of ``rules``, in order."""
     return [r.name for r in rules]
+
+
+@dataclass(frozen=True)
+class Example:
+    """A worked example of a passage-level rule of :func:`clinqa.answer.answerability.check`: ``question``
+    and ``passages`` go through ``check`` (with the synonym table), and its ``field`` (an attribute of
+    :class:`clinqa.answer.answerability.Answerability` holding terms or their texts: ``missing``,
+    ``prevented``, ``background``, ``apart``) must hold exactly the term texts ``expected``. ``masked``:
+    those terms are mentioned by the passages as written (:func:`clinqa.answer.answerability.mentions`),
+    so it is the rule, not their absence, that makes them missing; ``absent``: key terms that no passage
+    mentions as written, which the rule lets pass."""
+
+    question: str
+    passages: tuple[str, ...]
+    field: str
+    expected: tuple[str, ...]
+    masked: bool = False
+    absent: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Step:
+    """A named rule that :func:`clinqa.answer.answerability.check` applies to the question and its passages as
+    a whole (not one term in one passage, as a :class:`Rule`): ``name``, ``doc`` (what and why), ``applies``
+    (the function that holds its logic, where it has one of its own) and one worked :class:`Example`."""
+
+    name: str
+    doc: str
+    applies: Callable[..., Any] | None
+    example: Example
