@@ -15,7 +15,9 @@ from clinqa.answer.answerability import (
     MentionCase,
     _passage_index,
     check,
+    decisive_rule,
     is_decisive,
+    mention_rule,
     mentions,
 )
 from clinqa.answer.rules import Golden, Rule, Step, decide, names, which
@@ -48,14 +50,14 @@ def test_mention_rule_golden_case(rule: Rule) -> None:
     g = _golden(rule)
     args = _mention_args(g)
     assert mentions(*args) is g.expected
-    assert which(MENTION_RULES, MentionCase(*args)) == rule.name
+    assert mention_rule(*args) == rule.name
 
 
 @pytest.mark.parametrize("rule", DECISIVE_RULES, ids=names(DECISIVE_RULES))
 def test_decisive_rule_golden_case(rule: Rule) -> None:
     g = _golden(rule)
     assert is_decisive(g.term, g.in_corpus) is g.expected
-    assert which(DECISIVE_RULES, DecisiveCase(g.term, g.in_corpus)) == rule.name
+    assert decisive_rule(g.term, g.in_corpus) == rule.name
 
 
 def test_last_rules_always_decide() -> None:

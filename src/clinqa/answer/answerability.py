@@ -32,6 +32,11 @@ populations, quantities, abbreviations, words the corpus lacks, very specific wo
 refuses and names it; other missing terms only add a warning.
 Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
+
+The rules are data (:mod:`clinqa.answer.rules`): :data:`MENTION_RULES` (what counts as a mention),
+:data:`DECISIVE_RULES` (which missing term refuses) and :data:`CHECK_RULES` (what :func:`check` applies to
+the passages as a whole) list them by name, in order, each with a worked example that
+``tests/answer/test_rules.py`` runs; :func:`mention_rule` and :func:`decisive_rule` name the rule that fired.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import variants
 from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
-from clinqa.answer.rules import Example, Golden, Rule, Step, decide
+from clinqa.answer.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -932,6 +937,13 @@ MENTION_RULES: tuple[Rule[MentionCase], ...] = (
 )
 
 
+def mention_rule(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
+                 matcher: Callable[[str, str], bool] | None = None) -> str:
+    """The name of the rule of :data:`MENTION_RULES` that decides :func:`mentions` for these arguments
+    (``not_mentioned`` when none finds the term): which rule fired, for tests and for reading a refusal."""
+    return which(MENTION_RULES, MentionCase(term, passage, equivalents, matcher)) or "not_mentioned"
+
+
 #: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
 TREATMENT_QUESTION = re.compile(
     r"\b(?:doses?|dosing|dosage|regimens?|treat(?:ed|ment|ments|ing)?|therap(?:y|ies)|drugs?|medications?|"
@@ -1280,6 +1292,11 @@ DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
          _rare_word,
          Golden(KeyTerm("dexamethasone", "specific", "dexamethasone", typed="dexamethasone"), expected=True)),
 )
+
+
+def decisive_rule(term: KeyTerm, in_corpus: bool) -> str:
+    """The name of the rule of :data:`DECISIVE_RULES` that decides :func:`is_decisive` for these arguments."""
+    return which(DECISIVE_RULES, DecisiveCase(term, in_corpus)) or DECISIVE_RULES[-1].name
 
 
 def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
