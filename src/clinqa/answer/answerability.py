@@ -32,6 +32,11 @@ populations, quantities, abbreviations, words the corpus lacks, very specific wo
 refuses and names it; other missing terms only add a warning.
 Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
+
+The rules are data (:mod:`clinqa.answer.rules`): :data:`MENTION_RULES` (what counts as a mention),
+:data:`DECISIVE_RULES` (which missing term refuses) and :data:`CHECK_RULES` (what :func:`check` applies to
+the passages as a whole) list them by name, in order, each with a worked example that
+``tests/answer/test_rules.py`` runs; :func:`mention_rule` and :func:`decisive_rule` name the rule that fired.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import variants
 from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
+from clinqa.answer.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -624,55 +630,14 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     ``equivalents(term) -> terms`` adds synonyms (e.g. :func:`clinqa.retrieval.synonyms.equivalents`);
     ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
     (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril"). A modifier of a head of :data:`BESIDE_HEAD`
-    is mentioned only beside that head (:func:`names_with_head`)."""
-    orig, low, ws, stems = passage
-    if term.modifies in BESIDE_HEAD:  # which one: "opioid" counts in "opioid use disorder", not "opioid medications"
-        forms = {term.text, term.match, *(equivalents(term.match) if equivalents is not None else ())}
-        if not any(" " not in f and names_with_head(f.lower(), term.modifies, low) for f in forms if f):
-            return False
-    if matcher is not None and term.kind != "quantity" and matcher(term.typed or term.match, orig):
-        return True
-    if term.kind == "quantity":
-        return (re.search(r"(?<![\d.,])" + re.escape(term.match) + r"(?![\d])", low) is not None
-                or within_stated_bound(term, low))
-    if term.kind == "population":
-        cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
-    else:
-        cands = [term.match, term.text, *variants(term.match)]
-    if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
-        cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
-    if equivalents is not None:
-        for c in list(cands):
-            cands.extend(equivalents(c))
-    cands.extend(fold(c) for c in list(cands))
-    for c in dict.fromkeys(x.lower() for x in cands if x):
-        if " " in c or ("-" in c and c not in ws):
-            if re.search(r"(?<![^\W_])" + re.escape(c) + r"(?![^\W_])", low):
-                return True
-            if re.search(_phrase_pattern(c), low):  # "transcription start sites" ~ "transcription start site"
-                return True
-            parts = [p for p in re.split(r"[ -]", c) if p and p not in STOPWORDS]
-            # a hyphenated word may stand apart ("beta-blocker" ~ "beta blockers"); a phrase of several words
-            # is matched as a phrase above, never as a bag of its words ("hospital-acquired pneumonia" is
-            # not "community-acquired pneumonia ... in hospital")
-            if "-" in c and " " not in c and parts and all(p in ws or (len(p) >= 4 and stem(p) in stems)
-                                                          for p in parts):
-                return True
-            if "-" in c and " " not in c and c.replace("-", "") in ws:  # "LB-100" ~ "LB100"
-                return True
-            continue
-        if c in ws or c + "s" in ws or c + "es" in ws:  # "TSS" ~ "TSSs"
-            return True
-        if len(c) >= 4 and stem(c) in stems and term.kind != "population":
-            return True  # a population's forms are listed whole: "expectant" is not "Expected LDL reduction"
-        if len(c) >= 5 and re.search(r"(?<![^\W_])" + re.escape(c), low):  # "anticoagulant" ~ "anticoagulants"
-            return True
-        if (term.typed.isupper() and len(c) >= 3 and c.isalpha()
-                and re.search(r"(?<![^\W_])" + re.escape(c) + r"-?\d+[a-z]?(?![^\W_])", low)):
-            return True  # a family asked for by its symbol, a member named: "FGFR" ~ "FGFR3", "IL" stays 2 letters
-        if len(c) >= 8 and c.isalpha() and _split_compound(c, ws, low):
-            return True  # "tradename" ~ "trade name"
-    return term.kind == "phrase" and names_condition_untyped(term.match, low)
+    is mentioned only beside that head (:func:`names_with_head`). The rules are those of
+    :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.answer.rules.decide`)."""
+    case = MentionCase(term, passage, equivalents, matcher)
+    for rule in MENTION_RULES:  # clinqa.answer.rules.decide, inlined: this runs terms x passages times per ask
+        out = rule.test(case)
+        if out is not None:
+            return out
+    return False
 
 
 _TYPE_NUMBER = {"1": 1, "i": 1, "one": 1, "2": 2, "ii": 2, "two": 2}
@@ -762,6 +727,234 @@ def within_stated_bound(term: KeyTerm, low: str) -> bool:
         if float(m.group(1)) <= value <= float(m.group(2)):
             return True
     return False
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Mention rules (:func:`mentions`) as data: each a named :class:`clinqa.answer.rules.Rule` with one golden
+# case (tests/answer/test_rules.py runs them all through :func:`mentions`).
+
+
+class MentionCase:
+    """What a mention rule looks at: ``term``, the indexed ``passage`` (:func:`_passage_index`: ``orig``,
+    ``low``, ``ws``, ``stems``), ``equivalents`` and ``matcher`` (as given to :func:`mentions`), and the
+    forms a passage may name the term by (:attr:`forms`: read on first use, most rules never need them)."""
+
+    __slots__ = ("_forms", "equivalents", "low", "matcher", "orig", "stems", "term", "ws")
+
+    def __init__(self, term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None,
+                 matcher: Callable[[str, str], bool] | None) -> None:
+        self.term = term
+        self.orig, self.low, self.ws, self.stems = passage
+        self.equivalents = equivalents
+        self.matcher = matcher
+        self._forms: tuple[list[str], list[str]] | None = None
+
+    @property
+    def forms(self) -> tuple[list[str], list[str]]:
+        """The forms (lower case, in order, each once) a passage may name the term by, split into phrases
+        (words apart, or a hyphenated form the passage lacks as one word) and single words: a
+        population's listed forms (:data:`POPULATIONS`) or the term with its irregular plural
+        (:func:`clinqa.answer.coverage.variants`), a combination product's other spellings, their
+        synonym-table equivalents and American spellings (:func:`fold`)."""
+        if self._forms is None:
+            term = self.term
+            if term.kind == "population":
+                cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
+            else:
+                cands = [term.match, term.text, *variants(term.match)]
+            if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
+                cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
+            if self.equivalents is not None:
+                for c in list(cands):
+                    cands.extend(self.equivalents(c))
+            cands.extend(fold(c) for c in list(cands))
+            ws = self.ws
+            phrases: list[str] = []
+            words: list[str] = []
+            for c in dict.fromkeys(x.lower() for x in cands if x):
+                (phrases if " " in c or ("-" in c and c not in ws) else words).append(c)
+            self._forms = (phrases, words)
+        return self._forms
+
+
+def _beside_head(c: MentionCase) -> bool | None:
+    t = c.term
+    if t.modifies not in BESIDE_HEAD:
+        return None
+    forms = {t.text, t.match, *(c.equivalents(t.match) if c.equivalents is not None else ())}
+    return None if any(" " not in f and names_with_head(f.lower(), t.modifies, c.low) for f in forms if f) else False
+
+
+def _matcher(c: MentionCase) -> bool | None:
+    t = c.term
+    return True if c.matcher is not None and t.kind != "quantity" and c.matcher(t.typed or t.match, c.orig) else None
+
+
+def _quantity_as_written(c: MentionCase) -> bool | None:
+    return True if c.term.kind == "quantity" and re.search(
+        r"(?<![\d.,])" + re.escape(c.term.match) + r"(?![\d])", c.low) is not None else None
+
+
+def _quantity_within_bound(c: MentionCase) -> bool | None:
+    return within_stated_bound(c.term, c.low) if c.term.kind == "quantity" else None
+
+
+def _phrase_as_written(c: MentionCase) -> bool | None:
+    return True if any(re.search(r"(?<![^\W_])" + re.escape(p) + r"(?![^\W_])", c.low)
+                       for p in c.forms[0]) else None
+
+
+def _phrase_inflected(c: MentionCase) -> bool | None:
+    return True if any(re.search(_phrase_pattern(p), c.low) for p in c.forms[0]) else None
+
+
+def _hyphen_apart(c: MentionCase) -> bool | None:
+    for p in c.forms[0]:
+        if "-" in p and " " not in p:
+            parts = [x for x in re.split(r"[ -]", p) if x and x not in STOPWORDS]
+            if parts and all(x in c.ws or (len(x) >= 4 and stem(x) in c.stems) for x in parts):
+                return True
+    return None
+
+
+def _hyphen_dropped(c: MentionCase) -> bool | None:
+    return True if any("-" in p and " " not in p and p.replace("-", "") in c.ws for p in c.forms[0]) else None
+
+
+def _word_or_plural(c: MentionCase) -> bool | None:
+    ws = c.ws
+    return True if any(w in ws or w + "s" in ws or w + "es" in ws for w in c.forms[1]) else None
+
+
+def _same_stem(c: MentionCase) -> bool | None:
+    if c.term.kind == "population":
+        return None
+    return True if any(len(w) >= 4 and stem(w) in c.stems for w in c.forms[1]) else None
+
+
+def _word_prefix(c: MentionCase) -> bool | None:
+    return True if any(len(w) >= 5 and re.search(r"(?<![^\W_])" + re.escape(w), c.low) for w in c.forms[1]) else None
+
+
+def _symbol_family(c: MentionCase) -> bool | None:
+    if not c.term.typed.isupper():
+        return None
+    return True if any(len(w) >= 3 and w.isalpha() and re.search(
+        r"(?<![^\W_])" + re.escape(w) + r"-?\d+[a-z]?(?![^\W_])", c.low) for w in c.forms[1]) else None
+
+
+def _split_compound_rule(c: MentionCase) -> bool | None:
+    return True if any(len(w) >= 8 and w.isalpha() and _split_compound(w, c.ws, c.low) for w in c.forms[1]) else None
+
+
+def _condition_untyped(c: MentionCase) -> bool | None:
+    return True if c.term.kind == "phrase" and names_condition_untyped(c.term.match, c.low) else None
+
+
+#: the rules of :func:`mentions`, in the order they are tried; the first that decides (True: mentioned,
+#: False: not) wins, None passes to the next. The order matters where a rule can say no: the modifier
+#: beside its head comes first, since it vetoes mentions every later rule would accept ("opioid" in
+#: "opioid medications" for "opioid use disorder"); a quantity is decided by its own two rules before the
+#: word rules (its number is no word to stem); the form rules after them only say yes, so among them the
+#: order is cheapest and most common first, which decides which rule is named (:func:`clinqa.answer.rules.which`)
+#: but not the outcome; ``not_mentioned`` closes the table.
+MENTION_RULES: tuple[Rule[MentionCase], ...] = (
+    Rule("modifier_beside_head",
+         "A modifier of a head of BESIDE_HEAD (valve, disorder) counts only beside that head, at most two words "
+         "before it (names_with_head): which valve, which use disorder. Vetoes every later rule.",
+         _beside_head,
+         Golden(KeyTerm("opioid", "specific", "opioid", typed="opioid", modifies="disorder"),
+                "Opioid medications are used for severe pain.", False,
+                note="clinician set: opioid use disorder vs opioid analgesia")),
+    Rule("synonym_matcher",
+         "The matcher given to mentions (clinqa.retrieval.synonyms.term_matches: synonym table and drug-class "
+         "suffix rules) finds the term as typed; not for quantities.",
+         _matcher,
+         Golden(KeyTerm("ace inhibitor", "phrase", "ace inhibitor", typed="ACE inhibitor"),
+                "Start lisinopril 10 mg once daily.", True, synonyms=True)),
+    Rule("quantity_as_written",
+         "A quantity's number appears as written, not inside a longer number.",
+         _quantity_as_written,
+         Golden(KeyTerm("500 mg", "quantity", "500"), "Amoxicillin 500 mg three times a day for 5 days.", True)),
+    Rule("quantity_within_stated_bound",
+         "Otherwise a quantity is mentioned only by a bound or range in its unit that holds it "
+         "(within_stated_bound: 55 kg lies in 'body weight <= 60 kg'); else it is not mentioned.",
+         _quantity_within_bound,
+         Golden(KeyTerm("55 kg", "quantity", "55"), "If body weight ≤ 60 kg, give 2.5 mg twice daily.", True)),
+    Rule("phrase_as_written",
+         "A form of several words (or a hyphenated one the passage lacks as one word) appears as written, "
+         "between word boundaries.",
+         _phrase_as_written,
+         Golden(KeyTerm("heart failure", "phrase", "heart failure"), "In chronic heart failure, offer an ACE "
+                "inhibitor.", True)),
+    Rule("phrase_inflected",
+         "A phrase form with each word singular or plural and joined by a space or a hyphen "
+         "(_phrase_pattern): 'transcription start sites' ~ 'transcription-start site'. Never as a bag of its "
+         "words: 'hospital-acquired pneumonia' is not 'community-acquired pneumonia ... in hospital'.",
+         _phrase_inflected,
+         Golden(KeyTerm("transcription start sites", "phrase", "transcription start sites"),
+                "Reads were mapped to the transcription-start site of each gene.", True)),
+    Rule("hyphenated_apart",
+         "A hyphenated word may stand apart: each of its parts (stop words aside) is a word of the passage or "
+         "shares a Snowball stem with one ('beta-blocker' ~ 'blockers of beta receptors').",
+         _hyphen_apart,
+         Golden(KeyTerm("beta-blocker", "specific", "beta-blocker", typed="beta-blocker"),
+                "Blockers of the beta receptor reduce mortality.", True)),
+    Rule("hyphen_dropped",
+         "A hyphenated form written without its hyphen: 'LB-100' ~ 'LB100'.",
+         _hyphen_dropped,
+         Golden(KeyTerm("lb-100", "specific", "lb-100", typed="lb-100"), "Mice were given LB100 daily.", True)),
+    Rule("word_or_plural",
+         "A single-word form is a word of the passage (American spellings folded), or with -s/-es: 'TSS' ~ "
+         "'TSSs'.",
+         _word_or_plural,
+         Golden(KeyTerm("tss", "specific", "tss", typed="TSS"), "TSSs were mapped genome-wide.", True)),
+    Rule("same_stem",
+         "A single-word form of 4+ letters shares its Snowball stem (Porter 2001) with a word of the passage "
+         "('diabetes' ~ 'diabetic'); not for a population, which is matched by its own listed forms only "
+         "('expectant' is not 'Expected LDL reduction').",
+         _same_stem,
+         Golden(KeyTerm("diabetes", "specific", "diabetes", typed="diabetes"),
+                "Screen diabetic patients for retinopathy.", True)),
+    Rule("word_prefix",
+         "A single-word form of 5+ letters starts a word of the passage ('lymphoma' in 'lymphomatous').",
+         _word_prefix,
+         Golden(KeyTerm("lymphoma", "specific", "lymphoma", typed="lymphoma"),
+                "Biopsy showed lymphomatous infiltration of the marrow.", True)),
+    Rule("symbol_family",
+         "A family asked for by its symbol, typed in capitals, counts a numbered member: 'FGFR' ~ 'FGFR3' "
+         "(3+ letters: 'IL' is not 'IL6').",
+         _symbol_family,
+         Golden(KeyTerm("fgfr", "specific", "fgfr", typed="FGFR"), "Activating FGFR3 mutations cause "
+                "achondroplasia.", True)),
+    Rule("split_compound",
+         "A single word of 8+ letters that the passage writes as two words of 3+ letters, apart or hyphenated "
+         "(_split_compound): 'tradename' ~ 'trade name'.",
+         _split_compound_rule,
+         Golden(KeyTerm("tradename", "specific", "tradename", typed="tradename"),
+                "Its trade name is Herceptin.", True)),
+    Rule("condition_untyped",
+         "A typed condition phrase ('type 2 diabetes') is mentioned by a passage that names the condition "
+         "without a type and no other type of it (names_condition_untyped).",
+         _condition_untyped,
+         Golden(KeyTerm("type 2 diabetes", "phrase", "type 2 diabetes"),
+                "An A1C goal of < 7% is appropriate for many nonpregnant adults with diabetes.", True,
+                note="ADA standards: the goal applies to type 2 diabetes")),
+    Rule("not_mentioned",
+         "No rule above found the term: not mentioned.",
+         lambda c: False,
+         Golden(KeyTerm("pregnancy", "population", "pregnancy", typed="pregnant"),
+                "Expected LDL reduction with high-intensity statins is 50% or more.", False,
+                note="a population's listed form 'expectant' shares the stem of 'expected' (same_stem skips "
+                     "populations)")),
+)
+
+
+def mention_rule(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
+                 matcher: Callable[[str, str], bool] | None = None) -> str:
+    """The name of the rule of :data:`MENTION_RULES` that decides :func:`mentions` for these arguments
+    (``not_mentioned`` when none finds the term): which rule fired, for tests and for reading a refusal."""
+    return which(MENTION_RULES, MentionCase(term, passage, equivalents, matcher)) or "not_mentioned"
 
 
 #: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
@@ -948,6 +1141,58 @@ def without_scope_exclusions(text: str) -> str:
     return " ".join(p for p in pieces if not SCOPE_EXCLUSION.search(p))
 
 
+#: the rules :func:`check` applies to the question and its passages as a whole, in the order it applies them
+#: (its code applies them inline; this table names, documents and tests them: tests/answer/test_rules.py).
+CHECK_RULES: tuple[Step, ...] = (
+    Step("scope_exclusion",
+         "A sentence or list line saying the document does not cover something (SCOPE_EXCLUSION: 'not "
+         "covered in this guideline') is dropped before any test: a term named only there is not answered.",
+         without_scope_exclusions,
+         Example("How is Kawasaki disease treated in children?",
+                 ("Kawasaki disease is not covered in this guideline. Fever in children is common.",),
+                 "missing", ("kawasaki",), masked=True)),
+    Step("defined_otherwise",
+         "A passage that defines the question's capital abbreviation as something other than the synonym "
+         "table's expansions, and names none of them, does not mention it: 'CAP (Controlled Attenuation "
+         "Parameter)' is not community-acquired pneumonia.",
+         defined_otherwise,
+         Example("What is the first-line antibiotic for CAP?",
+                 ("CAP (Controlled Attenuation Parameter) measured by FibroScan was 280 dB/m. Antibiotic choice "
+                  "depends on the organism.",), "missing", ("cap",), masked=True)),
+    Step("prevention_frame",
+         "In a question about treating something (TREATMENT_QUESTION, not PREVENTION_QUESTION), a passage that "
+         "names it only as something to prevent (_PREVENTION_FRAME: 'to reduce the incidence of') does not "
+         "mention it (prevention_masked); such terms are listed as prevented.",
+         prevention_masked,
+         Example("What is the treatment for ventilator-associated pneumonia?",
+                 ("Early enteral feeding is used to reduce the incidence of ventilator-associated pneumonia.",),
+                 "prevented", ("ventilator-associated", "pneumonia"), masked=True)),
+    Step("alternatives",
+         "Key terms the question offers as alternatives ('heterozygous or homozygous') are one thing asked "
+         "about: a passage with one of them suffices (_alternatives).",
+         _alternatives,
+         Example("Were the patients heterozygous or homozygous for the mutation?",
+                 ("All patients were heterozygous for the mutation.",), "missing", (), absent=("homozygous",))),
+    Step("background_of_story",
+         "In a question of several sentences, the decisive terms outside the sentence that asks "
+         "(asked_sentence), populations excepted, are the patient's story: missing, they warn instead of "
+         "refusing.",
+         asked_sentence,
+         Example("My mum is 82 and has atrial fibrillation and takes metformin. What dose of apixaban should "
+                 "she be on?",
+                 ("Apixaban 5 mg twice daily is used for atrial fibrillation; 2.5 mg twice daily if two of age 80 "
+                  "or older, weight 60 kg or less.",), "background", ("atrial", "fibrillation", "metformin"))),
+    Step("treatment_apart",
+         "In a question about what to give or aim for (TREATMENT_QUESTION), two or more decisive terms each "
+         "mentioned by some passage but by none together are a neighbouring topic (Answerability.apart): "
+         "magnesium sulfate for asthma does not answer magnesium sulfate in preeclampsia.",
+         None,
+         Example("What is the dose of magnesium sulfate in preeclampsia?",
+                 ("Magnesium sulfate 2 g IV is given for acute severe asthma.",
+                  "Preeclampsia is managed by planned delivery."), "apart", ("magnesium sulfate", "preeclampsia"))),
+)
+
+
 def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
                       defined: dict[str, str]) -> Callable[[str], list[str]]:
     """``equivalents`` plus, for a short form the question defines (lower case -> long form), its long form."""
@@ -976,24 +1221,97 @@ def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
     ending, or a verb the corpus inflects: :attr:`KeyTerm.verb`) or an adverb ("preferentially"), or
     carries a clinical suffix (-itis, -osis, -aemia, -pathy, -ectomy ...: "meningitis", "hepatitis").
     Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
-    "characteristic", "manifestations", "molecule") that the answering snippet need not repeat."""
-    if term.kind in ("population", "quantity", "phrase") or (
-            term.typed.isupper() and len(term.typed) >= 2 and term.typed not in NOT_ABBREVIATIONS):
-        return True
-    if term.dosed:  # "What is the magnesium sulfate dose ...": the passage must name what is dosed
-        return True
-    if term.answer_type:  # "which cell organelle": the passage says "the nucleus"
-        return False
-    if _VERB_FORM.search(term.match) and zipf(term.match) >= 3.0:
-        return False  # "weighing", "treated": the question's frame, even where a small corpus lacks the form
-    if not in_corpus:
-        return True
-    if term.modifies:  # "cerebral" in "cerebral venous sinus thrombosis": which thrombosis
-        return True
-    if _CLINICAL_SUFFIX.search(term.match):  # a named condition or procedure: meningitis, hepatitis, nephropathy
-        return True
-    return (zipf(term.match) < 3.0 and not _VERB_FORM.search(term.match) and not term.verb
-            and not _ADVERB.search(term.match))
+    "characteristic", "manifestations", "molecule") that the answering snippet need not repeat.
+    The rules are those of :data:`DECISIVE_RULES`, tried in order; the first that decides wins."""
+    return decide(DECISIVE_RULES, DecisiveCase(term, in_corpus))
+
+
+@dataclass(frozen=True)
+class DecisiveCase:
+    """What a decisiveness rule looks at: the missing ``term`` and whether the corpus has it (``in_corpus``)."""
+
+    term: KeyTerm
+    in_corpus: bool
+
+
+def _always_decisive_kind(c: DecisiveCase) -> bool | None:
+    return True if c.term.kind in ("population", "quantity", "phrase") else None
+
+
+def _capital_abbreviation(c: DecisiveCase) -> bool | None:
+    typed = c.term.typed
+    return True if typed.isupper() and len(typed) >= 2 and typed not in NOT_ABBREVIATIONS else None
+
+
+def _common_verb_form(c: DecisiveCase) -> bool | None:
+    return False if _VERB_FORM.search(c.term.match) and zipf(c.term.match) >= 3.0 else None
+
+
+def _rare_word(c: DecisiveCase) -> bool | None:
+    m = c.term.match
+    return zipf(m) < 3.0 and not _VERB_FORM.search(m) and not c.term.verb and not _ADVERB.search(m)
+
+
+#: the rules of :func:`is_decisive`, in the order they are tried; the first that decides (True: decisive,
+#: False: only a warning) wins, None passes to the next. The order matters: what a missing term *is*
+#: (population, quantity, phrase, abbreviation, the dosed drug) decides before how it is used (the kind of
+#: answer asked for, a verb form of the question's frame), and both before what the corpus says of it (not
+#: in it at all) and the word's own shape (a modifier, a clinical suffix, rarity in English), which only
+#: apply to a plain specific word; ``rare_word`` closes the table and always decides.
+DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
+    Rule("population_quantity_phrase",
+         "A population, a quantity or a synonym-table phrase is always decisive (a dose for adults is no "
+         "answer for children).",
+         _always_decisive_kind,
+         Golden(KeyTerm("children", "population", "children", typed="children"), expected=True)),
+    Rule("capital_abbreviation",
+         "An abbreviation typed in capitals (2+ letters, not in NOT_ABBREVIATIONS) is decisive: 'CAP', 'PE'.",
+         _capital_abbreviation,
+         Golden(KeyTerm("cap", "specific", "cap", typed="CAP"), expected=True)),
+    Rule("dosed_drug",
+         "The thing whose dose is asked (dosed_words) is decisive, however common the word: 'What is the "
+         "magnesium sulfate dose ...'.",
+         lambda c: True if c.term.dosed else None,
+         Golden(KeyTerm("magnesium", "specific", "magnesium", typed="magnesium", dosed=True), expected=True)),
+    Rule("answer_type_word",
+         "The kind of thing asked for (answer_type_words: 'which cell organelle') is never decisive: the "
+         "passage names a member ('the nucleus').",
+         lambda c: False if c.term.answer_type else None,
+         Golden(KeyTerm("organelle", "specific", "organelle", typed="organelle", answer_type=True),
+                in_corpus=False, expected=False)),
+    Rule("common_verb_form",
+         "A word with a verb ending (-ed, -ing) of Zipf >= 3.0 is the question's frame ('weighing', "
+         "'treated'), not decisive, even where a small corpus lacks the form.",
+         _common_verb_form,
+         Golden(KeyTerm("weighing", "specific", "weighing", typed="weighing"), in_corpus=False, expected=False)),
+    Rule("not_in_corpus",
+         "A word the corpus lacks altogether is decisive ('The documents do not mention amoxicillin').",
+         lambda c: None if c.in_corpus else True,
+         Golden(KeyTerm("amoxicillin", "specific", "amoxicillin", typed="amoxicillin"), in_corpus=False,
+                expected=True)),
+    Rule("modifier_of_condition",
+         "A word that qualifies a condition or procedure word in the question (KeyTerm.modifies: 'cerebral' "
+         "in 'cerebral venous sinus thrombosis') says which one: decisive.",
+         lambda c: True if c.term.modifies else None,
+         Golden(KeyTerm("cerebral", "specific", "cerebral", typed="cerebral", modifies="thrombosis"),
+                expected=True)),
+    Rule("clinical_suffix",
+         "A word with a Greek or Latin suffix of conditions and procedures (_CLINICAL_SUFFIX: -itis, -osis, "
+         "-aemia, -pathy, -ectomy ...) names what is asked about: decisive ('meningitis', Zipf 3.1).",
+         lambda c: True if _CLINICAL_SUFFIX.search(c.term.match) else None,
+         Golden(KeyTerm("meningitis", "specific", "meningitis", typed="meningitis"), expected=True)),
+    Rule("rare_word",
+         "Otherwise decisive when very specific (wordfreq Zipf < 3.0: 'dexamethasone') and not a verb form "
+         "(ending, or KeyTerm.verb) or an adverb ('preferentially'); measured on BioASQ dev, where general "
+         "academic words (Zipf 3-4) need not be repeated by the answering snippet.",
+         _rare_word,
+         Golden(KeyTerm("dexamethasone", "specific", "dexamethasone", typed="dexamethasone"), expected=True)),
+)
+
+
+def decisive_rule(term: KeyTerm, in_corpus: bool) -> str:
+    """The name of the rule of :data:`DECISIVE_RULES` that decides :func:`is_decisive` for these arguments."""
+    return which(DECISIVE_RULES, DecisiveCase(term, in_corpus)) or DECISIVE_RULES[-1].name
 
 
 def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
