@@ -50,3 +50,11 @@ def test_config_hash_covers_the_knobs() -> None:
     cut = base.model_copy(update={"answer": base.answer.model_copy(update={"rarity": WordRarity(dosed_below=3.0)})})
     hashes = {config_hash(s, "m") for s in (base, weighted, cut)}
     assert len(hashes) == 3
+
+
+def test_decisive_below_decides_which_words_refuse() -> None:
+    from clinqa.answer.answerability import KeyTerm, is_decisive
+
+    term = KeyTerm("molecule", "specific", "molecule", typed="molecule")  # Zipf 3.67: general academic English
+    assert not is_decisive(term, True)  # 3.67 >= 3.0: a passage need not repeat it
+    assert is_decisive(term, True, 4.0)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer import answerability, assemble, extractive
+from clinqa.answer import answerability, extractive
 from clinqa.answer.answerability import check
 from clinqa.answer.assemble import NO_DOSE, NO_DURATION, missing_amount_reason
 from clinqa.answer.profile import QuestionProfile
@@ -107,8 +107,8 @@ def test_the_profile_reads_what_each_reader_read(question: str) -> None:
     assert p.asks_dose == bool(extractive.DOSE_QUESTION.search(question))
     assert p.asks_count == bool(extractive.COUNT_QUESTION.search(question))
     assert p.asks_date == bool(question and extractive.DATE_QUESTION.search(question))
-    assert p.asks_duration == bool(assemble.DURATION_QUESTION.search(question)
-                                   and not assemble.LENGTH_QUESTION.search(question))
+    assert p.asks_duration == bool(extractive.DURATION_QUESTION.search(question)
+                                   and not extractive.LENGTH_QUESTION.search(question))
     assert p.heading_kinds == (extractive.heading_kinds(question) if question else frozenset())
     assert list(p.qualifiers) == (extractive._qualifiers(question) if question else [])
     assert extractive.has_qualifiers(question) == bool(p.qualifiers)

@@ -56,7 +56,7 @@ def test_derived_unit_patterns_match_what_the_literal_ones_matched(name: str) ->
 
 
 def test_the_duration_question_reads_the_same() -> None:
-    assert assemble.DURATION_QUESTION.pattern == (r"\bhow long\b|\bduration\b|\bfor how many "
+    assert extractive.DURATION_QUESTION.pattern == (r"\bhow long\b|\bduration\b|\bfor how many "
                                                   r"(?:hours|days|weeks|months|years)\b")
 
 

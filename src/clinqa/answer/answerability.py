@@ -61,7 +61,7 @@ from clinqa.text.words import WORD, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
-    from clinqa.answer.profile import QuestionProfile
+    from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import WordRarity
 
 #: population words and their equivalents in passages (each group counts as one key term)
@@ -229,7 +229,8 @@ class Answerability:
     that the passages name only as something to prevent, in a question about treating it
     (:func:`prevention_masked`). ``background``: in a question of several sentences, the key terms
     (their text) outside the sentence that asks (:func:`asked_sentence`), populations excepted: the
-    patient's story; missing, they warn instead of refusing."""
+    patient's story; missing, they warn instead of refusing. ``decisive_below``: the Zipf cut of
+    :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -240,6 +241,7 @@ class Answerability:
     covered: dict[str, list[int]] = field(default_factory=dict)
     prevented: list[str] = field(default_factory=list)
     background: list[str] = field(default_factory=list)
+    decisive_below: float | None = None
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -248,7 +250,7 @@ class Answerability:
         question's key terms, every one of them is decisive, even the kind of thing asked for: "What
         injuries did the patient have from the fall?" is not answered from a note that never mentions an
         injury (the key-term test found only "injuries"; "fall" is common English)."""
-        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False))
+        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False), self.decisive_below)
                and t.text not in self.background]
         if not out and self.missing and len(self.missing) == len(self.key_terms):
             return list(self.missing)
@@ -964,23 +966,87 @@ TREATMENT_QUESTION = re.compile(
     re.IGNORECASE)
 
 
+def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
+    """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
+    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
+    term of kind ``phrase``."""
+    from clinqa.retrieval import synonyms
+
+    found = synonyms.expand(question) if expansion is None else expansion
+    return tuple(p for p in found.added if " " in p or "-" in p)
+
+
+@dataclass(frozen=True)
+class TermsRead:
+    """What the key-term test reads of a question, read once (:func:`read_terms`). The question profile
+    (:class:`clinqa.answer.profile.QuestionProfile`) is one, with more fields; its docstring describes each.
+
+    ``question``: as given; ``normalized``: it through :func:`clinqa.text.unicode.normalize`, which the rest is
+    read from (a patient's age left out of ``answer_types`` and ``dosed``); ``treatment`` /
+    ``prevention``: :data:`TREATMENT_QUESTION` / :data:`PREVENTION_QUESTION`; ``asked_sentence``:
+    :func:`asked_sentence`; ``definitions``: ``(short form lower case, long form)`` pairs it defines;
+    ``phrases``: the synonym table's phrases (:func:`synonym_phrases`); ``answer_types``:
+    :func:`answer_type_words`; ``dosed``: :func:`dosed_words`; ``key_terms``: :func:`key_terms` (None when read
+    without ``max_zipf``)."""
+
+    question: str
+    normalized: str
+    treatment: bool
+    prevention: bool
+    asked_sentence: str
+    definitions: tuple[tuple[str, str], ...]
+    phrases: tuple[str, ...]
+    answer_types: frozenset[str]
+    dosed: frozenset[str]
+    key_terms: tuple[KeyTerm, ...] | None
+
+    def reads(self, question: str) -> bool:
+        """Was this read from ``question`` (the same text)?"""
+        return self.question == question
+
+
+def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
+               phrases: Iterable[str] | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
+               rarity: WordRarity | None = None, expansion: Expansion | None = None) -> TermsRead:
+    """:class:`TermsRead` of ``question``. The key terms are read only when ``max_zipf`` is given, with
+    ``vocabulary`` (spelling repair, corpus verbs; None: neither), ``phrases`` (None: the synonym table's,
+    :func:`synonym_phrases` of ``expansion``) and ``equivalents`` (the question's own definitions added);
+    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
+    inputs; never raises for any string."""
+    text = normalize(question)
+    aged = _AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
+    verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
+    kinds = frozenset(answer_type_words(aged, is_verb=verb))
+    rarity = rarity or default_rarity()
+    dosed = frozenset(dosed_words(aged, rarity.dosed_below))
+    defined = tuple((d.short.lower(), d.long) for d in definitions(text))
+    found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
+    terms = None
+    if max_zipf is not None:
+        known = dict(defined)
+        eq = _with_definitions(equivalents, known) if known else equivalents
+        terms = tuple(key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
+                                rarity=rarity))
+    return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
+                     prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
+                     definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms)
+
+
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
-          matcher: Callable[[str, str], bool] | None = None, profile: QuestionProfile | None = None,
+          matcher: Callable[[str, str], bool] | None = None, profile: TermsRead | None = None,
           rarity: WordRarity | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
-    them. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`, read with the same
+    them. ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
+    :class:`clinqa.answer.profile.QuestionProfile`), read with the same
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
     or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
     Pure function of its inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
-        from clinqa.answer.profile import QuestionProfile
-
-        profile = QuestionProfile.read(question, vocabulary=vocabulary, max_zipf=max_zipf, phrases=phrases,
-                                       equivalents=equivalents, rarity=rarity)
+        profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
     assert profile.key_terms is not None
     question = profile.normalized
     passages = [without_scope_exclusions(normalize(p)) for p in passages]
@@ -1016,8 +1082,9 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
 
     complete = [j for j in range(len(idx)) if covers(j, by_text)] if terms else []
     decisive: list[str] = []
+    below = rarity.decisive_below if rarity is not None else None
     for t in terms:  # alternatives ("colchicine or ibuprofen") are one thing asked about
-        if is_decisive(t, True) and not alternatives.get(t.text, set()) & set(decisive):
+        if is_decisive(t, True, below) and not alternatives.get(t.text, set()) & set(decisive):
             decisive.append(t.text)
     slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
     groups = {t.text for t in terms if t.kind == "population"}
@@ -1052,7 +1119,8 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
                          [t.text for t in missing if t.text in prevented],
                          [t.text for t in terms if t.text in background or (
-                             background and t.text not in decisive and not is_decisive(t, True))])
+                             background and t.text not in decisive and not is_decisive(t, True, below))],
+                         below)
 
 
 def asked_sentence(question: str) -> str:
@@ -1213,25 +1281,29 @@ _ADVERB = re.compile(r"(?:ally|ively|ently|antly|ously|ably|ibly|edly|ingly|arly
 _CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
 
-def is_decisive(term: KeyTerm, in_corpus: bool) -> bool:
+def is_decisive(term: KeyTerm, in_corpus: bool, below: float | None = None) -> bool:
     """Does missing ``term`` make the question unanswerable? Always for a population, a quantity,
     a synonym-table phrase and a capital abbreviation; for a word the corpus lacks altogether ("The
     documents do not mention amoxicillin"); and for a word the corpus has elsewhere only when it is
-    very specific (wordfreq Zipf < 3.0: a drug or condition, "dexamethasone") and not a verb form (by its
+    very specific (wordfreq Zipf < ``below``, ``answer.rarity.decisive_below``, 3.0 by default: a drug or
+    condition, "dexamethasone") and not a verb form (by its
     ending, or a verb the corpus inflects: :attr:`KeyTerm.verb`) or an adverb ("preferentially"), or
     carries a clinical suffix (-itis, -osis, -aemia, -pathy, -ectomy ...: "meningitis", "hepatitis").
     Measured on BioASQ dev: scientific questions are full of general academic words (Zipf 3-4:
     "characteristic", "manifestations", "molecule") that the answering snippet need not repeat.
     The rules are those of :data:`DECISIVE_RULES`, tried in order; the first that decides wins."""
-    return decide(DECISIVE_RULES, DecisiveCase(term, in_corpus))
+    return decide(DECISIVE_RULES, DecisiveCase(term, in_corpus,
+                                               default_rarity().decisive_below if below is None else below))
 
 
 @dataclass(frozen=True)
 class DecisiveCase:
-    """What a decisiveness rule looks at: the missing ``term`` and whether the corpus has it (``in_corpus``)."""
+    """What a decisiveness rule looks at: the missing ``term``, whether the corpus has it (``in_corpus``) and the
+    general-English Zipf cut below which a word is specific (``below``: ``answer.rarity.decisive_below``)."""
 
     term: KeyTerm
     in_corpus: bool
+    below: float = field(default_factory=lambda: default_rarity().decisive_below)
 
 
 def _always_decisive_kind(c: DecisiveCase) -> bool | None:
@@ -1244,12 +1316,12 @@ def _capital_abbreviation(c: DecisiveCase) -> bool | None:
 
 
 def _common_verb_form(c: DecisiveCase) -> bool | None:
-    return False if _VERB_FORM.search(c.term.match) and zipf(c.term.match) >= 3.0 else None
+    return False if _VERB_FORM.search(c.term.match) and zipf(c.term.match) >= c.below else None
 
 
 def _rare_word(c: DecisiveCase) -> bool | None:
     m = c.term.match
-    return zipf(m) < 3.0 and not _VERB_FORM.search(m) and not c.term.verb and not _ADVERB.search(m)
+    return zipf(m) < c.below and not _VERB_FORM.search(m) and not c.term.verb and not _ADVERB.search(m)
 
 
 #: the rules of :func:`is_decisive`, in the order they are tried; the first that decides (True: decisive,

@@ -45,8 +45,7 @@ from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
-    from clinqa.answer.extractive import Extract
-    from clinqa.answer.profile import QuestionProfile
+    from clinqa.answer.extractive import AsksRead, Extract
     from clinqa.retrieval.temporal import TimeIntent
 
 NOT_COVERED = "The documents do not cover this question."
@@ -303,22 +302,22 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def missing_amount_reason(question: str, text: str, profile: QuestionProfile | None = None) -> str:
+def missing_amount_reason(question: str, text: str, profile: AsksRead | None = None) -> str:
     """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
     quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.answer.extractive.DOSE_AMOUNT`:
     "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
-    :data:`NO_DOSE`; when a question of how long (:data:`DURATION_QUESTION`) is answered without a duration
+    :data:`NO_DOSE`; when a question of how long (:data:`clinqa.answer.extractive.DURATION_QUESTION`) is
+    answered without a duration
     (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
-    ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile` (read here when None or read
-    from another text, e.g. the question after spelling repair)."""
-    from clinqa.answer.extractive import DOSE_AMOUNT
+    ``profile``: what was read of the question (:class:`clinqa.answer.extractive.AsksRead`, e.g. its
+    :class:`clinqa.answer.profile.QuestionProfile`; read here when None or read from another text, e.g. the
+    question after spelling repair)."""
+    from clinqa.answer.extractive import DOSE_AMOUNT, read_asks
 
     if not text:
         return ""
     if profile is None or not profile.reads(question):
-        from clinqa.answer.profile import QuestionProfile
-
-        profile = QuestionProfile.read(question)
+        profile = read_asks(question)
     if profile.asks_duration and not DURATION.search(text):
         return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
     if not profile.asks_dose or profile.asks_count or DOSE_AMOUNT.search(text):
@@ -326,12 +325,6 @@ def missing_amount_reason(question: str, text: str, profile: QuestionProfile | N
     return NO_DOSE
 
 
-#: "How long in bp is PAR2?": a length, not a time
-LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
-                             re.IGNORECASE)
-#: a question asking how long something lasts or goes on
-DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
-                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
 #: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
 DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"

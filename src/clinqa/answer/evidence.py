@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.answer.answerability import Answerability
+from clinqa.answer.answerability import Answerability, synonym_phrases
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.coverage import RARE_BELOW, term_counts
 from clinqa.answer.extractive import (
@@ -25,7 +25,7 @@ from clinqa.answer.extractive import (
     with_siblings,
 )
 from clinqa.answer.injection import is_suspicious, may_hold_suspicious
-from clinqa.answer.profile import QuestionProfile, synonym_phrases
+from clinqa.answer.profile import QuestionProfile
 
 if TYPE_CHECKING:
     import numpy as np

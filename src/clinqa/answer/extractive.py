@@ -80,7 +80,7 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 
 if TYPE_CHECKING:
-    from clinqa.answer.profile import QuestionProfile
+    from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import UnitScoring
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -139,6 +139,12 @@ _DATE = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.,]*\d)"
                    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d", re.IGNORECASE)
 #: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
 COUNT_QUESTION = re.compile(r"\bhow many\b", re.IGNORECASE)
+#: "How long in bp is PAR2?": a length, not a time
+LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
+                             re.IGNORECASE)
+#: a question asking how long something lasts or goes on
+DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
+                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 
 #: qualifier -> the words that state its opposite (in a heading or label)
 OPPOSITES: dict[str, tuple[str, ...]] = {
@@ -461,7 +467,7 @@ def wants_list(question: str) -> bool:
 
 
 def with_siblings(hits: Sequence[Retrieved], question: str,
-                  fetch: Callable[[list[str]], list[Chunk]], profile: QuestionProfile | None = None) -> list[Retrieved]:
+                  fetch: Callable[[list[str]], list[Chunk]], profile: AsksRead | None = None) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
@@ -472,8 +478,9 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
-    auto-merging retriever merges child chunks into their parent). ``profile``: the question's
-    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
+    auto-merging retriever merges child chunks into their parent). ``profile``: what was read of the
+    question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
+    of another text)."""
     hits = list(hits)
     profile = _profile(question, profile)
     listing = profile.wants_list
@@ -540,14 +547,15 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
                     names: Callable[[Retrieved], bool] = lambda h: True,
-                    profile: QuestionProfile | None = None) -> list[Retrieved]:
+                    profile: AsksRead | None = None) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
     limitations and administration notes) and that ``names`` accepts (it names what the question is about),
     when no passage of ``context`` has such a heading. The hits are not re-ranked: the added one comes last.
-    Unchanged when the question asks for no such kind. ``profile``: the question's
-    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
+    Unchanged when the question asks for no such kind. ``profile``: what was read of the
+    question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
+    of another text)."""
     kinds = _profile(question, profile).heading_kinds
     if not kinds or any(filed_under(h.chunk, kinds) for h in context):
         return context
@@ -557,13 +565,63 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     return context if extra is None else [*context, extra]
 
 
-def _profile(question: str, profile: QuestionProfile | None) -> QuestionProfile:
-    """``profile`` when it was read from ``question``, else the profile of ``question`` (no key terms)."""
+Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class AsksRead:
+    """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
+    The question profile (:class:`clinqa.answer.profile.QuestionProfile`) is one, with more fields; its
+    docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
+    ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
+    :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
+    (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``heading_kinds`` (:func:`heading_kinds`),
+    ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
+    ``conditions`` (words that may name a condition: :func:`names_subtype`) and ``aliases`` (the terms the
+    synonym table adds for the phrases it found, in order)."""
+
+    question: str
+    wants_list: bool
+    asks_number: bool
+    asks_dose: bool
+    asks_count: bool
+    asks_date: bool
+    asks_duration: bool
+    heading_kinds: frozenset[str]
+    qualifiers: tuple[Qualifier, ...]
+    conditions: frozenset[str]
+    aliases: tuple[str, ...]
+
+    def reads(self, question: str) -> bool:
+        """Was this read from ``question`` (the same text)?"""
+        return self.question == question
+
+
+def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
+    """:class:`AsksRead` of ``question``; ``expansion``: its synonym expansion when already made
+    (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``: ``answer.rarity.condition_below`` (None: the
+    default). Pure function of its inputs; never raises for any string."""
+    from clinqa.retrieval import synonyms
+
+    expansion = synonyms.expand(question) if expansion is None else expansion
+    return AsksRead(
+        question=question, wants_list=wants_list(question),
+        asks_number=bool(question and NUMBER_QUESTION.search(question)),
+        asks_dose=DOSE_QUESTION.search(question) is not None,
+        asks_count=COUNT_QUESTION.search(question) is not None,
+        asks_date=bool(question and DATE_QUESTION.search(question)),
+        asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
+        heading_kinds=heading_kinds(question) if question else frozenset(),
+        qualifiers=tuple(_qualifiers(question)) if question else (),
+        conditions=frozenset(_condition_words(question, condition_below)) if question else frozenset(),
+        aliases=tuple(t for ts in expansion.added.values() for t in ts))
+
+
+def _profile(question: str, profile: AsksRead | None) -> AsksRead:
+    """``profile`` when it was read from ``question``, else what is read of ``question`` here (:func:`read_asks`)."""
     if profile is not None and profile.reads(question):
         return profile
-    from clinqa.answer.profile import QuestionProfile
-
-    return QuestionProfile.read(question)
+    return read_asks(question)
 
 
 def has_qualifiers(question: str) -> bool:
@@ -573,7 +631,7 @@ def has_qualifiers(question: str) -> bool:
 
 
 def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True,
-                 profile: QuestionProfile | None = None) -> list[Retrieved]:
+                 profile: AsksRead | None = None) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities"), then, of those, the ones whose section path names no subtype of a condition
@@ -581,7 +639,8 @@ def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: boo
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
     The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``profile``: the
-    question's :class:`clinqa.answer.profile.QuestionProfile` (read here when None or of another text)."""
+    question's :class:`AsksRead` (e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
+    of another text)."""
     profile = _profile(question, profile)
     quals = list(profile.qualifiers)
     hits = list(hits)
@@ -733,7 +792,7 @@ def extract_answer(
     min_score: float = 0.3,
     question: str = "",
     max_hits: int = 5,
-    profile: QuestionProfile | None = None,
+    profile: AsksRead | None = None,
     scoring: UnitScoring | None = None,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
@@ -750,7 +809,7 @@ def extract_answer(
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. A unit whose passage's last heading names the kind of answer asked for
     (:func:`heading_kinds`: "Dosing" for a dose) gains ``heading_bonus``. Returns an empty text when the
-    hits hold no quotable unit. ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile`
+    hits hold no quotable unit. ``profile``: the question's :class:`AsksRead` (its profile)
     (read here when None or of another text).
     """
     sc = scoring or default_scoring()

@@ -16,39 +16,26 @@ DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.answer.qu
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from clinqa.answer import answerability as ans
 from clinqa.answer import extractive as ext
-from clinqa.answer.assemble import DURATION_QUESTION, LENGTH_QUESTION
+from clinqa.answer.answerability import TermsRead, synonym_phrases
+from clinqa.answer.extractive import AsksRead, Qualifier
 from clinqa.answer.quantities import UNITS
-from clinqa.text.abbreviations import definitions
-from clinqa.text.unicode import normalize
 from clinqa.text.words import WORD
 
 if TYPE_CHECKING:
-    from clinqa.answer.answerability import KeyTerm
-    from clinqa.retrieval.synonyms import Expansion
     from clinqa.retrieval.temporal import TimeIntent
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import WordRarity
 
-Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
-
-
-def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
-    """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
-    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
-    term of kind ``phrase``."""
-    from clinqa.retrieval import synonyms
-
-    found = synonyms.expand(question) if expansion is None else expansion
-    return tuple(p for p in found.added if " " in p or "-" in p)
+__all__ = ["Qualifier", "QuestionProfile", "synonym_phrases"]
 
 
 @dataclass(frozen=True)
-class QuestionProfile:
+class QuestionProfile(TermsRead, AsksRead):
     """What one question asks for, read from its text once (:meth:`read`).
 
     Read from ``question`` as given (in ``ask``: after spelling repair), as the passage choice and the
@@ -98,28 +85,8 @@ class QuestionProfile:
     ``time_intent``: the time intent read for the question (:class:`clinqa.retrieval.temporal.TimeIntent`;
     None when not given). ``max_zipf``: the general-English frequency cut the key terms were read with."""
 
-    question: str
-    normalized: str
-    wants_list: bool
-    asks_number: bool
-    asks_dose: bool
-    asks_count: bool
-    asks_date: bool
-    asks_duration: bool
-    heading_kinds: frozenset[str]
-    qualifiers: tuple[Qualifier, ...]
-    conditions: frozenset[str]
-    treatment: bool
-    prevention: bool
-    asked_sentence: str
-    definitions: tuple[tuple[str, str], ...]
-    phrases: tuple[str, ...]
-    aliases: tuple[str, ...]
-    answer_types: frozenset[str]
-    dosed: frozenset[str]
     populations: tuple[str, ...]
     quantities: tuple[tuple[str, str], ...]
-    key_terms: tuple[KeyTerm, ...] | None = None
     time_intent: TimeIntent | None = None
     max_zipf: float | None = None
 
@@ -136,37 +103,14 @@ class QuestionProfile:
         function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
-        text = normalize(question)
-        aged = ans._AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
-        verb = (lambda w: ans.verb_in(w, vocabulary)) if vocabulary is not None else None
-        kinds = frozenset(ans.answer_type_words(aged, is_verb=verb))
         rarity = rarity or ans.default_rarity()
-        dosed = frozenset(ans.dosed_words(aged, rarity.dosed_below))
-        defined = tuple((d.short.lower(), d.long) for d in definitions(text))
         expansion = synonyms.expand(question)
-        found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
-        terms = None
-        if max_zipf is not None:
-            known = dict(defined)
-            eq = ans._with_definitions(equivalents, known) if known else equivalents
-            terms = tuple(ans.key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
-                                        rarity=rarity))
-        return cls(
-            question=question, normalized=text, wants_list=ext.wants_list(question),
-            asks_number=bool(question and ext.NUMBER_QUESTION.search(question)),
-            asks_dose=ext.DOSE_QUESTION.search(question) is not None,
-            asks_count=ext.COUNT_QUESTION.search(question) is not None,
-            asks_date=bool(question and ext.DATE_QUESTION.search(question)),
-            asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
-            heading_kinds=ext.heading_kinds(question) if question else frozenset(),
-            qualifiers=tuple(ext._qualifiers(question)) if question else (),
-            conditions=frozenset(ext._condition_words(question, rarity.condition_below)) if question else frozenset(),
-            treatment=ans.TREATMENT_QUESTION.search(text) is not None,
-            prevention=ans.PREVENTION_QUESTION.search(text) is not None,
-            asked_sentence=ans.asked_sentence(text), definitions=defined, phrases=found,
-            aliases=tuple(t for ts in expansion.added.values() for t in ts), answer_types=kinds,
-            dosed=dosed, populations=_populations(aged, kinds), quantities=_quantities(aged), key_terms=terms,
-            time_intent=intent, max_zipf=max_zipf)
+        terms = ans.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
+        asks = ext.read_asks(question, expansion, rarity.condition_below)
+        aged = ans._AGE.sub(" ", terms.normalized)  # a patient's age is context (as key_terms reads the question)
+        read = {f.name: getattr(part, f.name) for part in (terms, asks) for f in fields(part)}
+        return cls(**read, populations=_populations(aged, terms.answer_types), quantities=_quantities(aged),
+                   time_intent=intent, max_zipf=max_zipf)
 
     def reads(self, question: str) -> bool:
         """Was this profile read from ``question`` (the same text)?"""
