@@ -67,8 +67,10 @@ def test_dry_run_screens_as_the_ingest_does(tmp_path: Path) -> None:
     root = _corpus(tmp_path / "c")
     again = {"patient_id": "p1", "note_id": "n1", "note_type": "progress", "date": "2023-05-01", "text": "INR 3.0."}
     (root / "sub" / "more.jsonl").write_text(json.dumps(again) + "\n")
-    est = json.loads(CliRunner().invoke(app, ["ingest", str(root), "--dry-run", "--json", "--data-dir",
-                                              str(tmp_path / "d1")]).output)
+    dry = CliRunner().invoke(app, ["ingest", str(root), "--dry-run", "--json", "--data-dir", str(tmp_path / "d1")])
+    assert dry.exit_code == 1  # a file would fail: the dry run exits as the ingest does
+    est = json.loads(dry.output)
+    assert [f[0] for f in est["failed_files"]] == [str(root / "sub" / "more.jsonl")]
     r = CliRunner().invoke(app, ["ingest", str(root), "--json", "--data-dir", str(tmp_path / "d2")])
     report = json.loads(r.output[r.output.index("{"):])
     assert (est["documents"], est["failed"]) == (report["documents"], len(report["failed"])) == (5, 1)

@@ -139,7 +139,7 @@ def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample
     exact); a seeded uniform sample of ``sample`` changed documents (reservoir sampling,
     Vitter 1985) is chunked and embedded cold (answer units included, as configured) into a throw-away
     in-memory cache. Returns a JSON-ready dict: ``documents`` (to ingest), ``unchanged``, ``failed``,
-    ``skipped``, ``parse_seconds``, ``sample_documents``, ``sample_chunks``, ``sample_seconds``,
+    ``failed_files`` (``[path, reason]`` of each failure, as the ingest would report it), ``skipped``, ``parse_seconds``, ``sample_documents``, ``sample_chunks``, ``sample_seconds``,
     ``chunks_per_second``, ``estimated_chunks`` and ``estimated_seconds`` (parse time plus the estimated
     chunks at the sample's rate; store writes, ~1% of an ingest, are left out). A cold estimate: vectors
     already in the embedding cache would make the real run faster."""
@@ -178,7 +178,8 @@ def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample
     sample_s = time.perf_counter() - t1
     rate = len(chunks) / sample_s if sample_s > 0 else 0.0
     est_chunks = round(len(chunks) / len(picked) * counts["documents"]) if picked else 0
-    return {**counts, "parse_seconds": round(parse_s, 2), "sample_documents": len(picked),
+    return {**counts, "failed_files": [[str(p), r] for p, r in report.failed],
+            "parse_seconds": round(parse_s, 2), "sample_documents": len(picked),
             "sample_chunks": len(chunks), "sample_seconds": round(sample_s, 2),
             "chunks_per_second": round(rate, 2), "estimated_chunks": est_chunks,
             "estimated_seconds": round(parse_s + (est_chunks / rate if rate else 0.0), 1)}

@@ -48,6 +48,11 @@ def ingest(
 
             est = estimate(pipe, paths, format=format, sample=sample)
             typer.echo(json.dumps(est, indent=2) if as_json else render.estimate_lines(est))
+            if not as_json:  # each failure named, as the ingest names it (in --json: failed_files)
+                for path, reason in est["failed_files"]:
+                    typer.echo(f"error: {path}: {reason}", err=True)
+            if est["failed_files"]:
+                raise typer.Exit(1)  # as the ingest itself would exit
             return
         if ray or ray_address:
             from clinqa.ingest_ray import ingest_ray
