@@ -139,7 +139,8 @@ def estimate(pipe: Any, paths: Sequence[Path], format: str | None = None, sample
     exact); a seeded uniform sample of ``sample`` changed documents (reservoir sampling,
     Vitter 1985) is chunked and embedded cold (answer units included, as configured) into a throw-away
     in-memory cache. Returns a JSON-ready dict: ``documents`` (to ingest), ``unchanged``, ``failed``,
-    ``failed_files`` (``[path, reason]`` of each failure, as the ingest would report it), ``skipped``, ``parse_seconds``, ``sample_documents``, ``sample_chunks``, ``sample_seconds``,
+    ``failed_files`` (``[path, reason]`` of each failure, as the ingest would report it), ``skipped``,
+    ``parse_seconds``, ``sample_documents``, ``sample_chunks``, ``sample_seconds``,
     ``chunks_per_second``, ``estimated_chunks`` and ``estimated_seconds`` (parse time plus the estimated
     chunks at the sample's rate; store writes, ~1% of an ingest, are left out). A cold estimate: vectors
     already in the embedding cache would make the real run faster."""
