@@ -822,3 +822,14 @@ def test_the_kind_of_answer_asked_for_is_no_unknown_compound():
     q = "What serum urate target should allopurinol be titrated to in gout?"
     a = check(q, ["Allopurinol: titrate to serum urate < 6 mg/dL in gout."])
     assert with_unknown_compounds(a, q, ["target"]).decisive == []
+
+
+def test_a_population_apart_from_the_drug_refuses_whatever_is_asked() -> None:
+    """'Is allopurinol safe in pregnancy?' is no treatment question, yet passages naming allopurinol and pregnancy
+    only apart do not answer it; without a population among the decisive terms the rule stays with treatment
+    questions (a new user's case: asthma drugs safe in pregnancy were quoted beside allopurinol for gout)."""
+    gout = "Allopurinol is started at 100 mg daily and titrated to the urate target."
+    asthma = "Inhaled corticosteroids are considered safe during pregnancy."
+    assert check("Is allopurinol safe in pregnancy?", [gout, asthma]).apart == ["allopurinol", "pregnancy"]
+    assert check("Is allopurinol safe in pregnancy?", [gout + " It is avoided in pregnancy."]).apart == []
+    assert check("Is allopurinol safe with colchicine?", [gout, "Colchicine is given for flares."]).apart == []

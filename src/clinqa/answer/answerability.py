@@ -223,10 +223,11 @@ class Answerability:
     4 of 200 BioASQ dev answers lost their exact answer); empty when the question has no such term or
     no passage qualifies. ``apart``: the decisive terms when there are two or more, every key term is
     mentioned by some passage, no passage qualifies for ``focused`` and the question asks what to give
-    or aim for (:data:`TREATMENT_QUESTION`): the passages speak of each, never of them together (a
-    neighbouring topic). ``covered``: per key term (its text), the indices of the passages that mention it
-    or one of its alternatives ("dominant or recessive"). ``prevented``: the missing terms (their text)
-    that the passages name only as something to prevent, in a question about treating it
+    or aim for (:data:`TREATMENT_QUESTION`) or one of the decisive terms is a population: the passages speak
+    of each, never of them together (a neighbouring topic). ``covered``: per key term (its text), the
+    indices of the passages that mention it or one of its alternatives ("dominant or recessive").
+    ``prevented``: the missing terms (their text) that the passages name only as something to prevent, in a
+    question about treating it
     (:func:`prevention_masked`). ``background``: in a question of several sentences, the key terms
     (their text) outside the sentence that asks (:func:`asked_sentence`), populations excepted: the
     patient's story; missing, they warn instead of refusing. ``decisive_below``: the Zipf cut of
@@ -1113,8 +1114,13 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     # each decisive term is in some passage, but no passage has them together: a neighbouring topic
     # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
     # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
-    # treatment, a target): on BioASQ dev it refused 3 scientific questions, 2 answered right before
-    apart = decisive if (len(decisive) >= 2 and not focused and not missing and profile.treatment) else []
+    # treatment, a target): on BioASQ dev it refused 3 scientific questions, 2 answered right before; and
+    # whatever is asked, when a decisive term is a population: "Is allopurinol safe in pregnancy?" is not
+    # answered by asthma drugs that are safe in pregnancy beside allopurinol for gout (found by a new user;
+    # no answer of the clinician, held-out, vignette, BioASQ, notes or refusal sets changed)
+    populations = {t.text for t in terms if t.kind == "population"}
+    apart = decisive if (len(decisive) >= 2 and not focused and not missing
+                         and (profile.treatment or bool(populations & set(decisive)))) else []
     covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
                          [t.text for t in missing if t.text in prevented],
@@ -1258,6 +1264,15 @@ CHECK_RULES: tuple[Step, ...] = (
          Example("What is the dose of magnesium sulfate in preeclampsia?",
                  ("Magnesium sulfate 2 g IV is given for acute severe asthma.",
                   "Preeclampsia is managed by planned delivery."), "apart", ("magnesium sulfate", "preeclampsia"))),
+    Step("population_apart",
+         "Whatever is asked, two or more decisive terms of which one is a population (pregnancy, children ...), "
+         "each mentioned by some passage but by none together, are a neighbouring topic too (Answerability.apart): "
+         "asthma drugs safe in pregnancy beside allopurinol for gout do not answer allopurinol in pregnancy.",
+         None,
+         Example("Is allopurinol safe in pregnancy?",
+                 ("Allopurinol is started at 100 mg daily and titrated to the urate target.",
+                  "Inhaled corticosteroids are considered safe during pregnancy."), "apart",
+                 ("allopurinol", "pregnancy"))),
 )
 
 

@@ -23,7 +23,8 @@ The order, and why (each phase runs when its evidence exists):
        (the calibrated support threshold). Before the key-term refusals, which may still refuse it.
     5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
        mentions refuses, final, also when the gate refused (its sentence is the better reason).
-    6. ``apart``: the decisive terms only in separate passages of a treatment question refuses, final.
+    6. ``apart``: the decisive terms only in separate passages of a treatment question, or of any question
+       when one of them is a population ("allopurinol" and "pregnancy"), refuses, final.
     7. ``answer_model``: the learned answer model (:mod:`clinqa.answer.answer_model`, ``answer.answer_model``)
        finds that none of the first quotable passages answers: refuse, final. After the lexical steps, whose
        sentences name what is missing and are the better reason when they apply.
