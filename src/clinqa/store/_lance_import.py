@@ -14,35 +14,16 @@ is lost, only deferred. ``clinqa.store`` imports this module first, so it is don
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from typing import Any
+from clinqa.deferred_import import defer_init
 
 PACKAGE = "lance_namespace_urllib3_client"
 
 
 def defer_rest_client() -> bool:
-    """Register :data:`PACKAGE` so its ``__init__`` runs on first attribute access; returns True when
-    done, False when it is already imported or not installed (then nothing changes). Call before
-    ``import lancedb``."""
-    if PACKAGE in sys.modules:
-        return False
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        return False
-    module = importlib.util.module_from_spec(spec)
-    state = {"loaded": False}
-
-    def __getattr__(name: str) -> Any:  # PEP 562: only called for names not (yet) in the module
-        if name.startswith("__") or state["loaded"]:
-            raise AttributeError(f"module {PACKAGE!r} has no attribute {name!r}")
-        state["loaded"] = True
-        spec.loader.exec_module(module)  # the real __init__, in this same module object
-        return getattr(module, name)
-
-    module.__getattr__ = __getattr__  # type: ignore[method-assign]
-    sys.modules[PACKAGE] = module
-    return True
+    """Register :data:`PACKAGE` so its ``__init__`` runs on first attribute access
+    (:func:`clinqa.deferred_import.defer_init`); returns True when done, False when it is already imported or
+    not installed (then nothing changes). Call before ``import lancedb``."""
+    return defer_init(PACKAGE)
 
 
 #: True when this import registered the package deferred (see :func:`defer_rest_client`)

@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from functools import lru_cache
 from typing import Any
 
@@ -58,29 +57,16 @@ def _snowball() -> Any:
     else the package's pure-Python ``EnglishStemmer``. That one is imported without the package's
     ``__init__``, which imports the stemmers of all its 30-odd languages (about 15 ms of a cold ``clinqa
     ask``): the package is registered with its ``__init__`` run on the first access to any other attribute
-    (as :mod:`clinqa.store._lance_import` does for LanceDB's REST client), so nothing is lost, only deferred."""
-    spec = None
-    if "snowballstemmer" not in sys.modules and importlib.util.find_spec("Stemmer") is None:
-        spec = importlib.util.find_spec("snowballstemmer")
-    if spec is None or spec.loader is None or spec.submodule_search_locations is None:
-        import snowballstemmer
+    (:func:`clinqa.deferred_import.defer_init`, as for LanceDB's REST client), so nothing is lost, only deferred."""
+    from clinqa.deferred_import import defer_init
 
-        return snowballstemmer.stemmer("english")
-    package = importlib.util.module_from_spec(spec)
-    loader, state = spec.loader, {"loaded": False}
+    if importlib.util.find_spec("Stemmer") is None and defer_init("snowballstemmer"):
+        from snowballstemmer.english_stemmer import EnglishStemmer
 
-    def __getattr__(name: str) -> Any:  # PEP 562: only called for names not (yet) in the package
-        if name.startswith("__") or state["loaded"]:
-            raise AttributeError(f"module 'snowballstemmer' has no attribute {name!r}")
-        state["loaded"] = True
-        loader.exec_module(package)  # the real __init__, in this same module object
-        return getattr(package, name)
+        return EnglishStemmer()
+    import snowballstemmer
 
-    package.__getattr__ = __getattr__  # type: ignore[method-assign]
-    sys.modules["snowballstemmer"] = package
-    from snowballstemmer.english_stemmer import EnglishStemmer
-
-    return EnglishStemmer()
+    return snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=1 << 16)
