@@ -139,15 +139,17 @@ def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() 
 
 
 def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> None:
-    from clinqa.answer.evidence import synonym_hooks as _synonym_hooks
+    from clinqa.answer.answerability import synonym_phrases
+    from clinqa.retrieval.synonyms import equivalents as eq
+    from clinqa.retrieval.synonyms import term_matches as match
 
     q = "What SGLT2 inhibitor was started?"
-    phrases, eq, match = _synonym_hooks(q)
+    phrases = list(synonym_phrases(q))
     note = "Chronic kidney disease stage 3b. eGFR 38. Started dapagliflozin 10 mg once daily."
     a = check(q, [note], phrases=phrases, equivalents=eq, matcher=match)
     assert [t.text for t in a.key_terms] == ["sglt2 inhibitor"] and a.answerable
     q = "Is the patient on an ACE inhibitor?"
-    a = check(q, ["Lisinopril 10 mg daily."], phrases=_synonym_hooks(q)[0], equivalents=eq, matcher=match)
+    a = check(q, ["Lisinopril 10 mg daily."], phrases=list(synonym_phrases(q)), equivalents=eq, matcher=match)
     assert a.answerable
     q = "First-line antibiotic for outpatient CAP?"
     cap = "Community-acquired pneumonia > Outpatient treatment: amoxicillin 1 g three times daily; antibiotic."

@@ -14,13 +14,15 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.answer.answerability import Answerability, synonym_phrases
+from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.coverage import RARE_BELOW, term_counts
 from clinqa.answer.extractive import (
+    AsksRead,
     extract_answer,
     fitting_hits,
     heading_context,
+    read_asks,
     units_of,
     with_siblings,
 )
@@ -94,14 +96,6 @@ def without_suspicious(text: str) -> str:
             line = " ".join(u for u in units_of(line) if not is_suspicious(u))
         out.append(line)
     return "\n".join(out)
-
-
-def synonym_hooks(question: str) -> tuple[list[str], Any, Any]:
-    """The synonym table's multi-word phrases found in ``question``, its ``equivalents`` and its
-    ``term_matches`` (:mod:`clinqa.retrieval.synonyms`)."""
-    from clinqa.retrieval import synonyms
-
-    return list(synonym_phrases(question)), synonyms.equivalents, synonyms.term_matches
 
 
 @dataclass(frozen=True)
@@ -186,17 +180,18 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
-                   profile: QuestionProfile | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
+                   profile: AsksRead | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: the question's
-    :class:`clinqa.answer.profile.QuestionProfile` (read here when None or read from another text)."""
+    and any deeper one in ``context`` (timings summed). ``profile``: what was read of the question
+    (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read
+    here when None or read from another text)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
     if profile is None or not profile.reads(asked):
-        profile = QuestionProfile.read(asked)
+        profile = read_asks(asked)
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector)
     context = fitting_hits(result.hits, asked, s.context_chunks, profile=profile)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)

@@ -112,10 +112,6 @@ class QuestionProfile(TermsRead, AsksRead):
         return cls(**read, populations=_populations(aged, terms.answer_types), quantities=_quantities(aged),
                    time_intent=intent, max_zipf=max_zipf)
 
-    def reads(self, question: str) -> bool:
-        """Was this profile read from ``question`` (the same text)?"""
-        return self.question == question
-
 
 def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
     """The population groups ``text`` names, in order of first mention, as the key terms read them
