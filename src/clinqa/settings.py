@@ -306,6 +306,18 @@ class AnswerSettings(BaseModel):
         "mentioned by none of the passages that would be quoted, refuse and name it, warn in the answer, "
         "or ignore it.",
     )
+    decisive_words: Literal["rules", "model"] = Field(
+        "rules",
+        description="Which missing key term refuses: the hand-written rules (clinqa.answer.answerability."
+        "DECISIVE_RULES) or the learned decisive-word classifier (clinqa.answer.decisive_words, trained from "
+        "entity swaps and clinician rewrites; docs/benchmarks.md).",
+    )
+    decisive_model: str | None = Field(
+        None, description="Weights file of the decisive-word classifier (`clinqa train decisive-words`). Unset: "
+        "the shipped one.")
+    decisive_threshold: float | None = Field(
+        None, ge=0.0, le=1.0, description="Probability at which a missing term is decisive. Unset: the "
+        "model file's (chosen on the blind dev half).")
     key_term_max_zipf: float | None = Field(
         None,
         ge=0.0,

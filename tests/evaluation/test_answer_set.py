@@ -15,6 +15,8 @@ from clinqa.evaluation.facts import KINDS, load_questions, normalize
 SET = Path(__file__).resolve().parents[2] / "bench" / "answers" / "guidelines.jsonl"
 HELD_OUT = SET.with_name("heldout.jsonl")  # the check set: never tuned on
 VIGNETTES = SET.with_name("vignettes.jsonl")  # a patient's story, then the question
+BLIND_DEV = SET.with_name("blind_dev.jsonl")  # issue 39: written blind, split by a seeded hash
+BLIND_HELD_OUT = SET.with_name("blind_heldout.jsonl")  # never tuned on
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -69,7 +71,8 @@ def test_schema_and_size() -> None:
         assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
 
 
-@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES], ids=["guidelines", "heldout", "vignettes"])
+@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT],
+                         ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -99,3 +102,19 @@ def test_uncovered_key_terms_are_absent_from_the_corpus(texts: dict[str, str], p
         if found:
             problems.append(f"{q.qid}: {q.missing!r} occurs in {found}")
     assert problems == []
+
+
+def test_blind_set_split() -> None:
+    """Issue 39's blind set: at least 120 answerable and 60 uncovered, every row in the half its seeded hash
+    (SHA-256 of ``issue39:<id>``) names, each row with the typing style it was written in."""
+    import hashlib
+
+    dev, held = load_questions(BLIND_DEV), load_questions(BLIND_HELD_OUT)
+    both = dev + held
+    assert sum(q.answerable for q in both) >= 120 and sum(not q.answerable for q in both) >= 60
+    for q in both:
+        h = int.from_bytes(hashlib.sha256(f"issue39:{q.qid}".encode()).digest()[:8], "big") / 2**64
+        assert (h < 0.5) == (q in held), q.qid
+    raw = [json.loads(line) for p in (BLIND_DEV, BLIND_HELD_OUT) for line in p.read_text().splitlines() if line]
+    assert {r["style"] for r in raw} == {"terse", "vignette", "abbreviation", "british", "lay", "typo", "plain"}
+    assert not {q.question.lower() for q in both} & {q.question.lower() for q in load_questions(SET)}

@@ -61,6 +61,7 @@ from clinqa.text.words import WORD, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
+    from clinqa.answer.decisive_words import DecisiveModel
     from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import WordRarity
 
@@ -166,6 +167,39 @@ _COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
 _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:" + unit_pattern(AGE_UNITS) + r")\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
+#: a patient's age (and sex) as clinicians type it: "67F", "72M", "15yo F", "10 y/o", "3yo" (not "4F-PCC")
+_AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
+_AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
+                       + r")\s*-?\s*old\b|\baged\s+(\d{1,3})\b", re.IGNORECASE)
+
+
+def without_ages(text: str) -> str:
+    """``text`` with a patient's age and sex left out (:data:`_AGE`, :data:`_AGE_SHORT`): context, not a term."""
+    return _AGE_SHORT.sub(" ", _AGE.sub(" ", text))
+
+
+def patient_age_years(text: str) -> float | None:
+    """The patient's age in years that ``text`` states ("6 month old" -> 0.5, "15yo F" -> 15, "aged 4" -> 4,
+    "67F" -> 67), the first one stated; None when it states none."""
+    m = _AGE_SPAN.search(text)
+    if m:
+        if m.group(3):
+            return float(m.group(3))
+        n, unit = float(m.group(1)), m.group(2).lower()
+        return n / 12 if unit.startswith("mo") else n / 52 if unit.startswith("w") else (
+            n / 365 if unit.startswith("d") else n)
+    m = _AGE_SHORT.search(text)
+    return float(m.group(1)) if m else None
+
+
+def age_population(text: str) -> str | None:
+    """The population group (:data:`POPULATIONS`) a stated patient age puts the question in: ``infants`` under
+    one year, ``children`` under 18; None for an adult or no age. A dose for adults is no answer for a
+    4-year-old, whether the question says "child" or "4yo"."""
+    age = patient_age_years(text)
+    if age is None:
+        return None
+    return "infants" if age < 1 else "children" if age < 18 else None
 
 #: a number with its unit in a question ("500 mg", "55 kg"; units: :data:`clinqa.answer.quantities.QUESTION_UNITS`)
 _QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + unit_pattern(QUESTION_UNITS) + r")(?![\w])", re.IGNORECASE)
@@ -243,6 +277,9 @@ class Answerability:
     prevented: list[str] = field(default_factory=list)
     background: list[str] = field(default_factory=list)
     decisive_below: float | None = None
+    learned: dict[str, float] | None = None
+    learned_threshold: float = 0.5
+    answer_score: float | None = None
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -250,9 +287,15 @@ class Answerability:
         :func:`is_decisive`); the others only warrant a warning. When the passages mention **none** of the
         question's key terms, every one of them is decisive, even the kind of thing asked for: "What
         injuries did the patient have from the fall?" is not answered from a note that never mentions an
-        injury (the key-term test found only "injuries"; "fall" is common English)."""
-        out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False), self.decisive_below)
-               and t.text not in self.background]
+        injury (the key-term test found only "injuries"; "fall" is common English). With ``learned`` (the
+        decisive-word model's probability per missing term, :mod:`clinqa.answer.decisive_words`) a term is
+        decisive when it reaches ``learned_threshold``, instead of by :func:`is_decisive`'s rules."""
+        if self.learned is not None:
+            out = [t for t in self.missing if self.learned.get(t.text, 0.0) >= self.learned_threshold
+                   and t.text not in self.background]
+        else:
+            out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False), self.decisive_below)
+                   and t.text not in self.background]
         if not out and self.missing and len(self.missing) == len(self.key_terms):
             return list(self.missing)
         return out
@@ -272,8 +315,13 @@ class Answerability:
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict (the ``answerability`` field of ``--json``)."""
-        return {"key_terms": [t.to_dict() for t in self.key_terms], "missing": self.missing_names(),
-                "decisive": self.decisive_names(), "in_corpus": dict(self.in_corpus), "complete_in": self.complete_in}
+        out = {"key_terms": [t.to_dict() for t in self.key_terms], "missing": self.missing_names(),
+               "decisive": self.decisive_names(), "in_corpus": dict(self.in_corpus), "complete_in": self.complete_in}
+        if self.learned is not None:
+            out["decisive_probability"] = {k: round(v, 4) for k, v in self.learned.items()}
+        if self.answer_score is not None:
+            out["answer_model_score"] = round(self.answer_score, 4)
+        return out
 
 
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
@@ -295,7 +343,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
     one edit from a word at least ``misspelt_common_above`` common is a typo of it."""
     rarity = rarity or default_rarity()
-    question = _AGE.sub(" ", question)
+    aged_group = age_population(question)
+    question = without_ages(question)
     q = question.lower()
     out: list[KeyTerm] = []
     taken: set[str] = set()
@@ -317,6 +366,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
         if all(t.match != num for t in out):
             out.append(KeyTerm(m.group(0).lower(), "quantity", num))
     groups_seen: set[str] = set()
+    if aged_group is not None:  # "4yo", "6 month old": the patient is a child
+        groups_seen.add(aged_group)
+        out.append(KeyTerm(aged_group, "population", aged_group))
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
     kinds = set(answer_types) if answer_types is not None else answer_type_words(question, is_verb=verb)
     typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
@@ -1010,7 +1062,7 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
     ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
     inputs; never raises for any string."""
     text = normalize(question)
-    aged = _AGE.sub(" ", text)  # a patient's age is context (as key_terms reads the question)
+    aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
     kinds = frozenset(answer_type_words(aged, is_verb=verb))
     rarity = rarity or default_rarity()
@@ -1031,7 +1083,7 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
 def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
           phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
           matcher: Callable[[str, str], bool] | None = None, profile: TermsRead | None = None,
-          rarity: WordRarity | None = None) -> Answerability:
+          rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
@@ -1040,7 +1092,9 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
     or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
-    Pure function of its inputs; no store access."""
+    ``decider``: the decisive-word model (:mod:`clinqa.answer.decisive_words`); when given, each missing term's
+    probability of deciding is in :attr:`Answerability.learned`, and it, not :func:`is_decisive`, says which
+    missing term refuses. Pure function of its inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
         profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
     assert profile.key_terms is not None
@@ -1072,6 +1126,14 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     missing = [t for t, hits in zip(terms, found, strict=True)
                if not any(hits) and not (alternatives.get(t.text, set()) & present)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
+    learned = None
+    if decider is not None:
+        from clinqa.answer.decisive_words import PassageWords
+        from clinqa.answer.decisive_words import features as word_features
+
+        words_in = PassageWords.of(passages)
+        rows = [word_features(t, in_corpus[t.text], vocabulary, words_in, len(terms), len(missing)) for t in missing]
+        learned = {t.text: float(p) for t, p in zip(missing, decider.prob(rows), strict=True)}
     by_text = {t.text: hits for t, hits in zip(terms, found, strict=True)}
     def covers(j: int, names: Iterable[str]) -> bool:
         return all(by_text[t][j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t in names)
@@ -1121,7 +1183,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                          [t.text for t in missing if t.text in prevented],
                          [t.text for t in terms if t.text in background or (
                              background and t.text not in decisive and not is_decisive(t, True, below))],
-                         below)
+                         below, learned, decider.threshold if decider is not None else 0.5)
 
 
 def asked_sentence(question: str) -> str:

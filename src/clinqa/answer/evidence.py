@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from clinqa.answer.assemble import Draft
     from clinqa.answer.calibration import Resolved
     from clinqa.answer.decision import Decision, Evidence
+    from clinqa.answer.decisive_words import DecisiveModel
     from clinqa.answer.extractive import Extract
     from clinqa.answer.types import Answer
     from clinqa.chunking import Chunk
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
     from clinqa.retrieval.vocabulary import Vocabulary
-    from clinqa.settings import Settings, WordRarity
+    from clinqa.settings import AnswerSettings, Settings, WordRarity
     from clinqa.store import Store
 
 
@@ -112,6 +113,7 @@ class KeyTermTest:
     max_zipf: float
     profile: QuestionProfile | None = None
     rarity: WordRarity | None = None
+    decider: DecisiveModel | None = None
 
     @cached_property
     def question_profile(self) -> QuestionProfile:
@@ -133,7 +135,7 @@ class KeyTermTest:
         profile = self.question_profile
         return check_answerability(self.question, [without_suspicious(h.chunk.text) for h in hits], self.vocab,
                                    self.max_zipf, profile.phrases, synonyms.equivalents, synonyms.term_matches,
-                                   profile=profile, rarity=self.rarity)
+                                   profile=profile, rarity=self.rarity, decider=self.decider)
 
 
 def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str],
@@ -277,6 +279,15 @@ class Gathered:
     test: KeyTermTest
 
 
+def decider(s: AnswerSettings) -> DecisiveModel | None:
+    """The decisive-word model the settings choose (``answer.decisive_words: model``), else None (the rules)."""
+    if s.decisive_words != "model":
+        return None
+    from clinqa.answer.decisive_words import load
+
+    return load(s.decisive_model, s.decisive_threshold)
+
+
 def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None) -> Gathered:
     """Fill ``ev``'s retrieval-phase evidence: the question repaired against the vocabulary of its scope
     (:func:`clinqa.answer.question.repair_question`, when ``retrieval.repair_spelling``; its time in
@@ -309,7 +320,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ev.result = result
     ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms,
                                 s.rarity.misspelt_common_above)
-    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity)
+    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s))
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
         context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
@@ -330,6 +341,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
         ev.answer_score = model[0].best(asked, [h.chunk.text for h in context[: s.answer_model_passages]])
         ev.answer_threshold = model[1]
         result.timings_ms["answer_model"] = (time.perf_counter() - t0) * 1e3
+        if ev.check is not None:
+            ev.check = replace(ev.check, answer_score=ev.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes())

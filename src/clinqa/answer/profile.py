@@ -107,7 +107,7 @@ class QuestionProfile(TermsRead, AsksRead):
         expansion = synonyms.expand(question)
         terms = ans.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
         asks = ext.read_asks(question, expansion, rarity.condition_below)
-        aged = ans._AGE.sub(" ", terms.normalized)  # a patient's age is context (as key_terms reads the question)
+        aged = ans.without_ages(terms.normalized)  # a patient's age is context (as key_terms reads the question)
         read = {f.name: getattr(part, f.name) for part in (terms, asks) for f in fields(part)}
         return cls(**read, populations=_populations(aged, terms.answer_types), quantities=_quantities(aged),
                    time_intent=intent, max_zipf=max_zipf)

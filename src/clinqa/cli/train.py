@@ -134,3 +134,71 @@ def train_export_cmd(
     path = export_int8(folder, out)
     size = (path / "model_int8.onnx").stat().st_size / 2**20
     typer.echo(f"wrote {path / 'model_int8.onnx'} ({size:.1f} MiB)")
+
+
+@train_app.command("pairs")
+@handle_errors()
+def train_pairs_cmd(
+    out: Annotated[Path, typer.Argument(help="Folder for pairs.jsonl.gz and manifest.json.")],
+    shared: Annotated[Path, typer.Option("--shared", help="The shared data folder (bioasq/, raw/...).")] = Path(
+        "../shared/data"),
+    questions: Annotated[list[Path] | None, typer.Option(
+        "--questions", help="Guideline question set that may be trained on (bench/answers format); repeatable. "
+        "Held-out, vignette and refusal sets are refused.")] = None,
+    medquad_most: Annotated[int, typer.Option("--medquad", help="MedQuAD pairs sampled.")] = 4000,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Build the answer model's training pairs (issue 39): positives, leave-gold-out, MEDIQA related, sibling,
+    entity-swap negatives and clinician-style rewrites, with a manifest of every question and its source.
+    The store in --data-dir must hold the guideline corpus (`clinqa demo`)."""
+    from clinqa.training.pairs import build
+
+    pipe = pipeline(data_dir, config, preset, sets)
+    table = pipe.store.export(["doc_id", "text"], pipe.filters())
+    chunks = list(zip(table.column("doc_id").to_pylist(), table.column("text").to_pylist(), strict=True))
+    if not chunks:
+        raise ClinqaError(f"{pipe.data_dir}: the store is empty; run `clinqa demo --data-dir {pipe.data_dir}` first")
+    man = build(shared, out, chunks, list(questions or []), pipe.encoder.encode_queries, seed=seed,
+                medquad_most=medquad_most, progress=sys.stderr.isatty())
+    typer.echo(f"wrote {out / 'pairs.jsonl.gz'}: {sum(man['rows'].values())} rows from "
+               + ", ".join(f"{k} {v}" for k, v in man["sources"].items()) + " questions")
+
+
+@train_app.command("answer-model")
+@handle_errors()
+def train_answer_model_cmd(
+    pairs: Annotated[Path, typer.Argument(help="pairs.jsonl.gz written by `clinqa train pairs`.")],
+    out: Annotated[Path, typer.Argument(help="Folder for the trained cross-encoder (PyTorch).")],
+    time_budget: Budget = None,
+    max_steps: Annotated[int, typer.Option("--max-steps", help="Optimizer steps (-1: one pass); the learning "
+                                           "rate decays to 0 at the last one.")] = -1,
+    batch_size: Annotated[int, typer.Option("--batch-size")] = 32,
+    learning_rate: Annotated[float, typer.Option("--learning-rate")] = 4e-5,
+    max_tokens: Annotated[int, typer.Option("--max-tokens", help="Tokens per (question, passage) pair.")] = 128,
+    limit: Annotated[int | None, typer.Option("--limit", help="Train on the first N rows only (a smoke run).")] = None,
+    threads: Annotated[int | None, typer.Option("--threads", help="Torch threads.")] = None,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    base_model: Annotated[str | None, typer.Option("--base-model")] = None,
+) -> None:
+    """Train the answer model (issue 39): a cross-encoder from the shipped MiniLM weights on the pairs of
+    `clinqa train pairs` (BCE); resumable from its checkpoints; `clinqa train export` makes the int8 ONNX copy."""
+    from clinqa.embedding.shipped import resolve_model
+    from clinqa.training.pairs import read_pairs, training_rows
+    from clinqa.training.run import parse_duration
+    from clinqa.training.trainer import TrainConfig, train_reranker_rows
+
+    base_path, backend = resolve_model(base_model or "all-MiniLM-L6-v2")
+    if backend != "sentence-transformers":
+        raise ClinqaError(f"--base-model {base_model}: training needs a PyTorch (sentence-transformers) folder")
+    rows = training_rows(read_pairs(pairs), seed=seed)
+    if limit is not None:
+        rows = {k: v[:limit] for k, v in rows.items()}
+    cfg = TrainConfig(base_model=str(base_path), output=out, max_steps=max_steps, batch_size=batch_size,
+                      learning_rate=learning_rate, max_tokens=max_tokens, seed=seed,
+                      time_budget_s=parse_duration(time_budget), threads=threads)
+    res = train_reranker_rows(rows, [], cfg, {"pairs_file": str(pairs)})
+    typer.echo("\n".join(render.training_lines(res, out, "reranker")))

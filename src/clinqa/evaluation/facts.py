@@ -171,7 +171,11 @@ def score_question(q: FactQuestion, answer: Answer, context: str | None = None) 
         "cited_chunks": [c.chunk_id for c in answer.citations],
         "gate_signal": answer.gate.signal if answer.gate else None,
         "latency_ms": round(answer.timings_ms.get("total", 0.0), 1),
+        "missing_terms": list(answer.missing_terms),
     }
+    for key in ("decisive_probability", "answer_model_score"):  # the learned decision's inputs, when on
+        if key in answer.answerability:
+            row[key] = answer.answerability[key]
     if q.answerable:
         row.update({
             "facts_found": [f[0] for f, hit in zip(q.facts, in_answer, strict=True) if hit],

@@ -136,6 +136,20 @@ def train_reranker(examples: list[Example], dev: list[Example], cfg: TrainConfig
                    data_info: dict[str, Any] | None = None, progress: bool = True) -> TrainResult:
     """Fine-tune a one-logit cross-encoder from ``cfg.base_model`` on ``examples`` (BCE, see
     the module docstring); evaluate on ``dev`` before and after; save to ``cfg.output``."""
+    rows: dict[str, list[Any]] = {"query": [], "passage": [], "label": []}
+    for ex in examples:
+        for text, label in [(ex.positive, 1.0), *[(n, 0.0) for n in ex.negatives]]:
+            rows["query"].append(ex.query)
+            rows["passage"].append(text)
+            rows["label"].append(label)
+    return train_reranker_rows(rows, dev, cfg, {**(data_info or {}), "questions": len(examples)})
+
+
+def train_reranker_rows(rows: dict[str, list[Any]], dev: list[Example], cfg: TrainConfig,
+                        data_info: dict[str, Any] | None = None) -> TrainResult:
+    """Fine-tune a one-logit cross-encoder from ``cfg.base_model`` on flat rows ``{"query": [...], "passage":
+    [...], "label": [1.0 | 0.0 ...]}`` (BCE, positives weighted by the negative:positive ratio); evaluate on
+    ``dev`` before and after; save to ``cfg.output``. The trainer samples the rows in a seeded random order."""
     import torch
     from datasets import Dataset
     from sentence_transformers.cross_encoder import CrossEncoder, CrossEncoderTrainer, CrossEncoderTrainingArguments
@@ -144,12 +158,6 @@ def train_reranker(examples: list[Example], dev: list[Example], cfg: TrainConfig
     if cfg.threads:
         torch.set_num_threads(cfg.threads)
     _seed(cfg.seed)
-    rows: dict[str, list[Any]] = {"query": [], "passage": [], "label": []}
-    for ex in examples:
-        for text, label in [(ex.positive, 1.0), *[(n, 0.0) for n in ex.negatives]]:
-            rows["query"].append(ex.query)
-            rows["passage"].append(text)
-            rows["label"].append(label)
     model = CrossEncoder(str(cfg.base_model), num_labels=1, max_length=cfg.max_tokens, local_files_only=True)
 
     def score(q: str, ps: list[str]) -> np.ndarray:
@@ -166,7 +174,7 @@ def train_reranker(examples: list[Example], dev: list[Example], cfg: TrainConfig
     after = rerank_dev_metrics(score, dev)
     model.save_pretrained(str(cfg.output))
     dev_metrics = {**{f"before_{k}": v for k, v in before.items()}, **after}
-    info = {**(data_info or {}), "pairs": len(rows["label"]), "questions": len(examples)}
+    info = {**(data_info or {}), "pairs": len(rows["label"])}
     return _finish("reranker", cfg, steps, seconds, budget.hit, curve, dev_metrics, info)
 
 
