@@ -164,7 +164,7 @@ class Pipeline:
         if not s.answer_model:
             return None
         if self._answer_model is None or self._answer_model.name != s.answer_model:
-            self._answer_model = AnswerModel(s.answer_model)
+            self._answer_model = AnswerModel(s.answer_model, max_tokens=s.answer_model_tokens)
         model_id = self._answer_model.model_id
         return self._answer_model, calibrations.resolve_threshold(SIGNAL, model_id, s.answer_model_threshold,
                                                                   self.data_dir)[0]

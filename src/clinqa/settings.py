@@ -354,6 +354,11 @@ class AnswerSettings(BaseModel):
         "the model and scope, else 0.5.",
     )
     answer_model_passages: int = Field(3, ge=1, description="Quotable passages the answer model reads.")
+    answer_model_units: bool = Field(False, description="The answer model reads the quotable units (sentences, "
+                                     "list items, table rows, under their heading) of those passages, not each "
+                                     "passage whole; the best unit's score decides.")
+    answer_model_tokens: int = Field(128, ge=16, le=512, description="Tokens per (question, passage) pair the "
+                                     "answer model reads (the passage is cut; 128 as it was trained).")
     scoring: UnitScoring = Field(default_factory=UnitScoring, description="Unit scoring of the extractive answer.")
     rarity: WordRarity = Field(default_factory=WordRarity, description="Word-frequency cut-offs of the "
                                "answerability rules.")

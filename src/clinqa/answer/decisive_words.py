@@ -17,8 +17,9 @@ Zipf, Speer et al. 2018) and its bins, the corpus count, the term's kind (popula
 its shape (capitals, digits, an age/sex tag such as "67F", a dose, its length, verb, adverb and clinical
 suffixes), whether it was repaired as a typo, whether it is the thing dosed or qualifies a condition, and how
 close the passages come to it in spelling (best character-trigram Jaccard to a passage word, a shared
-5-letter prefix). Weights are a JSON file (:data:`SHIPPED`), read without scikit-learn; ``clinqa train
-decisive-words`` fits them (scikit-learn's LogisticRegression, L2).
+5-letter prefix), and whether it ends like a drug's international name (:data:`INN_STEM`). Weights are a
+JSON file (:data:`SHIPPED`), read without scikit-learn; ``clinqa train decisive-words`` fits them
+(scikit-learn's LogisticRegression, L2).
 """
 
 from __future__ import annotations
@@ -48,8 +49,15 @@ FEATURES = (
     "bias", "zipf", "zipf_lt2", "zipf_lt3", "zipf_lt4", "zipf_zero", "corpus_log_count", "in_corpus",
     "population", "quantity", "phrase", "upper", "mixed_case", "has_digit", "age_sex", "length", "ends_ed_ing",
     "ends_ly", "ends_s", "clinical_suffix", "repaired", "dosed", "modifies", "answer_type", "verb",
-    "best_trigram", "prefix5", "share_missing", "one_term",
+    "best_trigram", "prefix5", "share_missing", "one_term", "inn_stem",
 )
+#: endings of WHO International Nonproprietary Names (the INN stem book): a word ending so names a drug
+#: ("cangrelor", "tofacitinib"), where a brand or shorthand ("Eliquis", "MTX") does not
+INN_STEM = re.compile(
+    r"(?:mab|tinib|ciclib|rafenib|pril|sartan|olol|alol|statin|prazole|gliflozin|gliptin|glutide|xaban|gatran|dipine"
+    r"|cillin|mycin|micin|floxacin|cycline|conazole|azole|vir|parin|teplase|plase|semide|thiazide|caine|azepam|zolam"
+    r"|triptan|setron|lukast|terol|sone|olone|dronate|profen|coxib|zosin|grel|grelor|tidine|quine|parib|lisib"
+    r"|cept|kinra|ximab|zumab|umab|tide|relin|pressin|oxetine|aline|triptyline|pramine|peridol|apine|idone)$")
 _AGE_SEX = re.compile(r"\d{1,3}\s*(?:y/?o|yo|yrs?|years?|[mf]|m/f)", re.IGNORECASE)
 _CLINICAL = re.compile(r"(?:itis|osis|a?emia|aemia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
@@ -109,6 +117,7 @@ def features(term: KeyTerm, in_corpus: bool, vocabulary: Vocabulary | None, pass
         float(term.repaired is not None), float(term.dosed), float(bool(term.modifies)), float(term.answer_type),
         float(term.verb), best_trigram(m, passage) if term.kind == "specific" else 0.0,
         float(len(m) >= 5 and m[:5] in passage.prefixes), n_missing / max(n_terms, 1), float(n_terms == 1),
+        float(term.kind == "specific" and len(m) >= 6 and INN_STEM.search(m) is not None),
     ]
 
 

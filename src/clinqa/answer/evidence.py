@@ -279,6 +279,18 @@ class Gathered:
     test: KeyTermTest
 
 
+def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
+    """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
+    ``units`` each quotable unit under its section heading (:func:`clinqa.answer.extractive.embedding_texts`, the
+    texts ingest embeds), so the passage's answering sentence is read even past the model's token limit."""
+    if not units:
+        return [h.chunk.text for h in hits]
+    from clinqa.answer.extractive import embedding_texts
+
+    return [t for h in hits for t in embedding_texts(h.chunk.body, h.chunk.section_path)] or [h.chunk.text
+                                                                                               for h in hits]
+
+
 def decider(s: AnswerSettings) -> DecisiveModel | None:
     """The decisive-word model the settings choose (``answer.decisive_words: model``), else None (the rules)."""
     if s.decisive_words != "model":
@@ -338,7 +350,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     model = stages.answer_model() if filters.patient_id is None else None
     if model is not None and context:
         t0 = time.perf_counter()
-        ev.answer_score = model[0].best(asked, [h.chunk.text for h in context[: s.answer_model_passages]])
+        ev.answer_score = model[0].best(asked, answer_model_texts(context[: s.answer_model_passages],
+                                                                  s.answer_model_units))
         ev.answer_threshold = model[1]
         result.timings_ms["answer_model"] = (time.perf_counter() - t0) * 1e3
         if ev.check is not None:

@@ -202,3 +202,35 @@ def train_answer_model_cmd(
                       time_budget_s=parse_duration(time_budget), threads=threads)
     res = train_reranker_rows(rows, [], cfg, {"pairs_file": str(pairs)})
     typer.echo("\n".join(render.training_lines(res, out, "reranker")))
+
+
+@train_app.command("decisive-words")
+@handle_errors()
+def train_decisive_words_cmd(
+    pairs: Annotated[Path, typer.Argument(help="pairs.jsonl.gz written by `clinqa train pairs`.")],
+    out: Annotated[Path, typer.Argument(help="Weights file to write (JSON); point answer.decisive_model at it.")],
+    threshold: Annotated[float, typer.Option("--threshold", help="Probability at which a missing term is "
+                                             "decisive (choose it on a dev set).")] = 0.5,
+    per_kind: Annotated[int, typer.Option("--per-kind", help="Rows read per source and kind.")] = 1500,
+    c: Annotated[float, typer.Option("--c", help="Inverse L2 strength.")] = 1.0,
+    questions: Annotated[list[Path] | None, typer.Option(
+        "--questions", help="Clinician question set over the store (bench/answers format) whose missing terms "
+        "add labelled rows, asked through the pipeline; repeatable. Held-out sets are refused.")] = None,
+    question_weight: Annotated[float, typer.Option("--question-weight", help="Weight of those rows.")] = 20.0,
+    seed: Annotated[int, typer.Option("--seed")] = 0,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """Fit the decisive-word classifier (clinqa.answer.decisive_words) from the swaps and rewrites of the pairs
+    and, with --questions, from clinician questions asked of the store in --data-dir."""
+    from clinqa.training.decisive import question_rows, train
+
+    extra = None
+    if questions:
+        pipe = pipeline(data_dir, config, preset, [*(sets or []), "answer.key_terms=warn"])
+        extra = question_rows(pipe, questions)
+    card = train(pairs, out, threshold=threshold, per_kind=per_kind, c=c, seed=seed, extra=extra,
+                 extra_weight=question_weight)
+    typer.echo(f"wrote {out}: {sum(card['rows'].values())} labelled terms, training accuracy {card['train_accuracy']}")

@@ -20,10 +20,14 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from clinqa.training.pairs import Pair
+
+if TYPE_CHECKING:
+    from clinqa.pipeline import Pipeline
 
 LABELLED_KINDS = ("positive", "positive_unit", "rewrite", "swap")
 
@@ -100,28 +104,86 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     return np.asarray(xs, dtype=np.float64), np.asarray(ys), counts
 
 
-def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, seed: int = 0) -> np.ndarray:
+def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, seed: int = 0,
+        weight: np.ndarray | None = None) -> np.ndarray:
     """Logistic-regression weights over the feature columns (the first column is the constant 1, so no
-    separate intercept is fitted), classes balanced."""
+    separate intercept is fitted), classes balanced, rows weighted by ``weight`` (None: 1 each)."""
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=c, class_weight="balanced", fit_intercept=False, max_iter=2000, random_state=seed)
-    model.fit(x, y)
+    model.fit(x, y, sample_weight=weight)
     return model.coef_[0]
 
 
 def train(pairs_path: Path, out: Path, threshold: float = 0.5, per_kind: int = 4000, c: float = 1.0,
-          seed: int = 0) -> dict:
+          seed: int = 0, extra: tuple[np.ndarray, np.ndarray, Counter[str]] | None = None,
+          extra_weight: float = 5.0) -> dict:
     """Read the pairs, fit, write ``out`` (:func:`clinqa.answer.decisive_words.save`); returns its card
-    (rows per label and source, training accuracy and the weights by feature name)."""
+    (rows per label and source, training accuracy and the weights by feature name). ``extra``: more labelled
+    terms (:func:`question_rows`), each weighted ``extra_weight``."""
     from clinqa.answer.decisive_words import FEATURES, save
     from clinqa.training.pairs import read_pairs
 
     x, y, counts = word_rows(read_pairs(pairs_path), per_kind, seed)
-    coef = fit(x, y, c, seed)
+    weight = np.ones(len(y))
+    if extra is not None and len(extra[1]):
+        x, y = np.vstack([x, extra[0]]), np.concatenate([y, extra[1]])
+        weight = np.concatenate([weight, np.full(len(extra[1]), extra_weight)])
+        counts = counts + extra[2]
+    coef = fit(x, y, c, seed, weight)
     p = 1 / (1 + np.exp(-(x @ coef)))
     card = {"trained_on": str(pairs_path), "rows": dict(sorted(counts.items())), "C": c,
             "train_accuracy": round(float(((p >= 0.5) == (y == 1)).mean()), 4),
             "weights": {f: round(float(w), 3) for f, w in zip(FEATURES, coef, strict=True)}}
     save(out, coef, threshold, card)
     return card
+
+
+def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.ndarray, np.ndarray, Counter[str]]:
+    """Labelled terms from clinician question sets over ``pipe``'s store (``bench/answers`` format), read as
+    ``ask`` reads them: each question is asked with the key-term refusals off, and the key-term test is run on
+    its first ``answer.context_chunks`` retrieved passages. An answerable question answered with every key
+    fact: its missing terms are not decisive (0). An uncovered question: its missing terms named in the set's
+    ``missing`` field are decisive (1), the others unlabelled. Refuses the held-out and vignette sets
+    (:func:`clinqa.training.pairs.guideline_items`'s rule)."""
+    from clinqa.answer.decisive_words import PassageWords, features
+    from clinqa.answer.evidence import KeyTermTest
+    from clinqa.evaluation.facts import contains, load_questions
+    from clinqa.retrieval.filters import Filters
+    from clinqa.training.pairs import FORBIDDEN_SETS
+
+    table = pipe.store.export(["chunk_id", "text"], Filters())
+    text_of = dict(zip(table.column("chunk_id").to_pylist(), table.column("text").to_pylist(), strict=True))
+    vocab = pipe.vocabulary
+    k = pipe.settings.answer.context_chunks
+    xs: list[list[float]] = []
+    ys: list[int] = []
+    counts: Counter[str] = Counter()
+    for path in question_files:
+        if any(f in Path(path).name.lower() for f in FORBIDDEN_SETS):
+            raise ValueError(f"{path}: an evaluation set that may not be trained on (issue 39)")
+        for q in load_questions(Path(path)):
+            ans = pipe.ask(q.question, generate=False)
+            texts = [text_of[r["chunk_id"]] for r in ans.retrieved[:k] if r["chunk_id"] in text_of]
+            if not texts:
+                continue
+            check = KeyTermTest(q.question, vocab, 4.0).on([_Hit(_Chunk(t)) for t in texts])
+            words_in = PassageWords.of(texts)
+            n, m = len(check.key_terms), len(check.missing)
+            if q.answerable:
+                if ans.refused or not all(contains(ans.answer, f) for f in q.facts):
+                    continue
+                for t in check.missing:
+                    xs.append(features(t, check.in_corpus.get(t.text, True), vocab, words_in, n, m))
+                    ys.append(0)
+                    counts["clinician/not_decisive"] += 1
+            else:
+                gone = (q.missing or "").lower()
+                for t in check.missing:
+                    if t.text in gone or t.match in gone or (t.typed or "").lower() in gone:
+                        xs.append(features(t, check.in_corpus.get(t.text, True), vocab, words_in, n, m))
+                        ys.append(1)
+                        counts["clinician/decisive"] += 1
+    from clinqa.answer.decisive_words import FEATURES
+
+    return np.asarray(xs, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(ys), counts
