@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from clinqa.answer.evidence import suspicious_units
-from clinqa.answer.extractive import embedding_text, embedding_texts, unit_heading, unit_records
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
+from clinqa.chunking.units import embedding_text, embedding_texts, suspicious_units, unit_heading, unit_records
 from clinqa.documents.model import Document
 from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
 from clinqa.embedding.cache import embedding_bar
@@ -37,7 +36,7 @@ class IngestReport:
     """What one ingest run did. ``failed`` entries are ``(path, reason)``; the run's exit code
     is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
     ingested in this run holding ``n`` distinct sentences addressed to an AI model
-    (:func:`clinqa.answer.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
+    (:func:`clinqa.text.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
     the PDF pages of the ingested documents whose text was read by OCR."""
 
     documents: int = 0

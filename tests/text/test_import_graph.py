@@ -88,3 +88,19 @@ def test_text_imports_nothing_else_of_clinqa() -> None:
     assert graph["clinqa.paths"] == set() and graph["clinqa.deferred_import"] == set()
     assert all(d in ("clinqa.text", "clinqa.paths", "clinqa.deferred_import") or d.startswith("clinqa.text.")
                for deps in text.values() for d in deps)
+
+
+def test_ingest_needs_nothing_of_the_answer_package() -> None:
+    """Issue 39: quotable units are chunking's, the injection screen is text's; ingest, chunking, the document
+    loaders and the store import no module of ``clinqa.answer``, however indirectly."""
+    graph = import_graph()
+    roots = ["clinqa.ingest", "clinqa.ingest_progress", "clinqa.chunking.units",
+             *(m for m in graph if m.startswith(("clinqa.chunking.", "clinqa.documents.", "clinqa.store.")))]
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []

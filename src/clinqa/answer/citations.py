@@ -24,7 +24,7 @@ out of range or lost. After generation every sentence is checked on its own:
    and the like are not negations.
 6. **Population**: a population word of a clause ("children", "pregnant") must be in the
    cited sentence matched to it, or, when that sentence names no population, in the cited text.
-7. **Text addressed to an AI model** (:func:`clinqa.answer.injection.is_suspicious`) supports
+7. **Text addressed to an AI model** (:func:`clinqa.text.injection.is_suspicious`) supports
    nothing: a sentence that passes only with such sentences in its cited text is unsupported
    ("supported only by text addressed to an AI model").
 
@@ -45,8 +45,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from clinqa.answer.injection import is_suspicious, may_hold_suspicious
 from clinqa.answer.quantities import unsupported_quantities
+from clinqa.text.injection import is_suspicious, may_hold_suspicious
 from clinqa.text.sentences import MARKER as _MARKER
 from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
 from clinqa.text.sentences import split_answer, split_sentences, split_source_sentences

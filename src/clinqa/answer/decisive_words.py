@@ -17,7 +17,8 @@ Zipf, Speer et al. 2018) and its bins, the corpus count, the term's kind (popula
 its shape (capitals, digits, an age/sex tag such as "67F", a dose, its length, verb, adverb and clinical
 suffixes), whether it was repaired as a typo, whether it is the thing dosed or qualifies a condition, and how
 close the passages come to it in spelling (best character-trigram Jaccard to a passage word, a shared
-5-letter prefix), and whether it ends like a drug's international name (:data:`INN_STEM`). Weights are a
+5-letter prefix, the start or end of a longer passage word: :func:`clipped`, the initials of consecutive
+passage words: "RVR"), and whether it ends like a drug's international name (:data:`INN_STEM`). Weights are a
 JSON file (:data:`SHIPPED`), read without scikit-learn; ``clinqa train decisive-words`` fits them
 (scikit-learn's LogisticRegression, L2).
 """
@@ -31,7 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import numpy as np
 
@@ -39,8 +40,22 @@ from clinqa.errors import ConfigError
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
-    from clinqa.answer.answerability import KeyTerm
     from clinqa.retrieval.vocabulary import Vocabulary
+
+
+class Term(Protocol):
+    """What a feature reads of a key term (:class:`clinqa.answer.answerability.KeyTerm`; not imported: the
+    key-term test imports this module)."""
+
+    text: str
+    kind: str
+    match: str
+    repaired: str | None
+    typed: str
+    modifies: str
+    answer_type: bool
+    verb: bool
+    dosed: bool
 
 #: the shipped weights (trained by ``clinqa train decisive-words``; data and figures in its ``card``)
 SHIPPED = Path(__file__).with_name("decisive_words.json")
@@ -49,7 +64,7 @@ FEATURES = (
     "bias", "zipf", "zipf_lt2", "zipf_lt3", "zipf_lt4", "zipf_zero", "corpus_log_count", "in_corpus",
     "population", "quantity", "phrase", "upper", "mixed_case", "has_digit", "age_sex", "length", "ends_ed_ing",
     "ends_ly", "ends_s", "clinical_suffix", "repaired", "dosed", "modifies", "answer_type", "verb",
-    "best_trigram", "prefix5", "share_missing", "one_term", "inn_stem",
+    "best_trigram", "prefix5", "share_missing", "one_term", "inn_stem", "clipped", "acronym",
 )
 #: endings of WHO International Nonproprietary Names (the INN stem book): a word ending so names a drug
 #: ("cangrelor", "tofacitinib"), where a brand or shorthand ("Eliquis", "MTX") does not
@@ -70,15 +85,28 @@ def trigrams(word: str) -> set[str]:
 
 @dataclass(frozen=True)
 class PassageWords:
-    """The words of the quotable passages (lower case) and their 5-letter prefixes, read once per check."""
+    """The words of the quotable passages (lower case), their 5-letter prefixes and the initials of every run of
+    2 to 5 consecutive words ("rapid ventricular response" -> "rvr"), read once per check."""
 
     words: frozenset[str]
     prefixes: frozenset[str]
+    initials: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, passages: Iterable[str]) -> PassageWords:
-        ws = frozenset(w for p in passages for w in re.findall(r"[a-z][a-z0-9\-]{2,}", p.lower()))
-        return cls(ws, frozenset(w[:5] for w in ws if len(w) >= 5))
+        seqs = [re.findall(r"[a-z][a-z0-9\-]*", p.lower()) for p in passages]
+        ws = frozenset(w for seq in seqs for w in seq if len(w) >= 3)
+        inits = frozenset("".join(w[0] for w in seq[i:i + n]) for seq in seqs for n in range(2, 6)
+                          for i in range(len(seq) - n + 1))
+        return cls(ws, frozenset(w[:5] for w in ws if len(w) >= 5), inits)
+
+
+def clipped(word: str, passage: PassageWords) -> bool:
+    """Is ``word`` (3+ letters) the start or the end of a longer passage word, clipped as clinicians clip
+    ("hypo" for "hypoglycaemia", "pyelo", "lysis" for "thrombolysis", "dilt" for "diltiazem")?"""
+    if len(word) < 3 or not word.isalpha():
+        return False
+    return any(len(w) >= len(word) + 3 and (w.startswith(word) or w.endswith(word)) for w in passage.words)
 
 
 def best_trigram(word: str, passage: PassageWords) -> float:
@@ -96,7 +124,7 @@ def best_trigram(word: str, passage: PassageWords) -> float:
     return best
 
 
-def features(term: KeyTerm, in_corpus: bool, vocabulary: Vocabulary | None, passage: PassageWords,
+def features(term: Term, in_corpus: bool, vocabulary: Vocabulary | None, passage: PassageWords,
              n_terms: int, n_missing: int) -> list[float]:
     """The :data:`FEATURES` of missing ``term`` (a :class:`clinqa.answer.answerability.KeyTerm`):
     ``in_corpus`` as the key-term test found it, ``vocabulary`` the scope's (corpus counts; None: 0),
@@ -118,6 +146,8 @@ def features(term: KeyTerm, in_corpus: bool, vocabulary: Vocabulary | None, pass
         float(term.verb), best_trigram(m, passage) if term.kind == "specific" else 0.0,
         float(len(m) >= 5 and m[:5] in passage.prefixes), n_missing / max(n_terms, 1), float(n_terms == 1),
         float(term.kind == "specific" and len(m) >= 6 and INN_STEM.search(m) is not None),
+        float(term.kind == "specific" and clipped(m, passage)),
+        float(term.kind == "specific" and 2 <= len(m) <= 5 and m.isalpha() and m in passage.initials),
     ]
 
 

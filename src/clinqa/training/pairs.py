@@ -152,12 +152,35 @@ def _typo(q: str, rng: random.Random) -> tuple[str, list[str]]:
     return q.replace(w, t, 1), []
 
 
+def _clip(q: str, rng: random.Random) -> tuple[str, list[str]]:
+    long = [w for w in words(q) if len(w) >= 9 and w.isalpha() and zipf(w.lower()) < 3.5]
+    if not long:
+        return q, []
+    w = rng.choice(long)
+    cut_to = w[:rng.randint(4, 5)] if rng.random() < 0.7 else w[-rng.randint(5, 6):]
+    return q.replace(w, cut_to, 1), [cut_to]
+
+
+_PHRASE = re.compile(r"\b([A-Za-z]{3,}(?:[ -][A-Za-z]{3,}){1,3})\b")
+
+
+def _acronym(q: str, rng: random.Random) -> tuple[str, list[str]]:
+    runs = [m.group(1) for m in _PHRASE.finditer(q)
+            if not any(w.lower() in FUNCTION_WORDS for w in re.split(r"[ -]", m.group(1)))]
+    if not runs:
+        return q, []
+    phrase = rng.choice(runs)
+    short = "".join(w[0] for w in re.split(r"[ -]", phrase)).upper()
+    return q.replace(phrase, short, 1), [short]
+
+
 REWRITES: tuple[Callable[[str, random.Random], tuple[str, list[str]]], ...] = (
-    _british, _other_names, _terse, _age_sex, _typo)
+    _british, _other_names, _terse, _age_sex, _typo, _clip, _acronym)
 
 
 def rewrite(question: str, rng: random.Random) -> tuple[str, list[str]]:
-    """``question`` as a clinician might type it: one to three of :data:`REWRITES`, chosen by ``rng``.
+    """``question`` as a clinician might type it: one to three of :data:`REWRITES` (British spellings, other names,
+    dropped function words, an age/sex tag, a typo, a clipped word, an acronym), chosen by ``rng``.
     Returns the new text and the words it inserted (shorthand, fillers: never what decides)."""
     out, added = question, []
     for fn in rng.sample(REWRITES, rng.randint(1, 3)):
