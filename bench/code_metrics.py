@@ -83,6 +83,8 @@ def tree_metrics(src: Path, package_dir: str, top: int) -> dict[str, Any]:
     return {
         "src": str(src),
         "python_lines": sum(v["lines"] for v in files.values()),
+        "all_regex_sites": sum(v["regex_sites"] for v in files.values()),
+        "all_word_lists": sum(len(v["word_lists"]) for v in files.values()),
         f"{package_dir}_regex_sites": sum(v["regex_sites"] for v in inside.values()),
         f"{package_dir}_word_lists": sum(len(v["word_lists"]) for v in inside.values()),
         "largest_files": sorted(((k, v["lines"]) for k, v in files.items()), key=lambda kv: -kv[1])[:top],
@@ -103,7 +105,8 @@ def main() -> None:
         print(json.dumps(m, indent=2))
         return
     print(f"| {m['src']} | |\n|---|---|")
-    for key in ("python_lines", f"{a.package_dir}_regex_sites", f"{a.package_dir}_word_lists"):
+    for key in ("python_lines", "all_regex_sites", "all_word_lists", f"{a.package_dir}_regex_sites",
+                f"{a.package_dir}_word_lists"):
         print(f"| {key} | {m[key]:,} |")
     print("| largest files | " + ", ".join(f"{k} {n}" for k, n in m["largest_files"]) + " |")
     print("| longest functions | " + ", ".join(f"{k} {n}" for k, n in m["longest_functions"]) + " |")

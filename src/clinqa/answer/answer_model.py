@@ -7,11 +7,14 @@ Abacha & Demner-Fushman 2019, CC BY 4.0, with hard, same-page and random negativ
 ``--random-negatives``), ``clinqa train export`` writes its int8 ONNX copy, and it runs on ONNX Runtime
 without torch (:class:`clinqa.rerank.onnx_cross_encoder.OnnxCrossEncoder`).
 
-**No answer model ships with clinqa, and the step is off by default**: the better of the two trained
-here (``answerability-v2``: MedQuAD without title qualifiers plus PubMedQA, 17 minutes on 2 cores), in
-place of the key-term refusals, refused fewer answerable consumer questions (40% against 52%) but
-lowered fact recall on the clinician set (0.962 -> 0.774) and the held-out set (0.688 -> 0.562)
-(docs/benchmarks.md, "A learned answer model"). The setting takes a folder.
+**No answer model ships with clinqa, and the step is off by default**. Issue 29's best (MedQuAD and
+PubMedQA, 17 minutes on 2 cores), in place of the key-term refusals, lowered fact recall on the clinician
+set (0.962 -> 0.774). Issue 39's (``clinqa train pairs`` + ``clinqa train answer-model``: 24,576 pairs from
+BioASQ, MedQuAD, PubMedQA, MEDIQA 2019, COVID-QA and the guideline corpus with leave-gold-out, entity-swap
+and clinician-rewrite rows, 768 steps, 50 minutes on 2 cores) separated the blind dev half's answerable
+from its uncovered questions with a ROC AUC of 0.615 (passages; 0.54 reading units), below the decisive-word
+classifier's 0.778, and added nothing to it in a combiner (docs/benchmarks.md, "Issue 39"). The setting
+takes a folder.
 
 The decision step ``answer_model`` (:mod:`clinqa.answer.decision`) refuses a reference question when the
 best of the first ``answer.answer_model_passages`` quotable passages scores below the threshold. The
