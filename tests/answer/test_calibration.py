@@ -80,6 +80,8 @@ def test_presets_load_by_name_and_a_real_file_wins(tmp_path: Path, monkeypatch: 
 
     assert load_settings(Path("consumer-questions")).answer.key_terms == "warn"
     assert load_settings(None).answer.key_terms == "refuse"
+    assert load_settings(Path("clinician-shorthand")).answer.decisive_words == "model"
+    assert load_settings(None).answer.decisive_words == "rules"
     monkeypatch.chdir(tmp_path)
     (tmp_path / "consumer-questions").write_text("{}")  # a file of that name is read as a config (JSON)
     assert load_settings(Path("consumer-questions")).answer.key_terms == "refuse"

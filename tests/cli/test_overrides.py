@@ -108,7 +108,7 @@ def test_bad_overrides_are_one_line_naming_the_option(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
         settings_for(tmp_path, sets=["retrieval=1"])
     assert str(e.value).startswith("--set retrieval=1: 'retrieval' is a section, not a setting (it has: dense_k, ")
-    shipped = r"consumer-questions, fast-ingest, patient-notes, rrf-fusion"
+    shipped = r"clinician-shorthand, consumer-questions, fast-ingest, patient-notes, rrf-fusion"
     with pytest.raises(ConfigError, match=rf"^unknown preset 'nope' \(shipped: {shipped}\)$"):
         settings_for(tmp_path, preset="nope")
 
@@ -124,7 +124,8 @@ def test_bad_overrides_are_one_line_naming_the_option(tmp_path: Path) -> None:
     (["--set", "retrieval.rrf_k=0"],
      "error: --set retrieval.rrf_k=0: invalid value for retrieval.rrf_k: Input should be greater than or equal to 1"),
     (["--preset", "nope"],
-     "error: unknown preset 'nope' (shipped: consumer-questions, fast-ingest, patient-notes, rrf-fusion)"),
+     "error: unknown preset 'nope' (shipped: clinician-shorthand, consumer-questions, fast-ingest, patient-notes, "
+     "rrf-fusion)"),
 ])
 def test_cli_rejects_bad_overrides_with_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     for command in (["stats"], ["search", "sepsis"], ["ask", "sepsis?"]):
@@ -154,13 +155,14 @@ def _commands(group: typer.Typer) -> dict[str, object]:
 def test_every_command_that_builds_settings_takes_set_and_preset() -> None:
     commands = _commands(app)
     with_config = sorted(n for n, c in commands.items() if any("--config" in p.opts for p in c.params))
-    # all 23 commands but `eval report` and `eval compare`, which read run folders, and `train export`,
-    # which converts a model folder
-    assert len(with_config) == 20
+    # all 26 commands but `eval report` and `eval compare`, which read run folders, `train export`, which
+    # converts a model folder, and `train answer-model`, which trains from a pairs file
+    assert len(with_config) == 22
     for name in with_config:
         opts = {o for p in commands[name].params for o in p.opts}
         assert {"--set", "--preset", "--data-dir"} <= opts, name
-    assert sorted(set(commands) - set(with_config)) == ["eval compare", "eval report", "train export"]
+    assert sorted(set(commands) - set(with_config)) == ["eval compare", "eval report", "train answer-model",
+                                                        "train export"]
 
 
 # -- through the commands --------------------------------------------------------------------------
