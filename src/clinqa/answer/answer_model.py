@@ -48,7 +48,8 @@ def model_folder(name: str) -> Path:
     if folder.is_dir():
         return folder
     shipped = f"a shipped model ({', '.join(SHIPPED_MODELS)}) or " if SHIPPED_MODELS else ""
-    raise ConfigError(f"answer model {name!r}: not {shipped}a local folder (`clinqa train reranker` writes one)")
+    raise ConfigError(f"answer model {name!r}: not {shipped}a local folder (`clinqa train answer-model` then "
+                      "`clinqa train export` write one)")
 
 
 class AnswerModel:

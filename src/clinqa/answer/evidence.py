@@ -189,12 +189,13 @@ def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
     fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.answer.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
-    ``answer.rarity.misspelt_common_above``) is a typo, not missing."""
-    from clinqa.answer.answerability import misspelt_common_word
+    ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
+    man") are context, not words the corpus should have (:func:`clinqa.answer.answerability.without_ages`)."""
+    from clinqa.answer.answerability import misspelt_common_word, without_ages
     from clinqa.answer.coverage import typo_of_stopword
 
     t0 = time.perf_counter()
-    counts = {} if unknown_terms == "ignore" else term_counts(store, asked, filters)
+    counts = {} if unknown_terms == "ignore" else term_counts(store, without_ages(asked), filters)
     timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
     # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
     return ([t for t, n in counts.items()
