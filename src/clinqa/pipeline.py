@@ -230,6 +230,17 @@ class Pipeline:
             self._llm = build_llm_backend(self.settings.llm)
         return self._llm
 
+    def stages(self, filters: Filters) -> gather.Stages:
+        """What the evidence steps of a question under ``filters`` need (:class:`clinqa.answer.evidence.Stages`):
+        the scope's vocabulary and calibration, the answer model for a reference question, read here once."""
+        patient = filters.patient_id is not None
+        return gather.Stages(
+            settings=self.settings, store=self.store, search=self.search,
+            vocabulary=self.scoped_vocabulary(filters),
+            calibration=self.calibration("patient" if patient else "reference"),
+            answer_model=None if patient else self.answer_model(), has_patient_notes=self.has_patient_notes(),
+            unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years)
+
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time
@@ -244,14 +255,15 @@ class Pipeline:
         decision = decide.run(ev, "time")
         if decision.verdict.final:
             return scope.no_note_answer(ev, t0)
-        found = gather.gather(self, ev, query_vector)
+        stages = self.stages(ev.filters)
+        found = gather.gather(stages, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
-        draft = gather.draft(self, ev, found, decision)
+        draft = gather.draft(stages, ev, found, decision)
         if not verdict.answer:
-            answer = gather.refusal(self, draft, verdict.reason, ev, found)
+            answer = gather.refusal(stages, draft, verdict.reason, ev, found)
         else:
             t1 = time.perf_counter()
-            ev.extract = gather.quote(self, ev, found)
+            ev.extract = gather.quote(stages, ev, found)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else

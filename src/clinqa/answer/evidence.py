@@ -9,10 +9,10 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
@@ -47,30 +47,25 @@ if TYPE_CHECKING:
     from clinqa.store import Store
 
 
-class Stages(Protocol):
-    """What gathering evidence needs of the pipeline (:class:`clinqa.pipeline.Pipeline` has it all)."""
+@dataclass(frozen=True)
+class Stages:
+    """What the evidence steps of one question need, handed to them by ``Pipeline.ask``
+    (:meth:`clinqa.pipeline.Pipeline.stages`) instead of the pipeline itself: the settings, the store and the
+    search, and what is read once for the question's scope: its vocabulary (the corpus's, plus the patient's own
+    notes for a patient-scoped question), its calibration, the answer model with its threshold (reference scope
+    only; None when ``answer.answer_model`` is unset) and whether the store holds patient notes. The unit encoder
+    and whether reference documents carry years are read only when a step needs them (``unit_encoder()``,
+    ``reference_has_years()``)."""
 
     settings: Settings
-
-    @property
-    def store(self) -> Store: ...
-
-    @property
-    def unit_encoder(self) -> Encoder: ...
-
-    def search(self, query: str, filters: Filters | None = None, k: int | None = None, rerank: bool = True,
-               recency: bool = False, query_vector: np.ndarray | None = None,
-               depth: int | None = None) -> RetrievalResult: ...
-
-    def scoped_vocabulary(self, filters: Filters | None = None) -> Vocabulary: ...
-
-    def has_patient_notes(self) -> bool: ...
-
-    def reference_has_years(self) -> bool: ...
-
-    def calibration(self, scope: str = "reference") -> Resolved: ...
-
-    def answer_model(self) -> tuple[AnswerModel, float] | None: ...
+    store: Store
+    search: Callable[..., RetrievalResult]
+    vocabulary: Vocabulary
+    calibration: Resolved
+    answer_model: tuple[AnswerModel, float] | None
+    has_patient_notes: bool
+    unit_encoder: Callable[[], Encoder]
+    reference_has_years: Callable[[], bool]
 
 
 @dataclass(frozen=True)
@@ -294,11 +289,11 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
 
     s, filters = stages.settings.answer, ev.filters
     t0 = time.perf_counter()
-    asked, repairs = (repair_question(ev.question, stages.scoped_vocabulary(filters), s.rarity.repair_below)
+    asked, repairs = (repair_question(ev.question, stages.vocabulary, s.rarity.repair_below)
                       if stages.settings.retrieval.repair_spelling else (ev.question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
-    ev.calibration = stages.calibration("patient" if filters.patient_id is not None else "reference")
-    vocab = stages.scoped_vocabulary(filters)
+    ev.calibration = stages.calibration
+    vocab = stages.vocabulary
     zipf = ev.calibration.key_term_max_zipf
     ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
                                                 equivalents=synonyms.equivalents, rarity=s.rarity)
@@ -322,7 +317,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
         check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
     ev.check = check
-    model = stages.answer_model() if filters.patient_id is None else None
+    model = stages.answer_model if filters.patient_id is None else None
     if model is not None and context:
         t0 = time.perf_counter()
         ev.answer_score = model[0].best(asked, answer_model_texts(context[: s.answer_model_passages],
@@ -333,7 +328,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
             ev.check = replace(ev.check, answer_score=ev.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
-                 or stages.has_patient_notes())
+                 or stages.has_patient_notes)
     return Gathered(asked, repairs, result, context, rare, test)
 
 
@@ -351,7 +346,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
-        return extract_answer(result.query_vector, quoted, stages.unit_encoder, max_sentences=12,
+        return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
                               min_score=-1.0, question=asked, max_hits=len(quoted), profile=ev.profile,
                               scoring=s.scoring)
     if ev.filters.patient_id is not None:
@@ -359,7 +354,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return extract_answer(result.query_vector, quoted, stages.unit_encoder, s.max_sentences,
+    return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
                           s.min_sentence_score, question=asked, max_hits=len(quoted), profile=ev.profile,
                           scoring=s.scoring)
 
@@ -410,7 +405,7 @@ def draft(stages: Stages, ev: Evidence, found: Gathered, decision: Decision) -> 
     verdict, filters, result = decision.verdict, ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
-    warnings = [*assemble.question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes()),
+    warnings = [*assemble.question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
                 *assemble.gate_warnings(ev.gate, ev.missing, ev.unknown_terms, ev.scoped, answering),
                 *verdict.warnings]
     return assemble.Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
