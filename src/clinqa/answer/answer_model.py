@@ -11,10 +11,10 @@ without torch (:class:`clinqa.rerank.onnx_cross_encoder.OnnxCrossEncoder`).
 PubMedQA, 17 minutes on 2 cores), in place of the key-term refusals, lowered fact recall on the clinician
 set (0.962 -> 0.774). Issue 39's (``clinqa train pairs`` + ``clinqa train answer-model``: 24,576 pairs from
 BioASQ, MedQuAD, PubMedQA, MEDIQA 2019, COVID-QA and the guideline corpus with leave-gold-out, entity-swap
-and clinician-rewrite rows, 768 steps, 50 minutes on 2 cores) separated the blind dev half's answerable
-from its uncovered questions with a ROC AUC of 0.615 (passages; 0.54 reading units), below the decisive-word
-classifier's 0.778, and added nothing to it in a combiner (docs/benchmarks.md, "Issue 39"). The setting
-takes a folder.
+and clinician-rewrite rows, 1,279 steps, 85 minutes on 2 cores) separated the blind dev half's answerable
+from its uncovered questions with a ROC AUC of 0.652 (0.615 after its first 768 steps; 0.54 reading units),
+below the decisive-word classifier's 0.778, and added nothing to it in a combiner (docs/benchmarks.md,
+"Issue 39"). The setting takes a folder.
 
 The decision step ``answer_model`` (:mod:`clinqa.answer.decision`) refuses a reference question when the
 best of the first ``answer.answer_model_passages`` quotable passages scores below the threshold. The
