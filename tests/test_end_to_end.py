@@ -239,7 +239,7 @@ def test_answer_units_are_precomputed_at_ingest(periop_pipe: Pipeline) -> None:
     """Ingest embedded every quotable unit (answer.precompute_units, the default) into the cache, so
     an extractive answer embeds nothing: the wrapped encoder is never called for its units, and the
     answer is the same as one computed without the cache."""
-    from clinqa.answer.extractive import embedding_texts
+    from clinqa.chunking.units import embedding_texts
     from clinqa.embedding import CachedEncoder, text_hash
 
     question = "Should a beta-blocker be started on the day of surgery?"

@@ -43,7 +43,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=3)
     ap.add_argument("--output", type=Path, default=Path("runs/encoder-precision"))
     a = ap.parse_args()
-    from clinqa.answer.extractive import embedding_texts
+    from clinqa.chunking.units import embedding_texts
     from clinqa.embedding import build_encoder
     from clinqa.settings import EmbeddingSettings
 

@@ -214,7 +214,7 @@ def embed_chunks(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache | 
 
 def chunk_units(chunk: Chunk) -> list[tuple[str, tuple[int, int] | None]]:
     """The answer units of ``chunk`` as ``(text it is embedded as, character span in chunk.text or None)``:
-    :func:`clinqa.answer.extractive.embedding_text` of each of its :func:`~clinqa.answer.extractive.unit_records`,
+    :func:`clinqa.chunking.units.embedding_text` of each of its :func:`~clinqa.chunking.units.unit_records`,
     located in the chunk's body (:func:`clinqa.embedding.late.locate`; a unit whose label is not written beside
     its text, such as a list's lead-in, by its text alone; a table row by its cells). An overview chunk has none."""
     if chunk.hierarchy_level == "document":

@@ -190,9 +190,11 @@ class Pipeline:
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
         """The key-term test (:class:`clinqa.answer.evidence.KeyTermTest`) of ``question`` against the first ``depth``
-        (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's."""
+        (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's; which
+        missing term decides as ``ask`` decides it (``answer.decisive_words``)."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
-        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, rarity=self.settings.answer.rarity)
+        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, rarity=self.settings.answer.rarity,
+                                  decider=gather.decider(self.settings.answer))
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:

@@ -272,7 +272,7 @@ def test_overlap_weighs_the_stem_that_tells_candidates_apart() -> None:
 
 
 def test_rows_are_embedded_under_their_heading_sentences_as_they_are() -> None:
-    from clinqa.answer.extractive import embedding_texts
+    from clinqa.chunking.units import embedding_texts
 
     body = "Low-dose colchicine is preferred.\n\n| Parameter | Recommendation |\n|---|---|\n| Regimen | 1.2 mg |"
     assert embedding_texts(body, ["Gout", "Colchicine for Acute Flare"]) == [
@@ -355,7 +355,7 @@ def test_a_row_with_an_empty_first_cell_continues_the_row_above() -> None:
 
 
 def test_keyed_items_are_embedded_under_their_heading_sentence_items_are_not() -> None:
-    from clinqa.answer.extractive import embedding_texts
+    from clinqa.chunking.units import embedding_texts
 
     body = "- Dose: 0.9 mg/kg (maximum total dose: 90 mg).\n\n- Clopidogrel 75 mg daily is an alternative for patients."
     assert embedding_texts(body, ["IV Alteplase", "Dosing Protocol"]) == [
@@ -439,7 +439,8 @@ def test_a_list_section_split_over_chunks_is_read_with_its_neighbours() -> None:
 
 
 def test_the_word_budget_keeps_the_best_scoring_groups() -> None:
-    from clinqa.answer.extractive import _within_budget, unit_records
+    from clinqa.answer.extractive import _within_budget
+    from clinqa.chunking.units import unit_records
 
     long_list = unit_records("- " + "\n- ".join(" ".join(["word"] * 20) for _ in range(5)))  # 100 words, 1 group
     short = unit_records("The answer is ten words long and it is here.")

@@ -18,11 +18,11 @@ from clinqa.training.pairs import (
     covidqa_items,
     entity_swap,
     guideline_items,
+    line_units,
     pairs_for,
     rewrite,
     slot_swap,
     training_rows,
-    units_of,
 )
 
 
@@ -65,7 +65,7 @@ def test_rewrites_report_what_they_insert() -> None:
 
 
 def test_units_split_lines_and_sentences() -> None:
-    assert units_of("Dose: 5 mg. Then 10 mg daily.\n- item two") == ["Dose: 5 mg.", "Then 10 mg daily.", "- item two"]
+    assert line_units("Dose: 5 mg. Then 10 mg daily.\n- item two") == ["Dose: 5 mg.", "Then 10 mg daily.", "- item two"]
 
 
 def test_forbidden_sets_are_refused(tmp_path: Path) -> None:

@@ -11,12 +11,15 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from clinqa.answer.extractive import extract_answer, units_of
+    from clinqa.answer.extractive import extract_answer
     from clinqa.answer.gate import GateDecision, RefusalGate, gate_signal
     from clinqa.answer.types import Answer, Citation
+    from clinqa.chunking.units import units_of
 
-_HOMES = {"extract_answer": "extractive", "units_of": "extractive", "GateDecision": "gate",
-          "RefusalGate": "gate", "gate_signal": "gate", "Answer": "types", "Citation": "types"}
+#: public name -> the module that defines it (quotable units are chunking's)
+_HOMES = {"extract_answer": "clinqa.answer.extractive", "units_of": "clinqa.chunking.units",
+          "GateDecision": "clinqa.answer.gate", "RefusalGate": "clinqa.answer.gate",
+          "gate_signal": "clinqa.answer.gate", "Answer": "clinqa.answer.types", "Citation": "clinqa.answer.types"}
 
 
 def __getattr__(name: str) -> Any:
@@ -24,7 +27,7 @@ def __getattr__(name: str) -> Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'clinqa.answer' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"clinqa.answer.{home}"), name)
+    return getattr(importlib.import_module(home), name)
 
 
 __all__ = ["Answer", "Citation", "GateDecision", "RefusalGate", "extract_answer", "gate_signal", "units_of"]

@@ -57,7 +57,7 @@ from clinqa.text.stems import s_stem
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
-from clinqa.text.words import WORD, words_of
+from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -167,10 +167,11 @@ _COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{
 #: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
 _AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:" + unit_pattern(AGE_UNITS) + r")\s*-?\s*old\b|\baged\s+\d+\b",
                   re.IGNORECASE)
-#: a patient's age (and sex) as clinicians type it: "67F", "72M", "15yo F", "10 y/o", "3yo" (not "4F-PCC")
-_AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
+#: :data:`_AGE` with its number and unit captured, to read the age (kept apart: ``_AGE``'s matches carry no groups)
 _AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
                        + r")\s*-?\s*old\b|\baged\s+(\d{1,3})\b", re.IGNORECASE)
+#: a patient's age (and sex) as clinicians type it: "67F", "72M", "15yo F", "10 y/o", "3yo" (not "4F-PCC")
+_AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
 
 
 def without_ages(text: str) -> str:
@@ -212,7 +213,7 @@ class KeyTerm:
     is what a passage must mention: the repaired spelling, the population group name, the
     number; ``repaired`` is set when the typed word was corrected against the corpus; ``typed`` keeps
     the question's casing (abbreviations such as "CAP" are matched case-sensitively by the synonym
-    table). ``modifies``: the condition or procedure word (clinical suffix, :data:`_CLINICAL_SUFFIX`)
+    table). ``modifies``: the condition or procedure word (clinical suffix, :data:`clinqa.text.words.CLINICAL_SUFFIX`)
     that this word qualifies in the question, within the next three words ("cerebral" and "sinus" in
     "cerebral venous sinus thrombosis" -> "thrombosis"); such a word names *which* condition and is
     decisive (:func:`is_decisive`). ``answer_type``: the word names the kind of thing the question asks
@@ -606,7 +607,7 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
     """``term`` with ``modifies`` set when one of the next three words after it in ``question`` names a
     condition or procedure (clinical suffix, or a head noun of :data:`CONDITION_HEADS`) and no
     punctuation or stop word comes between."""
-    if term.kind != "specific" or _CLINICAL_SUFFIX.search(term.match):
+    if term.kind != "specific" or CLINICAL_SUFFIX.search(term.match):
         return term
     m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
     if m is None:
@@ -615,7 +616,7 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
         low = w.lower()
         if not w[0].isalpha() or (low in STOPWORDS and low != "use"):  # "opioid use disorder"
             break
-        if _CLINICAL_SUFFIX.search(low) or low in CONDITION_HEADS:
+        if CLINICAL_SUFFIX.search(low) or low in CONDITION_HEADS:
             return replace(term, modifies=low)
     return term
 
@@ -1348,9 +1349,6 @@ def _with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
 _VERB_FORM = re.compile(r"(?:ed|ing)$")
 #: adverbs ("preferentially", "significantly", "reversibly") say how, not what: never decisive by rarity
 _ADVERB = re.compile(r"(?:ally|ively|ently|antly|ously|ably|ibly|edly|ingly|arly)$")
-#: Greek and Latin suffixes of conditions and procedures (-itis, -osis, -aemia, -pathy, -ectomy ...): a word
-#: with one names what is asked about even when general English knows it well ("meningitis" Zipf 3.1)
-_CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
 
 def is_decisive(term: KeyTerm, in_corpus: bool, below: float | None = None) -> bool:
@@ -1440,9 +1438,9 @@ DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
          Golden(KeyTerm("cerebral", "specific", "cerebral", typed="cerebral", modifies="thrombosis"),
                 expected=True)),
     Rule("clinical_suffix",
-         "A word with a Greek or Latin suffix of conditions and procedures (_CLINICAL_SUFFIX: -itis, -osis, "
+         "A word with a Greek or Latin suffix of conditions and procedures (CLINICAL_SUFFIX: -itis, -osis, "
          "-aemia, -pathy, -ectomy ...) names what is asked about: decisive ('meningitis', Zipf 3.1).",
-         lambda c: True if _CLINICAL_SUFFIX.search(c.term.match) else None,
+         lambda c: True if CLINICAL_SUFFIX.search(c.term.match) else None,
          Golden(KeyTerm("meningitis", "specific", "meningitis", typed="meningitis"), expected=True)),
     Rule("rare_word",
          "Otherwise decisive when very specific (wordfreq Zipf < 3.0: 'dexamethasone') and not a verb form "

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Protocol
 import numpy as np
 
 from clinqa.errors import ConfigError
+from clinqa.text.words import CLINICAL_SUFFIX
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -74,7 +75,6 @@ INN_STEM = re.compile(
     r"|triptan|setron|lukast|terol|sone|olone|dronate|profen|coxib|zosin|grel|grelor|tidine|quine|parib|lisib"
     r"|cept|kinra|ximab|zumab|umab|tide|relin|pressin|oxetine|aline|triptyline|pramine|peridol|apine|idone)$")
 _AGE_SEX = re.compile(r"\d{1,3}\s*(?:y/?o|yo|yrs?|years?|[mf]|m/f)", re.IGNORECASE)
-_CLINICAL = re.compile(r"(?:itis|osis|a?emia|aemia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
 
 def trigrams(word: str) -> set[str]:
@@ -141,7 +141,7 @@ def features(term: Term, in_corpus: bool, vocabulary: Vocabulary | None, passage
         float(typed.isupper() and len(typed) >= 2), float(typed[:1].islower() and any(c.isupper() for c in typed[1:])),
         float(any(c.isdigit() for c in m)), float(_AGE_SEX.fullmatch(m) is not None),
         min(len(m), 20) / 20.0, float(m.endswith(("ed", "ing"))), float(m.endswith("ly")),
-        float(m.endswith("s") and not m.endswith("ss")), float(_CLINICAL.search(m) is not None),
+        float(m.endswith("s") and not m.endswith("ss")), float(CLINICAL_SUFFIX.search(m) is not None),
         float(term.repaired is not None), float(term.dosed), float(bool(term.modifies)), float(term.answer_type),
         float(term.verb), best_trigram(m, passage) if term.kind == "specific" else 0.0,
         float(len(m) >= 5 and m[:5] in passage.prefixes), n_missing / max(n_terms, 1), float(n_terms == 1),

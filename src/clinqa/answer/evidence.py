@@ -26,7 +26,7 @@ from clinqa.answer.extractive import (
     with_siblings,
 )
 from clinqa.answer.profile import QuestionProfile
-from clinqa.chunking.units import suspicious_units, without_suspicious  # noqa: F401 - read from here too
+from clinqa.chunking.units import without_suspicious
 
 if TYPE_CHECKING:
     import numpy as np
@@ -97,12 +97,16 @@ class KeyTermTest:
                                     equivalents=synonyms.equivalents, rarity=self.rarity)
 
     def on(self, hits: Sequence[Any]) -> Answerability:
-        """The test against every hit of ``hits`` (each with ``.chunk.text``); the question's key terms are read
-        once per test (:attr:`question_profile`)."""
+        """The test against every hit of ``hits`` (each with ``.chunk.text``): :meth:`on_texts` of their texts."""
+        return self.on_texts([h.chunk.text for h in hits])
+
+    def on_texts(self, texts: Sequence[str]) -> Answerability:
+        """The test against passage ``texts`` (stored chunk texts, header included); the question's key terms
+        are read once per test (:attr:`question_profile`)."""
         from clinqa.retrieval import synonyms
 
         profile = self.question_profile
-        return check_answerability(self.question, [without_suspicious(h.chunk.text) for h in hits], self.vocab,
+        return check_answerability(self.question, [without_suspicious(t) for t in texts], self.vocab,
                                    self.max_zipf, profile.phrases, synonyms.equivalents, synonyms.term_matches,
                                    profile=profile, rarity=self.rarity, decider=self.decider)
 
@@ -251,11 +255,11 @@ class Gathered:
 
 def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
-    ``units`` each quotable unit under its section heading (:func:`clinqa.answer.extractive.embedding_texts`, the
+    ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_texts`, the
     texts ingest embeds), so the passage's answering sentence is read even past the model's token limit."""
     if not units:
         return [h.chunk.text for h in hits]
-    from clinqa.answer.extractive import embedding_texts
+    from clinqa.chunking.units import embedding_texts
 
     return [t for h in hits for t in embedding_texts(h.chunk.body, h.chunk.section_path)] or [h.chunk.text
                                                                                                for h in hits]

@@ -73,18 +73,7 @@ from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.quantities import DOSE_UNITS, unit_pattern
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
-from clinqa.chunking.units import (  # noqa: F401 - the units live in chunking; these names are read from here too
-    _KEYED,
-    KEY_VALUE_HEADERS,
-    Unit,
-    _clean,
-    embedding_text,
-    embedding_texts,
-    labelled_units,
-    unit_heading,
-    unit_records,
-    units_of,
-)
+from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of

@@ -38,6 +38,9 @@ ASCII_WORD = re.compile(r"[a-z][a-z0-9'-]*")
 #: an ASCII token of text as typed: a letter or digit, then letters, digits and - ("SGLT2", "NT-proBNP")
 ASCII_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _WORD_PARTS = re.compile(r"[-']")
+#: Greek and Latin suffixes of conditions and procedures (-itis, -osis, -aemia, -pathy, -ectomy ...): a word
+#: with one names a condition or procedure even when general English knows it well ("meningitis" Zipf 3.1)
+CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
 
 def terms(text: str) -> list[str]:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -30,16 +29,6 @@ if TYPE_CHECKING:
     from clinqa.pipeline import Pipeline
 
 LABELLED_KINDS = ("positive", "positive_unit", "rewrite", "swap")
-
-
-@dataclass
-class _Chunk:
-    text: str
-
-
-@dataclass
-class _Hit:
-    chunk: _Chunk
 
 
 def swapped_term(terms: Sequence, swapped: str):
@@ -82,7 +71,7 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     counts: Counter[str] = Counter()
     for (src, kind), ps in sorted(by.items()):
         for p in rng.sample(ps, min(per_kind, len(ps))):
-            check = KeyTermTest(p.query, vocab[src], max_zipf).on([_Hit(_Chunk(p.passage))])
+            check = KeyTermTest(p.query, vocab[src], max_zipf).on_texts([p.passage])
             if not check.missing:
                 continue
             words_in = PassageWords.of([p.passage])
@@ -150,7 +139,7 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
     from clinqa.answer.evidence import KeyTermTest
     from clinqa.evaluation.facts import contains, load_questions
     from clinqa.retrieval.filters import Filters
-    from clinqa.training.pairs import FORBIDDEN_SETS
+    from clinqa.training.pairs import refuse_evaluation_set
 
     table = pipe.store.export(["chunk_id", "text"], Filters())
     text_of = dict(zip(table.column("chunk_id").to_pylist(), table.column("text").to_pylist(), strict=True))
@@ -160,14 +149,13 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
     ys: list[int] = []
     counts: Counter[str] = Counter()
     for path in question_files:
-        if any(f in Path(path).name.lower() for f in FORBIDDEN_SETS):
-            raise ValueError(f"{path}: an evaluation set that may not be trained on (issue 39)")
+        refuse_evaluation_set(path)
         for q in load_questions(Path(path)):
             ans = pipe.ask(q.question, generate=False)
             texts = [text_of[r["chunk_id"]] for r in ans.retrieved[:k] if r["chunk_id"] in text_of]
             if not texts:
                 continue
-            check = KeyTermTest(q.question, vocab, 4.0).on([_Hit(_Chunk(t)) for t in texts])
+            check = KeyTermTest(q.question, vocab, 4.0).on_texts(texts)
             words_in = PassageWords.of(texts)
             n, m = len(check.key_terms), len(check.missing)
             if q.answerable:

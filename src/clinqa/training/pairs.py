@@ -303,8 +303,10 @@ class Bm25:
         return [[int(i) for i in row] for row in res]
 
 
-def units_of(text: str) -> list[str]:
-    """The sentences and list items of a passage: lines first, then sentence ends (". " before a capital)."""
+def line_units(text: str) -> list[str]:
+    """The sentences and list items of a passage, split lightly (lines first, then sentence ends: ". " before a
+    capital): the answering sentence of a guideline fact (not :func:`clinqa.chunking.units.units_of`, which
+    labels list items with their lead-in)."""
     out = []
     for line in re.split(r"\n+", text):
         out += [s.strip() for s in re.split(r"(?<=[.;])\s+(?=[A-Z(])", line) if len(s.strip()) > 3]
@@ -454,6 +456,13 @@ def pubmedqa_items(path: Path) -> tuple[list[Item], list[str]]:
     return items, texts
 
 
+def refuse_evaluation_set(path: Path) -> None:
+    """Raise :class:`ConfigError` when ``path``'s name says it is a set that may not be trained on
+    (:data:`FORBIDDEN_SETS`: held-out halves, vignettes, the refusal set, LiveQA, test splits)."""
+    if any(f in Path(path).name.lower() for f in FORBIDDEN_SETS):
+        raise ConfigError(f"{path}: an evaluation set that may not be trained on (issue 39)")
+
+
 def guideline_items(question_files: Sequence[Path], chunks: list[tuple[str, str]]) -> list[Item]:
     """Questions of clinician question sets over the guideline corpus (``bench/answers`` format) against the
     store's chunks ``[(doc_id, text)]`` (pool ``guidelines``): the chunks of the question's document that
@@ -465,12 +474,11 @@ def guideline_items(question_files: Sequence[Path], chunks: list[tuple[str, str]
     low = [normalize(t).lower() for _, t in chunks]
     items = []
     for path in question_files:
-        if any(f in Path(path).name.lower() for f in FORBIDDEN_SETS):
-            raise ConfigError(f"{path}: an evaluation set that may not be trained on (issue 39)")
+        refuse_evaluation_set(path)
         for q in load_questions(Path(path)):
             alts = [normalize(a).lower() for f in q.facts for a in f]
             gold = [i for i, (d, _) in enumerate(chunks) if d == q.doc_id and any(a in low[i] for a in alts)]
-            units = sorted({u for i in gold for u in units_of(chunks[i][1])
+            units = sorted({u for i in gold for u in line_units(chunks[i][1])
                             if any(a in normalize(u).lower() for a in alts)})
             if q.answerable and not gold:
                 continue
