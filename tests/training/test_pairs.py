@@ -107,3 +107,28 @@ def test_training_rows_repeat_guidelines_and_cap_sources() -> None:
     ps = [Pair("q", "guidelines", "positive", "a", "b", 1.0), *[Pair("q", "bioasq", "positive", "a", "b", 1.0)] * 10]
     rows = training_rows(ps, repeat_guidelines=3, caps={"bioasq": 4})
     assert len(rows["query"]) == 7
+
+
+def test_evaluation_gold_is_never_trained_on(tmp_path: Path) -> None:
+    from clinqa.training.pairs import evaluation_gold, medquad_items, pubmedqa_items
+
+    (tmp_path / "pubmedqa" / "qrels").mkdir(parents=True)
+    (tmp_path / "pubmedqa" / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n111\t111\t1\n")
+    (tmp_path / "liveqa-medquad" / "qrels").mkdir(parents=True)
+    (tmp_path / "liveqa-medquad" / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nTQ1\tGARD_0001_Sec2\t1\n")
+    held = evaluation_gold(tmp_path)
+    assert held == {"111", "TQ1", "GARD_0001_Sec2"}
+    raw = tmp_path / "pqal.json"
+    raw.write_text(json.dumps({"111": {"QUESTION": "a?", "CONTEXTS": ["x"]},
+                               "222": {"QUESTION": "b?", "CONTEXTS": ["y"]}, "333": {"CONTEXTS": ["z"]}}))
+    items, texts = pubmedqa_items(raw, held)
+    assert [it.qid for it in items] == ["pubmedqa:222"] and len(texts) == 3
+    page = tmp_path / "medquad" / "2_GARD_QA"
+    page.mkdir(parents=True)
+    (page / "0001.xml").write_text("<Document><QAPairs>" + "".join(
+        f"<QAPair><Question>q{k}?</Question><Answer>answer {k}</Answer></QAPair>" for k in (1, 2, 3))
+        + "</QAPairs></Document>")
+    got = medquad_items(tmp_path / "medquad", 10, 0, held)
+    assert sorted(it.qid for it in got) == ["medquad:GARD_0001_Sec1", "medquad:GARD_0001_Sec3"]
+    assert all("answer 2" not in n for it in got for _, n in it.negatives)

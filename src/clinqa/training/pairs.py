@@ -20,8 +20,10 @@ word of a question decides, the word that was swapped in or the words that were 
   the label does not change.
 
 What may train (the issue's rule): BioASQ 7B-8B on a seeded half of its questions only (the other half's
-ids go to the manifest for evaluation); MedQuAD, PubMedQA (PQA-L), MEDIQA 2019 training and validation
-sets (its test set is kept back), COVID-QA; the guideline corpus's passages as negatives and swap
+ids go to the manifest for evaluation); MedQuAD less the gold passages of the evaluation sets
+(:data:`EVALUATION_SETS`), PubMedQA (PQA-L) less the questions of the pubmedqa evaluation set (all 500 the
+shared copy carries, so none is left), MEDIQA 2019 training and validation sets (its test set is kept back),
+COVID-QA; the guideline corpus's passages as negatives and swap
 targets, and the questions of the given guideline question sets (the clinician dev set). Never the
 blind held-out half, ``bench/answers/heldout.jsonl``, the vignettes, the refusal set or LiveQA: the
 builder refuses a question file whose name says it is one of them.
@@ -414,43 +416,45 @@ def covidqa_items(path: Path, window: int = 90) -> tuple[list[Item], list[str]]:
     return items, texts
 
 
-def medquad_items(raw: Path, most: int, seed: int) -> list[Item]:
+def medquad_items(raw: Path, most: int, seed: int, exclude: set[str] = frozenset()) -> list[Item]:
     """MedQuAD XML: at most ``most`` answered pairs (seeded sample), each with its answer as gold and up to two
-    answers of the same page to other questions as ``sibling`` negatives."""
+    answers of the same page to other questions as ``sibling`` negatives. A pair whose passage id
+    (``<prefix>_<file stem>_Sec<k>``, the MedQuAD-BEIR rule) is in ``exclude`` (the gold of an evaluation set)
+    is left out, as a positive and as a sibling."""
     from clinqa.training.data import MEDQUAD_PREFIX
 
-    pages: list[list[tuple[str, str]]] = []
-    for name in MEDQUAD_PREFIX:
+    pages: list[list[tuple[str, str, str]]] = []
+    for name, prefix in MEDQUAD_PREFIX.items():
         for path in sorted((raw / name).glob("*.xml")) if (raw / name).is_dir() else []:
             try:
                 root = ET.parse(path).getroot()
             except ET.ParseError:
                 continue
-            qa = [((p.findtext("Question") or "").strip(), cut(p.findtext("Answer") or ""))
-                  for p in root.iter("QAPair")]
-            qa = [(q, a) for q, a in qa if q and a]
+            qa = [((p.findtext("Question") or "").strip(), cut(p.findtext("Answer") or ""),
+                   f"{prefix}_{path.stem}_Sec{k}") for k, p in enumerate(root.iter("QAPair"), start=1)]
+            qa = [(q, a, cid) for q, a, cid in qa if q and a and cid not in exclude]
             if qa:
                 pages.append(qa)
     rng = random.Random(seed)
     flat = [(pi, k) for pi, page in enumerate(pages) for k in range(len(page))]
     items = []
     for pi, k in rng.sample(flat, min(most, len(flat))):
-        q, a = pages[pi][k]
-        sibs = [b for j, (_, b) in enumerate(pages[pi]) if j != k and b != a]
-        items.append(Item(f"medquad:{pi}:{k}", "medquad", q, [a],
+        q, a, cid = pages[pi][k]
+        sibs = [b for j, (_, b, _) in enumerate(pages[pi]) if j != k and b != a]
+        items.append(Item(f"medquad:{cid}", "medquad", q, [a],
                           negatives=[("sibling", s) for s in rng.sample(sibs, min(2, len(sibs)))]))
     return items
 
 
-def pubmedqa_items(path: Path) -> tuple[list[Item], list[str]]:
+def pubmedqa_items(path: Path, exclude: set[str] = frozenset()) -> tuple[list[Item], list[str]]:
     """PubMedQA PQA-L (``ori_pqal.json``): each question with its abstract's contexts as gold (pool
     ``pubmedqa``: every abstract, the 500 of the test split without their questions too)."""
     data = json.loads(path.read_text(encoding="utf-8"))
     texts, items = [], []
     for pmid, d in data.items():
         texts.append(cut(" ".join(d.get("CONTEXTS", []))))
-        if not d.get("QUESTION"):  # the official test split's questions were removed from the shared copy
-            continue
+        if not d.get("QUESTION") or pmid in exclude:  # the test split's questions were removed from the shared
+            continue  # copy; ``exclude``: the questions of the pubmedqa evaluation set
         items.append(Item(f"pubmedqa:{pmid}", "pubmedqa", d["QUESTION"], [texts[-1]], pool="pubmedqa",
                           exclude={len(texts) - 1}))
     return items, texts
@@ -555,6 +559,21 @@ def neighbours_of(texts: Sequence[str], encode: Callable[[list[str]], np.ndarray
     return Neighbours(vocab_of(texts), encode, cased=cased_of(texts))
 
 
+#: evaluation sets (BEIR folders under shared/data) whose questions and gold passages are never trained on
+EVALUATION_SETS = ("pubmedqa", "liveqa-medquad", "medquad-selfqa")
+
+
+def evaluation_gold(shared: Path) -> set[str]:
+    """The query ids and gold passage ids of :data:`EVALUATION_SETS` (every qrels file of each)."""
+    out: set[str] = set()
+    for name in EVALUATION_SETS:
+        for path in sorted((shared / name / "qrels").glob("*.tsv")):
+            for line in path.read_text(encoding="utf-8").splitlines()[1:]:
+                q, c, *_ = line.split("\t")
+                out.update((q, c))
+    return out
+
+
 def build(shared: Path, out: Path, guideline_chunks: list[tuple[str, str]], question_files: Sequence[Path],
           encode: Callable[[list[str]], np.ndarray], seed: int = 0, medquad_most: int = 4000,
           n_mined: int = 3, n_rewrites: int = 2, progress: bool = True) -> dict:
@@ -570,11 +589,13 @@ def build(shared: Path, out: Path, guideline_chunks: list[tuple[str, str]], ques
             raise ConfigError(f"{p}: training source missing (see shared/data/README.md)")
     bio, bio_texts, bio_held = bioasq_items(shared / "bioasq", seed)
     cov, cov_texts = covidqa_items(raw / "covid-qa" / "200423_covidQA.json")
-    pmq, pmq_texts = pubmedqa_items(raw / "pubmedqa" / "ori_pqal.json")
+    held = evaluation_gold(shared)
+    pmq, pmq_texts = pubmedqa_items(raw / "pubmedqa" / "ori_pqal.json", held)
     gl_texts = [cut(t) for _, t in guideline_chunks]
     gl = guideline_items(question_files, guideline_chunks)
     items = {"guidelines": gl, "bioasq": bio, "covidqa": cov, "pubmedqa": pmq,
-             "mediqa": mediqa_items(raw / "mediqa2019"), "medquad": medquad_items(raw / "medquad", medquad_most, seed)}
+             "mediqa": mediqa_items(raw / "mediqa2019"),
+             "medquad": medquad_items(raw / "medquad", medquad_most, seed, held)}
     pools = {"guidelines": gl_texts, "bioasq": bio_texts, "covidqa": cov_texts, "pubmedqa": pmq_texts}
     neighbours = {name: neighbours_of(texts, encode) for name, texts in
                   (("guidelines", gl_texts), ("bioasq", bio_texts), ("covidqa", cov_texts), ("pubmedqa", pmq_texts))}
@@ -605,7 +626,9 @@ def build(shared: Path, out: Path, guideline_chunks: list[tuple[str, str]], ques
         "question_files": [str(p) for p in question_files], "train_question_ids": ids,
         "bioasq_eval_ids": bio_held,
         "never_trained": ["blind held-out half", "bench/answers/heldout.jsonl", "bench/answers/vignettes.jsonl",
-                          "shared/data/refusal", "shared/data/liveqa-medquad", "MEDIQA 2019 test set",
+                          "shared/data/refusal", "shared/data/liveqa-medquad (questions and gold passages)",
+                          "shared/data/pubmedqa (its 500 questions)", "shared/data/medquad-selfqa (gold passages)",
+                          "MEDIQA 2019 test set",
                           "BioASQ evaluation half (bioasq_eval_ids)"],
         "licences": {"bioasq": "BioASQ terms of use (development only; not redistributed)",
                      "medquad": "CC BY 4.0", "pubmedqa": "MIT",
