@@ -315,9 +315,11 @@ class ChunkResponse(BaseModel):
     page_end: int | None = Field(None, description="Last page of the chunk.")
     ocr: bool = Field(False, description="True when the text was read from a page image by OCR.")
     body: str
-    highlights: list[tuple[int, int]] = Field(default_factory=list, description="[start, end) character offsets "
-                                              "in body of the highlight text (the citation's quote), sentence by "
-                                              "sentence, whitespace-insensitive.")
+    highlights: list[tuple[int, int]] = Field(default_factory=list, description="[start, end) offsets in body "
+                                              "(code points) of every stretch of the highlight text (the "
+                                              "citation's quote) found in it, compared word by word (case, "
+                                              "spacing, punctuation and list/table markup ignored), one span per "
+                                              "line, sorted.")
     previous: list[ChunkText] = Field(default_factory=list)
     next: list[ChunkText] = Field(default_factory=list)
 

@@ -366,16 +366,22 @@
   }
 
   // -- cited passage -----------------------------------------------------------------------------
+  // The passage with every highlight span in a <mark>. The server's offsets count code points (Python
+  // strings), JavaScript strings count UTF-16 units: the body is sliced as an array of code points, so a
+  // character outside the BMP before a quote does not shift its highlight.
   function highlighted(body, spans) {
     const frag = el("div", { class: "passage-text", "data-testid": "passage-cited" });
+    const chars = Array.from(body);
+    const text = (a, b) => chars.slice(a, b).join("");
     let pos = 0;
-    for (const [start, end] of spans) {
-      if (start < pos) continue;
-      frag.append(document.createTextNode(body.slice(pos, start)));
-      frag.append(el("mark", { "data-testid": "highlight", text: body.slice(start, end) }));
+    for (const [start, end] of [...spans].sort((x, y) => x[0] - y[0])) {
+      const s = Math.max(start, pos);
+      if (end <= s) continue;
+      frag.append(document.createTextNode(text(pos, s)));
+      frag.append(el("mark", { "data-testid": "highlight", text: text(s, end) }));
       pos = end;
     }
-    frag.append(document.createTextNode(body.slice(pos)));
+    frag.append(document.createTextNode(text(pos)));
     return frag;
   }
 
