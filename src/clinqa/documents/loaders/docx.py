@@ -12,6 +12,12 @@ Structure, in body order (paragraphs and tables interleaved as in the file):
   a table nested in a cell contributes its text to that cell;
 - other paragraphs are paragraph blocks; empty ones are dropped.
 
+Superscript and subscript runs (``w:vertAlign``, set on the run or by its character style: python-docx's
+``run.font.superscript``/``subscript``) and Unicode super/subscript characters are written in the
+plain-text forms of :mod:`clinqa.text.scripts` (issue 42): ``40 x 10`` + superscript ``9`` + ``/L`` is
+``40 x 10^9/L``, never "109/L"; ``CO`` + subscript ``2`` is ``CO2``; a superscript citation after a word
+is ``trial[12]``. Adjacent runs with the same alignment are read as one script.
+
 Authors come from the core property ``author`` (the year, as for PDFs, from a registry sidecar).
 
 The file is untrusted: it is a ZIP archive, so before python-docx opens it the archive's member
@@ -32,8 +38,10 @@ from typing import Any
 
 from clinqa.documents.loaders._common import SectionBuilder, has_content, norm_ws, path_doc_id, pipe_table
 from clinqa.documents.loaders._io import check_deadline, current_limits, read_bytes, xml_limit_reason
+from clinqa.documents.loaders._scripts import unicode_in_sections
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
+from clinqa.text.scripts import subscript, superscript, unicode_scripts
 
 #: A member that expands more than this many times over its compressed size is a zip bomb.
 MAX_RATIO = 200
@@ -122,10 +130,62 @@ def _list_info(par: Any, style: str) -> tuple[bool, int, bool]:
     return False, 0, False
 
 
+def _alignment(run: Any) -> str:
+    """``"superscript"``, ``"subscript"`` or ``""`` for a python-docx Run: its own ``w:vertAlign``, else
+    its character style's (styles based on others are followed by python-docx)."""
+    try:
+        font = run.font
+        if font.superscript:
+            return "superscript"
+        if font.subscript:
+            return "subscript"
+        rpr = run._r.rPr
+        styled = rpr is not None and rpr.rStyle is not None  # else the default style: never raised
+        if font.superscript is None and font.subscript is None and styled and run.style is not None:
+            style_font = run.style.font
+            if style_font.superscript:
+                return "superscript"
+            if style_font.subscript:
+                return "subscript"
+    except (KeyError, ValueError, AttributeError):
+        pass
+    return ""
+
+
+def _par_text(par: Any) -> str:
+    """The paragraph's text as python-docx's ``Paragraph.text`` reads it (runs and hyperlinks, tabs and
+    breaks as ``\t``/``\n``), with superscript and subscript runs written by
+    :func:`clinqa.text.scripts.superscript` / :func:`~clinqa.text.scripts.subscript`; consecutive runs
+    of one alignment are one script ("1" + "2" superscript after "10" is "10^12")."""
+    runs: list[Any] = []
+    for item in par.iter_inner_content():
+        runs.extend(item.runs if hasattr(item, "runs") else [item])
+    out = ""
+    script, content = "", ""
+
+    def close() -> str:
+        if not script:
+            return out
+        return out + (superscript(out, content) if script == "superscript" else subscript(out, content))
+
+    for run in runs:
+        text = run.text
+        align = _alignment(run)
+        if align != script:
+            out = close()
+            script, content = align, ""
+        if script:
+            content += text
+        else:
+            out += text
+    out = close()
+    return out
+
+
 def _cell_text(cell: Any) -> str:
-    parts = [norm_ws(p.text) for p in cell.paragraphs]
+    parts = [norm_ws(_par_text(p)) for p in cell.paragraphs]
     for inner in cell.tables:
-        parts.extend(norm_ws(c.text) for row in inner.rows for c in row.cells)
+        parts.extend(norm_ws(" ".join(_par_text(p) for p in c.paragraphs)) for row in inner.rows for c in row.cells)
     return " ".join(p for p in parts if p)
 
 
@@ -188,7 +248,7 @@ def load(path: Path) -> list[Document]:
                 else:
                     builder.add(pipe_table(rows), "table")
             continue
-        text = norm_ws(element.text)
+        text = norm_ws(_par_text(element))
         if not text:
             continue
         style = _style_name(element)
@@ -219,13 +279,14 @@ def load(path: Path) -> list[Document]:
     flush_item()
 
     sections = builder.sections()
+    unicode_in_sections(sections)
     if not has_content(sections):
         raise LoadError(path, "no text in the document")
     props = document.core_properties
     meta_title = norm_ws(props.title or "")
     if meta_title.lower() in _PLACEHOLDER_TITLES:
         meta_title = ""
-    title = title or meta_title
+    title = unicode_scripts(title or meta_title)
     authors = [norm_ws(a) for a in re.split(r";|,|\band\b", props.author or "") if norm_ws(a)]
     return [
         Document(

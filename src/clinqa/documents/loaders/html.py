@@ -9,6 +9,12 @@ text, 0-2 px fonts, off-screen positioning ...; :mod:`clinqa.documents.loaders._
 Highwire/Dublin Core ``<meta>`` tags (``citation_title``, ``citation_author``,
 ``citation_date``/``citation_publication_date``, ``dc.date``, ``citation_doi``,
 ``citation_journal_title``), ``<title>`` and the first ``h1``.
+
+Superscripts and subscripts keep their meaning (issue 42): ``<sup>``/``<sub>`` and the Unicode
+super/subscript characters are written in the plain-text forms of :mod:`clinqa.text.scripts`
+(``40 x 10<sup>9</sup>/L`` -> ``40 x 10^9/L``, never "109/L"; ``CO<sub>2</sub>`` -> ``CO2``;
+``trial<sup>12</sup>`` -> ``trial[12]``), after hidden text is dropped
+(:mod:`clinqa.documents.loaders._scripts`).
 """
 
 from __future__ import annotations
@@ -29,8 +35,10 @@ from clinqa.documents.loaders._common import (
 )
 from clinqa.documents.loaders._hidden import hidden_elements
 from clinqa.documents.loaders._io import decode_text, read_bytes, xml_limit_reason
+from clinqa.documents.loaders._scripts import flatten_scripts, unicode_in_sections
 from clinqa.documents.model import Document
 from clinqa.errors import LoadError
+from clinqa.text.scripts import unicode_scripts
 
 _DROP = (
     "script",
@@ -291,8 +299,6 @@ def load(path: Path) -> list[Document]:
             break
     if not title and title_el is not None:
         title = _text(title_el)
-    if not title and first_h1 is not None:
-        title = _text(first_h1)
     authors = metas.get("citation_author") or metas.get("dc.creator") or []
     year = None
     for key in (
@@ -330,17 +336,22 @@ def load(path: Path) -> list[Document]:
     for el in list(root.xpath("//*[@role='navigation' or @aria-hidden='true' or @hidden]")):
         if el.getparent() is not None:
             el.drop_tree()
+    flatten_scripts(root)
+    if not title and first_h1 is not None:  # read after flatten_scripts: "10^9", not "109"
+        flatten_scripts(first_h1)  # in case it was dropped with page chrome (a <header>)
+        title = _text(first_h1)
     body = root.find("body")
     walker = _Walker()
     walker.container(body if body is not None else root)
     walker.flush()
     sections = walker.builder.sections()
+    unicode_in_sections(sections)
     if not has_content(sections):
         raise LoadError(path, "no text content")
     return [
         Document(
             doc_id=path_doc_id(path),
-            title=title or path.stem,
+            title=unicode_scripts(title) or path.stem,
             authors=authors,
             year=year,
             source=source,

@@ -7,6 +7,11 @@ and ``Document.abstract``; the body's ``<sec>`` elements become nested sections 
 ``<p>``, ``<list>``, ``<table-wrap>`` (one table block), ``<disp-quote>``, ``<fig>``
 captions and ``<preformat>``/``<code>`` blocks. Back matter (references, etc.) is skipped.
 
+Superscripts and subscripts keep their meaning (issue 42): ``<sup>``/``<sub>`` (citation ``<xref>``
+inside them included) and Unicode super/subscript characters are written in the plain-text forms of
+:mod:`clinqa.text.scripts` (``10<sup>9</sup>/L`` -> ``10^9/L``, ``CO<sub>2</sub>`` -> ``CO2``,
+``trial<sup>12</sup>`` -> ``trial[12]``) before any text is read, so title, abstract and body agree.
+
 Spec: https://jats.nlm.nih.gov/archiving/tag-library/1.3/
 """
 
@@ -18,8 +23,10 @@ from lxml import etree
 
 from clinqa.documents.loaders._common import norm_ws, parse_year, path_doc_id, pipe_table, str_list
 from clinqa.documents.loaders._io import parse_xml, read_bytes
+from clinqa.documents.loaders._scripts import flatten_scripts, unicode_in_sections
 from clinqa.documents.model import Block, BlockKind, Document, Section
 from clinqa.errors import LoadError
+from clinqa.text.scripts import unicode_scripts
 
 _BLOCK_CHILDREN = {
     "list",
@@ -247,6 +254,7 @@ def load(path: Path) -> list[Document]:
     root = parse_xml(path, read_bytes(path))
     if _local(root) != "article":
         raise LoadError(path, f"not a JATS article (root element <{_local(root) or root.tag}>, expected <article>)")
+    flatten_scripts(root)
     front = next(iter(_children(root, "front")), None)
     meta = _first(front, "article-meta") if front is not None else None
     journal = _first(front, "journal-meta") if front is not None else None
@@ -297,6 +305,8 @@ def load(path: Path) -> list[Document]:
                 _blocks(child, loose.blocks)
         if loose.blocks:
             sections.insert(1 if has_abstract else 0, loose)
+    unicode_in_sections(sections)
+    title, abstract_text = unicode_scripts(title), unicode_scripts(abstract_text)
     if not title and not any(s.blocks or s.children for s in sections):
         raise LoadError(path, "no title, abstract or body text in JATS article")
     url = f"https://doi.org/{doi}" if doi else (f"https://pmc.ncbi.nlm.nih.gov/articles/{pmc}/" if pmc else "")

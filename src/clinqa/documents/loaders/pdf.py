@@ -25,6 +25,16 @@ Layout recovery, per page in reading order:
 
 Every block keeps its 1-based page range (``page_start``/``page_end``).
 
+Superscripts and subscripts (issue 42): pdfplumber splits words where the font size changes, so a
+raised smaller word after a number is a word of its own ("10", "9", "/L"); :func:`_same_row` keeps it in
+the row it is set in and :func:`_row_text` writes it in the plain-text forms of
+:mod:`clinqa.text.scripts` when it is at most :data:`SCRIPT_SIZE_RATIO` of its neighbour's size with the
+baseline raised (superscript) or lowered (subscript): "40 x 10^9/L", "CO2", "trial[12]", never
+"40 x 109/L" or "10 9 /L". Table cells are read the same way (:func:`_table_cells`). Not detected: a
+superscript set at the body's size (only raised), and pages read by OCR (tesseract gives no sizes or
+baselines of its own: a raised "9" is read as a word of the line or lost). Unicode super/subscript
+characters in the text layer take the same forms.
+
 Text a reader would not see is dropped before layout: characters under 3 pt
 (:data:`MIN_CHAR_SIZE`) and white characters (``non_stroking_color`` white in gray, RGB or CMYK)
 that do not lie on a filled non-white rectangle (white on a dark table header stays). Colours set
@@ -49,8 +59,10 @@ from pdfminer.pdfdocument import PDFEncryptionError, PDFPasswordIncorrect
 
 from clinqa.documents.loaders._common import SectionBuilder, has_content, norm_ws, path_doc_id, pipe_table
 from clinqa.documents.loaders._io import check_deadline, current_limits, read_bytes
+from clinqa.documents.loaders._scripts import unicode_in_sections
 from clinqa.documents.model import BlockKind, Document
 from clinqa.errors import LoadError
+from clinqa.text.scripts import subscript, superscript, unicode_scripts
 
 #: A line this much larger than the body's modal font size is a heading candidate.
 HEADING_SIZE_RATIO = 1.15
@@ -98,12 +110,73 @@ class _Line:
         return self.table is not None
 
 
+#: Superscripts and subscripts (:func:`_script_kind`): a word at most this share of its neighbour's
+#: font size whose baseline is raised by at least SUP_RAISE, or lowered by at least SUB_DROP, of the
+#: neighbour's size. Word raises superscripts by about a third of the size and lowers subscripts by about
+#: a seventh; TeX and fpdf2 similarly (fpdf2: 0.40 and 0.15 of the size, measured in
+#: tests/documents/test_scripts_pdf.py).
+SCRIPT_SIZE_RATIO = 0.85
+SUP_RAISE = 0.15
+SUB_DROP = 0.08
+#: Baseline estimate: pdfminer's character box runs from the font's descent below the baseline to
+#: ``size`` above that, and the descent of common text fonts is about a fifth of the size (Helvetica
+#: 0.21, Times 0.22, Arial 0.21), so the baseline is about ``bottom - DESCENT * size`` (top-down y).
+DESCENT = 0.2
+
+
+def _baseline(w: dict[str, Any]) -> float:
+    return float(w["bottom"]) - DESCENT * float(w.get("size", 0.0))
+
+
+def _script_kind(w: dict[str, Any], ref: dict[str, Any]) -> str:
+    """``"sup"`` when word ``w`` is set smaller than ``ref`` (a full-size word of its row) with its
+    baseline raised, ``"sub"`` when lowered, else ``""`` (module constants :data:`SCRIPT_SIZE_RATIO`,
+    :data:`SUP_RAISE`, :data:`SUB_DROP`)."""
+    size, ref_size = float(w.get("size", 0.0)), float(ref.get("size", 0.0))
+    if ref_size <= 0 or size > SCRIPT_SIZE_RATIO * ref_size:
+        return ""
+    shift = _baseline(ref) - _baseline(w)  # > 0: raised
+    if shift >= SUP_RAISE * ref_size:
+        return "sup"
+    if -shift >= SUB_DROP * ref_size:
+        return "sub"
+    return ""
+
+
+def _row_text(words: list[dict[str, Any]]) -> str:
+    """The text of one row's words (left to right), joined by spaces, except that superscripts and
+    subscripts (:func:`_script_kind` against the nearest full-size word before them, else after them)
+    are written by :func:`clinqa.text.scripts.superscript` / :func:`~clinqa.text.scripts.subscript`:
+    ``"10"`` then a raised smaller ``"9"`` then ``"/L"`` is ``"10^9/L"``, not ``"10 9 /L"`` (issue 42).
+    A script is glued to the word before it, and the word after it to the script, when the gap between
+    them is at most :data:`X_TOLERANCE` (pdfplumber split them only because their sizes differ)."""
+    kinds: list[str] = []
+    for i, w in enumerate(words):
+        before = [v for v in words[:i] if float(v.get("size", 0.0)) > SCRIPT_SIZE_RATIO * float(w.get("size", 0.0))]
+        after = [v for v in words[i + 1:] if float(v.get("size", 0.0)) > SCRIPT_SIZE_RATIO * float(w.get("size", 0.0))]
+        ref = before[-1] if before else after[0] if after else None
+        kinds.append(_script_kind(w, ref) if ref is not None else "")
+    out = ""
+    for i, w in enumerate(words):
+        text = str(w["text"])
+        glued = i > 0 and float(w["x0"]) - float(words[i - 1]["x1"]) <= X_TOLERANCE
+        if kinds[i]:
+            lead = out if glued or not out else out + " "
+            out = lead + (superscript(lead, text) if kinds[i] == "sup" else subscript(lead, text))
+        elif out and not (glued and kinds[i - 1]):
+            out = f"{out} {text}"
+        else:
+            out += text
+    return out
+
+
 def _row_line(page_no: int, words: list[dict[str, Any]]) -> _Line | None:
-    """One text line from its words (left to right): modal size, bold when 90% of its characters are."""
+    """One text line from its words (left to right; superscripts and subscripts by :func:`_row_text`):
+    modal size, bold when 90% of its characters are."""
     words = [w for w in words if str(w.get("text", "")).strip()]
     if not words:
         return None
-    text = norm_ws(" ".join(str(w["text"]) for w in words))
+    text = norm_ws(_row_text(words))
     sizes: Counter[float] = Counter()
     bold = 0
     for w in words:
@@ -115,15 +188,29 @@ def _row_line(page_no: int, words: list[dict[str, Any]]) -> _Line | None:
                  sizes.most_common(1)[0][0], bold >= 0.9 * sum(sizes.values()))
 
 
+def _same_row(w: dict[str, Any], row: list[dict[str, Any]]) -> bool:
+    """Whether word ``w`` belongs to ``row``: its top is within 40% of the font size of the row's first
+    word, or it is a smaller word (a superscript or subscript) whose box overlaps the row's largest
+    word's box by at least half its own height."""
+    ref = row[0]
+    if abs(float(w["top"]) - float(ref["top"])) <= 0.4 * max(float(ref.get("size", 10.0)), 1.0):
+        return True
+    big = max(row, key=lambda v: float(v.get("size", 0.0)))
+    small, large = (w, big) if float(w.get("size", 0.0)) <= float(big.get("size", 0.0)) else (big, w)
+    if float(small.get("size", 0.0)) > SCRIPT_SIZE_RATIO * float(large.get("size", 0.0)):
+        return False
+    overlap = min(float(small["bottom"]), float(large["bottom"])) - max(float(small["top"]), float(large["top"]))
+    return overlap >= 0.5 * (float(small["bottom"]) - float(small["top"]))
+
+
 def _rows(words: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Words grouped into visual rows (tops within 40% of the font size), each row left to right."""
+    """Words grouped into visual rows (:func:`_same_row`: tops within 40% of the font size, and
+    superscripts and subscripts with the row they are set in), each row left to right."""
     rows: list[list[dict[str, Any]]] = []
     for w in sorted(words, key=lambda w: (float(w["top"]), float(w["x0"]))):
-        if rows:
-            ref = rows[-1][0]
-            if abs(float(w["top"]) - float(ref["top"])) <= 0.4 * max(float(ref.get("size", 10.0)), 1.0):
-                rows[-1].append(w)
-                continue
+        if rows and _same_row(w, rows[-1]):
+            rows[-1].append(w)
+            continue
         rows.append([w])
     return [sorted(r, key=lambda w: float(w["x0"])) for r in rows]
 
@@ -317,7 +404,7 @@ def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
         items: list[_Line] = []
         filtered = page
         for table in page.find_tables():
-            rows = [[c or "" for c in row] for row in table.extract(x_tolerance=X_TOLERANCE)]
+            rows = [[c or "" for c in row] for row in _table_cells(table)]
             rows = [r for r in rows if any(c.strip() for c in r)]
             if len(rows) < 2 or max((len(r) for r in rows), default=0) < 2:
                 continue
@@ -363,6 +450,33 @@ def _extract(pdf: Any, ocr: str = "never") -> tuple[list[list[_Line]], int]:
             kept.append(item)
         pages.append(_reading_order(kept, gutter))
     return _drop_running_heads(pages), n_ocr
+
+
+def _table_cells(table: Any) -> list[list[str | None]]:
+    """The text of a pdfplumber table's cells, row by row (None for a cell merged into another), as
+    ``Table.extract`` reads them (the characters whose midpoint lies in the cell) but with the body
+    text's words, rows and superscripts/subscripts (:func:`_rows`, :func:`_row_text`): "10" and a
+    raised "9" in a cell are "10^9", where ``Table.extract`` would write "109"."""
+    from pdfplumber.utils import extract_words
+
+    def inside(char: dict[str, Any], bbox: tuple[float, float, float, float]) -> bool:
+        v_mid, h_mid = (char["top"] + char["bottom"]) / 2, (char["x0"] + char["x1"]) / 2
+        return bbox[0] <= h_mid < bbox[2] and bbox[1] <= v_mid < bbox[3]
+
+    chars = table.page.chars
+    out: list[list[str | None]] = []
+    for row in table.rows:
+        row_chars = [c for c in chars if inside(c, row.bbox)]
+        cells: list[str | None] = []
+        for cell in row.cells:
+            if cell is None:
+                cells.append(None)
+                continue
+            words = extract_words([c for c in row_chars if inside(c, cell)], x_tolerance=X_TOLERANCE,
+                                  keep_blank_chars=False, extra_attrs=["size", "fontname"])
+            cells.append("\n".join(_row_text(r) for r in _rows(words) if r))
+        out.append(cells)
+    return out
 
 
 def _drop_running_heads(pages: list[list[_Line]]) -> list[list[_Line]]:
@@ -660,6 +774,7 @@ def load(path: Path) -> list[Document]:
         meta_title = ""
     title, builder = _build(pages, meta_title)
     sections = builder.sections()
+    unicode_in_sections(sections)
     if not has_content(sections):
         raise LoadError(path, "no extractable text (OCR found no words)" if n_ocr else _no_text_reason())
     author = meta.get("Author")
@@ -669,7 +784,7 @@ def load(path: Path) -> list[Document]:
     return [
         Document(
             doc_id=path_doc_id(path),
-            title=title or path.stem,
+            title=unicode_scripts(title) or path.stem,
             authors=authors,
             source=path.parent.name,
             path=str(path),
