@@ -60,6 +60,8 @@ def test_subscript_forms(before: str, content: str, written: str) -> None:
 def test_unicode_scripts_take_the_same_form() -> None:
     assert unicode_scripts("40 × 10⁹/L, 10⁻³ mol, 1.73 m², H₂O, Ca²⁺, CD4⁺ cells, trial¹²") == (
         "40 × 10^9/L, 10^-3 mol, 1.73 m^2, H2O, Ca2+, CD4+ cells, trial[12]")
+    assert unicode_scripts("a Chi² test, r² = 0.58, exons 45⁻55, kg/m², VO₂ max, CHA₂DS₂-VASc") == (
+        "a Chi^2 test, r^2 = 0.58, exons 45-55, kg/m^2, VO2 max, CHA2DS2-VASc")  # shapes bench/superscripts.py found
     plain = "no scripts here"
     assert unicode_scripts(plain) is plain
 

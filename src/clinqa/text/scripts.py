@@ -8,8 +8,9 @@ what                        written                          examples
 ==========================  ===============================  ==========================================
 exponent after a number     ``^`` + exponent                 10<sup>9</sup> -> ``10^9``, 10⁻³ -> ``10^-3``
 signed exponent (anywhere)  ``^`` + exponent                 min<sup>−1</sup> -> ``min^-1``
-2 or 3 after a unit or a    ``^`` + exponent                 m² -> ``m^2``, mm<sup>3</sup> -> ``mm^3``,
-one-letter symbol                                            I<sup>2</sup> -> ``I^2``, R² -> ``R^2``
+2 or 3 after a unit, a      ``^`` + exponent                 m² -> ``m^2``, mm<sup>3</sup> -> ``mm^3``,
+one-letter symbol or "chi"                                   I<sup>2</sup> -> ``I^2``, R² -> ``R^2``, Chi²
+                                                             -> ``Chi^2``
 ordinal after a number      joined                           1<sup>st</sup> -> ``1st``
 charge (sign last)          joined, ``^`` after a digit      Ca<sup>2+</sup> -> ``Ca2+``, CD4⁺ -> ``CD4+``,
                                                              SO4<sup>2−</sup> -> ``SO4^2-``
@@ -123,7 +124,7 @@ def superscript(before: str, content: str) -> str:
             return f"^{c}"
         word = _TRAILING_WORD.search(before)
         if word and c in ("2", "3") and ((len(word.group(1)) == 1 and word.group(1) != "a")
-                                         or word.group(1).lower() in _UNITS):
+                                         or word.group(1).lower() in _UNITS or word.group(1).lower() == "chi"):
             return f"^{c}"
         return _marker(c)
     if _CHARGE.fullmatch(c):
@@ -156,7 +157,9 @@ def unicode_scripts(text: str) -> str:
     """``text`` with every run of Unicode superscript characters (⁰-⁹ ¹ ² ³ ⁺ ⁻ ⁼ ⁽ ⁾ ⁿ ⁱ) and subscript
     characters (₀-₉ ₊ ₋ ₌ ₍ ₎ ₐ ₑ ₒ ₓ ...) written in the forms of :func:`superscript` and
     :func:`subscript`: "10⁹/L" -> "10^9/L", "1.73 m²" -> "1.73 m^2", "H₂O" -> "H2O", "Ca²⁺" -> "Ca2+".
-    Text without them is returned unchanged (the same object). Never raises.
+    A lone superscript sign right before a baseline digit is a mis-encoded dash, written as the plain
+    sign: "exons 45⁻55" -> "exons 45-55" (BioASQ has it), not "45^-55". Text without them is returned
+    unchanged (the same object). Never raises.
     """
     if not _UNICODE_RUN.search(text):
         return text
@@ -166,7 +169,9 @@ def unicode_scripts(text: str) -> str:
     for m in _UNICODE_RUN.finditer(text):
         out.append(text[pos:m.start()])
         tail = (tail + text[pos:m.start()])[-40:]
-        if m.group(1):
+        if m.group(1) and m.group(1) in ("\u207a", "\u207b") and text[m.end():m.end() + 1].isdigit():
+            written = SUPERSCRIPT_CHARS[m.group(1)]  # "45⁻55": a dash mis-encoded, not an exponent's sign
+        elif m.group(1):
             written = superscript(tail, "".join(SUPERSCRIPT_CHARS[ch] for ch in m.group(1)))
         else:
             written = subscript(tail, "".join(SUBSCRIPT_CHARS[ch] for ch in m.group(2)))
