@@ -23,18 +23,6 @@ def _local(el: etree._Element) -> str:
     return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
 
 
-def _text_before(el: etree._Element) -> str:
-    """The last :data:`_CONTEXT` characters of document text before ``el`` (text of ancestors and of
-    earlier elements, in document order)."""
-    nodes = el.xpath(f"preceding::text()[position() <= {_CONTEXT}]")
-    out = ""
-    for node in reversed(nodes):  # nearest first
-        out = str(node) + out
-        if len(out) >= _CONTEXT or out.strip():
-            break
-    return out[-_CONTEXT:]
-
-
 def _replace_with_text(el: etree._Element, text: str) -> None:
     """Remove ``el`` from its tree, its place taken by ``text`` followed by its tail."""
     parent = el.getparent()
@@ -51,22 +39,35 @@ def _replace_with_text(el: etree._Element, text: str) -> None:
 
 def flatten_scripts(root: etree._Element) -> int:
     """Replace every ``sup`` and ``sub`` element under ``root`` (HTML, or JATS with or without a
-    namespace) by its plain-text form, in document order so each one reads the text already written
-    before it. Returns how many were replaced. A script nested in another goes with the outer one
-    (its text is part of the outer's content). Never raises for well-formed trees.
+    namespace) by its plain-text form, in document order, each one reading the last :data:`_CONTEXT`
+    characters of text written before it (its own replacements included): one pass over the tree,
+    linear in its size. Returns how many were replaced. A script nested in another goes with the outer
+    one (its text is part of the outer's content). Comments and processing instructions add no text.
+    Never raises for trees lxml parsed (their depth is limited).
     """
-    found = [el for el in root.iter() if _local(el) in ("sup", "sub")]
-    done: set[int] = set()
+    tail = ""
     n = 0
-    for el in found:
-        if any(id(a) in done for a in el.iterancestors()):
-            continue
-        done.add(id(el))
-        content = "".join(el.itertext())
-        before = _text_before(el)
-        text = superscript(before, content) if _local(el) == "sup" else subscript(before, content)
-        _replace_with_text(el, text)
-        n += 1
+
+    def walk(el: etree._Element) -> None:
+        nonlocal tail, n
+        if el.text and isinstance(el.tag, str):
+            tail = (tail + el.text)[-_CONTEXT:]
+        for child in list(el):
+            name = _local(child)
+            if name in ("sup", "sub"):
+                content = "".join(child.itertext())
+                text = superscript(tail, content) if name == "sup" else subscript(tail, content)
+                after = child.tail or ""
+                _replace_with_text(child, text)
+                tail = (tail + text + after)[-_CONTEXT:]
+                n += 1
+                continue
+            if name:
+                walk(child)
+            if child.tail:
+                tail = (tail + child.tail)[-_CONTEXT:]
+
+    walk(root)
     return n
 
 
