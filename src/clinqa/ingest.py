@@ -11,6 +11,7 @@ import json
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,8 @@ import numpy as np
 
 from clinqa.chunking import CHUNKING_VERSION, Chunk, build_chunker
 from clinqa.chunking.units import embedding_text, embedding_texts, suspicious_units, unit_heading, unit_records
-from clinqa.documents.model import Document
+from clinqa.documents.boilerplate import Boilerplate, screened
+from clinqa.documents.model import Document, source_origin
 from clinqa.embedding import EmbeddingCache, Encoder, encode_with_cache, text_hash
 from clinqa.embedding.cache import embedding_bar
 from clinqa.embedding.late import late_key, locate
@@ -37,7 +39,9 @@ class IngestReport:
     is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
     ingested in this run holding ``n`` distinct sentences addressed to an AI model
     (:func:`clinqa.text.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
-    the PDF pages of the ingested documents whose text was read by OCR."""
+    the PDF pages of the ingested documents whose text was read by OCR. ``boilerplate`` is what
+    :mod:`clinqa.documents.boilerplate` left out of this run's documents, per group
+    (:meth:`~clinqa.documents.boilerplate.Boilerplate.summary`: group, kinds, lines, documents, examples)."""
 
     documents: int = 0
     unchanged: int = 0
@@ -50,6 +54,7 @@ class IngestReport:
     seconds: float = 0.0
     suspicious: list[tuple[str, int]] = field(default_factory=list)
     ocr_pages: int = 0  # PDF pages read from their image by OCR
+    boilerplate: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -94,6 +99,10 @@ def ingest_documents(
     chunker = build_chunker(settings.chunking, encoder.token_counter, encoder.max_tokens)
     cache = EmbeddingCache(cache_path) if settings.embedding.cache else None
     existing = store.doc_hashes()
+    record = BoilerplateRecord(settings.data_dir)
+    boilerplate = record.read()
+    known = len(boilerplate.kinds)
+    ingested_at = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     pending_docs: list[str] = []
     pending_chunks: list[Chunk] = []
     suspicious: dict[str, int] = {}
@@ -124,9 +133,10 @@ def ingest_documents(
         items = tqdm(items, desc="ingest", unit="doc", total=total)
     if tracker is not None:
         items = tracker.wrap(items)
-    for doc, key in changed_documents(items, settings, encoder.model_id, existing, report, fail):
+    for doc, key in changed_documents(items, settings, encoder.model_id, existing, report, fail, boilerplate):
         try:
-            chunks = [c.model_copy(update={"doc_hash": key}) for c in chunker.chunk(doc)]
+            stamp = {"doc_hash": key, "source_from": doc.source_from, "ingested_at": ingested_at}
+            chunks = [c.model_copy(update=stamp) for c in chunker.chunk(doc)]
         except Exception as exc:  # a chunker bug must not lose the rest of the batch
             fail(doc.path, f"could not chunk document {doc.doc_id!r}: {exc}")
             continue
@@ -140,6 +150,8 @@ def ingest_documents(
         if len(pending_chunks) >= batch_chunks:
             flush()
     flush()
+    if len(boilerplate.kinds) > known and settings.ingest.boilerplate:
+        record.write(boilerplate)
     if report.documents or store.stale_indexes():  # a killed run may have left rows unindexed
         store.refresh_indexes()
     if cache:
@@ -151,13 +163,23 @@ def ingest_documents(
 
 def changed_documents(items: Iterable[Document | LoadError | Skipped], settings: Settings, model_id: str,
                       existing: dict[str, str], report: IngestReport,
-                      fail: Callable[[str, str], None]) -> Iterator[tuple[Document, str]]:
+                      fail: Callable[[str, str], None],
+                      boilerplate: Boilerplate | None = None) -> Iterator[tuple[Document, str]]:
     """The documents of ``items`` an ingest must (re)write, with their :func:`ingest_key`, in order: skips go to
     ``report.skipped``, load errors and a second document with an id already seen to ``fail(path, reason)``,
     documents whose key equals ``existing[doc_id]`` (the store's :meth:`~clinqa.store.Store.doc_hashes`) are
-    counted in ``report.unchanged``. Shared by the plain ingest, the Ray ingest and ``--dry-run``."""
+    counted in ``report.unchanged``. Shared by the plain ingest, the Ray ingest and ``--dry-run``.
+
+    Each document's key is that of its text without the corpus boilerplate
+    (:func:`clinqa.documents.boilerplate.screened` with ``boilerplate``, by default what ``<data dir>/
+    boilerplate.json`` records; what was left out goes to ``report.boilerplate``), and its ``source_from`` is
+    set (:func:`clinqa.documents.model.source_origin`)."""
     from clinqa.documents.loaders import Skipped
 
+    if boilerplate is None:
+        boilerplate = BoilerplateRecord(settings.data_dir).read()
+    if settings.ingest.boilerplate:
+        items = screened(items, boilerplate)
     seen: dict[str, str] = {}
     for item in items:
         if isinstance(item, Skipped):
@@ -168,11 +190,13 @@ def changed_documents(items: Iterable[Document | LoadError | Skipped], settings:
             fail(item.path, f"duplicate doc_id {item.doc_id!r} (already loaded from {seen[item.doc_id]})")
         else:
             seen[item.doc_id] = item.path
+            item.source_from = source_origin(item)
             key = ingest_key(item, settings, model_id)
             if existing.get(item.doc_id) == key:
                 report.unchanged += 1
             else:
                 yield item, key
+    report.boilerplate = boilerplate.summary() if settings.ingest.boilerplate else []
 
 
 def ocr_pages(doc: Document) -> int:
@@ -309,6 +333,29 @@ def store_stats(store: Store, data_dir: Path, model_id: str | None) -> dict[str,
         "model_id": model_id,
         "suspicious_chunks": suspicious_chunks(store, patients),
     }
+
+
+class BoilerplateRecord:
+    """``<data_dir>/boilerplate.json``: the corpus boilerplate found by earlier ingests
+    (:class:`clinqa.documents.boilerplate.Boilerplate`), left out of later ones too."""
+
+    def __init__(self, data_dir: Path) -> None:
+        """``data_dir``: the store's data directory."""
+        self.path = Path(data_dir) / "boilerplate.json"
+
+    def read(self) -> Boilerplate:
+        """What the file records (nothing when it is missing or unreadable)."""
+        try:
+            return Boilerplate.from_json(json.loads(self.path.read_text()))
+        except (OSError, ValueError):
+            return Boilerplate()
+
+    def write(self, boilerplate: Boilerplate) -> None:
+        """Record ``boilerplate`` (atomically)."""
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(boilerplate.to_json(), indent=2, ensure_ascii=False))
+        tmp.replace(self.path)
 
 
 class StoreRecord:

@@ -55,6 +55,10 @@ class IngestSettings(BaseModel):
         "auto", description="OCR of PDF pages (tesseract, through the `ocr` extra: pip install 'clinqa[ocr]' "
         "and Debian's tesseract-ocr): auto reads the pages that have an image and no text layer (a mixed "
         "PDF keeps its text pages), always reads every page from its image, never reads none.")
+    boilerplate: bool = Field(
+        True, description="Leave corpus boilerplate out of the chunks: lines whose opening (first 8 words, names "
+        "and numbers masked) is in at least 20% and at least 5 of the reference documents of a source or of "
+        "one ingest run (never patient notes); see clinqa.documents.boilerplate. false keeps every line.")
 
 
 class ChunkingSettings(BaseModel):

@@ -123,7 +123,8 @@ def test_counts_documents_and_hashes(ro_store: Store) -> None:
                                   "nO": "h-nO"}
     docs = ro_store.documents()
     assert [d["doc_id"] for d in docs] == ["g1", "g2", "g3", "nA", "nB", "nO"]
-    assert docs[0] == {"doc_id": "g1", "title": "G1", "year": 2014, "source": "BTS", "patient_id": None, "chunks": 2}
+    assert docs[0] == {"doc_id": "g1", "title": "G1", "year": 2014, "source": "BTS", "patient_id": None, "chunks": 2,
+                       "path": "", "format": "", "source_from": "", "ingested_at": ""}  # DOCUMENT_EXTRAS unset
     assert docs[2]["year"] is None and docs[3]["patient_id"] == "A" and docs[3]["chunks"] == 2
 
 

@@ -17,7 +17,7 @@ from clinqa.store.schema import BOOL_COLUMNS, ROW_COLUMNS, arrow_type, chunk_sch
 # the hand-written column lists of clinqa/store/lancedb.py before the schema was derived
 _STR = ["chunk_id", "doc_id", "text", "body", "hierarchy_level", "content_hash", "title", "source",
         "url", "doi", "organization", "patient_id", "note_date", "note_type", "author_role", "format",
-        "path", "doc_hash"]
+        "path", "doc_hash", "source_from", "ingested_at"]
 _LIST = ["section_path", "authors", "topics"]
 _INT = ["chunk_index", "n_words", "n_tokens", "year", "page_start", "page_end"]
 _BOOL = ["split", "ocr"]
@@ -28,7 +28,7 @@ def test_derived_schema_equals_the_hand_written_one() -> None:
     want = {n: pa.string() for n in _STR} | {n: pa.list_(pa.string()) for n in _LIST} | \
         {n: pa.int32() for n in _INT} | {n: pa.bool_() for n in _BOOL} | {"vector": pa.list_(pa.float32(), 384)}
     assert {f.name: f.type for f in s} == want
-    assert len(s) == 30 and all(f.nullable for f in s)
+    assert len(s) == 32 and all(f.nullable for f in s)
     assert s.names[:4] == ["chunk_id", "doc_id", "text", "body"] and s.names[-1] == "vector"  # Chunk field order
     assert list(Chunk.model_fields) == ROW_COLUMNS and {"split", "ocr"} == BOOL_COLUMNS
 

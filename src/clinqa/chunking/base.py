@@ -50,7 +50,8 @@ class Chunk(BaseModel):
     that was too long for the model. ``page_start``/``page_end`` are the 1-based pages of
     the source its blocks lie on (PDFs; ``None`` for sources without pages; a window of a
     block spanning two pages gets the block's range); ``ocr`` is true when any of its text
-    was read from a page image by OCR.
+    was read from a page image by OCR. ``source_from`` and ``ingested_at`` are the document's, set
+    by the ingest (empty in stores written before them).
     """
 
     chunk_id: str
@@ -83,6 +84,9 @@ class Chunk(BaseModel):
     format: str = ""
     path: str = ""
     doc_hash: str = ""
+    # set by the ingest (clinqa.ingest), the same on every chunk of a document
+    source_from: str = ""  # where ``source`` came from: metadata, --source, folder, loader default
+    ingested_at: str = ""  # when the document was stored (ISO 8601, UTC, seconds)
 
     @property
     def section(self) -> str:
@@ -231,4 +235,5 @@ def make_chunk(
         format=doc.format,
         path=doc.path,
         doc_hash=doc_hash or doc.content_hash(),
+        source_from=doc.source_from,
     )

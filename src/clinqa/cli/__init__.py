@@ -1,6 +1,6 @@
 """Command-line interface: a thin shell over :class:`clinqa.pipeline.Pipeline`.
 
-One module per job: :mod:`~clinqa.cli.corpus` (ingest, stats, remove, migrate, demo),
+One module per job: :mod:`~clinqa.cli.corpus` (ingest, stats, documents, remove, migrate, demo),
 :mod:`~clinqa.cli.ask` (ask, search, feedback, replay), :mod:`~clinqa.cli.eval`,
 :mod:`~clinqa.cli.train`, :mod:`~clinqa.cli.report`, :mod:`~clinqa.cli.serve`; every
 human-readable output is in :mod:`~clinqa.cli.render`, and what commands share (settings from
@@ -34,7 +34,7 @@ app = typer.Typer(help="clinqa: answers from your clinical corpus, with citation
 for _command in (_corpus.ingest, _ask.ask, _ask.feedback, _ask.replay):
     app.command()(_command)
 app.add_typer(report_app, name="report")
-for _command in (_ask.search, _corpus.stats, _corpus.remove, _corpus.migrate, _corpus.demo):
+for _command in (_ask.search, _corpus.stats, _corpus.documents, _corpus.remove, _corpus.migrate, _corpus.demo):
     app.command()(_command)
 app.add_typer(eval_app, name="eval")
 app.add_typer(train_app, name="train")

@@ -1,4 +1,4 @@
-"""Corpus commands: ``ingest``, ``stats``, ``remove``, ``migrate``, ``demo``."""
+"""Corpus commands: ``ingest``, ``stats``, ``documents``, ``remove``, ``migrate``, ``demo``."""
 
 from __future__ import annotations
 
@@ -85,6 +85,36 @@ def stats(
     pipe.require_store(empty_ok=True)  # a mistyped --data-dir is reported, not created
     s = pipe.stats()
     typer.echo(json.dumps(s, indent=2) if as_json else "\n".join(render.stats_lines(s)))
+
+
+@handle_errors()
+def documents(
+    source: Annotated[str | None, typer.Option("--source", help="Only documents of this source "
+                                               "(case-insensitive).")] = None,
+    patient: Annotated[str | None, typer.Option("--patient", help="Only this patient's notes.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    data_dir: DataDir = None,
+    config: Config = None,
+    preset: Preset = None,
+    sets: Sets = None,
+) -> None:
+    """The documents in the store, sorted by id: id (what `clinqa remove` takes), title, source (and where
+    it came from: metadata, --source, folder or loader default), year, chunks, file, ingested at.
+
+    Patient notes are listed too, with their patient, as GET /documents lists them to a key that may read
+    every patient: the CLI is the local operator, who can read the store itself. --patient lists one
+    patient's notes only. '-' marks what a store written by an older clinqa did not keep."""
+    pipe = pipeline(data_dir, config, preset, sets)
+    pipe.require_store(empty_ok=True)
+    rows = pipe.store.documents()
+    if patient is not None:
+        rows = [d for d in rows if d["patient_id"] == patient]
+    if source:
+        rows = [d for d in rows if (d["source"] or "").lower() == source.lower()]
+    if as_json:
+        typer.echo(json.dumps({"count": len(rows), "documents": rows}, indent=2, ensure_ascii=False))
+    else:
+        typer.echo("\n".join(render.documents_table(rows)))
 
 
 @handle_errors()

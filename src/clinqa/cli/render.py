@@ -208,7 +208,21 @@ def ingest_summary(report: Any) -> list[str]:
     for path, n in report.suspicious:
         lines.append(f"{path}: {n} sentence{_s(n)} addressed to an AI model "
                      f"{'were' if n != 1 else 'was'} indexed but will never be quoted")
+    lines.extend(boilerplate_lines(report.boilerplate))
     return lines
+
+
+def boilerplate_lines(groups: list[dict[str, Any]]) -> list[str]:
+    """One line per group of an ingest's ``boilerplate`` (:meth:`clinqa.documents.boilerplate.Boilerplate.summary`):
+    lines and kinds left out, of how many documents, and the first kind's example line."""
+    out = []
+    for g in groups:
+        where = "all documents of the run" if g["group"] == "*" else f"source {g['group'] or '(none)'}"
+        example = g["examples"][0] if g["examples"] else ""
+        out.append(f"  boilerplate: {g['lines']} line{_s(g['lines'])} of {g['kinds']} kind{_s(g['kinds'])} left out "
+                   f"of {g['documents']} document{_s(g['documents'])} ({where}), e.g. "
+                   f"\"{example[:90]}{'...' if len(example) > 90 else ''}\"")
+    return out
 
 
 def estimate_lines(e: dict[str, Any]) -> str:
@@ -244,8 +258,40 @@ def migrate_lines(report: Any) -> list[str]:
 
 def demo_ingest_line(report: Any) -> str:
     """The one line ``clinqa demo`` prints after ingesting the bundled corpus."""
+    left_out = sum(g["lines"] for g in report.boilerplate)
     return (f"ingested {report.documents} documents ({report.chunks} chunks) in {report.seconds:.1f} s; "
-            f"{report.unchanged} unchanged, {len(report.failed)} failed")
+            f"{report.unchanged} unchanged, {len(report.failed)} failed"
+            + (f"; {left_out} boilerplate line{_s(left_out)} left out" if left_out else ""))
+
+
+def documents_table(rows: list[dict[str, Any]]) -> list[str]:
+    """``clinqa documents``: one row per document (id, title, source and where it came from, year, chunks,
+    file, ingested at; a patient column when any is a note), ``-`` for what the store does not know (stores
+    written before the file's source and ingest time were kept)."""
+    if not rows:
+        return ["No documents."]
+    notes = any(r["patient_id"] for r in rows)
+
+    def cells(r: dict[str, Any]) -> list[str]:
+        src = r["source"] or "-"
+        if r["source"] and r["source_from"]:
+            src += f" ({r['source_from']})"
+        out = [r["doc_id"], _cut(r["title"] or "-", 48), src, str(r["year"] or "-"), str(r["chunks"]),
+               r["path"] or "-", r["ingested_at"] or "-"]
+        return [*out, r["patient_id"] or "-"] if notes else out
+
+    head = ["id", "title", "source", "year", "chunks", "file", "ingested at"] + (["patient"] if notes else [])
+    table = [head] + [cells(r) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(head))]
+    right = {3, 4}
+    lines = ["  ".join(c.rjust(w) if i in right else c.ljust(w)
+                       for i, (c, w) in enumerate(zip(row, widths, strict=True))).rstrip() for row in table]
+    return [*lines, f"{len(rows)} document{_s(len(rows))}"]
+
+
+def _cut(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
 
 
 # -- search ---------------------------------------------------------------------------------------

@@ -60,7 +60,9 @@ class Document(BaseModel):
 
     Metadata fields are copied onto every chunk (see :mod:`clinqa.chunking`), so filters on
     ``year``, ``source``, ``patient_id`` and ``note_date`` work at chunk level in the store.
-    ``abstract`` (if any) feeds the document-overview chunk.
+    ``abstract`` (if any) feeds the document-overview chunk. ``source_from`` says where ``source``
+    came from (:data:`SOURCE_ORIGINS`); left empty by a loader, the ingest infers it
+    (:func:`source_origin`). Neither it nor ``path`` is part of :meth:`content_hash`.
     """
 
     doc_id: str
@@ -79,6 +81,7 @@ class Document(BaseModel):
     abstract: str = ""
     path: str = ""
     format: str = ""
+    source_from: str = ""
     sections: list[Section] = Field(default_factory=list)
 
     def walk(self) -> list[tuple[tuple[str, ...], Section]]:
@@ -94,7 +97,7 @@ class Document(BaseModel):
 
     def content_hash(self) -> str:
         """SHA-256 (hex) over metadata and body: unchanged documents can be skipped on re-ingest."""
-        payload = self.model_dump(mode="json", exclude={"path"})
+        payload = self.model_dump(mode="json", exclude={"path", "source_from"})
         for sec in _sections(payload.get("sections", [])):
             for block in sec.get("blocks", []):  # unset page fields leave the hash of older versions
                 for key, default in (("page_start", None), ("page_end", None), ("ocr", False)):
@@ -117,3 +120,31 @@ def page_range(blocks: list[Block]) -> tuple[int | None, int | None]:
     starts = [b.page_start for b in blocks if b.page_start is not None]
     ends = [b.page_end if b.page_end is not None else b.page_start for b in blocks if b.page_start is not None]
     return (min(starts), max(e for e in ends if e is not None)) if starts else (None, None)
+
+
+#: where a document's ``source`` came from: the file's or its registry's own metadata (front matter, JATS
+#: journal title, HTML citation meta, a registry's organization, a MedQuAD source attribute), the ingest's
+#: ``--source`` option, the name of the folder the file lies in (when nothing better is known), or the fixed
+#: source of a loader (``pubmed`` for PubMedQA, ``notes`` for patient notes)
+SOURCE_ORIGINS: tuple[str, ...] = ("metadata", "--source", "folder", "loader default")
+#: formats whose loader gives every document the same source
+_FIXED_SOURCE_FORMATS = frozenset({"pubmedqa", "notes"})
+
+
+def source_origin(doc: Document) -> str:
+    """Where ``doc.source`` came from (one of :data:`SOURCE_ORIGINS`, ``""`` when it has no source):
+    ``doc.source_from`` when a loader or the ingest set it, else inferred: ``loader default`` for the
+    formats with a fixed source; ``folder`` when the source is the name of the folder ``doc.path`` lies in
+    (for MedQuAD, that name after ``medquad:``), which is what the file loaders fall back to; else
+    ``metadata``."""
+    from pathlib import PurePath
+
+    if doc.source_from:
+        return doc.source_from
+    if not doc.source:
+        return ""
+    if doc.format in _FIXED_SOURCE_FORMATS:
+        return "loader default"
+    folder = PurePath(doc.path).parent.name if doc.path else None
+    name = doc.source.removeprefix("medquad:") if doc.format == "medquad" else doc.source
+    return "folder" if folder is not None and name == folder else "metadata"

@@ -13,6 +13,17 @@ from clinqa.store.filters import Filters
 
 ScoreKind = Literal["cosine", "bm25"]
 
+#: per-document fields :meth:`Store.documents` returns beside doc_id, title, year, source, patient_id and
+#: chunks: the file it was loaded from, its format, where its source came from and when it was stored
+#: (``""`` for documents of a store written before ``source_from``/``ingested_at`` existed)
+DOCUMENT_EXTRAS: tuple[str, ...] = ("path", "format", "source_from", "ingested_at")
+
+
+def document_row(row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (one document of :meth:`Store.documents`) with every :data:`DOCUMENT_EXTRAS` field, ``""``
+    where the store has none (a column an older store lacks, or a null in it)."""
+    return {**row, **{k: row.get(k) or "" for k in DOCUMENT_EXTRAS}}
+
 
 @dataclass
 class Hit:
@@ -99,7 +110,8 @@ class Store(Protocol):
         ...
 
     def documents(self) -> list[dict[str, Any]]:
-        """One row per document: doc_id, title, year, source, patient_id, chunks."""
+        """One row per document, sorted by id: doc_id, title, year, source, patient_id, chunks, and the
+        :data:`DOCUMENT_EXTRAS` (path, format, source_from, ingested_at; ``""`` where unknown)."""
         ...
 
     def count(self) -> int:

@@ -37,18 +37,18 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.store.base import Hit, Store
+from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, document_row
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
 from clinqa.store.filters import Filters, sql_literal, to_sql
-from clinqa.store.schema import BOOL_COLUMNS, FIELD_TYPES, ROW_COLUMNS, chunk_schema
+from clinqa.store.schema import FIELD_TYPES, NOT_NULL_COLUMNS, ROW_COLUMNS, chunk_schema
 from clinqa.text import normalize
 
 TABLE = "chunks"
 
 #: columns added after the first release: a table made before them gets them (all null) on its next
 #: write (:meth:`LanceStore._upgrade`), and reads of an older table skip them (Chunk defaults apply)
-ADDED_COLUMNS = {n: FIELD_TYPES[n] for n in ("page_start", "page_end", "ocr")}
+ADDED_COLUMNS = {n: FIELD_TYPES[n] for n in ("page_start", "page_end", "ocr", "source_from", "ingested_at")}
 #: chunks kept in memory by :meth:`LanceStore._materialize` (cleared when the table changes)
 ROW_CACHE = 4096
 #: threads for the full-text ranking of :meth:`LanceStore.hybrid_lists`, beside the dense one (two: a
@@ -68,7 +68,7 @@ def _row(chunk: Chunk, vector: np.ndarray) -> dict[str, Any]:
 def _chunk(row: dict[str, Any]) -> Chunk:
     # a column added to an older table (ADDED_COLUMNS) is null in its old rows: the Chunk default applies
     return Chunk.model_validate({k: v for k, v in row.items()
-                                 if k in Chunk.model_fields and not (v is None and k in BOOL_COLUMNS)})
+                                 if k in Chunk.model_fields and not (v is None and k in NOT_NULL_COLUMNS)})
 
 
 _fts_clean = re.compile(r"[^\w\s]+", re.UNICODE)
@@ -427,15 +427,19 @@ class LanceStore(Store):
         return dict(zip(t.column("doc_id").to_pylist(), t.column("doc_hash").to_pylist(), strict=True))
 
     def documents(self) -> list[dict[str, Any]]:
-        """One dict per document (doc_id, title, year, source, patient_id, chunks), sorted by id."""
+        """One dict per document (doc_id, title, year, source, patient_id, chunks, and
+        :data:`~clinqa.store.base.DOCUMENT_EXTRAS`: path, format, source_from, ingested_at; ``""``
+        where an older store has no column), sorted by id."""
         if not self.sync():
             return []
-        t = self._columns(["doc_id", "title", "year", "source", "patient_id"]).to_pylist()
+        names = set(self._table.schema.names)
+        extras = [c for c in DOCUMENT_EXTRAS if c in names]
+        t = self._columns(["doc_id", "title", "year", "source", "patient_id", *extras]).to_pylist()
         docs: dict[str, dict[str, Any]] = {}
         for r in t:
             d = docs.setdefault(r["doc_id"], {**r, "chunks": 0})
             d["chunks"] += 1
-        return [docs[k] for k in sorted(docs)]
+        return [document_row(docs[k]) for k in sorted(docs)]
 
     def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
         """The embedded texts of the first ``n`` chunks by chunk id (deterministic), for

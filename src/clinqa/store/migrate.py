@@ -25,7 +25,7 @@ from clinqa.errors import ClinqaError, ConfigError
 from clinqa.store.base import Store
 from clinqa.store.filters import Filters
 from clinqa.store.qdrant import QdrantStore
-from clinqa.store.schema import BOOL_COLUMNS, ROW_COLUMNS, VECTOR
+from clinqa.store.schema import NOT_NULL_COLUMNS, ROW_COLUMNS, VECTOR
 from clinqa.store.sparse import index_terms
 
 COLUMNS = [*ROW_COLUMNS, VECTOR]
@@ -100,10 +100,11 @@ def migrate_to_qdrant(source: Store, target: QdrantStore, batch_chunks: int = 25
         table = source.export(COLUMNS, f)
         rows = table.drop_columns([VECTOR]).to_pylist()
         vectors = np.asarray(table.column(VECTOR).to_pylist(), dtype=np.float32)
-        # page_start/page_end/ocr (null in rows written before those columns existed) are copied as they are;
-        # a null flag is the Chunk default
+        # page_start/page_end/ocr, source_from/ingested_at (null in rows written before those columns existed)
+        # are copied as they are; a null flag or string is the Chunk default
         target.upsert_chunks([Chunk.model_validate({k: v for k, v in r.items()
-                                                    if not (k in BOOL_COLUMNS and v is None)}) for r in rows], vectors)
+                                                    if not (k in NOT_NULL_COLUMNS and v is None)}) for r in rows],
+                             vectors)
         copied += len(rows)
         if bar is not None:
             bar.update(len(rows))

@@ -70,7 +70,7 @@ from qdrant_client import models as qm
 
 from clinqa.chunking.base import Chunk, Level
 from clinqa.errors import ConfigError
-from clinqa.store.base import Hit, Store
+from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, document_row
 from clinqa.store.filters import Filters, qdrant_patient_condition, to_qdrant
 from clinqa.store.schema import chunk_schema
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights
@@ -499,15 +499,16 @@ class QdrantStore(Store):
         return out
 
     def documents(self) -> list[dict[str, Any]]:
-        """One dict per document (doc_id, title, year, source, patient_id, chunks), sorted by id."""
+        """One dict per document (doc_id, title, year, source, patient_id, chunks, and
+        :data:`~clinqa.store.base.DOCUMENT_EXTRAS`; ``""`` where a payload has none), sorted by id."""
         if not self.sync():
             return []
-        keys = ["doc_id", "title", "year", "source", "patient_id"]
+        keys = ["doc_id", "title", "year", "source", "patient_id", *DOCUMENT_EXTRAS]
         docs: dict[str, dict[str, Any]] = {}
         for p, _ in self._scroll(keys):
             d = docs.setdefault(p["doc_id"], {**{k: p.get(k) for k in keys}, "chunks": 0})
             d["chunks"] += 1
-        return [docs[k] for k in sorted(docs)]
+        return [document_row(docs[k]) for k in sorted(docs)]
 
     def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
         """The embedded texts of the first ``n`` chunks by chunk id (deterministic), for throughput

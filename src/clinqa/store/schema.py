@@ -62,6 +62,11 @@ FIELD_TYPES: dict[str, pa.DataType] = {n: arrow_type(f.annotation, n) for n, f i
 ROW_COLUMNS: list[str] = list(FIELD_TYPES)
 #: the boolean columns (a null in one, from a column added to an older table, means the Chunk default)
 BOOL_COLUMNS: frozenset[str] = frozenset(n for n, t in FIELD_TYPES.items() if t == pa.bool_())
+#: columns whose Chunk field takes no ``None`` (a null in one, from a column added to an older table, means
+#: the Chunk default: ``False``, ``""``)
+NOT_NULL_COLUMNS: frozenset[str] = frozenset(
+    n for n, f in Chunk.model_fields.items()
+    if get_origin(f.annotation) not in (Union, types.UnionType) or type(None) not in get_args(f.annotation))
 
 
 def chunk_schema(dim: int) -> pa.Schema:
