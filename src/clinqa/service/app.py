@@ -7,7 +7,8 @@ are ``{"detail": message}``):
 ``GET /``                   the web page (no key needed to load it; the page asks for one)
 ``GET /health``             200 ``{"status": "ok", ...}`` (no key)
 ``GET /whoami``             the key's name and patient scope
-``GET /stats``              counts only, of what the key may see (documents, chunks, levels, ...)
+``GET /stats``              counts only, of what the key may see (documents, chunks, levels, years, ...)
+``GET /examples``           three example questions for the page, from headings of non-patient documents
 ``POST /ask``               answer or refusal + ``query_id``; 403 patient out of scope, 409 empty
                             store, 400 bad input (ClinqaError), 422 invalid/too long, 413 body
 ``POST /search``            ranked chunks; same codes as /ask
@@ -45,11 +46,13 @@ in the query log with source ``"web"`` (header ``X-Clinqa-Client: web``, sent by
 from __future__ import annotations
 
 import bisect
+import hashlib
 import json
 import logging
 import os
 import re
 import threading
+import time
 import unicodedata
 from collections.abc import Awaitable, Callable, MutableMapping
 from contextlib import asynccontextmanager
@@ -83,6 +86,7 @@ from clinqa.service.models import (
     DocumentList,
     DocumentSummary,
     ErrorResponse,
+    ExamplesResponse,
     FeedbackRequest,
     FeedbackResponse,
     HealthResponse,
@@ -289,6 +293,90 @@ def note_patients(doc_id: str) -> list[str]:
     return [rest[:i] for i, ch in enumerate(rest) if ch == ":" and 0 < i < len(rest) - 1]
 
 
+#: how many example questions the page offers, how many candidates are asked at most to find answered ones,
+#: and for how long (seconds) before the rest are offered untried
+EXAMPLES = 3
+EXAMPLE_TRIES = 8
+EXAMPLE_BUDGET_S = 8.0
+#: section headings that name a part of a document, not a topic: no example question asks about them
+_NOT_TOPIC = re.compile(
+    r"(?i)^(?:abstract|background|introduction|overview|summary|key (?:points|messages)|methods?|methodology|"
+    r"materials and methods|results|findings|discussion|conclusions?|references|bibliography|further reading|"
+    r"acknowledge?ments?|funding|disclosures?|conflicts? of interest|competing interests|"
+    r"authors?(?:'s?)?(?: contributions| information)?|contributors|appendix|appendices|abbreviations|glossary|"
+    r"definitions|keywords|(?:table of )?contents|scope|purpose|aims?|objectives?|limitations|supplementary\b.*|"
+    r"data availability\b.*|ethic.*|copyright|licen[cs]e|notes?|sources?|citation|preface|foreword|"
+    r"(?:table|figure|fig\.?|box|appendix)\b.*)$")
+#: headings clinicians ask about first (treatment, dosing, diagnosis, ...)
+_CLINICAL_TOPIC = re.compile(r"(?i)\b(?:treat|manag|therap|dos(?:e|es|ing|age)\b|diagnos|recommend|indicat|"
+                             r"contraindicat|prevent|prophyla|screen|follow-up|monitor|prognos|symptom|caus|risk|"
+                             r"complicat|first-line|initial)")
+_NUMBERING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?|[IVX]+\.|[A-Z]\.)\s+")
+
+
+def _example_for(title: str, heading: str) -> str | None:
+    """The example question asked about ``heading`` of the document ``title``: the heading itself when it
+    is a question that names a word of the title ("What are the symptoms of Glaucoma?" in "Glaucoma"), else
+    "What does <title> say about <heading>?" (parentheses dropped);
+    None for a heading that is no topic (:data:`_NOT_TOPIC`, the title again, a number) or too long."""
+    h = _NUMBERING.sub("", " ".join(heading.split()))
+    h = re.sub(r"\s*\([^()]*\)", "", h).strip(" :.;")  # "Primary Goal (Recommendation 6.5a, Grade A)"
+    h = re.sub(r"\s+\?$", "?", h)
+    if not re.search(r"[^\W\d_]", h) or h.casefold() == title.casefold() or _NOT_TOPIC.match(h.rstrip("?")):
+        return None
+    if h.endswith("?"):  # as it stands when it names the document's subject ("Which drug to taper first?" does not)
+        named = {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", title)}
+        return h if 3 <= len(h.split()) <= 20 and named & {w.casefold() for w in re.findall(r"\w+", h)} else None
+    if not title or len(title.split()) > 12 or len(h.split()) > 8:
+        return None
+    title_case = any(re.match(r"[^\W\d_][^\W\d_]*$", w) and w[0].isupper() and w[1:2].islower()
+                     for w in re.split(r"[\s-]+", h)[1:])
+    topic = h if title_case or not h[1:2].islower() else h[0].lower() + h[1:]  # "Beta-blockers" -> "beta-blockers";
+    # "DAPT duration", "Severity-Based Management Algorithm" kept as written
+    return f"What does {title} say about {topic}?"
+
+
+def example_candidates(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One example question per document, from the chunk ``rows`` (``doc_id``, ``title``, ``source``,
+    ``section_path``, in reading order) of documents of no patient: the first question heading of the
+    document, else its first clinical heading (:data:`_CLINICAL_TOPIC`), else its first topic heading
+    (:func:`_example_for`). Deterministic and spread over the corpus: sources in turn, each source's
+    documents in turn, both in the order of a hash of their names (ids), questions of at most 100 characters
+    first. Dicts of ``question, doc_id, title, section``.
+
+    >>> rows = [{"doc_id": "a", "title": "Acute otitis media", "source": "AAFP", "section_path": [
+    ...     "Acute otitis media", "Background"]}, {"doc_id": "a", "title": "Acute otitis media", "source": "AAFP",
+    ...     "section_path": ["Acute otitis media", "Treatment"]}]
+    >>> [c["question"] for c in example_candidates(rows)]
+    ['What does Acute otitis media say about treatment?']
+    """
+    docs: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        title = " ".join((r.get("title") or "").split()).rstrip(" .")
+        d = docs.setdefault(r["doc_id"], {"title": title, "source": r.get("source") or "", "best": None})
+        path = list(r.get("section_path") or [])
+        if not path:
+            continue
+        question = _example_for(title, path[-1])
+        if question is None:
+            continue
+        rank = 0 if path[-1].strip().endswith("?") else 1 if _CLINICAL_TOPIC.search(path[-1]) else 2
+        if d["best"] is None or rank < d["best"][0]:
+            d["best"] = (rank, question, path[-1].strip())
+    by_source: dict[str, list[str]] = {}
+    for doc_id in sorted(docs, key=lambda i: hashlib.sha256(i.encode()).hexdigest()):
+        if docs[doc_id]["best"] is not None:
+            by_source.setdefault(docs[doc_id]["source"], []).append(doc_id)
+    queues = [by_source[s] for s in sorted(by_source, key=lambda s: hashlib.sha256(s.encode()).hexdigest())]
+    out: list[dict[str, Any]] = []
+    for k in range(max((len(q) for q in queues), default=0)):
+        for q in queues:
+            if k < len(q):
+                d = docs[q[k]]
+                out.append({"question": d["best"][1], "doc_id": q[k], "title": d["title"], "section": d["best"][2]})
+    return sorted(out, key=lambda c: len(c["question"]) > 100)
+
+
 def _plain(value: Any) -> Any:
     """JSON-ready copy of ``value``: numpy scalars as numbers, dates as strings, bytes and arrays dropped."""
 
@@ -314,6 +402,8 @@ class Service:
         self.pipe = pipeline or Pipeline(settings)
         self.keys = KeyRing(settings.service.api_keys)
         self.lock = threading.Lock()
+        self._examples: tuple[int, list[dict[str, Any]]] | None = None  # (corpus version, examples)
+        self._examples_lock = threading.Lock()
         self.log = QueryLog.for_pipeline(self.pipe)
         try:
             self.cache = build_cache(self.pipe.settings)
@@ -402,6 +492,51 @@ class Service:
         return {"documents": len(docs), "chunks": sum(levels.values()), "levels": levels, "sources": sources,
                 "patients": len(patients)}
 
+    def years(self, who: Principal) -> dict[str, int]:
+        """Documents per year among those ``who`` may see (documents without a year left out)."""
+        years: dict[str, int] = {}
+        for d in self.documents():
+            if d["year"] and who.may_read(d["patient_id"]):
+                years[str(d["year"])] = years.get(str(d["year"]), 0) + 1
+        return dict(sorted(years.items()))
+
+    def examples(self) -> list[dict[str, Any]]:
+        """Up to :data:`EXAMPLES` example questions for the web page, each of another document of no patient
+        (never a patient's note, whoever asks): :func:`example_candidates` in order, each asked as the page
+        would (no filters, no language model) until :data:`EXAMPLES` are answered, at most
+        :data:`EXAMPLE_TRIES` of them and for :data:`EXAMPLE_BUDGET_S` seconds; untried candidates fill the
+        rest (``answered`` false), refused ones never. Computed on first use and kept until the store
+        changes (its corpus version); each question takes the question lock on its own, so questions of
+        users go on in between. Empty for an empty store."""
+        with self._examples_lock:
+            version = self.pipe.corpus_version()
+            if self._examples is not None and self._examples[0] == version:
+                return self._examples[1]
+            rows = []
+            if self.pipe.store.count():
+                rows = self.pipe.store.export(["doc_id", "title", "source", "section_path"],
+                                              Filters(patient_id=None)).to_pylist()
+            answered: list[dict[str, Any]] = []
+            untried: list[dict[str, Any]] = []
+            tries, deadline = 0, time.monotonic() + EXAMPLE_BUDGET_S
+            for cand in example_candidates(rows):
+                if len(answered) + len(untried) >= EXAMPLES:
+                    break
+                if tries >= EXAMPLE_TRIES or time.monotonic() > deadline:
+                    untried.append(cand | {"answered": False})
+                    continue
+                tries += 1
+                try:
+                    with self.lock:
+                        refused = self.pipe.ask(cand["question"], self.pipe.filters(), generate=False).refused
+                except ClinqaError as exc:
+                    logger.warning("example question %r failed: %s", cand["question"], exc)
+                    continue
+                if not refused:
+                    answered.append(cand | {"answered": True})
+            self._examples = (version, answered + untried)
+            return self._examples[1]
+
 
 def _errors(*codes: int) -> dict[int | str, dict[str, Any]]:
     return {c: {"model": ErrorResponse} for c in codes}
@@ -457,7 +592,9 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
 
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page(request: Request) -> HTMLResponse:
-        """The web page (question box, filters, answer, citations, feedback)."""
+        """The web page (question box, filters, answer, citations, feedback; on an empty page example
+        questions and what the store holds, read with the key through ``/examples``, ``/stats`` and
+        ``/documents``; ``?q=`` asks on load, every question asked is put in the URL)."""
         sources = sorted({d["source"] for d in svc.documents() if d["source"] and d["patient_id"] is None})
         resp = templates.TemplateResponse(request, "index.html", {
             "keys_required": svc.keys.required,
@@ -493,7 +630,17 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
             else:
                 s = svc.scoped_stats(who) | {"model_id": pipe.store_meta().get("model_id")}
             s["corpus_version"] = pipe.corpus_version()
-        return {k: s[k] for k in ("documents", "chunks", "levels", "sources", "patients", "model_id", "corpus_version")}
+        s["years"] = svc.years(who)
+        return {k: s[k] for k in ("documents", "chunks", "levels", "sources", "patients", "model_id", "corpus_version",
+                                  "years")}
+
+    @app.get("/examples", response_model=ExamplesResponse, tags=["service"], responses=_errors(401))
+    def examples(who: Principal = auth) -> dict[str, Any]:
+        """Up to three example questions for the web page's empty state, each about a section heading of
+        another ingested document of no patient (guidelines, articles; never a patient's note), chosen
+        deterministically and, where possible, ones the service answers (``answered``). The same for every
+        key (questions without a patient never see notes); computed once per store version."""
+        return {"examples": svc.examples()}  # ``who``: the key is checked (401), no note is ever an example
 
     @app.post("/ask", response_model=AskResponse, tags=["answers"], responses=_errors(400, 401, 403, 409, 413, 422))
     def ask(req: AskRequest, request: Request, who: Principal = auth) -> dict[str, Any]:

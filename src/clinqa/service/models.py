@@ -375,6 +375,27 @@ class StatsResponse(BaseModel):
                           "whole store for a \"*\" key.")
     model_id: str | None = None
     corpus_version: int
+    years: dict[str, int] = Field(default_factory=dict, description="Documents per year (of publication; a note's "
+                                  "year for notes) among those the key may see; documents without a year are not "
+                                  "counted.")
+
+
+class ExampleQuestion(BaseModel):
+    """A question the web page offers on an empty page, made from a section heading of an ingested document."""
+
+    question: str
+    doc_id: str
+    title: str = Field(..., description="The document's title.")
+    section: str = Field(..., description="The heading the question asks about.")
+    answered: bool = Field(..., description="True when the service asked it (without filters) and got an answer, "
+                           "not a refusal; false when it was not tried.")
+
+
+class ExamplesResponse(BaseModel):
+    """``GET /examples``: up to three example questions, from documents of no patient (guidelines, articles),
+    each of another document."""
+
+    examples: list[ExampleQuestion]
 
 
 class HealthResponse(BaseModel):

@@ -1,5 +1,7 @@
 // clinqa web page: ask, show the answer with clickable citations, open a cited passage in its
-// section with the quoted text highlighted, send feedback and read it back.
+// section with the quoted text highlighted, send feedback and read it back. An empty page offers
+// example questions (GET /examples) and says what the store holds (GET /stats, GET /documents);
+// ?q= (with optional since, until, source) asks on load, and every question asked is put in the URL.
 // Every piece of server text is inserted with textContent / text nodes, never innerHTML.
 "use strict";
 
@@ -7,7 +9,10 @@
   const KEY_STORE = "clinqa.apiKey";
   const SCORE_NAMES = { "1": "Excellent", "0.6": "Acceptable", "0.2": "Very poor" };
   const $ = (id) => document.getElementById(id);
-  const state = { answer: null, queryId: null, score: null };
+  const state = { answer: null, queryId: null, score: null, pending: false, asked: false, examples: [],
+                  docsLoaded: false };
+  const MAX_LISTED_DOCUMENTS = 500;
+  const URL_FILTERS = [["since", "since"], ["until", "until"], ["source", "source"]];  // never the patient
 
   function el(tag, attrs, ...children) {
     const node = document.createElement(tag);
@@ -88,6 +93,11 @@
       }
       status.textContent = me.name ? `Key accepted: ${me.name}.` : (me.keys_required ? "" : "No key needed.");
       status.classList.remove("error");
+      loadStore();
+      if (state.pending) {
+        state.pending = false;
+        $("ask-form").requestSubmit();
+      }
     } catch (e) {
       status.textContent = e.message;
       status.classList.add("error");
@@ -351,6 +361,9 @@
     if (until) body.until = Number(until);
     if (source) body.sources = [source];
     if (patient) body.patient_id = patient;
+    shareableUrl(question);
+    state.asked = true;
+    $("examples").hidden = true;
     const button = $("ask-button");
     button.disabled = true;
     setStatus("Searching the documents…");
@@ -362,6 +375,113 @@
       setStatus(e.message, true);
     } finally {
       button.disabled = false;
+    }
+  }
+
+  // -- the question in the URL ---------------------------------------------------------------------
+  // ?q=<question> (and since, until, source when set; never the patient: no patient id in a link) so an
+  // answer can be linked; replaceState, so Back leaves the page as before.
+  function shareableUrl(question) {
+    const params = new URLSearchParams({ q: question });
+    for (const [name, id] of URL_FILTERS) {
+      const v = $(id).value.trim();
+      if (v) params.set(name, v);
+    }
+    try {
+      history.replaceState(null, "", location.pathname + "?" + params.toString());
+    } catch (e) { /* a page opened from a file or a sandbox: the URL stays */ }
+  }
+
+  // The question (and filters) of ?q=: filled in; true when there is one to ask.
+  function questionFromUrl() {
+    const params = new URLSearchParams(location.search);
+    const q = (params.get("q") || "").trim();
+    if (!q) return false;
+    $("question").value = q;
+    for (const [name, id] of URL_FILTERS) {
+      const v = (params.get(name) || "").trim();
+      if (v) {
+        $(id).value = v;
+        $("filters").open = true;
+      }
+    }
+    return true;
+  }
+
+  // -- what the store holds, example questions ---------------------------------------------------------
+  function plural(n, one, many) {
+    return `${n} ${n === 1 ? one : many}`;
+  }
+
+  function storeSummary(s) {
+    if (!s.documents) return "Nothing has been ingested yet: run “clinqa ingest PATH” first.";
+    const sources = Object.entries(s.sources || {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+    let text = plural(s.documents, "document", "documents");
+    if (sources.length) {
+      text += ` from ${plural(sources.length, "source", "sources")} (` +
+        sources.map(([name, n]) => `${name || "no source"}: ${n}`).join(", ") + ")";
+    }
+    const years = Object.keys(s.years || {}).map(Number).filter((y) => y > 0).sort((a, b) => a - b);
+    if (years.length) {
+      const first = years[0];
+      const last = years[years.length - 1];
+      text += first === last ? `, dated ${first}` : `, dated ${first}–${last}`;
+    }
+    if (s.patients) text += `; notes of ${plural(s.patients, "patient", "patients")} this key may read`;
+    return text + ".";
+  }
+
+  function renderStore(s) {
+    $("store-summary").textContent = storeSummary(s);
+    $("doc-box").hidden = !s.documents;
+    $("store").hidden = false;
+  }
+
+  function renderExamples(examples) {
+    state.examples = examples;
+    const list = $("example-list");
+    clear(list);
+    for (const ex of examples) {
+      const b = el("button", { type: "button", class: "example", text: ex.question, "data-testid": "example",
+                               title: `From “${ex.title}”, section “${ex.section}”` });
+      b.addEventListener("click", () => {
+        $("question").value = ex.question;
+        $("ask-form").requestSubmit();
+      });
+      list.append(el("li", {}, b));
+    }
+    $("examples").hidden = !examples.length || state.asked;
+  }
+
+  // The summary and the examples for the key in the field (its scope decides what /stats counts).
+  function loadStore() {
+    state.docsLoaded = false;
+    $("doc-box").open = false;
+    clear($("doc-list"));
+    $("doc-note").textContent = "";
+    call("GET", "/stats").then(renderStore, () => { $("store").hidden = true; });
+    call("GET", "/examples").then((d) => renderExamples(d.examples || []), () => renderExamples([]));
+  }
+
+  // GET /documents (what this key may see), listed when the list is first opened.
+  async function loadDocuments() {
+    if (state.docsLoaded || !$("doc-box").open) return;
+    state.docsLoaded = true;
+    const list = $("doc-list");
+    const note = $("doc-note");
+    note.textContent = "Loading…";
+    try {
+      const d = await call("GET", "/documents");
+      clear(list);
+      for (const doc of d.documents.slice(0, MAX_LISTED_DOCUMENTS)) {
+        const meta = [doc.year, doc.source].filter((x) => x !== null && x !== undefined && x !== "").join(", ");
+        list.append(el("li", { "data-testid": "document" }, doc.title || doc.doc_id, meta ? ` (${meta})` : ""));
+      }
+      note.textContent = d.count > MAX_LISTED_DOCUMENTS
+        ? `The first ${MAX_LISTED_DOCUMENTS} of ${d.count} documents (by id); GET /documents lists them all.` : "";
+    } catch (e) {
+      state.docsLoaded = false;
+      note.textContent = e.message;
     }
   }
 
@@ -489,6 +609,9 @@
       $("fb-submit").disabled = false;
     }));
     $("fb-submit").addEventListener("click", sendFeedback);
+    $("doc-box").addEventListener("toggle", loadDocuments);
+    state.pending = questionFromUrl();
     if (document.body.dataset.keysRequired !== "true" || apiKey()) checkKey();
+    else if (state.pending) setStatus("Enter your API key above (Save on this device) to ask this question.");
   });
 })();
