@@ -141,6 +141,12 @@ def test_a_question_in_the_url_is_asked_on_load(browser: Any, served: Served) ->
     page.goto(link)
     assert page.get_by_test_id("question").input_value() == question
     assert "API key" in page.get_by_test_id("status").inner_text()
+    page.get_by_test_id("api-key").fill("not-a-key-0123456789")
+    page.get_by_test_id("save-key").click()
+    page.get_by_test_id("status").filter(has_text="accepted").wait_for()  # still waiting for a key
+    assert failed == [f"401 {served.url}/whoami"] and all("401" in e for e in errors), (failed, errors)
+    failed.clear()
+    errors.clear()
     with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
         _enter_key(page, "none")
     assert resp_info.value.request.post_data_json == {"question": question, "since": 2015}

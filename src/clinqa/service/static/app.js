@@ -102,6 +102,7 @@
       status.textContent = e.message;
       status.classList.add("error");
       hint.textContent = "";
+      if (state.pending) setStatus("Enter an API key that is accepted (above) to ask this question.", true);
     }
   }
 
