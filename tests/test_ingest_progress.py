@@ -74,3 +74,20 @@ def test_dry_run_screens_as_the_ingest_does(tmp_path: Path) -> None:
     r = CliRunner().invoke(app, ["ingest", str(root), "--json", "--data-dir", str(tmp_path / "d2")])
     report = json.loads(r.output[r.output.index("{"):])
     assert (est["documents"], est["failed"]) == (report["documents"], len(report["failed"])) == (5, 1)
+
+
+def test_an_error_line_starts_its_own_line_not_on_the_bar(tmp_path, capsys) -> None:
+    """Issue 42: an ingest error was printed onto the progress bar ("…7.39kB/s]error: …")."""
+    import sys
+
+    f = tmp_path / "a.md"
+    f.write_text("# A\n\nText.\n")
+    with IngestProgress([f], enabled=True) as tracker:
+        tracker.document(str(f))
+        tracker.bar.refresh()
+        said = tracker.beside(lambda path, reason: print(f"error: {path}: {reason}", file=sys.stderr))
+        said("b.pdf", "not a PDF")
+    err = capsys.readouterr().err
+    assert "]error:" not in err
+    before = err[:err.index("error: b.pdf: not a PDF\n")]
+    assert before.endswith("\r")  # the bar's line was cleared and the cursor sent back before the message

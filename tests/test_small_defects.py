@@ -96,3 +96,31 @@ def test_a_date_question_without_a_patient_to_a_notes_store_points_to_patients(n
     pipe = Pipeline(Settings(data_dir=notes_dir))
     ans = pipe.ask("What happened on 2024-02-02?", pipe.filters())
     assert PATIENT_HINT in ans.warnings and not any("carries a year" in w for w in ans.warnings)
+
+
+def test_search_below_the_gate_that_ask_uses_says_no_passage_matched(tmp_path: Path) -> None:
+    """Issue 42: `clinqa search "porter code"` listed 10 unrelated chunks. Below the scope's calibrated threshold
+    (the one `ask` refuses below) it says so with the score; --all lists them anyway; JSON carries the test."""
+    from clinqa.answer.gate import gate_signal
+
+    (tmp_path / "vte.md").write_text("# Venous thromboembolism\n\n## Treatment\n\nApixaban 10 mg twice daily for "
+                                     "7 days, then 5 mg twice daily, treats deep vein thrombosis.\n")
+    data = tmp_path / "data"
+    assert CliRunner().invoke(app, ["ingest", str(tmp_path / "vte.md"), "--data-dir", str(data), "-q"]).exit_code == 0
+    pipe = Pipeline(Settings(data_dir=data))
+    gate = pipe.gate("reference")
+    best = gate_signal(pipe.search("porter code"), gate.signal)
+    assert best is not None and best < gate.threshold
+    r = CliRunner().invoke(app, ["search", "porter code", "--data-dir", str(data)])
+    assert r.exit_code == 0
+    assert r.output.splitlines() == [f"No passage matched: the best similarity is {best:.3f}, below the threshold "
+                                     f"{gate.threshold:.3f} that `clinqa ask` refuses below. --all lists the chunks "
+                                     "anyway."]
+    r = CliRunner().invoke(app, ["search", "porter code", "--all", "--data-dir", str(data)])
+    assert "vte#" in r.output.splitlines()[1]
+    r = CliRunner().invoke(app, ["search", "porter code", "--json", "--data-dir", str(data)])
+    out = json.loads(r.output)
+    assert out["hits"] == [] and out["gate"]["passed"] is False
+    assert out["gate"]["score"] == pytest.approx(best) and out["gate"]["threshold"] == pytest.approx(gate.threshold)
+    r = CliRunner().invoke(app, ["search", "apixaban dose for deep vein thrombosis", "--data-dir", str(data)])
+    assert "vte#" in r.output.splitlines()[0]  # above the threshold: listed as before

@@ -102,6 +102,18 @@ class IngestProgress:
         rate = self.chunks / max(1e-9, time.perf_counter() - self.t0)
         self.bar.set_postfix_str(f"{self.docs} docs, {self.chunks} chunks, {rate:.1f} chunks/s", refresh=False)
 
+    def beside(self, say: Callable[[str, str], None]) -> Callable[[str, str], None]:
+        """``say`` (e.g. the CLI's ``error: <file>: <reason>`` line) run with the bar cleared first and drawn
+        again after (tqdm's ``external_write_mode``), so a message starts its own line instead of being
+        printed onto the bar ("…7.39kB/s]error: …")."""
+        from tqdm.auto import tqdm
+
+        def said(path: str, reason: str) -> None:
+            with tqdm.external_write_mode(file=self.bar.fp):
+                say(path, reason)
+
+        return said
+
     def close(self) -> None:
         """Fill the bar (the estimate of documents per file may be short) and close it."""
         if self.bar.total:
@@ -127,7 +139,8 @@ def ingest_files(paths: Sequence[Path], format: str | None, limits: Any,
 
     items = iter_documents([Path(p) for p in paths], format, limits=limits)
     with IngestProgress([Path(p) for p in paths], enabled=progress) as tracker:
-        return ingest_items(items, progress=progress, batch_chunks=batch_chunks, on_error=on_error,
+        said = tracker.beside(on_error) if on_error is not None and progress else on_error
+        return ingest_items(items, progress=progress, batch_chunks=batch_chunks, on_error=said,
                             tracker=tracker if progress else None)
 
 

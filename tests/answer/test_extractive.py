@@ -190,8 +190,9 @@ def test_a_row_is_named_by_the_head_of_its_label() -> None:
     table = chunk_hit("n#dosing#0", body, 2, ["Epinephrine Dosing"])
     q = enc.encode_queries(["x"])[0]
     ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates")
-    # the named row beats the notes sentence ranked above it, and the ET row is not quoted
-    assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg. [1]"
+    # the named row beats the notes sentence ranked above it, and the ET row is not quoted; the row keeps every
+    # column, the one asked for first (issue 42: a dose quoted without its interval column misled)
+    assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg; Concentration: 1:10,000. [1]"
     ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates",
                          scoring=UnitScoring(cell_bonus=0.0, heading_bonus=0.0))  # neither the named row nor "Dosing"
     assert [c.chunk_id for c in ext.citations] == ["n#notes#0"]
@@ -460,12 +461,28 @@ def test_a_row_is_named_by_a_number_inside_its_range() -> None:
     hit = chunk_hit("ich#pcc#0", body, 1, ["4F-PCC Dosing"])
     q = enc.encode_queries(["x"])[0]
     ext = extract_answer(q, [hit], enc, question="4F-PCC dose for warfarin-associated ICH with INR 5")
-    assert ext.text == "Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg. [1]"  # not the 4 of "4F-PCC"
+    # not the 4 of "4F-PCC"; every column, the one asked for first
+    assert ext.text == "Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg; Maximum Dose: 3,500 IU. [1]"
     ext = extract_answer(q, [hit], enc, question="What 4F-PCC dose is used when the INR is 7.5.")
-    assert ext.text == "Baseline INR > 6.0, 4F-PCC Dose: 50 IU/kg. [1]"
+    assert ext.text == "Baseline INR > 6.0, 4F-PCC Dose: 50 IU/kg; Maximum Dose: 5,000 IU. [1]"
     # a number with no word of the range's column in the question names no row
     ext = extract_answer(q, [hit], enc, max_sentences=4, question="4F-PCC dose for a 5 year old")
     assert "Baseline INR 4.0-6.0," not in ext.text
+
+
+def test_list_items_ending_in_a_semicolon_are_joined_once_and_a_lead_in_is_not_repeated() -> None:
+    """Found by a new user: "...48 hours;;" and "Check a trough level before the fourth dose." quoted twice (once
+    as a sentence, again inside the label of the list it introduced)."""
+    enc = FlatEncoder()
+    body = ("Check a trough level before the fourth dose. Target trough:\n\n"
+            "- 10-15 mg/L for uncomplicated infections;\n- 15-20 mg/L for endocarditis;\n- repeat weekly if stable;")
+    units = units_of(body)
+    assert units[0] == "Check a trough level before the fourth dose."
+    assert units[1] == "Target trough: 10-15 mg/L for uncomplicated infections;"
+    ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("v#m#0", body, 1, ["Monitoring"])], enc,
+                         question="vancomycin target trough for endocarditis")
+    assert ";;" not in ext.text and ext.text.count("Check a trough level") <= 1
+    assert "10-15 mg/L for uncomplicated infections; 15-20 mg/L for endocarditis" in ext.text
 
 
 def test_a_plural_states_the_qualifier_too():

@@ -47,9 +47,11 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from clinqa.answer.bands import row_holds_quantity, table_rows
 from clinqa.answer.coverage import variants
 from clinqa.answer.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
 from clinqa.answer.rules import Example, Golden, Rule, Step, decide, which
+from clinqa.chunking.units import Unit
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
@@ -668,16 +670,17 @@ def _alternatives(question: str, terms: list[KeyTerm]) -> dict[str, set[str]]:
     return out
 
 
-Passage = tuple[str, str, set[str], set[str]]
+Passage = tuple[str, str, set[str], set[str], tuple[Unit, ...]]
 
 
 def _passage_index(text: str) -> Passage:
-    """(text with single spaces, the same lower-cased, its words, their stems) for presence tests."""
+    """(text with single spaces, the same lower-cased, its words, their stems, its table rows) for presence
+    tests. The rows (:func:`clinqa.answer.bands.table_rows`) are read before the line breaks are lost."""
     orig = " ".join(text.split())
     low = orig.lower()
     ws = set(words_of(low))
     ws |= {fold(w) for w in ws} | {w.replace("-", "") for w in ws if "-" in w}  # "CURB-65" is "curb65" too
-    return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}
+    return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}, table_rows(text)
 
 
 def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
@@ -757,11 +760,13 @@ _WORD_OPS = {"under": "<", "below": "<", "less than": "<", "lower than": "<", "f
 _BOUND_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORD_OPS), key=len, reverse=True))
 
 
-def within_stated_bound(term: KeyTerm, low: str) -> bool:
+def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) -> bool:
     """Does the passage text ``low`` (lower case, normalised: "<=" is "≤") state a bound or a range, in
     the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
     60 kg" (bounds in words: :data:`_WORD_OPS`) and in "50-59 kg", not in "> 60 kg": a patient's value is
-    answered by the threshold that covers it."""
+    answered by the threshold that covers it. A table row of ``rows`` (the passage's, read with its line
+    breaks: :func:`clinqa.answer.bands.table_rows`) counts too: "70 mL/min" lies in the "50-90" row of a
+    "CrCl (mL/min)" column (:func:`clinqa.answer.bands.row_holds_quantity`)."""
     unit = _unit(term)
     try:
         value = float(term.match)
@@ -777,7 +782,8 @@ def within_stated_bound(term: KeyTerm, low: str) -> bool:
     for m in re.finditer(_NUM + r"\s*(?:-|–|to)\s*" + _NUM + r"\s*" + u, low):
         if float(m.group(1)) <= value <= float(m.group(2)):
             return True
-    return False
+    # a table row keyed by a band of the value, the unit in its column's header: "| CrCl (mL/min) |" ... "| 50-90 |"
+    return row_holds_quantity(rows, value, unit)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -790,12 +796,12 @@ class MentionCase:
     ``low``, ``ws``, ``stems``), ``equivalents`` and ``matcher`` (as given to :func:`mentions`), and the
     forms a passage may name the term by (:attr:`forms`: read on first use, most rules never need them)."""
 
-    __slots__ = ("_forms", "equivalents", "low", "matcher", "orig", "stems", "term", "ws")
+    __slots__ = ("_forms", "equivalents", "low", "matcher", "orig", "rows", "stems", "term", "ws")
 
     def __init__(self, term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None,
                  matcher: Callable[[str, str], bool] | None) -> None:
         self.term = term
-        self.orig, self.low, self.ws, self.stems = passage
+        self.orig, self.low, self.ws, self.stems, self.rows = passage
         self.equivalents = equivalents
         self.matcher = matcher
         self._forms: tuple[list[str], list[str]] | None = None
@@ -847,7 +853,7 @@ def _quantity_as_written(c: MentionCase) -> bool | None:
 
 
 def _quantity_within_bound(c: MentionCase) -> bool | None:
-    return within_stated_bound(c.term, c.low) if c.term.kind == "quantity" else None
+    return within_stated_bound(c.term, c.low, c.rows) if c.term.kind == "quantity" else None
 
 
 def _phrase_as_written(c: MentionCase) -> bool | None:

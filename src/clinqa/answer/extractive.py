@@ -36,13 +36,14 @@ Selection (:func:`extract_answer`), in order:
    with its unit, :data:`DOSE_QUESTION`). "How many ..." asks for the count,
    not the list (:data:`COUNT_QUESTION`). A unit whose section heading or label states a qualifier of
    the question ("Possible Sepsis Without Shock" for "w/o shock") gains ``qualifier_bonus``.
-5. Table cells: when the question names a row (the head of its first cell, before any
-   parenthesis or dash: "IV" of "IV (umbilical vein) -- Preferred"; or a number of the question
-   inside the row's range, "INR 5" for the "4.0-6.0" row of "Baseline INR") and one column (by its header's
-   words and numbers), that row gains ``cell_bonus`` and is quoted as ``row label, header: cell``
-   ("Quinvexdel, eGFR 15–29: 10 mg once daily"), and the other rows of that table are not quoted.
-   A dose column is quoted with the row's route, frequency and duration columns
-   (:data:`DOSE_COMPANIONS`).
+5. Table rows: when the question names a row, by the head of its first cell (before any parenthesis
+   or dash: "IV" of "IV (umbilical vein) -- Preferred") together with one column (by its header's words
+   and numbers), or by a number inside one of its bands in a column it names (:func:`band_cell`: "INR 5"
+   for the "4.0-6.0" row of "Baseline INR", "CrCl 70 mL/min" for the "50-90" row of "CrCl (mL/min)";
+   :mod:`clinqa.answer.bands`), that row gains ``cell_bonus`` and the other rows of its table are not
+   quoted. It is quoted whole, what named it and the column asked for first, every other column with its
+   header after ("CrCl (mL/min) 15-29, Maintenance dose: 10 mg/kg; Interval: every 48 hours"): a dose
+   without its interval or route misleads.
 
 Units are embedded by :func:`embedding_text`: list items and table rows with the chunk's last
 section heading before them, since "Regimen: 1.2 mg orally immediately" says nothing of colchicine
@@ -59,7 +60,6 @@ before it (when it opens that chunk's quote). Past ``max_words`` words the answe
 
 from __future__ import annotations
 
-import operator
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -69,6 +69,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from clinqa.answer.answerability import POPULATION_WORDS, stem, zipf
+from clinqa.answer.bands import header_unit, heading_bands, heading_fit, named_values, read_band, same_unit
 from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.quantities import DOSE_UNITS, unit_pattern
 from clinqa.answer.types import Citation, citation_for
@@ -155,7 +156,6 @@ OPPOSITES: dict[str, tuple[str, ...]] = {
 }
 #: a connective that ends a list item ("Amoxicillin 1 g orally three times daily; OR")
 #: the columns quoted with a dose column
-DOSE_COMPANIONS = frozenset({"route", "frequency", "duration", "timing", "interval", "maximum", "max", "schedule"})
 _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
 _WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
 _SLASH_WITH = re.compile(r"\bw/(o\b)?\s*", re.IGNORECASE)
@@ -357,17 +357,24 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
     limitations and administration notes) and that ``names`` accepts (it names what the question is about),
-    when no passage of ``context`` has such a heading. The hits are not re-ranked: the added one comes last.
-    Unchanged when the question asks for no such kind. ``profile``: what was read of the
-    question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
-    of another text)."""
+    when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
+    band that holds a value the question gives (:func:`clinqa.answer.bands.heading_fit`: "NEWS2 Score 5–6 —
+    Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
+    come last. Unchanged when the question asks for no such kind and gives no such value. ``profile``: what
+    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read
+    here when None or of another text)."""
     kinds = _profile(question, profile).heading_kinds
-    if not kinds or any(filed_under(h.chunk, kinds) for h in context):
-        return context
-    have = {h.chunk.chunk_id for h in context}
-    extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
-                 None)
-    return context if extra is None else [*context, extra]
+    if kinds and not any(filed_under(h.chunk, kinds) for h in context):
+        have = {h.chunk.chunk_id for h in context}
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
+                     None)
+        context = context if extra is None else [*context, extra]
+    if named_values(question) and not any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
+        have = {h.chunk.chunk_id for h in context}
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
+                      and heading_fit(" ".join(h.chunk.section_path), question)), None)
+        context = context if extra is None else [*context, extra]
+    return context
 
 
 Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
@@ -439,7 +446,9 @@ def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: boo
                  profile: AsksRead | None = None) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
-    without comorbidities"), then, of those, the ones whose section path names no subtype of a condition
+    without comorbidities") nor a band that excludes a value the question gives
+    (:func:`clinqa.answer.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
+    the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
@@ -452,6 +461,9 @@ def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: boo
     if quals:
         fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
         hits = fitting or hits
+    if question and named_values(question):  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
+        in_band = [h for h in hits if heading_fit(" ".join(h.chunk.section_path), question) is not False]
+        hits = in_band or hits
     conditions = profile.conditions if subtypes else frozenset()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
         general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), question, conditions)]
@@ -507,35 +519,47 @@ def _norm_dash(text: str) -> str:
 
 
 _Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
-_RANGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*-\s*(\d+(?:\.\d+)?)\s*$")
-_BOUND = re.compile(r"^\s*(>=|<=|>|<|≥|≤)\s*(\d+(?:\.\d+)?)\s*$")
-_COMPARE = {">": operator.gt, "<": operator.lt, ">=": operator.ge, "≥": operator.ge,
-            "<=": operator.le, "≤": operator.le}
+#: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
+_Q_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([a-zµμ%][\w/.%µμ]*(?:/[\w.]+)*)", re.IGNORECASE)
 
 
-def _in_row_range(label: str, header: str, question: str, q_words: set[str]) -> bool:
-    """Does the question give a number inside this row's range, and name the column the range is of?
-    "4F-PCC dose ... with INR 5" names the row "4.0-6.0" of a "Baseline INR" column (also "> 6.0",
-    "≥ 7"). ``question`` is dash-normalised."""
-    if not set(w for w in words_of(_norm_dash(header)) if w not in STOPWORDS) & q_words:
-        return False
-    label = _norm_dash(label)
-    nums = [float(n) for n in _Q_NUMBER.findall(question)]
-    if (m := _RANGE.match(label)) is not None:
-        lo, hi = float(m.group(1)), float(m.group(2))
-        return any(lo <= n <= hi for n in nums)
-    if (m := _BOUND.match(label)) is not None:
-        compare, x = _COMPARE[m.group(1)], float(m.group(2))
-        return any(compare(n, x) for n in nums)
-    return False
+def band_cell(unit: Unit, question: str) -> bool | None:
+    """Is a table row, keyed by a band in its first cell, the row of a value the question gives? ``True``
+    when the band holds it, ``False`` when the row's band is of that thing and does not hold it, ``None`` when
+    the row is keyed by no band of anything the question gives a value of. The question gives the value of
+    the first column by a word of its header followed by the number (:func:`clinqa.answer.bands.named_values`:
+    "INR 5" for "Baseline INR", whose row "4.0-6.0" holds 5; also "> 6.0", "≥ 7"), or by the unit typed after
+    the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
+    that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
+    :func:`clinqa.answer.bands.heading_fit`). ``question`` is dash-normalised; a range holds its ends
+    ("30-49", "50-90"). Only the first column keys a row: a dose cell "≤ 100 mg/day" is not a band of the
+    question's "stage 4"."""
+    if unit.kind != "row" or len(unit.cells) < 2:
+        return None
+    header, cell = unit.cells[0]
+    band = read_band(cell)
+    if band is None:
+        return heading_fit(cell, question)
+    header_words = set(words_of(_norm_dash(header)))
+    values = [v for w, v in named_values(question) if w in header_words]
+    col_unit = band.unit or header_unit(header)
+    if col_unit:
+        values += [float(n) for n, u in _Q_QUANTITY.findall(question) if same_unit(u.lower(), col_unit)]
+    if not values:
+        return None
+    return any(band.holds(v) for v in values)
 
 
 def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
-    """``"row label, header: cell"`` when ``question`` names this row's label and exactly one of its
-    other columns best (header words and numbers, dashes normalised), else ``None``. ``aliases``: other
-    names of what the question names (the synonym table's equivalents: "TNK" names the row
-    "Tenecteplase"), which may name the row but not the column."""
-    if unit.kind != "row" or len(unit.cells) < 3:
+    """The row as quoted when ``question`` names it, else ``None``: named by its label ("Tenecteplase")
+    together with exactly one of its other columns (header words and numbers, dashes normalised), or by a
+    number inside one of its bands (:func:`band_cell`: "CrCl 20" names the "15-29" row). The quote leads
+    with what named the row and the column asked for, then keeps every other column with its header (a dose
+    is never quoted without its interval): ``"Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg; Maximum Dose:
+    3,500 IU"``; but not the columns that are other bands of what the chosen column is a band of ("eGFR ≥60"
+    beside "eGFR 15-29"). ``aliases``: other names of what the question names (the synonym table's equivalents: "TNK"
+    names the row "Tenecteplase"), which may name the row but not the column."""
+    if unit.kind != "row" or len(unit.cells) < 2:
         return None
     q = _norm_dash(question)
     q_words = set(words_of(q))
@@ -544,11 +568,12 @@ def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
     head = re.split(r"\s*(?:\(|--|—|–|,|;)", _norm_dash(row_label), maxsplit=1)[0] if row_label else ""
     head_words = [w for w in words_of(head) if w not in STOPWORDS]
     name_words = q_words | set(words_of(_norm_dash(aliases)))
-    named = bool(head_words) and all(w in name_words for w in head_words)
-    if not named and not _in_row_range(row_label, unit.cells[0][0], q, q_words):
+    named = len(unit.cells) >= 3 and bool(head_words) and all(w in name_words for w in head_words)
+    band = None if named else band_cell(unit, q)
+    if not named and not band:
         return None
     best, best_score, tie = None, 0.0, False
-    for header, cell in unit.cells[1:]:
+    for j, (header, _) in enumerate(unit.cells[1:], start=1):
         hw = [w for w in words_of(_norm_dash(header)) if w not in STOPWORDS]
         if not hw:
             continue
@@ -557,17 +582,22 @@ def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
         if nums and "-".join(nums) in "-".join(re.findall(r"\d+", q)):
             score += 1.0
         if score > best_score:
-            best, best_score, tie = (header, cell), score, False
+            best, best_score, tie = j, score, False
         elif score == best_score and score > 0:
             tie = True
-    if best is None or tie or best_score < 1.0:
-        return None
-    shown = [f"{best[0]}: {best[1]}"]
-    if set(words_of(best[0].lower())) <= DOSE_HEADERS:  # a dose is read with its route and frequency
-        shown += [f"{h}: {c}" for h, c in unit.cells[1:]
-                  if (h, c) != best and set(words_of(h.lower())) & DOSE_COMPANIONS]
-    label = row_label if named else f"{unit.cells[0][0]} {row_label}"  # "Baseline INR 4.0-6.0"
-    return f"{label}, " + "; ".join(shown)
+    if not band and (best is None or tie or best_score < 1.0):
+        return None  # a row named by its label alone answers only with the one column asked for
+    first = [] if best is None or tie else [best]
+    # columns that are other bands of what the chosen column is a band of ("eGFR ≥60", "eGFR 30-59" beside
+    # "eGFR 15-29") are the other answers, not the row's companions
+    banded = {w for w, _ in heading_bands(unit.cells[best][0])} if first else set()
+    rest = [j for j in range(1, len(unit.cells)) if j not in first and unit.cells[j][1]
+            and not banded & {w for w, _ in heading_bands(unit.cells[j][0])}]
+    shown = [f"{unit.cells[j][0]}: {unit.cells[j][1]}" if unit.cells[j][0] else unit.cells[j][1]
+             for j in first + rest]
+    header, cell = unit.cells[0]
+    label = cell if named or not header or not read_band(cell) else f"{header} {cell}"  # "Baseline INR 4.0-6.0"
+    return f"{label}, " + "; ".join(shown) if shown else label
 
 
 @dataclass
@@ -642,10 +672,18 @@ def extract_answer(
             stem_cache[key] = _stems(f"{u.full} {u.intro} {headings(hi)}")
         return stem_cache[key]
 
+    valued = bool(question) and bool(named_values(question))
+
     def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
         if BOILERPLATE.search(u.full) or is_suspicious(u.full):
             return False
         if need_overlap and q_stems and not (q_stems & unit_stems(hi, u)):
+            return False
+        if valued and (heading_fit(f"{headings(hi)} {u.label}", question) is False
+                       or band_cell(u, _norm_dash(question)) is False
+                       or (u.kind != "row" and heading_fit(u.text, question) is False)):
+            # filed under, keyed by or stating only a band that excludes the question's value: "NEWS2 Score 0"
+            # for a score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5
             return False
         return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
 
@@ -674,6 +712,9 @@ def extract_answer(
         scores = scores + lexical_weight * _overlap(q_stems, [unit_stems(hi, u) for hi, u in keep])
     if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
         scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
+                                    for hi, u in keep], dtype=np.float32)
+    if valued:  # a unit filed under the band that holds the question's value ("NEWS2 Score 5-6" for 5)
+        scores = scores + np.array([qualifier_bonus if heading_fit(f"{headings(hi)} {u.label}", question) else 0.0
                                     for hi, u in keep], dtype=np.float32)
     kinds = profile.heading_kinds
     if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
@@ -811,7 +852,8 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
             lead = heading.rstrip(" :") + ": "  # "SGLT2 Inhibitors (Class I, LOE A): Recommended to ..."
         if same_list and pieces[hi]:
             joiner = " " if _TRAILING.search(pieces[hi][-1]) else "; "
-            pieces[hi][-1] = pieces[hi][-1].rstrip(".") if joiner == "; " else pieces[hi][-1]
+            # an item's own closing mark gives way to the joiner ("...48 hours;" + "; " is not "48 hours;;")
+            pieces[hi][-1] = pieces[hi][-1].rstrip().rstrip(".;,") if joiner == "; " else pieces[hi][-1]
             pieces[hi].append(joiner + lead + shown.rstrip())
         else:
             if pieces[hi] and not re.search(r"[.;:!?)\]]\s*$", pieces[hi][-1]):

@@ -149,8 +149,8 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
                 lead = sents[-1] if sents else text
                 for u in sents[:-1]:  # "Clinical action for score >= 2: Patients ... should prompt clinicians to:"
                     out.append(Unit("", u, "sentence", group, len(out)))
-                if len(text.split()) <= max_label_words:
-                    label, intro = text, ""
+                if len(text.split()) <= max_label_words:  # the sentences before it are quoted on their own
+                    label, intro = lead, ""
                 else:
                     label, intro = "", lead
                 group += 1  # the list it introduces is the next group

@@ -106,6 +106,8 @@ def search(
     until: Until = None,
     source: Source = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+    show_all: Annotated[bool, typer.Option("--all", help="List the chunks even when none passes the gate "
+                                           "that `ask` uses.")] = False,
     reranker: Reranker = None,
     data_dir: DataDir = None,
     config: Config = None,
@@ -115,22 +117,37 @@ def search(
     """Ranked chunks with their fused score (retrieval.fusion: convex by default, or RRF; JSON field
     "score", also under its older name "rrf"), dense and BM25 ranks (and reranker scores).
 
-    Prints "No passage matched." when nothing matches (and, when the store holds patient notes and
-    no --patient was given, that notes are searched only with --patient); exit code 0."""
+    Prints "No passage matched." when nothing matches, or when the best chunk's gate signal (the dense
+    cosine, or the reranker score with answer.gate_signal: rerank) is below the scope's calibrated threshold,
+    the one `ask` refuses below; the line gives both, and --all lists the chunks anyway. When the store holds
+    patient notes and no --patient was given, it says that notes are searched only with --patient. JSON
+    carries the same test under "gate" (hits empty below it without --all). Exit code 0."""
+    from clinqa.answer.gate import gate_signal
+
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
     pipe.require_store()
     pipe.warm_up()
     res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)
     rows = _hit_rows(res)
+    gate = pipe.gate("patient" if patient else "reference")
+    signal = gate_signal(res, gate.signal) if rows else None
+    passed = signal is not None and signal >= gate.threshold
+    shown = rows if passed or show_all else []
     if as_json:
-        typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": rows}, indent=2))
+        typer.echo(json.dumps({"query": query, "filters": res.filters.to_dict(), "hits": shown,
+                               "gate": {"signal": gate.signal, "score": signal, "threshold": gate.threshold,
+                                        "passed": passed, "calibration": gate.calibration}}, indent=2))
         return
-    if not rows:
-        typer.echo("No passage matched.")
+    if not passed:
+        what = "similarity" if gate.signal == "dense_cosine" else "reranker score"
+        typer.echo("No passage matched." if signal is None else
+                   f"No passage matched: the best {what} is {signal:.3f}, below the threshold {gate.threshold:.3f} "
+                   "that `clinqa ask` refuses below."
+                   + ("" if show_all else " --all lists the chunks anyway."))
         if patient is None and any(d["patient_id"] for d in pipe.store.documents()):
             typer.echo("Patient notes are searched only with --patient ID.")
-    for line in render.search_lines(rows):
+    for line in render.search_lines(shown):
         typer.echo(line)
 
 

@@ -1,0 +1,202 @@
+"""Bands: the ranges and bounds that table rows are keyed by, read with their column's unit.
+
+A dosing table keys its rows by bands of a patient's value::
+
+    | CrCl (mL/min) | Maintenance dose | Interval       |
+    | 50-90         | 15 mg/kg         | every 24 hours |
+    | 15-29         | 10 mg/kg         | every 48 hours |
+
+"vancomycin dose at creatinine clearance 70 mL/min?" is answered by the row whose band holds 70, although
+"70" appears nowhere in the passage. Two readers use this module, so one band mechanism decides both:
+
+* the key-term test (:func:`clinqa.answer.answerability.within_stated_bound`): a question's quantity
+  ("70 mL/min") is mentioned by a row whose band holds it, in the column whose header gives the unit;
+* the extractive answer (:func:`clinqa.answer.extractive.extract_answer`): such a row is the one quoted,
+  whole, and the other rows of its table are not.
+
+A band is a cell that *starts* with a range or a bound: ``"50-90"``, ``"4.0-6.0"``, ``"50 to 90"``,
+``"> 6.0"``, ``"≥ 7"``, ``"< 15 or dialysis"``, ``"under 50 kg"``. Dashes of every kind are read as ``-``.
+A range's ends are inclusive (clinical tables write "30-49" then "50-90": the integer bands meet at the
+ends); a bound's strictness is as written.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from clinqa.chunking.units import Unit, unit_records
+
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+_NUM = r"(\d+(?:\.\d+)?)"
+#: bound words as their symbols ("under 50 kg" is "< 50 kg")
+_WORD_OPS = {"under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
+             "up to": "≤", "at most": "≤", "no more than": "≤", "over": ">", "above": ">",
+             "more than": ">", "greater than": ">", "at least": "≥", "no less than": "≥"}
+_OPS = {"<=": "≤", ">=": "≥", "=<": "≤", "=>": "≥"}
+_BOUND_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORD_OPS), key=len, reverse=True))
+#: a unit written after a band in its cell, of at most two words ("mL/min/1.73 m2"), never "or"/"and"
+_UNIT_WORDS = r"(?!or\b|and\b)[a-zµμ%/][\w/.%µμ]*(?:\s+(?!or\b|and\b)[\w/.%µμ]+)?"
+#: what may follow the band in its cell: a unit, then nothing, " or dialysis", a parenthetical or a footnote
+#: mark (a value cell such as "10-15 mg/L for most infections" is no band)
+_REST = r"(?=\s*(?:" + _UNIT_WORDS + r")?\s*(?:$|\(|\bor\b|\band\b|[*†‡]))"
+_RANGE = re.compile(r"^\s*" + _NUM + r"\s*(?:-|to)\s*" + _NUM + _REST, re.IGNORECASE)
+_BOUND = re.compile(r"^\s*(<=|>=|=<|=>|<|>|≤|≥|" + _BOUND_WORDS + r")\s*" + _NUM + _REST, re.IGNORECASE)
+#: a unit in a column header: "CrCl (mL/min)", "Weight (kg)", "eGFR, mL/min/1.73 m2"
+_HEADER_UNIT = re.compile(r"(?:\(([^()]{1,24})\)|,\s*([^,()]{1,24}))\s*$")
+_UNIT_SHAPE = re.compile(r"^[a-zµμ%][a-zµμ%0-9./ ]*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Band:
+    """An interval of values: ``low``/``high`` (``-inf``/``inf`` when open), with whether each end is
+    included. ``text`` is the cell's band as written ("50-90", "> 6.0"); ``unit`` the unit written after
+    it in the cell ("50-90 mL/min" -> ``"ml/min"``, lower case without spaces), else ``""``."""
+
+    low: float
+    high: float
+    low_closed: bool = True
+    high_closed: bool = True
+    text: str = ""
+    unit: str = ""
+
+    def holds(self, value: float) -> bool:
+        """Is ``value`` inside the band (ends as :attr:`low_closed` / :attr:`high_closed` say)?"""
+        above = value >= self.low if self.low_closed else value > self.low
+        below = value <= self.high if self.high_closed else value < self.high
+        return above and below
+
+
+def read_band(cell: str) -> Band | None:
+    """The band a table cell starts with, else ``None``: ``"50-90"`` -> 50..90 (ends included),
+    ``"> 6.0"`` -> (6, inf), ``"≥ 7"`` -> [7, inf), ``"< 15 or dialysis"`` -> (-inf, 15), ``"under 50 kg"``
+    -> (-inf, 50). A range written high to low ("90-50") is read low to high. Markdown emphasis is ignored."""
+    text = _DASHES.sub("-", cell.replace("**", "").replace("__", "")).strip()
+    if (m := _RANGE.match(text)) is not None:
+        a, b = float(m.group(1)), float(m.group(2))
+        return Band(min(a, b), max(a, b), text=m.group(0).strip(), unit=_unit_after(text[m.end():]))
+    if (m := _BOUND.match(text)) is not None:
+        raw = " ".join(m.group(1).lower().split())
+        op = _WORD_OPS.get(raw, _OPS.get(raw, raw))
+        x = float(m.group(2))
+        unit = _unit_after(text[m.end():])
+        if op in ("<", "≤"):
+            return Band(-math.inf, x, high_closed=op == "≤", text=m.group(0).strip(), unit=unit)
+        return Band(x, math.inf, low_closed=op == "≥", text=m.group(0).strip(), unit=unit)
+    return None
+
+
+def _unit_after(rest: str) -> str:
+    """The unit written right after a band ("mL/min" of "50-90 mL/min", "kg" of "< 50 kg or frail")."""
+    m = re.match(r"\s*(" + _UNIT_WORDS + r")\s*(?:$|\(|\bor\b|\band\b|[*†‡])", rest, re.IGNORECASE)
+    return re.sub(r"\s+", "", m.group(1).lower()) if m else ""
+
+
+def header_unit(header: str) -> str:
+    """The unit a column header gives its values, lower case without spaces, else ``""``:
+    ``"CrCl (mL/min)"`` -> ``"ml/min"``, ``"Weight, kg"`` -> ``"kg"``, ``"Dose"`` -> ``""``. Only a
+    unit-shaped ending counts (letters, ``/``, ``%``, digits after a letter): ``"Drug (generic name)"``
+    gives ``"genericname"`` and matches no question unit, which is harmless."""
+    m = _HEADER_UNIT.search(header.strip())
+    if m is None:
+        return ""
+    raw = (m.group(1) or m.group(2) or "").strip()
+    return re.sub(r"\s+", "", raw.lower()) if _UNIT_SHAPE.match(raw) else ""
+
+
+def same_unit(question_unit: str, column_unit: str) -> bool:
+    """Does a question's unit ("ml", as the key-term reader cuts "70 mL/min") name a column's unit
+    ("ml/min")? Equal, or the column's unit starts with it and a ``/`` (as the passage-text rule of
+    :func:`clinqa.answer.answerability.within_stated_bound` reads "ml" before "/min")."""
+    q, c = question_unit.lower().replace(" ", ""), column_unit.lower().replace(" ", "")
+    return bool(q) and (q == c or c.startswith(q + "/"))
+
+
+def row_bands(unit: Unit) -> Iterator[tuple[int, str, Band]]:
+    """``(column index, header, band)`` of every cell of a table row that is a band."""
+    for j, (header, cell) in enumerate(unit.cells):
+        if (band := read_band(cell)) is not None:
+            yield j, header, band
+
+
+def table_rows(text: str) -> tuple[Unit, ...]:
+    """The table rows (:func:`clinqa.chunking.units.unit_records`, ``kind == "row"``) of a passage
+    text with its line breaks; only the Markdown table lines are read (``()`` at once without a ``|``)."""
+    if "|" not in text:
+        return ()
+    blocks: list[list[str]] = [[]]
+    for line in text.splitlines():
+        if line.lstrip().startswith("|"):
+            blocks[-1].append(line)
+        elif blocks[-1]:
+            blocks.append([])
+    tables = "\n\n".join("\n".join(b) for b in blocks if b)
+    return tuple(u for u in unit_records(tables) if u.kind == "row") if tables else ()
+
+
+def row_holds_quantity(rows: tuple[Unit, ...] | list[Unit], value: float, unit: str) -> bool:
+    """Does a row of ``rows`` have a band cell holding ``value`` in ``unit`` (:func:`same_unit`), the unit
+    written in the cell or else the one its column's header gives? "70 mL/min" is held by the "50-90"
+    cell of a "CrCl (mL/min)" column, and by a "50-90 mL/min" cell of a "Renal function" column."""
+    return any(band.holds(value) and same_unit(unit, band.unit or header_unit(header))
+               for row in rows for _, header, band in row_bands(row))
+
+
+_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be", "total"})
+_WORD = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
+#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
+_NAMED_VALUE = re.compile(r"\b(" + _WORD + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
+                          re.IGNORECASE)
+#: a band a heading gives a named thing: "NEWS2 Score 5–6 — Urgent Response", "Score ≥ 7", "Step 2", "Age 65-74"
+_HEADING_BAND = re.compile(r"\b(" + _WORD + r")(?:\s+of)?\s+((?:<=|>=|<|>|≤|≥)\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?"
+                           r"(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)(?!\w|\.\d)", re.IGNORECASE)
+
+
+def named_values(question: str) -> list[tuple[str, float]]:
+    """``(word, value)`` for each number the question gives a named thing, the word lower case: "NEWS2
+    score of 5" -> ``[("score", 5.0)]``, "CrCl 20" -> ``[("crcl", 20.0)]``. A number inside a token
+    ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks")."""
+    text = _DASHES.sub("-", question)
+    return [(m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(text)
+            if m.group(1).lower() not in _STOP]
+
+
+def heading_bands(context: str) -> list[tuple[str, Band]]:
+    """``(word, band)`` for each band a heading or label gives a named thing, the word lower case:
+    "NEWS2 Score 5–6 — Urgent Response" -> ``[("score", 5..6)]``, "Score of 3 in Any Single Parameter" ->
+    ``[("score", 3..3)]`` (a single number is a band of one value), "Step 2" -> ``[("step", 2..2)]``."""
+    text = _DASHES.sub("-", context)
+    out = []
+    for m in _HEADING_BAND.finditer(text):
+        word = m.group(1).lower()
+        if word in _STOP:
+            continue
+        value = m.group(2)
+        band = read_band(value)
+        if band is None:
+            x = float(value)
+            band = Band(x, x, text=value)
+        out.append((word, band))
+    return out
+
+
+def heading_fit(context: str, question: str) -> bool | None:
+    """Does a heading or label (``context``) give a band of something the question gives a value of
+    (:func:`named_values`, :func:`heading_bands`, matched by the word before the number)? ``True`` when a band
+    holds the question's value, ``False`` when bands of it are given and none holds it ("NEWS2 Score 0" and
+    "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when the heading names
+    no such band. The same band mechanism as the table rows above, read from section headings."""
+    values = named_values(question)
+    if not values:
+        return None
+    bands = heading_bands(context)
+    verdict: bool | None = None
+    for word, value in values:
+        for hword, band in bands:
+            if hword == word:
+                if band.holds(value):
+                    return True
+                verdict = False
+    return verdict

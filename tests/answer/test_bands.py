@@ -1,0 +1,149 @@
+"""Bands of table rows and headings (issue 42 item 2): a numeric question is answered by the row or section
+whose band holds its value, the row quoted whole; values computed by hand."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from clinqa.answer.answerability import KeyTerm, _passage_index, mentions
+from clinqa.answer.bands import (
+    Band,
+    header_unit,
+    heading_bands,
+    heading_fit,
+    named_values,
+    read_band,
+    row_holds_quantity,
+    same_unit,
+    table_rows,
+)
+from clinqa.answer.extractive import extract_answer
+from clinqa.chunking.base import Chunk
+from clinqa.retrieval.hybrid import Retrieved
+
+
+class FlatEncoder:
+    """Every text the same vector: the rows and sections are chosen by the band rules alone."""
+
+    def encode_passages(self, texts, progress=False):
+        return np.ones((len(texts), 3), dtype=np.float32) / np.sqrt(3)
+
+    encode_queries = encode_passages
+
+
+def chunk_hit(cid: str, body: str, rank: int, section: list[str]) -> Retrieved:
+    chunk = Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title="T", section_path=section)
+    return Retrieved(chunk, 1 / (60 + rank), rank, scores={"dense": 0.5})
+
+VANCO = ("Adjust the maintenance dose to creatinine clearance using the table below.\n\n"
+         "| CrCl (mL/min) | Maintenance dose | Interval |\n|---|---|---|\n"
+         "| > 90 | 15 mg/kg | every 12 hours |\n| 50-90 | 15 mg/kg | every 24 hours |\n"
+         "| 30-49 | 10 mg/kg | every 24 hours |\n| 15–29 | 10 mg/kg | every 48 hours |\n"
+         "| < 15 or dialysis | 10 mg/kg | after each dialysis session |")
+
+
+@pytest.mark.parametrize(("cell", "low", "high", "low_closed", "high_closed", "unit"), [
+    ("50-90", 50, 90, True, True, ""),
+    ("15–29", 15, 29, True, True, ""),  # en dash
+    ("**4.0-6.0**", 4.0, 6.0, True, True, ""),
+    ("50 to 90 mL/min", 50, 90, True, True, "ml/min"),
+    ("90-50", 50, 90, True, True, ""),
+    ("> 6.0", 6.0, math.inf, False, True, ""),
+    ("≥ 7", 7, math.inf, True, True, ""),
+    ("< 15 or dialysis", -math.inf, 15, True, False, ""),
+    ("under 50 kg", -math.inf, 50, True, False, "kg"),
+    ("<= 30", -math.inf, 30, True, True, ""),
+])
+def test_a_cell_that_starts_with_a_range_or_bound_is_a_band(cell, low, high, low_closed, high_closed, unit) -> None:
+    b = read_band(cell)
+    assert b is not None
+    assert (b.low, b.high, b.low_closed, b.high_closed, b.unit) == (low, high, low_closed, high_closed, unit)
+
+
+@pytest.mark.parametrize("cell", ["10-15 mg/L for uncomplicated infections", "15 mg/kg", "CKD stage 1-2",
+                                  "every 24 hours", "90 or more", ""])
+def test_a_value_cell_is_no_band(cell) -> None:
+    assert read_band(cell) is None
+
+
+def test_band_ends() -> None:
+    assert Band(50, 90).holds(50) and Band(50, 90).holds(90) and not Band(50, 90).holds(90.5)
+    assert not Band(90, math.inf, low_closed=False).holds(90) and Band(90, math.inf, low_closed=False).holds(91)
+    assert Band(-math.inf, 15, high_closed=False).holds(14.9) and not Band(-math.inf, 15, high_closed=False).holds(15)
+
+
+def test_header_units_and_unit_naming() -> None:
+    assert header_unit("CrCl (mL/min)") == "ml/min"
+    assert header_unit("Weight, kg") == "kg"
+    assert header_unit("eGFR (mL/min/1.73 m2)") == "ml/min/1.73m2"
+    assert header_unit("Dose") == ""
+    assert same_unit("ml", "ml/min") and same_unit("kg", "kg") and same_unit("ML/min", "ml/min")
+    assert same_unit("mg", "mg/kg/day")  # a prefix before "/" counts, as the passage-text rule reads "ml" of "ml/min"
+    assert not same_unit("ml", "mmol/l") and not same_unit("", "kg")
+
+
+def test_a_quantity_is_held_by_the_row_of_its_band() -> None:
+    rows = table_rows(VANCO)
+    assert [r.cells[0][1] for r in rows] == ["> 90", "50-90", "30-49", "15–29", "< 15 or dialysis"]
+    assert row_holds_quantity(rows, 70, "ml")  # 50-90
+    assert row_holds_quantity(rows, 10, "ml")  # < 15
+    assert not row_holds_quantity(rows, 70, "kg")  # another unit
+    assert table_rows("No table here.") == ()
+
+
+def test_the_key_term_test_finds_a_quantity_in_a_band_row() -> None:
+    """Found by a new user: "...creatinine clearance 70 mL/min?" was refused: "do not mention 70 ml"."""
+    term = KeyTerm("70 ml", "quantity", "70")
+    assert mentions(term, _passage_index(VANCO))
+    assert not mentions(KeyTerm("70 kg", "quantity", "70"), _passage_index(VANCO))
+    # the same rows written without line breaks are no table: nothing to read a band from
+    assert not mentions(term, _passage_index(" ".join(VANCO.split())))
+
+
+def test_values_the_question_gives_and_bands_headings_give() -> None:
+    assert named_values("NEWS2 score of 5 - what clinical response?") == [("score", 5.0)]
+    assert named_values("vanc dose CrCl 20?") == [("crcl", 20.0)]
+    assert named_values("67F, AF, CrCl 26 - apixaban dose?") == [("crcl", 26.0)]  # "67F" is an age, not a value
+    assert named_values("What FIB-4 cutoff means high risk?") == []
+    assert named_values("review in 2 weeks") == []
+    assert heading_bands("NEWS2 Score 5–6 — Urgent Response") == [("score", Band(5, 6, text="5-6"))]
+    assert heading_bands("Score of 3 in Any Single Parameter") == [("score", Band(3, 3, text="3"))]
+    q = "NEWS2 score of 5 - what clinical response?"
+    assert heading_fit("Response Algorithm NEWS2 Score 5–6 — Urgent Response", q) is True
+    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", q) is False
+    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", q) is False
+    assert heading_fit("Limitations", q) is None
+    assert heading_fit("Step 5", "asthma step 1 preferred reliever") is False
+
+
+def test_a_numeric_question_quotes_the_row_of_its_band_whole() -> None:
+    """Found by a new user: "CrCl 20?" quoted "15-29, Maintenance dose: 10 mg/kg." without the interval
+    column, and "70 mL/min" reached no row."""
+    enc = FlatEncoder()
+    hit = chunk_hit("vanco#renal#0", VANCO, 1, ["Vancomycin", "Renal dose adjustment"])
+    q = enc.encode_queries(["x"])[0]
+    ext = extract_answer(q, [hit], enc, question="vanc dose CrCl 20?")
+    assert "CrCl (mL/min) 15–29, Maintenance dose: 10 mg/kg; Interval: every 48 hours" in ext.text
+    assert "every 12 hours" not in ext.text and "50-90" not in ext.text
+    ext = extract_answer(q, [hit], enc, question="vancomycin maintenance dose for creatinine clearance 70 mL/min?")
+    assert "CrCl (mL/min) 50-90, Maintenance dose: 15 mg/kg; Interval: every 24 hours" in ext.text
+    assert "15–29" not in ext.text and "> 90" not in ext.text
+    ext = extract_answer(q, [hit], enc, question="vancomycin dose CrCl 10")
+    assert "CrCl (mL/min) < 15 or dialysis, Maintenance dose: 10 mg/kg; Interval: after each dialysis session" \
+        in ext.text
+
+
+def test_a_section_filed_under_another_band_is_not_quoted() -> None:
+    """Found by a new user: "NEWS2 score of 5" quoted the score-0 section's "Routine care"."""
+    enc = FlatEncoder()
+    hits = [chunk_hit("n#0#0", "- Clinical Response: Routine care. No escalation required.", 1,
+                      ["NEWS2", "Response Algorithm", "NEWS2 Score 0 — Routine Monitoring"]),
+            chunk_hit("n#5#0", "- Clinical Response: Urgent assessment within 60 minutes by a clinician.", 2,
+                      ["NEWS2", "Response Algorithm", "NEWS2 Score 5–6 — Urgent Response"]),
+            chunk_hit("n#7#0", "- Clinical Response: Emergency assessment by a critical care team.", 3,
+                      ["NEWS2", "Response Algorithm", "NEWS2 Score ≥ 7 — Emergency Response"])]
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, question="NEWS2 score of 5 - clinical response?")
+    assert "within 60 minutes" in ext.text and "Routine care" not in ext.text and "Emergency" not in ext.text
