@@ -5,6 +5,7 @@ generated answers through a local chat-completions server, and ``clinqa serve``'
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -162,6 +163,11 @@ def test_key_reads_its_own_patient_only(client: TestClient, service_pipe: Pipeli
     assert ids == {"bronchitis", "otitis", "perioperative", "note:P1:N1", "note:P1:N2"} and docs["count"] == 5
     only = client.get("/documents", params={"patient_id": "P1"}, headers=h).json()
     assert {d["doc_id"] for d in only["documents"]} == {"note:P1:N1", "note:P1:N2"}
+    # where each source came from and when it was stored (issue 42); never the file path
+    assert {d["source_from"] for d in only["documents"]} == {"loader default"}
+    stamp = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ?(?:\+00:00)?")
+    assert all(stamp.fullmatch(d["ingested_at"]) for d in docs["documents"])
+    assert all("path" not in d for d in docs["documents"])
     assert client.get("/documents/note:P1:N2", headers=h).status_code == 200
     chunk = patient_chunk_ids(service_pipe, "P1")[0]
     assert client.get("/chunks/" + chunk.replace("#", "%23"), headers=h).status_code == 200

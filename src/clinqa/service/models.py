@@ -251,6 +251,10 @@ class DocumentSummary(BaseModel):
     source: str = ""
     patient_id: str | None = Field(None, description="Set for patient notes.")
     chunks: int = Field(0, description="Stored chunks (overview chunk included).")
+    source_from: str = Field("", description="Where the source came from: metadata, --source, folder or loader "
+                             "default ('' in stores written before it was kept).")
+    ingested_at: str = Field("", description="When the document was stored, UTC, ISO 8601 to the second ('' when "
+                             "unknown).")
 
 
 class DocumentList(BaseModel):
