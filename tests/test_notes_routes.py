@@ -238,7 +238,7 @@ def test_a_question_without_a_patient_to_a_store_with_notes_says_where_notes_are
     """Found by a new user: "When was empagliflozin started?" without --patient warned that "the corpus never
     mentions 'empagliflozin'" although a patient's note does: the reference documents were searched, and
     the answer says so, naming no patient and nothing of any note."""
-    from clinqa.answer.question import PATIENT_HINT
+    from clinqa.question.repair import PATIENT_HINT
 
     drug = "zoledronate"  # in no note and no guideline of this store
     ans = npipe.ask(f"When was {drug} started?", npipe.filters())

@@ -91,7 +91,7 @@ def test_stats_and_remove_on_a_missing_store_create_nothing(tmp_path: Path, args
 def test_a_date_question_without_a_patient_to_a_notes_store_points_to_patients(notes_dir: Path) -> None:
     """Second new-user helper: "What happened on 2022-04-18?" without --patient warned that "no document in
     the corpus carries a year" although every note is dated; the notes are searched only with a patient."""
-    from clinqa.answer.question import PATIENT_HINT
+    from clinqa.question.repair import PATIENT_HINT
 
     pipe = Pipeline(Settings(data_dir=notes_dir))
     ans = pipe.ask("What happened on 2024-02-02?", pipe.filters())

@@ -2,7 +2,7 @@
 
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
-(:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.answer.question`, :mod:`clinqa.answer.scope`,
+(:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.question.repair`, :mod:`clinqa.answer.scope`,
 :mod:`clinqa.answer.evidence`, :mod:`clinqa.answer.decision`, :mod:`clinqa.answer.assemble`,
 :mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
@@ -26,16 +26,16 @@ from clinqa.answer import evidence as gather
 from clinqa.answer.answer_model import SIGNAL, AnswerModel
 from clinqa.answer.answerability import Answerability
 from clinqa.answer.calibration import Resolved
-from clinqa.answer.question import PATIENT_HINT, apply_time_intent, repair_question
 from clinqa.embedding import Encoder, build_encoder, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
+from clinqa.question.repair import PATIENT_HINT, apply_time_intent, repair_question
+from clinqa.question.time import TimeIntent
 from clinqa.rerank import Reranker, build_reranker
 from clinqa.retrieval import Filters, RetrievalResult
 from clinqa.retrieval.search import deepened, query_filters, search
-from clinqa.retrieval.temporal import TimeIntent
 from clinqa.retrieval.vocabulary import ScopedVocabularies, Vocabulary
 from clinqa.settings import Settings, config_hash
 from clinqa.store import Store, build_store, require_store
@@ -198,11 +198,11 @@ class Pipeline:
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
-        """:func:`clinqa.answer.question.repair_question` against the vocabulary of ``filters``' scope."""
+        """:func:`clinqa.question.repair.repair_question` against the vocabulary of ``filters``' scope."""
         return repair_question(question, self.scoped_vocabulary(filters), self.settings.answer.rarity.repair_below)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
-        """The filters and time intent of :func:`clinqa.answer.question.apply_time_intent` (``parse_time``)."""
+        """The filters and time intent of :func:`clinqa.question.repair.apply_time_intent` (``parse_time``)."""
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
         return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)

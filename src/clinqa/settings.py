@@ -174,7 +174,7 @@ class RetrievalSettings(BaseModel):
     parse_time: bool = Field(
         True,
         description="Read the question's time intent ('since 2021', 'in 2023', 'latest') into year "
-        "filters and recency ranking when no explicit year filter is given (clinqa.retrieval.temporal).",
+        "filters and recency ranking when no explicit year filter is given (clinqa.question.time).",
     )
     recency_weight: float = Field(0.5, ge=0.0, allow_inf_nan=False,
                                   description="RRF weight of the newest-first list for 'latest/current' questions "

@@ -332,8 +332,8 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
     the hypertension one: none speaks of the regimen asked about."""
     from clinqa.answer.decision import Evidence, Verdict, apart
     from clinqa.answer.gate import GateDecision
+    from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.temporal import TimeIntent
 
     q = "What magnesium sulfate regimen is used for seizure prophylaxis in severe preeclampsia?"
     passages = ["Severe asthma: magnesium sulfate 2 g IV over 20 minutes.",

@@ -13,8 +13,8 @@ from clinqa.answer.answerability import Answerability, KeyTerm
 from clinqa.answer.calibration import Resolved
 from clinqa.answer.extractive import Extract
 from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.question.time import TimeIntent
 from clinqa.retrieval.filters import Filters
-from clinqa.retrieval.temporal import TimeIntent
 
 CHILDREN = KeyTerm("children", "population", "children")
 AMOXICILLIN = KeyTerm("amoxicillin", "specific", "amoxicillin")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from clinqa.answer.answerability import default_rarity, dosed_words, misspelt_common_word
 from clinqa.answer.extractive import _condition_words, default_scoring
-from clinqa.answer.question import repair_question
+from clinqa.question.repair import repair_question
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import Settings, UnitScoring, WordRarity, config_hash
 

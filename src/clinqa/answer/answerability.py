@@ -340,7 +340,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     frequency below which a content word is specific. A patient's age ("a 72-year-old man", "30 year
     old") is context, not something the passages must mention, and is left out. ``answer_types`` /
     ``dosed``: :func:`answer_type_words` (with the vocabulary's verbs) and :func:`dosed_words` of the
-    question less its ages, when already read (:class:`clinqa.answer.profile.QuestionProfile`); read here
+    question less its ages, when already read (:class:`clinqa.question.profile.QuestionProfile`); read here
     when None. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: :func:`default_rarity`): a word
     at least ``repair_below`` common is no misspelling to repair against the corpus (the corpus lacking it is
     evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
@@ -1034,7 +1034,7 @@ def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[
 @dataclass(frozen=True)
 class TermsRead:
     """What the key-term test reads of a question, read once (:func:`read_terms`). The question profile
-    (:class:`clinqa.answer.profile.QuestionProfile`) is one, with more fields; its docstring describes each.
+    (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its docstring describes each.
 
     ``question``: as given; ``normalized``: it through :func:`clinqa.text.unicode.normalize`, which the rest is
     read from (a patient's age left out of ``answer_types`` and ``dosed``); ``treatment`` /
@@ -1095,7 +1095,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
     them. ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
-    :class:`clinqa.answer.profile.QuestionProfile`), read with the same
+    :class:`clinqa.question.profile.QuestionProfile`), read with the same
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
     or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).

@@ -46,7 +46,7 @@ from clinqa.retrieval.synonyms import term_matches
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
     from clinqa.answer.extractive import AsksRead, Extract
-    from clinqa.retrieval.temporal import TimeIntent
+    from clinqa.question.time import TimeIntent
 
 NOT_COVERED = "The documents do not cover this question."
 NO_MATCH = "No passage matched the question under the applied filters."
@@ -240,9 +240,9 @@ def no_note_refusal(question: str, filters: Filters, intent: TimeIntent, reason:
 def question_warnings(intent: TimeIntent, notes_unsearched: bool) -> list[str]:
     """The warnings the question's time intent calls for, first in an answer: a date that is none
     (``intent.invalid``), then years that could not limit the search (``intent.undated``): the
-    :data:`clinqa.answer.question.PATIENT_HINT` when ``notes_unsearched`` (a reference question to a store
+    :data:`clinqa.question.repair.PATIENT_HINT` when ``notes_unsearched`` (a reference question to a store
     with patient notes, which carry the dates), else :func:`undated_warning`."""
-    from clinqa.answer.question import PATIENT_HINT
+    from clinqa.question.repair import PATIENT_HINT
 
     out = [f"'{intent.invalid}' is not a date: no date filter was applied"] if intent.invalid else []
     if intent.undated:
@@ -310,7 +310,7 @@ def missing_amount_reason(question: str, text: str, profile: AsksRead | None = N
     answered without a duration
     (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
     ``profile``: what was read of the question (:class:`clinqa.answer.extractive.AsksRead`, e.g. its
-    :class:`clinqa.answer.profile.QuestionProfile`; read here when None or read from another text, e.g. the
+    :class:`clinqa.question.profile.QuestionProfile`; read here when None or read from another text, e.g. the
     question after spelling repair)."""
     from clinqa.answer.extractive import DOSE_AMOUNT, read_asks
 

@@ -59,10 +59,10 @@ if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
     from clinqa.answer.calibration import Resolved
     from clinqa.answer.extractive import Extract
-    from clinqa.answer.profile import QuestionProfile
+    from clinqa.question.profile import QuestionProfile
+    from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult
-    from clinqa.retrieval.temporal import TimeIntent
 
 Phase = Literal["time", "retrieval", "quote", "generate"]
 
@@ -82,7 +82,7 @@ class Evidence:
     key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
     filter applied, or the store holds notes) and ``calibration`` (:class:`clinqa.answer.calibration.Resolved`;
     :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
-    question after spelling repair: :class:`clinqa.answer.profile.QuestionProfile`; None before retrieval).
+    question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
     Quote phase: ``extract``. Generate phase: ``model_refused``."""
 
     question: str

@@ -25,8 +25,8 @@ from clinqa.answer.extractive import (
     read_asks,
     with_siblings,
 )
-from clinqa.answer.profile import QuestionProfile
 from clinqa.chunking.units import without_suspicious
+from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -74,7 +74,7 @@ class KeyTermTest:
     (the corpus's, plus the patient's own notes for a patient-scoped question) and its general-English
     Zipf cut ``max_zipf``. Synonyms, abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`)
     count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
-    ``profile``: the question's :class:`clinqa.answer.profile.QuestionProfile` when already read with this
+    ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
     vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`)."""
 
     question: str
@@ -162,7 +162,7 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
     and any deeper one in ``context`` (timings summed). ``profile``: what was read of the question
-    (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read
+    (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
     here when None or read from another text)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
     if profile is None or not profile.reads(asked):
@@ -276,7 +276,7 @@ def decider(s: AnswerSettings) -> DecisiveModel | None:
 
 def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None) -> Gathered:
     """Fill ``ev``'s retrieval-phase evidence: the question repaired against the vocabulary of its scope
-    (:func:`clinqa.answer.question.repair_question`, when ``retrieval.repair_spelling``; its time in
+    (:func:`clinqa.question.repair.repair_question`, when ``retrieval.repair_spelling``; its time in
     ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
     (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read, the gate derived), the
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
@@ -285,10 +285,10 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
     quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search.
     The question (after repair) is read once, before the search, into ``ev.profile``
-    (:class:`clinqa.answer.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
+    (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
     scope's vocabulary and the calibration's ``key_term_max_zipf``, these only when ``answer.key_terms`` is not
     ``ignore``), which every later reader of the question takes."""
-    from clinqa.answer.question import repair_question
+    from clinqa.question.repair import repair_question
     from clinqa.retrieval import synonyms
 
     s, filters = stages.settings.answer, ev.filters

@@ -284,7 +284,7 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
     auto-merging retriever merges child chunks into their parent). ``profile``: what was read of the
-    question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
+    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read here when None or
     of another text)."""
     hits = list(hits)
     profile = _profile(question, profile)
@@ -361,7 +361,7 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     band that holds a value the question gives (:func:`clinqa.answer.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
     come last. Unchanged when the question asks for no such kind and gives no such value. ``profile``: what
-    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read
+    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
     here when None or of another text)."""
     kinds = _profile(question, profile).heading_kinds
     if kinds and not any(filed_under(h.chunk, kinds) for h in context):
@@ -383,7 +383,7 @@ Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
 @dataclass(frozen=True)
 class AsksRead:
     """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
-    The question profile (:class:`clinqa.answer.profile.QuestionProfile`) is one, with more fields; its
+    The question profile (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its
     docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
     ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
     :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
@@ -453,7 +453,7 @@ def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: boo
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
     The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``profile``: the
-    question's :class:`AsksRead` (e.g. its :class:`clinqa.answer.profile.QuestionProfile`; read here when None or
+    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`; read here when None or
     of another text)."""
     profile = _profile(question, profile)
     quals = list(profile.qualifiers)

@@ -11,12 +11,12 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinqa.answer.decision import Evidence
-from clinqa.answer.question import NO_NOTE, PATIENT_HINT
+from clinqa.question.repair import NO_NOTE, PATIENT_HINT
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
+    from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.temporal import TimeIntent
     from clinqa.settings import AnswerSettings
 
 
@@ -24,7 +24,7 @@ def evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSetti
              patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Evidence:
     """The :class:`~clinqa.answer.decision.Evidence` of ``question`` before any search: its filters and time
     intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
-    (:data:`clinqa.answer.question.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
+    (:data:`clinqa.question.repair.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
     phase's refusal names the nearest of."""
     ev = Evidence(question, filters, intent, s.unknown_terms, s.key_terms, no_note=filters.doc_ids == (NO_NOTE,))
     if ev.no_note and filters.patient_id is not None:
@@ -44,7 +44,7 @@ def no_note_answer(ev: Evidence, t0: float) -> Answer:
 
 
 def with_patient_hint(answer: Answer, ev: Evidence, has_patient_notes: Callable[[], bool]) -> Answer:
-    """``answer`` with :data:`clinqa.answer.question.PATIENT_HINT` added when a question without a patient
+    """``answer`` with :data:`clinqa.question.repair.PATIENT_HINT` added when a question without a patient
     has words no reference passage has (``ev.missing``) and the store holds patient notes
     (``has_patient_notes()``, asked only then): "the corpus never mentions X" when only a patient's note
     does. Not added twice."""

@@ -101,7 +101,7 @@ def _answer_state(pipe: Pipeline, question: str) -> str:
     against."""
     import datetime
 
-    from clinqa.retrieval.temporal import parse_time_intent
+    from clinqa.question.time import parse_time_intent
 
     state = f"{pipe.config_hash()}|calibration={pipe.calibration_key()}"
     today = datetime.date.today()

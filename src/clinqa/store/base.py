@@ -25,6 +25,23 @@ def document_row(row: dict[str, Any]) -> dict[str, Any]:
     return {**row, **{k: row.get(k) or "" for k in DOCUMENT_EXTRAS}}
 
 
+def check_vectors(chunks: list[Chunk], vectors: np.ndarray, dim: int | None) -> np.ndarray:
+    """``vectors`` as ``(n, d)`` float32, checked before a store writes anything: as many rows as
+    ``chunks``, every value finite, ``d == dim`` when the store already has a width (``None``: not yet).
+    Raises ``ValueError`` naming what is wrong, so a rejected batch leaves the store as it was."""
+    v = np.asarray(vectors, dtype=np.float32)
+    if not chunks and v.size == 0:
+        return v.reshape(0, dim or 0)
+    if v.ndim != 2 or len(v) != len(chunks):
+        raise ValueError(f"{len(chunks)} chunks but vectors of shape {v.shape}")
+    if dim is not None and v.shape[1] != dim:
+        raise ValueError(f"vectors of width {v.shape[1]}, but the store holds vectors of width {dim}")
+    bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
+    if len(bad):
+        raise ValueError(f"{len(bad)} vector(s) with NaN or infinite values, first of chunk {chunks[bad[0]].chunk_id!r}")
+    return v
+
+
 @dataclass
 class Hit:
     """One chunk in a ranked list. ``rank`` starts at 1; ``kind`` says what ``score`` is

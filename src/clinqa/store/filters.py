@@ -9,8 +9,10 @@ run by ``tests/store/test_filters.py`` through all three and by the store contra
   and ``export``;
 - :func:`to_mask`: a boolean NumPy mask over :class:`FilterColumns` (integer-coded columns held in
   memory) for the exact dense index, :class:`clinqa.store.dense.DenseIndex`;
-- :func:`to_qdrant`: a Qdrant ``Filter`` for :class:`clinqa.store.qdrant.QdrantStore`
-  (qdrant-client is imported only when it is called: the ``qdrant`` extra is optional).
+- :func:`to_qdrant`: a Qdrant ``Filter`` for :class:`clinqa.store.qdrant.QdrantStore` and, written
+  once against a :class:`QdrantDialect`, for :class:`clinqa.store.qdrant_edge.EdgeStore`
+  (:func:`to_qdrant_edge`); qdrant-client / qdrant-edge-py are imported only when called (the
+  ``qdrant`` extra is optional).
 
 NULL semantics follow SQL's, which the other two copy: a row without a year fails any year bound;
 a row without a level is excluded while ``exclude_levels`` is non-empty (``NULL NOT IN (...)`` is
@@ -182,31 +184,137 @@ def to_mask(f: Filters, cols: FilterColumns) -> np.ndarray:
 
 
 # -- Qdrant ----------------------------------------------------------------------------------------
-def qdrant_patient_condition(patient_id: str | None) -> Any:
+class QdrantDialect:
+    """How one Qdrant transport spells a condition. The mapping from :class:`Filters` to Qdrant
+    conditions (:func:`to_qdrant`) is written once against these six constructors; two dialects build
+    them: :func:`qdrant_dialect` ``("client")`` with qdrant-client's models (a server, a cluster, local
+    mode: :class:`clinqa.store.qdrant.QdrantStore`) and ``("edge")`` with qdrant-edge-py's (the engine in
+    the process: :class:`clinqa.store.qdrant_edge.EdgeStore`). The package is imported when a dialect
+    is first made (both are optional: the ``qdrant`` extra)."""
+
+    name = ""
+
+    def match(self, key: str, value: str) -> Any:
+        """``key`` equals ``value`` (a keyword)."""
+        raise NotImplementedError
+
+    def match_any(self, key: str, values: list[str]) -> Any:
+        """``key`` is one of ``values``."""
+        raise NotImplementedError
+
+    def range(self, key: str, gte: int | None, lte: int | None) -> Any:
+        """``gte <= key <= lte`` (a bound left ``None`` is open); a point without ``key`` fails."""
+        raise NotImplementedError
+
+    def is_empty(self, key: str) -> Any:
+        """``key`` is null or absent."""
+        raise NotImplementedError
+
+    def has_id(self, ids: list[str]) -> Any:
+        """The point id is one of ``ids``."""
+        raise NotImplementedError
+
+    def filter(self, must: list[Any], must_not: list[Any] | None = None) -> Any:
+        """All of ``must`` and none of ``must_not`` (``None`` when empty)."""
+        raise NotImplementedError
+
+
+class _ClientDialect(QdrantDialect):
+    name = "client"
+
+    def __init__(self) -> None:
+        from qdrant_client import models
+
+        self.m = models
+
+    def match(self, key: str, value: str) -> Any:
+        return self.m.FieldCondition(key=key, match=self.m.MatchValue(value=value))
+
+    def match_any(self, key: str, values: list[str]) -> Any:
+        return self.m.FieldCondition(key=key, match=self.m.MatchAny(any=list(values)))
+
+    def range(self, key: str, gte: int | None, lte: int | None) -> Any:
+        return self.m.FieldCondition(key=key, range=self.m.Range(gte=gte, lte=lte))
+
+    def is_empty(self, key: str) -> Any:
+        return self.m.IsEmptyCondition(is_empty=self.m.PayloadField(key=key))
+
+    def has_id(self, ids: list[str]) -> Any:
+        return self.m.HasIdCondition(has_id=list(ids))
+
+    def filter(self, must: list[Any], must_not: list[Any] | None = None) -> Any:
+        return self.m.Filter(must=must, must_not=must_not or None)
+
+
+class _EdgeDialect(QdrantDialect):
+    name = "edge"
+
+    def __init__(self) -> None:
+        import qdrant_edge
+
+        self.m = qdrant_edge
+
+    def match(self, key: str, value: str) -> Any:
+        return self.m.FieldCondition(key, match=self.m.MatchValue(value))
+
+    def match_any(self, key: str, values: list[str]) -> Any:
+        return self.m.FieldCondition(key, match=self.m.MatchAny(list(values)))
+
+    def range(self, key: str, gte: int | None, lte: int | None) -> Any:
+        return self.m.FieldCondition(key, range=self.m.RangeFloat(gte=gte, lte=lte))
+
+    def is_empty(self, key: str) -> Any:
+        return self.m.IsEmptyCondition(key)
+
+    def has_id(self, ids: list[str]) -> Any:
+        return self.m.HasIdCondition(set(ids))
+
+    def filter(self, must: list[Any], must_not: list[Any] | None = None) -> Any:
+        return self.m.Filter(must=must, must_not=must_not or None)
+
+
+_DIALECTS: dict[str, QdrantDialect] = {}
+
+
+def qdrant_dialect(name: str = "client") -> QdrantDialect:
+    """The :class:`QdrantDialect` ``"client"`` (qdrant-client) or ``"edge"`` (qdrant-edge-py), made once.
+    Raises ``ImportError`` when its package is not installed, ``ValueError`` for another name."""
+    if name not in _DIALECTS:
+        kinds: dict[str, type[QdrantDialect]] = {"client": _ClientDialect, "edge": _EdgeDialect}
+        if name not in kinds:
+            raise ValueError(f"unknown Qdrant dialect {name!r}; choose from {', '.join(kinds)}")
+        _DIALECTS[name] = kinds[name]()
+    return _DIALECTS[name]
+
+
+def qdrant_patient_condition(patient_id: str | None, dialect: QdrantDialect | None = None) -> Any:
     """The Qdrant condition for one patient scope: ``IsEmpty(patient_id)`` (null or absent) for
     ``None``, else an exact keyword match."""
-    from qdrant_client import models as qm
-
-    if patient_id is None:
-        return qm.IsEmptyCondition(is_empty=qm.PayloadField(key="patient_id"))
-    return qm.FieldCondition(key="patient_id", match=qm.MatchValue(value=patient_id))
+    d = dialect or qdrant_dialect("client")
+    return d.is_empty("patient_id") if patient_id is None else d.match("patient_id", patient_id)
 
 
-def to_qdrant(f: Filters) -> qm.Filter:
-    """The filters as a Qdrant ``Filter``, with :func:`to_sql`'s semantics: ``patient_id`` None ->
-    null or absent (``IsEmpty``); year bounds inclusive (a point without a year fails a ``Range``);
-    ``sources`` matched on the lower-cased payload copy ``source_lc``; ``exclude_levels`` as
-    ``must_not``; ``doc_ids`` as ``MatchAny``. Raises ``ImportError`` without qdrant-client."""
-    from qdrant_client import models as qm
-
-    must: list[Any] = [qdrant_patient_condition(f.patient_id)]
+def to_qdrant(f: Filters, dialect: QdrantDialect | None = None) -> qm.Filter:
+    """The filters as a Qdrant ``Filter`` in ``dialect`` (default: qdrant-client's models), with
+    :func:`to_sql`'s semantics: ``patient_id`` None -> null or absent (``IsEmpty``); year bounds inclusive
+    (a point without a year fails a range); ``sources`` matched on the lower-cased payload copy
+    ``source_lc``; ``exclude_levels`` as ``must_not``; ``doc_ids`` as ``MatchAny``. The one mapping both
+    Qdrant stores use (:func:`to_qdrant_edge` is this in the Edge dialect). Raises ``ImportError``
+    without the dialect's package."""
+    d = dialect or qdrant_dialect("client")
+    must: list[Any] = [qdrant_patient_condition(f.patient_id, d)]
     if f.has_years:
-        must.append(qm.FieldCondition(key="year", range=qm.Range(gte=f.year_min, lte=f.year_max)))
+        must.append(d.range("year", f.year_min, f.year_max))
     if f.sources:
-        must.append(qm.FieldCondition(key="source_lc", match=qm.MatchAny(any=[s.lower() for s in f.sources])))
+        must.append(d.match_any("source_lc", [s.lower() for s in f.sources]))
     if f.doc_ids:
-        must.append(qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(f.doc_ids))))
+        must.append(d.match_any("doc_id", list(f.doc_ids)))
     must_not: list[Any] = []
     if f.exclude_levels:
-        must_not.append(qm.FieldCondition(key="hierarchy_level", match=qm.MatchAny(any=list(f.exclude_levels))))
-    return qm.Filter(must=must, must_not=must_not or None)
+        must_not.append(d.match_any("hierarchy_level", list(f.exclude_levels)))
+    return d.filter(must, must_not)
+
+
+def to_qdrant_edge(f: Filters) -> Any:
+    """:func:`to_qdrant` in qdrant-edge-py's classes (the Edge shard). Raises ``ImportError`` without it."""
+    return to_qdrant(f, qdrant_dialect("edge"))

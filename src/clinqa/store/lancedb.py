@@ -37,7 +37,7 @@ import numpy as np
 import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
-from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, document_row
+from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, check_vectors, document_row
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
 from clinqa.store.filters import Filters, sql_literal, to_sql
@@ -134,6 +134,7 @@ class LanceStore(Store):
         """Atomically replace the chunks of ``doc_ids`` (one commit); see module docstring."""
         if not doc_ids:
             return
+        vectors = check_vectors(chunks, vectors, self.dim if self.sync() else None)  # a bad batch writes nothing
         rows = [_row(c, v) for c, v in zip(chunks, vectors, strict=True)]
         if not self.sync():
             if not rows:

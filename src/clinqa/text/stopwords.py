@@ -6,7 +6,7 @@ would move BM25 scores, key terms or citation verdicts).
   LanceDB's full-text search use, so our BM25 (Qdrant) drops what LanceDB drops; "s" and "t" are
   what "'s" and "n't" leave behind once apostrophes split words.
 * :data:`QUESTION_STOP_WORDS`: function words and question scaffolding ("tell", "want", "patient"),
-  then the time words that :mod:`clinqa.retrieval.temporal` reads ("latest", "years", "ago"):
+  then the time words that :mod:`clinqa.question.time` reads ("latest", "years", "ago"):
   what is left of a question are its content words (coverage, key terms, unit overlap).
 * :data:`CLAIM_STOP_WORDS`: function words plus the words a generated sentence uses to talk about
   its evidence ("according", "passage", "states"): what is left must be found in the cited text.
@@ -37,7 +37,7 @@ since latest last past recent recently current currently newest today year years
 week weeks day days decade decades ago two three four five six seven eight nine ten patient
 patients patient's happen happens happened occur occurs occurred january february march april june
 july august september october november december
-""".split())  # the second block: time words (read by clinqa.retrieval.temporal), "patient" and what a question
+""".split())  # the second block: time words (read by clinqa.question.time), "patient" and what a question
 # about a time asks of it ("What happened on 2022-04-18?")
 
 #: function words and evidence-talk words of a generated sentence (claim content words are what is left)

@@ -9,8 +9,8 @@ import re
 from collections.abc import Callable
 from dataclasses import replace
 
+from clinqa.question.time import TimeIntent, parse_time_intent
 from clinqa.retrieval.filters import Filters
-from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
 from clinqa.retrieval.vocabulary import WORD, Vocabulary
 
 #: a run of letters then a run of digits, one word ("curb65", "covid19")
@@ -76,7 +76,7 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
 def apply_time_intent(question: str, filters: Filters, reference_has_years: Callable[[], bool],
                       patient_notes: Callable[[str], dict[str, tuple[str, str]]],
                       today: datetime.date | None = None) -> tuple[Filters, TimeIntent]:
-    """Apply the question's time intent (:func:`clinqa.retrieval.temporal.parse_time_intent`, ``today``,
+    """Apply the question's time intent (:func:`clinqa.question.time.parse_time_intent`, ``today``,
     default today's date) to ``filters``: its year bounds when ``filters`` has none (explicit filters
     win), and its recency flag. A reference question to a corpus of which no document carries a year
     (``reference_has_years()`` False) keeps its filters and the intent says so (``undated``). A patient

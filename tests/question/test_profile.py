@@ -1,4 +1,4 @@
-"""The question profile (:class:`clinqa.answer.profile.QuestionProfile`): golden values checked by hand, and the
+"""The question profile (:class:`clinqa.question.profile.QuestionProfile`): golden values checked by hand, and the
 profile read once gives what each reader read from the question before."""
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ import pytest
 from clinqa.answer import answerability, extractive
 from clinqa.answer.answerability import check
 from clinqa.answer.assemble import NO_DOSE, NO_DURATION, missing_amount_reason
-from clinqa.answer.profile import QuestionProfile
+from clinqa.question.profile import QuestionProfile
+from clinqa.question.time import TimeIntent
 from clinqa.retrieval import synonyms
-from clinqa.retrieval.temporal import TimeIntent
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.unicode import normalize
 

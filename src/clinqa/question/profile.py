@@ -27,7 +27,7 @@ from clinqa.answer.quantities import UNITS
 from clinqa.text.words import WORD
 
 if TYPE_CHECKING:
-    from clinqa.retrieval.temporal import TimeIntent
+    from clinqa.question.time import TimeIntent
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import WordRarity
 
@@ -82,7 +82,7 @@ class QuestionProfile(TermsRead, AsksRead):
       and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
       None when :meth:`read` was given no ``max_zipf``.
 
-    ``time_intent``: the time intent read for the question (:class:`clinqa.retrieval.temporal.TimeIntent`;
+    ``time_intent``: the time intent read for the question (:class:`clinqa.question.time.TimeIntent`;
     None when not given). ``max_zipf``: the general-English frequency cut the key terms were read with."""
 
     populations: tuple[str, ...]

@@ -3,7 +3,7 @@ from datetime import date
 
 import pytest
 
-from clinqa.retrieval.temporal import TimeIntent, parse_time_intent
+from clinqa.question.time import TimeIntent, parse_time_intent
 
 TODAY = date(2026, 11, 29)
 
