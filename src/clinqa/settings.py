@@ -497,9 +497,11 @@ class StoreSettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    backend: Literal["lancedb", "qdrant"] = Field(
+    backend: Literal["lancedb", "qdrant", "qdrant-edge"] = Field(
         "lancedb", description="lancedb: embedded folder <data_dir>/lancedb, no server (default). qdrant: "
-        "Qdrant, in local mode (<data_dir>/qdrant, one process at a time) or a server/cluster (qdrant_url).")
+        "Qdrant, in local mode (<data_dir>/qdrant, one process at a time) or a server/cluster (qdrant_url). "
+        "qdrant-edge: Qdrant's own engine in the process (qdrant-edge-py), folder <data_dir>/qdrant-edge, "
+        "one process at a time.")
     qdrant_url: str | None = Field(
         None, description="Qdrant server URL, e.g. http://localhost:6333. Unset: $QDRANT_URL, else local "
         "mode in <data_dir>/qdrant. ':memory:' keeps everything in memory (tests).")

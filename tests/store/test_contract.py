@@ -1,5 +1,6 @@
-"""The Store contract, run on every backend: LanceDB (embedded), Qdrant local mode, and a real
-Qdrant server when ``QDRANT_URL`` is set (skipped otherwise).
+"""The Store contract, run on every backend: LanceDB (embedded), Qdrant local mode, Qdrant's own engine
+in the process (qdrant-edge-py: the shard code a server runs, with payload indexes and the sparse IDF),
+and a real Qdrant server when ``QDRANT_URL`` is set (skipped otherwise).
 
 The corpus is hand-made (``filter_cases.py``): 8 chunks of 6 documents, three of them patient notes,
 with seeded random unit vectors (8-d) so dense rankings can be checked against numpy brute force.
@@ -9,7 +10,12 @@ Expected id sets of every filter are written out by hand there, in the table of 
 
 from __future__ import annotations
 
+import json
 import os
+import signal
+import subprocess
+import sys
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +29,7 @@ from clinqa.store import LanceStore, Store
 from clinqa.store.filters import Filters
 
 DIM = 8
+DRIVER = Path(__file__).with_name("store_driver.py")
 RNG = np.random.default_rng(7)
 
 
@@ -39,13 +46,20 @@ def _qdrant_local(tmp_path: Path):
     return QdrantStore(tmp_path / "qdrant")
 
 
-BACKENDS = ["lancedb", "qdrant-local", "qdrant-server"]
+BACKENDS = ["lancedb", "qdrant-local", "qdrant-edge", "qdrant-server"]
 
 
 def _open(backend: str, tmp_path: Path) -> Iterator[Store]:
     """An empty store of ``backend`` (closed/dropped afterwards)."""
     if backend == "lancedb":
         yield LanceStore(tmp_path / "lancedb")
+        return
+    if backend == "qdrant-edge":
+        from clinqa.store.qdrant_edge import EdgeStore
+
+        e = EdgeStore(tmp_path / "qdrant-edge")
+        yield e
+        e.close()
         return
     from clinqa.store.qdrant import QdrantStore
 
@@ -283,8 +297,14 @@ def test_sample_texts_first_by_chunk_id(ro_store: Store) -> None:
 
 
 def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path: Path) -> None:
+    """A second store object on the same location, in this process, sees the first one's writes (LanceDB,
+    a server: a second handle; local mode and Edge: the same client or shard, shared in the process)."""
     if isinstance(store, LanceStore):
         other: Store = LanceStore(store.path)
+    elif _is_edge(store):
+        from clinqa.store.qdrant_edge import EdgeStore
+
+        other = EdgeStore(store.path)  # type: ignore[attr-defined]
     else:
         from clinqa.store.qdrant import QdrantStore
 
@@ -296,7 +316,127 @@ def test_a_second_store_on_the_same_location_sees_writes(store: Store, tmp_path:
     assert ids(other.bm25_search("tenecteplase", 5, Filters())) == ["g4#s#0"]
     assert other.count() == 9 and other.version() == store.version()
     if not isinstance(other, LanceStore):
-        other.close()
+        other.close()  # type: ignore[attr-defined]
+
+
+def _is_edge(store: Store) -> bool:
+    return type(store).__name__ == "EdgeStore"
+
+
+def _location(store: Store) -> tuple[str, Path] | None:
+    """``(backend, path)`` for a second process, ``None`` for a server store (tests that need one skip)."""
+    if isinstance(store, LanceStore):
+        return "lancedb", store.path
+    if _is_edge(store):
+        return "qdrant-edge", store.path  # type: ignore[attr-defined]
+    if getattr(store, "local", False) and getattr(store, "path", None) is not None:
+        return "qdrant-local", store.path  # type: ignore[attr-defined]
+    return None
+
+
+def _release(store: Store) -> None:
+    """Let another process open the store's folder (local mode and Edge are held by one process)."""
+    if not isinstance(store, LanceStore):
+        store.close()  # type: ignore[attr-defined]
+
+
+def _driver(backend: str, path: Path, *args: str) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, str(DRIVER), backend, str(path), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def test_persists_after_a_restart(store: Store) -> None:
+    """What one process wrote, a new process reads: chunks, hashes, the BM25 index, the version."""
+    where = _location(store)
+    if where is None:
+        pytest.skip("a server persists by itself; nothing to restart here")
+    want = {"count": 8, "hashes": store.doc_hashes(), "version": store.version(), "bm25": ["g3#p#0"], "dim": DIM}
+    _release(store)
+    out, err = _driver(*where, "read").communicate(timeout=120)
+    assert json.loads(out) == want, err
+
+
+def _snapshot(store: Store) -> dict:
+    t = store.export(["chunk_id", "doc_hash", "text", "vector"], Filters(exclude_levels=(), patient_id=None))
+    notes = store.export(["chunk_id", "doc_hash", "text", "vector"], Filters(exclude_levels=(), patient_id="A"))
+    rows = sorted(t.to_pylist() + notes.to_pylist(), key=lambda r: r["chunk_id"])
+    return {"count": store.count(), "hashes": store.doc_hashes(), "version": store.version(),
+            "rows": [(r["chunk_id"], r["doc_hash"], r["text"], np.round(r["vector"], 5).tolist()) for r in rows],
+            "bm25": ids(store.bm25_search("warfarin", 10, Filters(exclude_levels=())))}
+
+
+def test_a_failed_batch_leaves_the_store_as_it_was(store: Store) -> None:
+    """A batch the store rejects writes nothing: not its first documents, not a version, not an index
+    entry. Rejected: vectors of another width, a NaN in the last vector of a two-document batch,
+    fewer vectors than chunks."""
+    before = _snapshot(store)
+    new = [chunk("g1#s#1", "warfarin changed text newword evidence", year=2014, source="BTS", title="G1"),
+           chunk("g5#s#0", "brand new guideline newword evidence", year=2025)]
+    bad_width = np.ones((2, DIM + 1), dtype=np.float32)
+    nan_last = np.stack([VECS[0], VECS[1]])
+    nan_last[1, 3] = np.nan
+    for vectors in (bad_width, nan_last, VECS[:1]):
+        with pytest.raises(ValueError):
+            store.replace_documents(["g1", "g5"], new, vectors)
+        assert _snapshot(store) == before
+        assert store.bm25_search("newword", 5, Filters()) == []
+    store.replace_documents(["g1", "g5"], new, np.stack([VECS[0], VECS[1]]))  # the same batch, well formed
+    assert store.count() == 8 - 2 + 2 and ids(store.bm25_search("newword", 5, Filters())) != []
+
+
+def _complete(state: Store, n_docs: int) -> dict[str, str]:
+    """The documents ``state`` calls done (a hash, not ``""``), each checked whole: its chunk set and texts
+    are those of the driver's document."""
+    import store_driver
+
+    done = {d: h for d, h in state.doc_hashes().items() if h}
+    for d, h in done.items():
+        i = int(d[1:])
+        chunks, _ = store_driver.document(i)
+        assert h == chunks[0].doc_hash
+        got = state.get_chunks([c.chunk_id for c in chunks] + [f"{d}#s#{j}" for j in range(len(chunks), 8)])
+        assert [c.text for c in got] == [c.text for c in chunks], d
+    assert all(0 <= int(d[1:]) < n_docs for d in state.doc_hashes())
+    return done
+
+
+def test_sigkill_during_ingest_then_resume(empty: Store) -> None:
+    """A store-level ingest (``store_driver.py``: one document per write, skipping documents whose stored
+    hash is their own, as ``clinqa ingest`` does) is killed with SIGKILL twice while it writes; after each
+    kill the store opens and every document it calls done is whole; a resumed run finishes the rest
+    without rewriting those, and the store then holds exactly every document, searchable."""
+    import store_driver
+
+    where = _location(empty)
+    if where is None:
+        pytest.skip("a server outlives the client: nothing of the store dies with the process")
+    _release(empty)
+    n_docs = 40
+    reopen = lambda: store_driver.open_store(where[0], where[1])  # noqa: E731
+    done_before = 0
+    for kill_after, delay in ((6, 0.0), (12, 0.004)):
+        proc = _driver(*where, "ingest", str(n_docs))
+        assert proc.stdout is not None
+        for _ in range(kill_after):  # the child is writing the next document when it is killed
+            assert proc.stdout.readline().startswith("wrote")
+        time.sleep(delay)
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        assert proc.returncode == -signal.SIGKILL
+        state = reopen()
+        done = _complete(state, n_docs)
+        assert len(done) >= done_before + kill_after
+        done_before = len(done)
+        _release(state)
+    out, err = _driver(*where, "ingest", str(n_docs)).communicate(timeout=300)
+    written, skipped = map(int, out.split("\n")[-2].split()[1:])
+    assert (written + skipped, skipped) == (n_docs, done_before), err
+    final = reopen()
+    assert _complete(final, n_docs).keys() == {f"d{i:03d}" for i in range(n_docs)}
+    assert final.count() == sum(3 + i % 4 for i in range(n_docs))
+    for i in (0, 7, n_docs - 1):
+        assert ids(final.bm25_search(f"rareword{i}", 3, Filters()))[:1] == [f"d{i:03d}#s#{2 + i % 4}"]
+    _release(final)
 
 
 # -- the methods with defaults in the protocol ----------------------------------------------------

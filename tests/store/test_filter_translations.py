@@ -5,7 +5,8 @@
 - :func:`to_mask` over :class:`FilterColumns` coded from that table's own columns (nulls as stored),
   and through the LanceDB store's in-memory dense index;
 - :func:`to_qdrant` as the scroll filter of the collection the Qdrant store wrote in local mode
-  (and on a Qdrant server when ``QDRANT_URL`` is set).
+  (and on a Qdrant server when ``QDRANT_URL`` is set), and in the Edge dialect (:func:`to_qdrant_edge`)
+  as the scroll filter of the shard the Edge store wrote (Qdrant's engine, with payload indexes).
 
 Each must admit exactly the hand-written ids of the case; patient-isolation cases are in the table.
 """
@@ -24,7 +25,7 @@ from filter_cases import CHUNKS, FILTER_CASES
 
 from clinqa.store import LanceStore
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
-from clinqa.store.filters import MASK_COLUMNS, FilterColumns, Filters, to_mask, to_qdrant, to_sql
+from clinqa.store.filters import MASK_COLUMNS, FilterColumns, Filters, to_mask, to_qdrant, to_qdrant_edge, to_sql
 from clinqa.store.lancedb import TABLE
 
 DIM = 4
@@ -102,6 +103,26 @@ def test_numpy_mask(columns, lance: LanceStore, filters: Filters, expected: set[
 def test_qdrant(qdrant, filters: Filters, expected: set[str]) -> None:
     recs, _ = qdrant._client.scroll(qdrant.collection, scroll_filter=to_qdrant(filters), limit=100,
                                     with_payload=["chunk_id"])
+    assert {r.payload["chunk_id"] for r in recs} == expected
+
+
+@pytest.fixture(scope="module")
+def edge(tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    pytest.importorskip("qdrant_edge", reason="qdrant-edge-py is not installed (pip install 'clinqa[qdrant]')")
+    from clinqa.store.qdrant_edge import EdgeStore
+
+    s = EdgeStore(tmp_path_factory.mktemp("filters") / "qdrant-edge")
+    s.replace_documents(DOCS, CHUNKS, VECS)
+    yield s
+    s.close()
+
+
+@pytest.mark.parametrize(("filters", "expected"), FILTER_CASES, ids=CASE_IDS)
+def test_qdrant_edge(edge, filters: Filters, expected: set[str]) -> None:
+    import qdrant_edge as qe
+
+    req = qe.ScrollRequest(limit=100, filter=to_qdrant_edge(filters), with_payload=["chunk_id"])
+    recs, _ = edge._sh.shard.scroll(req)
     assert {r.payload["chunk_id"] for r in recs} == expected
 
 

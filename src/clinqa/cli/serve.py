@@ -30,6 +30,10 @@ def serve(
 
     with extra_needed("clinqa serve"):
         from clinqa.service.app import run
-    run(settings_for(data_dir, config, preset, sets), host=host, port=port, workers=workers)
+    from clinqa.store import check_workers
+
+    settings = settings_for(data_dir, config, preset, sets)
+    check_workers(settings, workers)  # qdrant-edge: one process holds the store
+    run(settings, host=host, port=port, workers=workers)
 
 

@@ -61,20 +61,47 @@ def _qdrant(settings: Settings, data_dir: Path) -> Store:
     return QdrantStore(data_dir / "qdrant", **common)
 
 
+def _qdrant_edge(settings: Settings, data_dir: Path) -> Store:
+    from clinqa.extras import extra_needed
+
+    with extra_needed("store.backend: qdrant-edge"):
+        from clinqa.store.qdrant_edge import EdgeStore  # imported only when configured
+
+    return EdgeStore(data_dir / "qdrant-edge")
+
+
+#: what to do instead of a second process on one Qdrant Edge folder (the Edge errors say it)
+EDGE_ALTERNATIVES = ("use one process (clinqa serve --workers 1), or move the store to a Qdrant server "
+                     "(clinqa migrate --to qdrant --qdrant-url URL; store.backend: qdrant) or to LanceDB "
+                     "(store.backend: lancedb), which several processes can open")
+
+
+def check_workers(settings: Settings, workers: int) -> None:
+    """Raise :class:`clinqa.errors.ConfigError` when ``workers`` processes (``clinqa serve --workers``)
+    cannot share the configured store: ``qdrant-edge`` is held by one process, so only one worker could
+    open it."""
+    if settings.store.backend == "qdrant-edge" and workers > 1:
+        from clinqa.errors import ConfigError
+
+        raise ConfigError(f"store.backend: qdrant-edge is held by one process, so clinqa serve runs one worker, "
+                          f"not {workers}: {EDGE_ALTERNATIVES}")
+
+
 #: the stores by ``store.backend`` (the settings ``Literal`` names these keys; tests/test_registries.py
 #: checks it). Each imports its client only when built.
-STORES: dict[str, StoreBuilder] = {"lancedb": _lancedb, "qdrant": _qdrant}
+STORES: dict[str, StoreBuilder] = {"lancedb": _lancedb, "qdrant": _qdrant, "qdrant-edge": _qdrant_edge}
 
 
 def build_store(settings: Settings, data_dir: Path | None = None) -> Store:
     """The store ``settings.store`` configures (:data:`STORES`), for ``data_dir`` (default
     ``settings.data_dir``): ``lancedb`` -> :class:`LanceStore` in ``<data_dir>/lancedb``; ``qdrant`` ->
     :class:`clinqa.store.qdrant.QdrantStore` on ``store.qdrant_url`` (else ``$QDRANT_URL``), else
-    in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory). Raises
+    in local mode in ``<data_dir>/qdrant`` (``":memory:"`` as URL: in memory); ``qdrant-edge`` ->
+    :class:`clinqa.store.qdrant_edge.EdgeStore` in ``<data_dir>/qdrant-edge``. Raises
     :class:`clinqa.errors.ConfigError` for an unknown backend or an unusable Qdrant configuration (an
     unset ``env:VAR`` API key, ``shard_by_patient`` in local mode, a local folder held by another
-    process) and :class:`clinqa.extras.MissingExtra` when qdrant-client is not installed
-    (``clinqa[qdrant]``)."""
+    process; an Edge folder held by another process) and :class:`clinqa.extras.MissingExtra` when
+    qdrant-client / qdrant-edge-py is not installed (``clinqa[qdrant]``)."""
     builder = STORES.get(settings.store.backend)
     if builder is None:
         from clinqa.errors import ConfigError
@@ -101,7 +128,8 @@ def require_store(settings: Settings, data_dir: Path, opened: Store | None, open
         raise ConfigError(f"there is no store in {data_dir}: run `clinqa ingest PATH` first (or check --data-dir)")
     if empty_ok:
         return
-    if opened is None and local and settings.store.backend == "lancedb" and not (data_dir / "lancedb").exists():
+    folder = {"lancedb": "lancedb", "qdrant-edge": "qdrant-edge"}.get(settings.store.backend)
+    if opened is None and local and folder and not (data_dir / folder).exists():
         raise ConfigError(f"the store in {data_dir} is empty: run `clinqa ingest PATH` first")
     if open_store().count() == 0:
         raise ConfigError(f"the store in {data_dir} is empty: run `clinqa ingest PATH` first")

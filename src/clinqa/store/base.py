@@ -38,7 +38,8 @@ def check_vectors(chunks: list[Chunk], vectors: np.ndarray, dim: int | None) -> 
         raise ValueError(f"vectors of width {v.shape[1]}, but the store holds vectors of width {dim}")
     bad = np.flatnonzero(~np.isfinite(v).all(axis=1))
     if len(bad):
-        raise ValueError(f"{len(bad)} vector(s) with NaN or infinite values, first of chunk {chunks[bad[0]].chunk_id!r}")
+        first = chunks[int(bad[0])].chunk_id
+        raise ValueError(f"{len(bad)} vector(s) with NaN or infinite values (first: chunk {first!r})")
     return v
 
 

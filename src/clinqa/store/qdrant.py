@@ -1,42 +1,16 @@
 """Qdrant store: the same :class:`clinqa.store.base.Store` on Qdrant (local mode, a server or a cluster).
 
-Layout. One collection (``collection``, default ``clinqa_chunks``) holds one point per chunk; the
-point id is ``uuid5(NAMESPACE, chunk_id)`` (:func:`point_id`), so re-ingesting a chunk overwrites
-it. Each point has a named dense vector ``dense`` (cosine distance; Qdrant stores it unit-
-normalised, so :meth:`QdrantStore.export` returns unit vectors) and a named sparse vector ``bm25``
-with ``modifier=Modifier.IDF``, and the whole :class:`~clinqa.chunking.base.Chunk` as payload plus
-``source_lc`` (the lower-cased source, for case-insensitive source filters). A second, tiny
-collection ``<collection>_meta`` holds one point with the store's version counter and the BM25
-``avgdl`` (see below).
-
-Filters (:func:`clinqa.store.filters.to_qdrant`) become a Qdrant ``Filter`` passed inside every query (pre-filtering:
-the top-``k`` is taken among the points that pass). ``patient_id=None`` is ``IsEmpty(patient_id)``,
-which matches a null or absent ``patient_id`` only; a patient id is an exact keyword match. On a
-server the filtered fields have payload indexes (``patient_id`` as the tenant key); local mode has
-no payload indexes (it scans, and warns if asked to build one), so none are made there.
-
-Dense search is exact (``SearchParams(exact=True)`` on a server; local mode always is), so
-filtered recall is 1.0, as in the LanceDB store.
-
-BM25 (:mod:`clinqa.store.sparse`): each point's ``bm25`` vector holds the BM25 term-frequency
-part ``tf * (k1+1) / (tf + k1 * (1 - b + b * dl/avgdl))`` of its terms; Qdrant multiplies matching
-terms by ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` at query time (Qdrant docs, "Sparse vectors:
-IDF modifier"), with N and df counted over the whole collection; the query has weight 1 per term.
-``avgdl`` cannot follow the corpus (stored weights would go stale), so it is fixed when the
-collection is created: the ``avgdl`` argument if given (``clinqa migrate`` passes the corpus
-mean), else the mean term count of the chunks of the first write, and kept in the meta point.
-Scores therefore differ slightly from LanceDB's FTS (live avgdl, Snowball stemmer); rankings of
-clear cases (a rare query term) agree. See docs/qdrant.md.
-
-Atomicity. Qdrant has no multi-operation transactions. :meth:`QdrantStore.replace_documents` sends
-the upsert of the new chunks and the deletion of the documents' chunks that were not re-produced
-in one ``batch_update_points`` request, applied in that order; each point write is atomic, the
-request as a whole is not. A concurrent reader may therefore see, for a moment, a document with
-part of its new chunks, or with new chunks beside old ones not yet deleted; it never sees a
-document vanish (the upsert comes first). If the request fails half-way, :meth:`doc_hashes` reports
-the document's hash as ``""`` while its chunks carry different hashes, so the next ingest redoes it.
-The version counter is bumped after each write, so a reader that cached an answer under the old
-version misses the cache once the write is complete.
+Layout, filters, BM25 and write order are shared with the Edge store and described in
+:mod:`clinqa.store.qdrant_layout` (one mapping, two transports); this module is the qdrant-client
+transport. One collection (``collection``, default ``clinqa_chunks``) holds the points; a second,
+tiny collection ``<collection>_meta`` holds one point with the store's version counter, the BM25
+``avgdl`` and the dimension. On a server the filtered fields have payload indexes (``patient_id``
+as the tenant key); local mode has no payload indexes (it scans in Python, and warns if asked to
+build one), so none are made there. Dense search is ``SearchParams(exact=True)`` on a server; local
+mode always is exact. :meth:`QdrantStore.replace_documents` sends the upsert and the deletion in one
+``batch_update_points`` request, applied in that order; each point write is atomic, the request as a
+whole is not (a concurrent reader may see, for a moment, part of a document's new chunks beside old
+ones; never a document vanishing).
 
 Connections: ``QdrantStore(path)`` is local mode persisted in ``path`` (``":memory:"``: in memory),
 single process: local mode locks its folder, so another process (a second ``serve`` worker) gets a
@@ -56,40 +30,36 @@ from __future__ import annotations
 import atexit
 import contextlib
 import threading
-import time
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
+from typing import Any
 
-import numpy as np
-import pyarrow as pa
 from qdrant_client import QdrantClient
 from qdrant_client import models as qm
 
-from clinqa.chunking.base import Chunk, Level
+from clinqa.chunking.base import Chunk
 from clinqa.errors import ConfigError
-from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, document_row
-from clinqa.store.filters import Filters, qdrant_patient_condition, to_qdrant
-from clinqa.store.schema import chunk_schema
-from clinqa.store.sparse import bm25_weights, index_terms, query_weights
+from clinqa.store.filters import qdrant_dialect, qdrant_patient_condition
+from clinqa.store.qdrant_layout import (  # noqa: F401 (re-exported: the layout's names, as before)
+    DENSE,
+    NAMESPACE,
+    PAYLOAD_INDEXES,
+    SPARSE,
+    PointSpec,
+    QdrantLayout,
+    chunk_payload,
+    payload_chunk,
+    point_id,
+)
 
-DENSE = "dense"
-SPARSE = "bm25"
 GENERAL_SHARD = "_general"
-#: namespace of the point ids: ``uuid5(NAMESPACE_URL, "https://clinqa/chunk")``
-NAMESPACE = uuid.uuid5(uuid.NAMESPACE_URL, "https://clinqa/chunk")
 _META_ID = 0
 _SCROLL = 1024
+_INDEX_KINDS = {"keyword": qm.PayloadSchemaType.KEYWORD, "integer": qm.PayloadSchemaType.INTEGER}
 
 
-def point_id(chunk_id: str) -> str:
-    """The Qdrant point id of a chunk: ``str(uuid5(NAMESPACE, chunk_id))``."""
-    return str(uuid.uuid5(NAMESPACE, chunk_id))
-
-
-def _stale_per_document(doc_ids: list[str], chunks: list[Chunk], points: list[qm.PointStruct]) -> list[qm.Filter]:
+def _stale_per_document(doc_ids: list[str], chunks: list[Chunk], points: list[Any]) -> list[qm.Filter]:
     """For sharded collections: per document, a filter for its points that are not one of its new
     points *with its new patient id*. With custom sharding a point id is unique per shard only, so a
     note moved to another patient leaves its old copy in the old patient's shard under the same id;
@@ -107,16 +77,6 @@ def _stale_per_document(doc_ids: list[str], chunks: list[Chunk], points: list[qm
         out.append(qm.Filter(must=[doc], must_not=[qm.Filter(must=[qm.HasIdCondition(has_id=keep),
                                                                    qdrant_patient_condition(patient_id)])]))
     return out
-
-
-def _payload(chunk: Chunk) -> dict[str, Any]:
-    d = chunk.model_dump(mode="json")
-    d["source_lc"] = chunk.source.lower()
-    return d
-
-
-def _chunk(payload: dict[str, Any] | None) -> Chunk:
-    return Chunk.model_validate({k: v for k, v in (payload or {}).items() if k in Chunk.model_fields})
 
 
 @dataclass
@@ -166,8 +126,9 @@ def _already_exists(exc: Exception) -> bool:
     return "already exists" in str(exc).lower()
 
 
-class QdrantStore(Store):
-    """:class:`clinqa.store.base.Store` on Qdrant; see the module docstring for the layout.
+class QdrantStore(QdrantLayout):
+    """:class:`clinqa.store.base.Store` on Qdrant through qdrant-client; the layout and every Store
+    method are :class:`~clinqa.store.qdrant_layout.QdrantLayout`'s, this class is the transport.
 
     Give ``path`` (local mode folder, created if missing, or ``":memory:"``) or ``url`` (a server;
     ``api_key`` optional). ``avgdl`` fixes the BM25 average document length (in index terms) when
@@ -183,13 +144,13 @@ class QdrantStore(Store):
                  avgdl: float | None = None, timeout_s: int = 60) -> None:
         if (path is None) == (url is None):
             raise ConfigError("QdrantStore needs exactly one of path (local mode) or url (server)")
+        self._dialect = qdrant_dialect("client")
+        self._layout_init(avgdl)
         self.collection = collection
         self.meta_collection = f"{collection}_meta"
         self.url = url
         self.local = url is None
         self.shard_by_patient = shard_by_patient
-        self._avgdl = avgdl
-        self._exists = False
         self._shard_keys: set[str] = set()
         self._shared: _Local | None = None
         if url is not None:
@@ -221,26 +182,17 @@ class QdrantStore(Store):
         elif self.url is not None or self.path is None:
             self._client.close()
 
-    # -- collection and meta ------------------------------------------------------------------
-    def sync(self) -> bool:
-        """Whether the chunks collection exists. Nothing to refresh otherwise: a server answers every
-        read from its latest state, and local mode has one process, whose writes go through this
-        client."""
-        if not self._exists:
-            with self._lock:
-                self._exists = self._client.collection_exists(self.collection)
-        return self._exists
+    # -- the transport ------------------------------------------------------------------------------
+    def _t_exists(self) -> bool:
+        with self._lock:
+            return self._client.collection_exists(self.collection)
 
-    @property
-    def dim(self) -> int | None:
-        """Vector dimension of the stored chunks, ``None`` while no collection exists."""
-        if not self.sync():
-            return None
+    def _t_dim(self) -> int:
         with self._lock:
             vectors = self._client.get_collection(self.collection).config.params.vectors
         return int(vectors[DENSE].size)  # type: ignore[index]
 
-    def _create(self, dim: int, avgdl: float) -> None:
+    def _t_create(self, dim: int, avgdl: float) -> None:
         """Create both collections (and, on a server, the payload indexes); a collection created
         meanwhile by another process is kept as it is."""
         with self._lock:
@@ -253,13 +205,11 @@ class QdrantStore(Store):
                         sharding_method=qm.ShardingMethod.CUSTOM if self.shard_by_patient else None,
                     )
                     if not self.local:  # local mode has no payload indexes (and warns when asked for one)
-                        tenant = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True)
-                        self._client.create_payload_index(self.collection, "patient_id", field_schema=tenant)
-                        for name, kind in (("year", qm.PayloadSchemaType.INTEGER),
-                                           ("source_lc", qm.PayloadSchemaType.KEYWORD),
-                                           ("hierarchy_level", qm.PayloadSchemaType.KEYWORD),
-                                           ("doc_id", qm.PayloadSchemaType.KEYWORD)):
-                            self._client.create_payload_index(self.collection, name, field_schema=kind)
+                        for name, kind in PAYLOAD_INDEXES:
+                            schema: Any = _INDEX_KINDS[kind]
+                            if name == "patient_id":
+                                schema = qm.KeywordIndexParams(type=qm.KeywordIndexType.KEYWORD, is_tenant=True)
+                            self._client.create_payload_index(self.collection, name, field_schema=schema)
                 except Exception as exc:  # a concurrent creator won the race
                     if not _already_exists(exc):
                         raise
@@ -273,50 +223,24 @@ class QdrantStore(Store):
             if not self._client.retrieve(self.meta_collection, [_META_ID]):
                 self._client.upsert(self.meta_collection, [qm.PointStruct(
                     id=_META_ID, vector=[1.0], payload={"version": 0, "avgdl": float(avgdl), "dim": dim})])
-        self._exists = True
 
-    def _meta(self) -> dict[str, Any]:
+    def _t_meta(self) -> dict[str, Any]:
         with self._lock:
             if not self._client.collection_exists(self.meta_collection):
                 return {}
             recs = self._client.retrieve(self.meta_collection, [_META_ID], with_payload=True)
         return dict(recs[0].payload or {}) if recs else {}
 
-    def _bump(self) -> None:
-        """Raise the version after a write: ``max(old + 1, now in microseconds)``, so two writers that
-        read the same old value (on a server) still leave distinct versions."""
+    def _t_set_meta(self, values: dict[str, Any]) -> None:
         with self._lock:
-            meta = self._meta()
-            version = max(int(meta.get("version", 0)) + 1, time.time_ns() // 1000)
-            self._client.set_payload(self.meta_collection, {"version": version}, points=[_META_ID])
+            self._client.set_payload(self.meta_collection, values, points=[_META_ID])
 
-    def avgdl(self) -> float | None:
-        """The BM25 average document length fixed at creation (index terms), ``None`` while empty."""
-        if self._avgdl is None and self.sync():
-            value = self._meta().get("avgdl")
-            self._avgdl = float(value) if value else None
-        return self._avgdl
-
-    def fix_avgdl(self, avgdl: float) -> None:
-        """Set the BM25 average document length (index terms per chunk) the first write will fix
-        (e.g. the corpus mean, measured by :mod:`clinqa.store.migrate`). Raises
-        :class:`~clinqa.errors.ConfigError` once the collection exists (stored weights use its own)."""
-        if self.sync():
-            raise ConfigError(f"the collection {self.collection!r} exists: its avgdl is fixed")
-        if avgdl <= 0:
-            raise ValueError(f"avgdl must be positive, got {avgdl}")
-        self._avgdl = float(avgdl)
-
-    def drop(self) -> None:
-        """Delete both collections (everything this store holds)."""
+    def _t_drop(self) -> None:
         with self._lock:
             for name in (self.collection, self.meta_collection):
                 if self._client.collection_exists(name):
                     self._client.delete_collection(name)
-        self._exists = False
-        self._avgdl = None
 
-    # -- writes -------------------------------------------------------------------------------
     def _shard_key(self, patient_id: str | None) -> str | None:
         return (patient_id or GENERAL_SHARD) if self.shard_by_patient else None
 
@@ -330,150 +254,43 @@ class QdrantStore(Store):
                 raise
         self._shard_keys.add(key)
 
-    def _points(self, chunks: list[Chunk], vectors: np.ndarray) -> list[qm.PointStruct]:
-        vectors = np.asarray(vectors, dtype=np.float32)
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        terms = [index_terms(c.text) for c in chunks]
-        if not self.sync():
-            if not chunks:
-                return []
-            avgdl = self._avgdl or max(float(np.mean([len(t) for t in terms])), 1.0)
-            self._create(int(vectors.shape[1]), avgdl)
-        avgdl = self.avgdl() or 1.0
-        out = []
-        for c, v, t in zip(chunks, vectors, terms, strict=True):
-            w = bm25_weights(t, avgdl)
-            out.append(qm.PointStruct(id=point_id(c.chunk_id), payload=_payload(c), vector={
-                DENSE: v.tolist(), SPARSE: qm.SparseVector(indices=list(w), values=list(w.values()))}))
-        return out
-
-    def _upserts(self, chunks: list[Chunk], points: list[qm.PointStruct]) -> list[qm.UpsertOperation]:
-        if not points:
-            return []
-        if not self.shard_by_patient:
-            return [qm.UpsertOperation(upsert=qm.PointsList(points=points))]
-        groups: dict[str, list[qm.PointStruct]] = {}
-        for c, p in zip(chunks, points, strict=True):
-            groups.setdefault(self._shard_key(c.patient_id) or GENERAL_SHARD, []).append(p)
-        for key in groups:
-            self._ensure_shard_key(key)
-        return [qm.UpsertOperation(upsert=qm.PointsList(points=ps, shard_key=k)) for k, ps in groups.items()]
-
-    def replace_documents(self, doc_ids: list[str], chunks: list[Chunk], vectors: np.ndarray) -> None:
-        """Replace the chunks of ``doc_ids`` by ``chunks`` (``vectors``: ``(n, dim)`` float): upsert
-        them, then delete the documents' points not among them, in one request. Not a transaction
-        (see the module docstring for what a concurrent reader can see). Raises ``ValueError`` when
-        ``chunks`` and ``vectors`` differ in length."""
-        if not doc_ids:
-            return
-        points = self._points(chunks, vectors)
-        if not self.sync():  # nothing stored and nothing to store
-            return
-        ops: list[Any] = self._upserts(chunks, points)
+    def _stale(self, doc_ids: list[str], chunks: list[Chunk], points: list[PointSpec]) -> list[Any]:
         if self.shard_by_patient:  # a point may sit in another shard under the same id: delete per document
-            ops += [qm.DeleteOperation(delete=qm.FilterSelector(filter=f)) for f in _stale_per_document(
-                doc_ids, chunks, points)]
-        else:  # point ids are unique in the collection: the upsert overwrote the re-produced chunks
-            stale = qm.Filter(must=[qm.FieldCondition(key="doc_id", match=qm.MatchAny(any=list(doc_ids)))],
-                              must_not=[qm.HasIdCondition(has_id=[p.id for p in points])] if points else None)
-            ops.append(qm.DeleteOperation(delete=qm.FilterSelector(filter=stale)))
-        with self._lock:
-            self._client.batch_update_points(self.collection, ops, wait=True)
-        self._bump()
+            return _stale_per_document(doc_ids, chunks, points)
+        return super()._stale(doc_ids, chunks, points)
 
-    def upsert_chunks(self, chunks: list[Chunk], vectors: np.ndarray) -> None:
-        """Bulk load: write ``chunks`` with their ``vectors`` (``(n, dim)``), deleting nothing (for
-        :mod:`clinqa.store.migrate`; ingest uses :meth:`replace_documents`)."""
-        points = self._points(chunks, vectors)
-        if points:
+    def _t_write(self, chunks: list[Chunk], points: list[PointSpec], deletes: list[Any]) -> None:
+        """One ``batch_update_points`` request: the upsert (per shard key when sharded), then the deletes."""
+        structs = [qm.PointStruct(id=p.id, payload=p.payload, vector={
+            DENSE: p.dense, SPARSE: qm.SparseVector(indices=p.sparse[0], values=p.sparse[1])}) for p in points]
+        ops: list[Any] = []
+        if structs and not self.shard_by_patient:
+            ops.append(qm.UpsertOperation(upsert=qm.PointsList(points=structs)))
+        elif structs:
+            groups: dict[str, list[qm.PointStruct]] = {}
+            for c, p in zip(chunks, structs, strict=True):
+                groups.setdefault(self._shard_key(c.patient_id) or GENERAL_SHARD, []).append(p)
+            for key in groups:
+                self._ensure_shard_key(key)
+            ops += [qm.UpsertOperation(upsert=qm.PointsList(points=ps, shard_key=k)) for k, ps in groups.items()]
+        ops += [qm.DeleteOperation(delete=qm.FilterSelector(filter=f)) for f in deletes]
+        if ops:
             with self._lock:
-                self._client.batch_update_points(self.collection, self._upserts(chunks, points), wait=True)
-            self._bump()
+                self._client.batch_update_points(self.collection, ops, wait=True)
 
-    def delete_document(self, doc_id: str) -> int:
-        """Delete ``doc_id``'s chunks; returns the number deleted (0 for an unknown document)."""
-        if not self.sync():
-            return 0
-        f = qm.Filter(must=[qm.FieldCondition(key="doc_id", match=qm.MatchValue(value=doc_id))])
-        with self._lock:
-            n = self._client.count(self.collection, count_filter=f, exact=True).count
-            if n:
-                self._client.delete(self.collection, qm.FilterSelector(filter=f), wait=True)
-        if n:
-            self._bump()
-        return int(n)
-
-    def refresh_indexes(self) -> None:
-        """Nothing to do: Qdrant updates the sparse and payload indexes with every write."""
-
-    # -- searches -----------------------------------------------------------------------------
-    def _query(self, query: Any, using: str, k: int, filters: Filters,
-               payload: bool | list[str] = True) -> list[qm.ScoredPoint]:
+    def _t_query(self, using: str, query: Any, k: int, flt: Any, fields: bool | list[str],
+                 patient_id: str | None) -> list[tuple[dict[str, Any], float]]:
+        if isinstance(query, tuple):
+            query = qm.SparseVector(indices=query[0], values=query[1])
         params = None if self.local else qm.SearchParams(exact=True)  # local mode is always exact
         with self._lock:
-            return self._client.query_points(
-                self.collection, query=query, using=using, query_filter=to_qdrant(filters), limit=k,
-                with_payload=payload, search_params=params, shard_key_selector=self._shard_key(filters.patient_id),
-            ).points
-
-    def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
-        """Exact cosine top-``k`` under ``filters`` (pre-filtered); ``score`` is the cosine similarity.
-        Empty while no collection exists or for ``k < 1``."""
-        if k < 1 or not self.sync():
-            return []
-        q = np.asarray(vector, dtype=np.float32).ravel().tolist()
-        return [Hit(_chunk(p.payload), float(p.score), i + 1, "cosine")
-                for i, p in enumerate(self._query(q, DENSE, k, filters))]
-
-    def dense_scores(self, vector: np.ndarray, chunk_ids: list[str], filters: Filters) -> dict[str, float]:
-        """Exact cosines of the listed chunks under ``filters``: one query restricted to their point ids
-        (``HasIdCondition``), returning only the ``chunk_id`` payload field."""
-        ids = list(dict.fromkeys(chunk_ids))
-        if not ids or not self.sync():
-            return {}
-        q = np.asarray(vector, dtype=np.float32).ravel().tolist()
-        flt = to_qdrant(filters)
-        flt.must = [qm.HasIdCondition(has_id=[point_id(c) for c in ids]), *(flt.must or [])]
-        params = None if self.local else qm.SearchParams(exact=True)
-        with self._lock:
             points = self._client.query_points(
-                self.collection, query=q, using=DENSE, query_filter=flt, limit=len(ids), with_payload=["chunk_id"],
-                search_params=params, shard_key_selector=self._shard_key(filters.patient_id)).points
-        return {str((p.payload or {})["chunk_id"]): float(p.score) for p in points}
+                self.collection, query=query, using=using, query_filter=flt, limit=k, with_payload=fields,
+                search_params=params, shard_key_selector=self._shard_key(patient_id)).points
+        return [(dict(p.payload or {}), float(p.score)) for p in points]
 
-    def dense_search_docs(self, vector: np.ndarray, k: int, filters: Filters) -> list[tuple[str, float]]:
-        """``[(doc_id, cosine), ...]`` of the exact top-``k`` under ``filters``; only the ``doc_id`` payload
-        field is returned by the server."""
-        if k < 1 or not self.sync():
-            return []
-        q = np.asarray(vector, dtype=np.float32).ravel().tolist()
-        points = self._query(q, DENSE, k, filters, payload=["doc_id"])
-        return [(str((p.payload or {})["doc_id"]), float(p.score)) for p in points]
-
-    def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
-        """BM25 top-``k`` under ``filters`` (pre-filtered; see :mod:`clinqa.store.sparse`); only chunks
-        sharing a term with the query. Empty for a query with no terms (punctuation, stop words)."""
-        weights = query_weights(query)
-        if k < 1 or not weights or not self.sync():
-            return []
-        sv = qm.SparseVector(indices=list(weights), values=list(weights.values()))
-        return [Hit(_chunk(p.payload), float(p.score), i + 1, "bm25")
-                for i, p in enumerate(self._query(sv, SPARSE, k, filters))]
-
-    # -- reads --------------------------------------------------------------------------------
-    def get_chunks(self, chunk_ids: list[str]) -> list[Chunk]:
-        """Chunks by id in the order asked; unknown ids are skipped."""
-        if not chunk_ids or not self.sync():
-            return []
-        with self._lock:
-            recs = self._client.retrieve(self.collection, list({point_id(c) for c in chunk_ids}), with_payload=True)
-        by_id = {c.chunk_id: c for c in (_chunk(r.payload) for r in recs)}
-        return [by_id[c] for c in chunk_ids if c in by_id]
-
-    def _scroll(self, fields: list[str], flt: qm.Filter | None = None,
-                vectors: bool = False) -> Iterator[tuple[dict[str, Any], list[float] | None]]:
-        """``(payload with fields, dense vector or None)`` of every point passing ``flt``, in pages."""
+    def _t_scroll(self, fields: list[str], flt: Any = None,
+                  vectors: bool = False) -> Iterator[tuple[dict[str, Any], list[float] | None]]:
         offset = None
         while True:
             with self._lock:
@@ -487,78 +304,10 @@ class QdrantStore(Store):
             if offset is None:
                 return
 
-    def doc_hashes(self) -> dict[str, str]:
-        """``{doc_id: doc_hash}``; ``""`` for a document whose chunks carry different hashes (a replace
-        that failed half-way), so the next ingest redoes it."""
-        if not self.sync():
-            return {}
-        out: dict[str, str] = {}
-        for p, _ in self._scroll(["doc_id", "doc_hash"]):
-            d, h = p["doc_id"], p.get("doc_hash", "")
-            out[d] = h if out.get(d, h) == h else ""
-        return out
-
-    def documents(self) -> list[dict[str, Any]]:
-        """One dict per document (doc_id, title, year, source, patient_id, chunks, and
-        :data:`~clinqa.store.base.DOCUMENT_EXTRAS`; ``""`` where a payload has none), sorted by id."""
-        if not self.sync():
-            return []
-        keys = ["doc_id", "title", "year", "source", "patient_id", *DOCUMENT_EXTRAS]
-        docs: dict[str, dict[str, Any]] = {}
-        for p, _ in self._scroll(keys):
-            d = docs.setdefault(p["doc_id"], {**{k: p.get(k) for k in keys}, "chunks": 0})
-            d["chunks"] += 1
-        return [document_row(docs[k]) for k in sorted(docs)]
-
-    def sample_texts(self, n: int, exclude_levels: tuple[str, ...] = ("document",)) -> list[str]:
-        """The embedded texts of the first ``n`` chunks by chunk id (deterministic), for throughput
-        measurements."""
-        if not self.sync():
-            return []
-        rows = sorted((p for p, _ in self._scroll(["chunk_id", "text", "hierarchy_level"])
-                       if p.get("hierarchy_level") not in exclude_levels), key=lambda p: p["chunk_id"])
-        return [p["text"] for p in rows[:n]]
-
-    def export(self, columns: list[str], filters: Filters) -> pa.Table:
-        """The ``columns`` of every chunk that ``filters`` admit, as an Arrow table with the column types
-        of :func:`clinqa.store.schema.chunk_schema`, as in the LanceDB store (``vector``: fixed-size list
-        of float32, unit-normalised by Qdrant).
-        Raises ``ValueError`` for a column the store does not have."""
-        if not self.sync():
-            return pa.table({c: [] for c in columns})
-        full = chunk_schema(self.dim or 1)
-        unknown = [c for c in columns if c not in full.names]
-        if unknown:
-            raise ValueError(f"unknown column(s) {unknown}; known: {full.names}")
-        want_vec = "vector" in columns
-        rows = []
-        for p, v in self._scroll([c for c in columns if c != "vector"], to_qdrant(filters), vectors=want_vec):
-            rows.append({c: (v if c == "vector" else p.get(c)) for c in columns})
-        return pa.Table.from_pylist(rows, schema=pa.schema([full.field(c) for c in columns]))
-
-    def version(self) -> int:
-        """Grows with every write (ingest, removal), also one made by another client of the same
-        server; 0 when no collection exists. Used to invalidate cached answers."""
-        if not self.sync():
-            return 0
-        return int(self._meta().get("version", 0))
-
-    def count(self) -> int:
-        """Number of chunks."""
-        if not self.sync():
-            return 0
+    def _t_count(self, flt: Any = None) -> int:
         with self._lock:
-            return int(self._client.count(self.collection, exact=True).count)
+            return int(self._client.count(self.collection, count_filter=flt, exact=True).count)
 
-    def level_counts(self) -> dict[str, int]:
-        """Chunks per hierarchy level (levels without chunks left out)."""
-        if not self.sync():
-            return {}
-        out: dict[str, int] = {}
-        for lv in get_args(Level):
-            f = qm.Filter(must=[qm.FieldCondition(key="hierarchy_level", match=qm.MatchValue(value=lv))])
-            with self._lock:
-                n = int(self._client.count(self.collection, count_filter=f, exact=True).count)
-            if n:
-                out[lv] = n
-        return out
+    def _t_retrieve(self, ids: list[str]) -> list[dict[str, Any]]:
+        with self._lock:
+            return [dict(r.payload or {}) for r in self._client.retrieve(self.collection, ids, with_payload=True)]

@@ -1,0 +1,107 @@
+"""Qdrant Edge (``store.backend: qdrant-edge``) beyond the shared contract (``test_contract.py`` runs the
+whole contract on it): the BM25 score computed by the engine's own IDF, worked out by hand; the payload
+indexes the layout asks for; one process per shard (a second process gets a clinqa error naming the
+folder and the alternatives, ``clinqa serve --workers 2`` is refused); build_store and the settings."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from clinqa.chunking.base import Chunk
+from clinqa.cli import app
+from clinqa.errors import ConfigError
+from clinqa.settings import Settings, StoreSettings
+from clinqa.store import build_store, check_workers
+from clinqa.store.filters import Filters
+from clinqa.store.qdrant_layout import PAYLOAD_INDEXES
+
+qe = pytest.importorskip("qdrant_edge", reason="qdrant-edge-py is not installed (pip install 'clinqa[qdrant]')")
+from clinqa.store.qdrant_edge import EdgeStore  # noqa: E402
+
+
+def chunk(cid: str, text: str, **kw) -> Chunk:
+    return Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=text, body=text, **kw)
+
+
+def test_bm25_score_is_the_formula_with_the_engines_idf(tmp_path: Path) -> None:
+    s = EdgeStore(tmp_path / "e")
+    cs = [chunk("d0#s#0", "warfarin dosing"), chunk("d1#s#0", "statins after MI"),
+          chunk("d2#s#0", "warfarin warfarin INR target")]
+    s.replace_documents(["d0", "d1", "d2"], cs, np.eye(4, dtype=np.float32)[:3])
+    assert s.avgdl() == pytest.approx(3.0)
+    hits = s.bm25_search("warfarin", 5, Filters())
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # N = 3 chunks, df = 2: counted by the engine
+    w0 = 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 3))
+    w2 = 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 4 / 3))
+    assert [h.chunk.chunk_id for h in hits] == ["d2#s#0", "d0#s#0"]
+    assert [h.score for h in hits] == pytest.approx([idf * w2, idf * w0], rel=1e-5)
+    # a deletion: N falls to 2, df stays 2. The open shard's IDF still counts the deleted point (the
+    # engine keeps the statistics of its segments incrementally); a reload counts the live points
+    s.delete_document("d1")
+    assert s.count() == 2
+    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(idf * w2, rel=1e-5)
+    s.close()
+    s = EdgeStore(tmp_path / "e")
+    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(math.log(1 + 0.5 / 2.5) * w2, rel=1e-5)
+    s.close()
+
+
+def test_payload_indexes_of_the_layout(tmp_path: Path) -> None:
+    s = EdgeStore(tmp_path / "e")
+    s.replace_documents(["n"], [chunk("n#s#0", "note", patient_id="A", year=2024, source="EHR")], np.ones((1, 4)))
+    schema = s._sh.shard.info().payload_schema
+    assert set(schema) == {name for name, _ in PAYLOAD_INDEXES}
+    assert schema["patient_id"].params.is_tenant is True
+    assert schema["year"].data_type == qe.PayloadSchemaType.Integer
+    assert schema["patient_id"].points == 1 and schema["source_lc"].points == 1
+    s.close()
+
+
+def test_a_second_process_gets_a_clear_error(tmp_path: Path) -> None:
+    s = EdgeStore(tmp_path / "e")
+    s.replace_documents(["g"], [chunk("g#s#0", "warfarin")], np.ones((1, 4)))
+    with pytest.raises(Exception, match="WouldBlock"):  # the engine itself: the shard's WAL is locked
+        qe.EdgeShard.load(str(tmp_path / "e" / "shard"))
+    code = f"from clinqa.store.qdrant_edge import EdgeStore; EdgeStore({str(tmp_path / 'e')!r})"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 1
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("clinqa.errors.ConfigError: " + str(tmp_path / "e"))
+    assert "open in another process" in last and "--workers 1" in last and "Qdrant server" in last
+    assert "lancedb" in last
+    s.close()  # released: another process opens it now
+    r = subprocess.run([sys.executable, "-c", code + ".count()"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def test_serve_with_two_workers_is_refused(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant-edge"))
+    with pytest.raises(ConfigError, match="held by one process"):
+        check_workers(settings, 2)
+    check_workers(settings, 1)
+    check_workers(Settings(data_dir=tmp_path), 4)  # LanceDB: any number
+    r = CliRunner().invoke(app, ["serve", "--workers", "2", "--data-dir", str(tmp_path),
+                                 "--set", "store.backend=qdrant-edge"])
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: store.backend: qdrant-edge is held by one process, so clinqa serve runs "
+                               "one worker, not 2: use one process (clinqa serve --workers 1), or move the store "
+                               "to a Qdrant server")
+
+
+def test_build_store_and_empty_folder(tmp_path: Path) -> None:
+    s = build_store(Settings(data_dir=tmp_path, store=StoreSettings(backend="qdrant-edge")))
+    assert isinstance(s, EdgeStore) and s.path == tmp_path / "qdrant-edge"
+    assert s.sync() is False and not (tmp_path / "qdrant-edge" / "shard").exists()  # made on the first write
+    s.replace_documents(["g"], [chunk("g#s#0", "warfarin")], np.ones((1, 4)))
+    assert (tmp_path / "qdrant-edge" / "shard" / "edge_config.json").exists()
+    assert (tmp_path / "qdrant-edge" / "meta.json").exists()
+    s.drop()
+    assert s.count() == 0 and s.sync() is False
+    s.close()
