@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from clinqa.answer.answerability import check, is_decisive, key_terms, stem
+from clinqa.answer.answerability import check, is_decisive, stem
+from clinqa.question.terms import key_terms
 from clinqa.retrieval.vocabulary import Vocabulary, words_of
 
 ASTHMA = ("Asthma guideline > Starting treatment\n\nOffer a low-dose inhaled corticosteroid with formoterol, "
@@ -139,7 +140,7 @@ def test_unknown_short_abbreviations_are_key_only_when_typed_as_abbreviations() 
 
 
 def test_synonym_table_phrases_classes_and_abbreviations_count_as_mentions() -> None:
-    from clinqa.answer.answerability import synonym_phrases
+    from clinqa.question.terms import synonym_phrases
     from clinqa.retrieval.synonyms import equivalents as eq
     from clinqa.retrieval.synonyms import term_matches as match
 
@@ -205,7 +206,7 @@ def test_only_decisive_missing_terms_refuse() -> None:
 
 
 def test_a_typo_of_a_common_word_is_not_a_key_term() -> None:
-    from clinqa.answer.answerability import misspelt_common_word
+    from clinqa.question.terms import misspelt_common_word
 
     assert misspelt_common_word("apprived")  # one substitution from "approved"
     assert not misspelt_common_word("cerliponase") and not misspelt_common_word("approved")
@@ -355,7 +356,7 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
 
 
 def test_answer_type_words_follow_which_or_what():
-    from clinqa.answer.answerability import answer_type_words
+    from clinqa.question.terms import answer_type_words
 
     assert answer_type_words("In which cell organelle is the SAF-A protein localized?") == {"organelle"}
     assert answer_type_words("What dose of amoxicillin is used for CAP?") == {"dose"}  # not "amoxicillin"
@@ -415,7 +416,8 @@ def test_abbreviations_are_named_as_typed():
 
 
 def test_a_patient_value_inside_a_stated_bound_is_mentioned():
-    from clinqa.answer.answerability import KeyTerm, within_stated_bound
+    from clinqa.answer.answerability import within_stated_bound
+    from clinqa.question.terms import KeyTerm
 
     q = "What is the dose of apixaban in patients with a weight of 55 kg aged 85?"
     criteria = "Reduce apixaban to 2.5 mg BID if two of: age ≥ 80 years, body weight ≤ 60 kg, creatinine ≥ 1.5 mg/dL."
@@ -490,7 +492,7 @@ def test_hyphen_and_compound_variants_are_the_same_term():
 
 
 def test_ise_and_ize_spellings_are_one_word():
-    from clinqa.answer.answerability import fold
+    from clinqa.question.terms import fold
 
     assert fold("visualise") == "visualize" and fold("randomisation") == "randomization"
     assert fold("analysed") == "analyzed" and fold("haemorrhage") == "hemorrhage"
@@ -500,7 +502,7 @@ def test_ise_and_ize_spellings_are_one_word():
 
 
 def test_a_verb_the_corpus_inflects_frames_the_question_and_does_not_refuse():
-    from clinqa.answer.answerability import verb_in
+    from clinqa.question.terms import verb_in
 
     v = Vocabulary({"secrete": 2, "secreted": 5, "caused": 9, "causes": 9, "heparin": 4, "heparinized": 1,
                     "neutrophils": 3, "lactotransferrin": 3})
@@ -513,7 +515,7 @@ def test_a_verb_the_corpus_inflects_frames_the_question_and_does_not_refuse():
 
 
 def test_the_kind_asked_for_may_be_followed_by_any_verb_or_be_a_list_object():
-    from clinqa.answer.answerability import answer_type_words
+    from clinqa.question.terms import answer_type_words
 
     v = Vocabulary({"caused": 4, "causes": 4})
     assert answer_type_words("What organism causes hepatic capillariasis?",
@@ -692,7 +694,7 @@ def test_a_vignette_is_focused_on_the_sentence_that_asks():
     """Found by a new user: a story naming metformin and diabetes before "What dose of apixaban ...?" was
     answered with the metformin maximum dose first: no passage names every drug and condition of the
     story, so every passage was quotable; the passages naming the asked sentence's terms are the focus."""
-    from clinqa.answer.answerability import asked_sentence
+    from clinqa.question.terms import asked_sentence
 
     q = ("My mum is 82 and has type 2 diabetes on metformin, creatinine 1.6. "
          "What dose of apixaban should she be on?")
@@ -759,7 +761,7 @@ def test_what_is_dosed_decides_and_a_treatment_question_names_nothing_a_passage_
     table (hydralazine "preferred in eclampsia"): "magnesium" is common English (Zipf 3.4), so not decisive, and
     with three decisive terms a passage may lack one (the asthma magnesium dose). What is dosed decides, and two
     dosed words side by side are one drug (one phrase term)."""
-    from clinqa.answer.answerability import dosed_words
+    from clinqa.question.terms import dosed_words
 
     assert dosed_words("What is the magnesium sulfate dose for eclampsia?") == {"magnesium", "sulfate"}
     assert dosed_words("What is the dose of ceftriaxone for bacterial meningitis in adults?") == {"ceftriaxone"}

@@ -8,11 +8,12 @@ import datetime
 import pytest
 
 from clinqa.answer import assemble
-from clinqa.answer.answerability import Answerability, KeyTerm
+from clinqa.answer.answerability import Answerability
 from clinqa.answer.extractive import Extract
 from clinqa.answer.gate import GateDecision, RefusalGate
 from clinqa.answer.types import Citation
 from clinqa.chunking import Chunk
+from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from clinqa.answer.answerability import KeyTerm, _passage_index, mentions
+from clinqa.answer.answerability import _passage_index, mentions
 from clinqa.answer.bands import (
     Band,
     header_unit,
@@ -22,6 +22,7 @@ from clinqa.answer.bands import (
 )
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.base import Chunk
+from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.hybrid import Retrieved
 
 

@@ -9,10 +9,11 @@ from types import SimpleNamespace
 import pytest
 
 from clinqa.answer import assemble, decision
-from clinqa.answer.answerability import Answerability, KeyTerm
+from clinqa.answer.answerability import Answerability
 from clinqa.answer.calibration import Resolved
 from clinqa.answer.extractive import Extract
 from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.question.terms import KeyTerm
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval.filters import Filters
 

@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer.answerability import KeyTerm, age_population, check, patient_age_years, read_terms
+from clinqa.answer.answerability import check
 from clinqa.answer.decisive_words import FEATURES, SHIPPED, DecisiveModel, PassageWords, best_trigram, features, save
 from clinqa.errors import ConfigError
+from clinqa.question.terms import KeyTerm, age_population, patient_age_years, read_terms
 
 
 def test_trigram_similarity_by_hand() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from clinqa.answer import RefusalGate, extract_answer, units_of
-from clinqa.answer.extractive import fitting_hits, has_qualifiers, names_subtype
+from clinqa.answer.extractive import fitting_hits, names_subtype
 from clinqa.chunking.base import Chunk
+from clinqa.question.asks import has_qualifiers
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
 from clinqa.settings import UnitScoring
@@ -393,7 +394,7 @@ def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> N
 
 
 def test_questions_that_ask_for_a_list() -> None:
-    from clinqa.answer.extractive import LIST_QUESTION
+    from clinqa.question.asks import LIST_QUESTION
 
     for q in ("Absolute contraindications to IV alteplase in stroke", "What goes into the Glasgow-Blatchford score?",
               "What are the qSOFA criteria?", "Indications for epinephrine in neonates"):
@@ -487,18 +488,19 @@ def test_list_items_ending_in_a_semicolon_are_joined_once_and_a_lead_in_is_not_r
 
 def test_a_plural_states_the_qualifier_too():
     # "in outpatients" is the outpatient qualifier (found by a new user: the blood-culture advice was quoted)
-    from clinqa.answer.extractive import _qualifiers
+    from clinqa.question.asks import qualifiers_of
 
-    names = [q[0] for q in _qualifiers("First-line treatment for CAP in outpatients without comorbidities?")]
+    names = [q[0] for q in qualifiers_of("First-line treatment for CAP in outpatients without comorbidities?")]
     assert names == ["without comorbidities", "first-line", "outpatient"]
-    assert "adults" in [q[0] for q in _qualifiers("Dose for an adult with CAP?")]
+    assert "adults" in [q[0] for q in qualifiers_of("Dose for an adult with CAP?")]
 
 
 def test_a_passage_filed_under_the_kind_of_answer_asked_for_joins_the_context_and_is_preferred() -> None:
     """Found by a new user: "What is the epinephrine dose in neonatal resuscitation?" quoted limitations and the
     ET dose; the "Epinephrine > Dosing" table (IV 0.01-0.03 mg/kg) was the sixth passage, one past the five
     an answer may quote."""
-    from clinqa.answer.extractive import heading_context, heading_kinds
+    from clinqa.answer.extractive import heading_context
+    from clinqa.question.asks import heading_kinds
 
     assert heading_kinds("What is the epinephrine dose in neonatal resuscitation?") >= {"dosing", "dose"}
     assert heading_kinds("How is acute kidney injury staged?") == {"staging", "stages"}
@@ -535,7 +537,7 @@ def test_a_long_flowchart_falls_back_to_the_steps_picked() -> None:
 def test_a_question_about_when_something_happened_prefers_a_unit_with_a_date() -> None:
     """BioASQ: "When did delafloxacin receive its first approval ...?" quoted its potency, not "in June 2017
     received approval"; "When is prasugrel contraindicated?" asks for a condition and gets no date bonus."""
-    from clinqa.answer.extractive import DATE_QUESTION
+    from clinqa.question.asks import DATE_QUESTION
 
     assert DATE_QUESTION.search("When did delafloxacin receive its first approval in the USA?")
     assert DATE_QUESTION.search("In which year was Afrezza approved?")

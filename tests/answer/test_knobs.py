@@ -6,9 +6,10 @@ Zipf frequencies quoted in the comments are wordfreq's (``clinqa.text.zipf``): m
 
 from __future__ import annotations
 
-from clinqa.answer.answerability import default_rarity, dosed_words, misspelt_common_word
-from clinqa.answer.extractive import _condition_words, default_scoring
+from clinqa.answer.extractive import default_scoring
+from clinqa.question.asks import condition_words
 from clinqa.question.repair import repair_question
+from clinqa.question.terms import default_rarity, dosed_words, misspelt_common_word
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import Settings, UnitScoring, WordRarity, config_hash
 
@@ -39,8 +40,8 @@ def test_misspelt_common_above_and_condition_below() -> None:
     assert misspelt_common_word("apprived")  # one edit from "approved" (4.64 >= 4.5)
     assert not misspelt_common_word("apprived", 6.0)
     q = "What blood pressure target is recommended in hypertension?"
-    assert _condition_words(q) == {"hypertension"}
-    assert _condition_words(q, 3.0) == set()  # 3.41 is no longer rare enough
+    assert condition_words(q) == {"hypertension"}
+    assert condition_words(q, 3.0) == set()  # 3.41 is no longer rare enough
 
 
 def test_config_hash_covers_the_knobs() -> None:
@@ -53,7 +54,8 @@ def test_config_hash_covers_the_knobs() -> None:
 
 
 def test_decisive_below_decides_which_words_refuse() -> None:
-    from clinqa.answer.answerability import KeyTerm, is_decisive
+    from clinqa.answer.answerability import is_decisive
+    from clinqa.question.terms import KeyTerm
 
     term = KeyTerm("molecule", "specific", "molecule", typed="molecule")  # Zipf 3.67: general academic English
     assert not is_decisive(term, True)  # 3.67 >= 3.0: a passage need not repeat it

@@ -11,7 +11,6 @@ from clinqa.answer.answerability import (
     DECISIVE_RULES,
     MENTION_RULES,
     DecisiveCase,
-    KeyTerm,
     MentionCase,
     _passage_index,
     check,
@@ -21,6 +20,7 @@ from clinqa.answer.answerability import (
     mentions,
 )
 from clinqa.answer.rules import Golden, Rule, Step, decide, names, which
+from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize
 

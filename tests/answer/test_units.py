@@ -1,4 +1,4 @@
-"""The unit table (:data:`clinqa.answer.quantities.UNITS`) and the unit patterns derived from it: each derived
+"""The unit table (:data:`clinqa.text.quantities.UNITS`) and the unit patterns derived from it: each derived
 pattern matches exactly what the literal pattern it replaced matched (same spans, same groups)."""
 
 from __future__ import annotations
@@ -7,15 +7,17 @@ import re
 
 import pytest
 
-from clinqa.answer import answerability, assemble, extractive, quantities
-from clinqa.answer.quantities import UNITS, extract_quantities, unit_pattern
+from clinqa.answer import assemble, extractive
+from clinqa.question import asks, terms
+from clinqa.text import quantities
+from clinqa.text.quantities import UNITS, extract_quantities, unit_pattern
 
 #: the patterns as they were written before they were derived from the unit table
 OLD = {
-    "answerability._QUANTITY": re.compile(
+    "terms.QUANTITY": re.compile(
         r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
         r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE),
-    "answerability._AGE": re.compile(
+    "terms._AGE": re.compile(
         r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
         re.IGNORECASE),
     "extractive.DOSE_AMOUNT": re.compile(
@@ -27,8 +29,8 @@ OLD = {
         r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b", re.IGNORECASE),
 }
 NEW = {
-    "answerability._QUANTITY": answerability._QUANTITY,
-    "answerability._AGE": answerability._AGE,
+    "terms.QUANTITY": terms.QUANTITY,
+    "terms._AGE": terms._AGE,
     "extractive.DOSE_AMOUNT": extractive.DOSE_AMOUNT,
     "assemble.DURATION": assemble.DURATION,
 }
@@ -56,7 +58,7 @@ def test_derived_unit_patterns_match_what_the_literal_ones_matched(name: str) ->
 
 
 def test_the_duration_question_reads_the_same() -> None:
-    assert extractive.DURATION_QUESTION.pattern == (r"\bhow long\b|\bduration\b|\bfor how many "
+    assert asks.DURATION_QUESTION.pattern == (r"\bhow long\b|\bduration\b|\bfor how many "
                                                   r"(?:hours|days|weeks|months|years)\b")
 
 

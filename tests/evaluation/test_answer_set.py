@@ -42,7 +42,7 @@ def texts() -> dict[str, str]:
 
 def test_vignette_set_schema() -> None:
     """Each question is a patient's story, then the question in a sentence of its own."""
-    from clinqa.answer.answerability import asked_sentence
+    from clinqa.question.terms import asked_sentence
 
     qs = load_questions(VIGNETTES)
     assert len([q for q in qs if q.answerable]) == 8 and len([q for q in qs if not q.answerable]) == 6

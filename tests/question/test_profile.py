@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer import answerability, extractive
 from clinqa.answer.answerability import check
 from clinqa.answer.assemble import NO_DOSE, NO_DURATION, missing_amount_reason
+from clinqa.question import asks, terms
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval import synonyms
@@ -101,25 +101,25 @@ def test_the_profile_reads_what_each_reader_read(question: str) -> None:
     profile), so reading once changes nothing."""
     p = QuestionProfile.read(question)
     text = normalize(question)
-    aged = answerability._AGE.sub(" ", text)
-    assert p.wants_list == extractive.wants_list(question)
-    assert p.asks_number == bool(question and extractive.NUMBER_QUESTION.search(question))
-    assert p.asks_dose == bool(extractive.DOSE_QUESTION.search(question))
-    assert p.asks_count == bool(extractive.COUNT_QUESTION.search(question))
-    assert p.asks_date == bool(question and extractive.DATE_QUESTION.search(question))
-    assert p.asks_duration == bool(extractive.DURATION_QUESTION.search(question)
-                                   and not extractive.LENGTH_QUESTION.search(question))
-    assert p.heading_kinds == (extractive.heading_kinds(question) if question else frozenset())
-    assert list(p.qualifiers) == (extractive._qualifiers(question) if question else [])
-    assert extractive.has_qualifiers(question) == bool(p.qualifiers)
-    assert set(p.conditions) == (extractive._condition_words(question) if question else set())
-    assert p.treatment == bool(answerability.TREATMENT_QUESTION.search(text))
-    assert p.prevention == bool(answerability.PREVENTION_QUESTION.search(text))
-    assert p.asked_sentence == answerability.asked_sentence(text)
-    assert set(p.answer_types) == answerability.answer_type_words(aged)
-    assert set(p.dosed) == answerability.dosed_words(aged)
+    aged = terms._AGE.sub(" ", text)
+    assert p.wants_list == asks.wants_list(question)
+    assert p.asks_number == bool(question and asks.NUMBER_QUESTION.search(question))
+    assert p.asks_dose == bool(asks.DOSE_QUESTION.search(question))
+    assert p.asks_count == bool(asks.COUNT_QUESTION.search(question))
+    assert p.asks_date == bool(question and asks.DATE_QUESTION.search(question))
+    assert p.asks_duration == bool(asks.DURATION_QUESTION.search(question)
+                                   and not asks.LENGTH_QUESTION.search(question))
+    assert p.heading_kinds == (asks.heading_kinds(question) if question else frozenset())
+    assert list(p.qualifiers) == (asks.qualifiers_of(question) if question else [])
+    assert asks.has_qualifiers(question) == bool(p.qualifiers)
+    assert set(p.conditions) == (asks.condition_words(question) if question else set())
+    assert p.treatment == bool(terms.TREATMENT_QUESTION.search(text))
+    assert p.prevention == bool(terms.PREVENTION_QUESTION.search(text))
+    assert p.asked_sentence == terms.asked_sentence(text)
+    assert set(p.answer_types) == terms.answer_type_words(aged)
+    assert set(p.dosed) == terms.dosed_words(aged)
     assert p.aliases == tuple(t for ts in synonyms.expand(question).added.values() for t in ts)
-    quantity_terms = [t.match for t in answerability.key_terms(text) if t.kind == "quantity"]
+    quantity_terms = [t.match for t in terms.key_terms(text) if t.kind == "quantity"]
     assert {n for n, _ in p.quantities} == set(quantity_terms)
 
 
@@ -133,8 +133,8 @@ def test_key_terms_read_once_are_those_read_per_check(question: str) -> None:
     phrases = list(p.phrases)
     text = normalize(question)
     defined = dict(p.definitions)
-    eq = answerability._with_definitions(synonyms.equivalents, defined) if defined else synonyms.equivalents
-    assert list(p.key_terms or ()) == answerability.key_terms(text, vocab, 4.0, phrases, eq)
+    eq = terms.with_definitions(synonyms.equivalents, defined) if defined else synonyms.equivalents
+    assert list(p.key_terms or ()) == terms.key_terms(text, vocab, 4.0, phrases, eq)
     passages = ["Apixaban 5 mg twice daily; 2.5 mg if weight 60 kg or less.", "Children: amoxicillin 90 mg/kg/day."]
     args = (question, passages, vocab, 4.0, phrases, synonyms.equivalents, synonyms.term_matches)
     assert check(*args, profile=p) == check(*args)

@@ -35,7 +35,7 @@ def test_labels_follow_the_kind() -> None:
 
 
 def test_swapped_term_finds_populations_by_group() -> None:
-    from clinqa.answer.answerability import KeyTerm
+    from clinqa.question.terms import KeyTerm
 
     terms = [KeyTerm("pregnant", "population", "pregnancy", typed="pregnant")]
     assert swapped_term(terms, "pregnancy") is terms[0]

@@ -37,15 +37,16 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.coverage import unmentioned_in
 from clinqa.answer.gate import GateDecision, RefusalGate
-from clinqa.answer.quantities import DURATION_UNITS, unit_pattern
 from clinqa.answer.types import Answer, Citation
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.synonyms import term_matches
+from clinqa.text.quantities import DURATION_UNITS, unit_pattern
 
 if TYPE_CHECKING:
     from clinqa.answer.answerability import Answerability
-    from clinqa.answer.extractive import AsksRead, Extract
+    from clinqa.answer.extractive import Extract
+    from clinqa.question.asks import AsksRead
     from clinqa.question.time import TimeIntent
 
 NOT_COVERED = "The documents do not cover this question."
@@ -312,7 +313,8 @@ def missing_amount_reason(question: str, text: str, profile: AsksRead | None = N
     ``profile``: what was read of the question (:class:`clinqa.answer.extractive.AsksRead`, e.g. its
     :class:`clinqa.question.profile.QuestionProfile`; read here when None or read from another text, e.g. the
     question after spelling repair)."""
-    from clinqa.answer.extractive import DOSE_AMOUNT, read_asks
+    from clinqa.answer.extractive import DOSE_AMOUNT
+    from clinqa.question.asks import read_asks
 
     if not text:
         return ""
@@ -342,7 +344,7 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")
-    from clinqa.answer.answerability import is_scaffold
+    from clinqa.question.terms import is_scaffold
 
     cited = {c.chunk_id for c in ext.citations}
     asked = [w for w in rare if not is_scaffold(w)]  # "components", "criteria": the kind of answer, not its topic

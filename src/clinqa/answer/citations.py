@@ -11,7 +11,7 @@ out of range or lost. After generation every sentence is checked on its own:
    numbers removed, light suffix stripping; :mod:`clinqa.text`) that occur in the cited chunks; below
    ``min_support`` the sentence is unsupported.
 4. **Numbers**: every quantity in the sentence (number, unit and qualifier, see
-   :mod:`clinqa.answer.quantities`) must agree with a quantity in the cited chunks: "within 4
+   :mod:`clinqa.text.quantities`) must agree with a quantity in the cited chunks: "within 4
    weeks" is not supported by "persist for 4 weeks".
 5. **Negation, per clause**: the sentence is cut into clauses (at ", and", ", but", ", while",
    "; ", " whereas ", ", which" ..., and after a leading "While/Although ... ,"; not at ", or":
@@ -45,8 +45,8 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from clinqa.answer.quantities import unsupported_quantities
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
+from clinqa.text.quantities import unsupported_quantities
 from clinqa.text.sentences import MARKER as _MARKER
 from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
 from clinqa.text.sentences import split_answer, split_sentences, split_source_sentences

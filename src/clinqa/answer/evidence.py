@@ -17,15 +17,9 @@ from typing import TYPE_CHECKING, Any
 from clinqa.answer.answerability import Answerability
 from clinqa.answer.answerability import check as check_answerability
 from clinqa.answer.coverage import RARE_BELOW, term_counts
-from clinqa.answer.extractive import (
-    AsksRead,
-    extract_answer,
-    fitting_hits,
-    heading_context,
-    read_asks,
-    with_siblings,
-)
+from clinqa.answer.extractive import extract_answer, fitting_hits, heading_context, with_siblings
 from clinqa.chunking.units import without_suspicious
+from clinqa.question.asks import AsksRead, read_asks
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
@@ -121,7 +115,8 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     3.0), not a verb form, an adverb or a word of the kind of
     answer asked for ("urate target": :data:`clinqa.answer.answerability.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
-    from clinqa.answer.answerability import KeyTerm, default_rarity, is_scaffold, zipf
+    from clinqa.answer.answerability import zipf
+    from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
     tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
@@ -190,8 +185,8 @@ def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
     man") are context, not words the corpus should have (:func:`clinqa.answer.answerability.without_ages`)."""
-    from clinqa.answer.answerability import misspelt_common_word, without_ages
     from clinqa.answer.coverage import typo_of_stopword
+    from clinqa.question.terms import misspelt_common_word, without_ages
 
     t0 = time.perf_counter()
     counts = {} if unknown_terms == "ignore" else term_counts(store, without_ages(asked), filters)

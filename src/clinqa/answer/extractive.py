@@ -68,20 +68,20 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from clinqa.answer.answerability import POPULATION_WORDS, stem, zipf
+from clinqa.answer.answerability import stem
 from clinqa.answer.bands import header_unit, heading_bands, heading_fit, named_values, read_band, same_unit
 from clinqa.answer.coverage import STOPWORDS
-from clinqa.answer.quantities import DOSE_UNITS, unit_pattern
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
 from clinqa.embedding.base import Encoder
+from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
+from clinqa.text.quantities import DOSE_UNITS, unit_pattern
 
 if TYPE_CHECKING:
-    from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import UnitScoring
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -103,21 +103,8 @@ BOILERPLATE = re.compile(
     r"\bconsult (?:your|a) (?:doctor|physician|healthcare)",
     re.IGNORECASE)
 
-#: a question asking for a whole list: criteria, components, steps, signs ...
-LIST_QUESTION = re.compile(
-    r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
-    r"factors|parameters|what are the|which are the|checklist|goes into|go into|made up of|contraindications|"
-    r"indications|exclusions|red flags)\b", re.IGNORECASE)
 
-#: a question asking for a number: a dose, a threshold or target, a duration
-NUMBER_QUESTION = re.compile(
-    r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
-    r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
 _NUMBER = re.compile(r"\d")
-#: words that ask for a dose (a question's, or a table column's: "Dose: 1 mg/kg; Frequency: Every 12 hours")
-DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
-#: a question asking for a dose, and an amount with a dose unit
-DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
 DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:" + unit_pattern(DOSE_UNITS) + r")\b", re.IGNORECASE)
 #: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
 #: following"): an item alone misstates it, so the list is quoted whole
@@ -127,39 +114,11 @@ ALL_OF = re.compile(r"\b(?:all|each|both|every one|at least (?:one|two|three|fou
 #: a sentence that refers back to the one before it: alone it says nothing
 #: (a pronoun and a copula: "These findings suggest ..." states its claim, "This is the highest-rated ..." does not)
 ANAPHOR = re.compile(r"^(?:This|These|That|Those|It|They)\s+(?:is|are|was|were|remains?)\b")
-#: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
-#: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
-DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
 _DATE = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.,]*\d)"
                    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d", re.IGNORECASE)
-#: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
-COUNT_QUESTION = re.compile(r"\bhow many\b", re.IGNORECASE)
-#: "How long in bp is PAR2?": a length, not a time
-LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
-                             re.IGNORECASE)
-#: a question asking how long something lasts or goes on
-DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
-                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 
-#: qualifier -> the words that state its opposite (in a heading or label)
-OPPOSITES: dict[str, tuple[str, ...]] = {
-    "first-line": ("second-line", "third-line", "refractory", "alternative"),
-    "second-line": ("first-line",),
-    "outpatient": ("inpatient", "icu", "hospitalized", "hospitalised", "ward"),
-    "inpatient": ("outpatient", "ambulatory"),
-    "mild": ("severe",),
-    "severe": ("mild", "non-severe"),
-    "acute": ("chronic",),
-    "chronic": ("acute",),
-    "children": ("adult", "adults"),
-    "adults": ("children", "child", "paediatric", "pediatric"),
-}
 #: a connective that ends a list item ("Amoxicillin 1 g orally three times daily; OR")
-#: the columns quoted with a dose column
 _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
-_WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
-_SLASH_WITH = re.compile(r"\bw/(o\b)?\s*", re.IGNORECASE)
-
 
 
 def _stems(text: str) -> set[str]:
@@ -167,28 +126,6 @@ def _stems(text: str) -> set[str]:
     also counts joined ("CURB-65" is "curb65" too, as a question may type it)."""
     words = [w for w in words_of(text) if w not in STOPWORDS and len(w) >= 2]
     return {stem(w) for w in words} | {w.replace("-", "") for w in words if "-" in w and any(c.isdigit() for c in w)}
-
-
-def _qualifiers(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
-    """The question's qualifiers as ``(name, words that state it, words that state its opposite)``."""
-    q = _SLASH_WITH.sub(lambda m: "without " if m.group(1) else "with ", question.lower())  # "w/o shock"
-    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
-    for m in _WITH.finditer(q):
-        word, obj = m.group(1), m.group(2)
-        if obj in STOPWORDS:
-            continue
-        if word in ("without", "no"):
-            out.append((f"without {obj}", (f"without {obj}", f"no {obj}"), (f"with {obj}",)))
-        else:
-            out.append((f"with {obj}", (f"with {obj}",), (f"without {obj}", f"no {obj}")))
-    ws = set(words_of(q))
-    for name, opp in OPPOSITES.items():
-        group = POPULATION_WORDS.get(name, name)
-        named = (any(v in ws for v in (name, name + "s", name.removesuffix("s")))  # "outpatients", "adult"
-                 or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws)))
-        if named and group:
-            out.append((name, (name,), opp))
-    return out
 
 
 #: words that make a condition named after them a subtype of it ("resistant hypertension", "gestational
@@ -203,17 +140,6 @@ congenital familial neonatal perinatal postpartum postoperative post-operative t
 _NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "persons", "individuals", "women",
                           "men", "children", "population", "populations", "subjects", "participants"})
 _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
-
-
-def _condition_words(question: str, max_zipf: float | None = None) -> set[str]:
-    """The question's words rare in general English (wordfreq Zipf < ``max_zipf``; None:
-    ``answer.rarity.condition_below``) that may name a condition, lower case: "hypertension" in "What blood
-    pressure target is recommended in hypertension?"."""
-    from clinqa.answer.answerability import default_rarity
-
-    max_zipf = default_rarity().condition_below if max_zipf is None else max_zipf
-    return {w for w in words_of(question.lower())
-            if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
 
 
 @lru_cache(maxsize=256)
@@ -231,7 +157,7 @@ def names_subtype(context: str, question: str, conditions: set[str] | frozenset[
     condition word ("Resistant Hypertension" for "... in hypertension?"), or the condition's adjective
     is followed by another noun the question lacks ("Hypertensive Crises", "Diabetic Ketoacidosis"),
     not a population ("hypertensive patients")."""
-    conditions = _condition_words(question) if conditions is None else conditions
+    conditions = condition_words(question) if conditions is None else conditions
     if not conditions:
         return False
     asked, asked_stems, stems = _question_sets(question, frozenset(conditions))
@@ -263,12 +189,6 @@ def neighbour_ids(chunk_id: str) -> tuple[str | None, str | None]:
 def sibling_ids(chunk_id: str) -> list[str]:
     """The ids of :func:`neighbour_ids` that exist as ids (before first)."""
     return [i for i in neighbour_ids(chunk_id) if i is not None]
-
-
-def wants_list(question: str) -> bool:
-    """Does the question ask for criteria, components, steps or another list (:data:`LIST_QUESTION`),
-    not for their count (:data:`COUNT_QUESTION`)?"""
-    return bool(question and LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
 
 
 def with_siblings(hits: Sequence[Retrieved], question: str,
@@ -325,26 +245,6 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     return out
 
 
-#: what a question asks for (its cue) -> the section headings that hold that kind of answer: a guideline files
-#: a dose under "Dosing", a duration under "Treatment Duration", a staging table under "AKI Staging"
-HEADING_KINDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
-    (re.compile(r"\b(?:doses?|dosing|dosage|how much|regimens?)\b", re.IGNORECASE),
-     frozenset({"dose", "doses", "dosing", "dosage", "regimen", "regimens"})),
-    (re.compile(r"\b(?:how long|duration)\b", re.IGNORECASE), frozenset({"duration"})),
-    (re.compile(r"\b(?:staged?|stages|staging)\b", re.IGNORECASE), frozenset({"staging", "stages"})),
-    (re.compile(r"\b(?:targets?|goals?)\b", re.IGNORECASE), frozenset({"target", "targets", "goal", "goals"})),
-    (re.compile(r"\b(?:criteria|components?|include|includes)\b", re.IGNORECASE),
-     frozenset({"criteria", "components"})),
-    (re.compile(r"\bcontraindicat", re.IGNORECASE), frozenset({"contraindications"})),
-)
-
-
-def heading_kinds(question: str) -> frozenset[str]:
-    """The heading words that name the kind of answer ``question`` asks for (:data:`HEADING_KINDS`;
-    empty when it asks for none of them): "What is the epinephrine dose ...?" -> dose, dosing, dosage, ..."""
-    return frozenset().union(*(words for cue, words in HEADING_KINDS if cue.search(question)))
-
-
 def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
     """Does the last heading of ``chunk``'s section path hold one of ``kinds`` (:func:`heading_kinds`)?"""
     return bool(chunk.section_path) and bool(kinds & set(words_of(chunk.section_path[-1].lower())))
@@ -377,69 +277,11 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     return context
 
 
-Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
-
-
-@dataclass(frozen=True)
-class AsksRead:
-    """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
-    The question profile (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its
-    docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
-    ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
-    :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
-    (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``heading_kinds`` (:func:`heading_kinds`),
-    ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
-    ``conditions`` (words that may name a condition: :func:`names_subtype`) and ``aliases`` (the terms the
-    synonym table adds for the phrases it found, in order)."""
-
-    question: str
-    wants_list: bool
-    asks_number: bool
-    asks_dose: bool
-    asks_count: bool
-    asks_date: bool
-    asks_duration: bool
-    heading_kinds: frozenset[str]
-    qualifiers: tuple[Qualifier, ...]
-    conditions: frozenset[str]
-    aliases: tuple[str, ...]
-
-    def reads(self, question: str) -> bool:
-        """Was this read from ``question`` (the same text)?"""
-        return self.question == question
-
-
-def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
-    """:class:`AsksRead` of ``question``; ``expansion``: its synonym expansion when already made
-    (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``: ``answer.rarity.condition_below`` (None: the
-    default). Pure function of its inputs; never raises for any string."""
-    from clinqa.retrieval import synonyms
-
-    expansion = synonyms.expand(question) if expansion is None else expansion
-    return AsksRead(
-        question=question, wants_list=wants_list(question),
-        asks_number=bool(question and NUMBER_QUESTION.search(question)),
-        asks_dose=DOSE_QUESTION.search(question) is not None,
-        asks_count=COUNT_QUESTION.search(question) is not None,
-        asks_date=bool(question and DATE_QUESTION.search(question)),
-        asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
-        heading_kinds=heading_kinds(question) if question else frozenset(),
-        qualifiers=tuple(_qualifiers(question)) if question else (),
-        conditions=frozenset(_condition_words(question, condition_below)) if question else frozenset(),
-        aliases=tuple(t for ts in expansion.added.values() for t in ts))
-
-
 def _profile(question: str, profile: AsksRead | None) -> AsksRead:
     """``profile`` when it was read from ``question``, else what is read of ``question`` here (:func:`read_asks`)."""
     if profile is not None and profile.reads(question):
         return profile
     return read_asks(question)
-
-
-def has_qualifiers(question: str) -> bool:
-    """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
-    adults, children, acute ...; :data:`OPPOSITES`)?"""
-    return bool(_qualifiers(question))
 
 
 def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True,

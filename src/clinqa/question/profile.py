@@ -10,7 +10,7 @@ the key-term test (:func:`clinqa.answer.answerability.check`), the choice of pas
 profile is then read for that call), so callers that have no profile are served the same.
 
 The patterns themselves stay with the rule they serve (a dose question is :data:`clinqa.answer.extractive.
-DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.answer.quantities.UNITS`.
+DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.text.quantities.UNITS`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
-from clinqa.answer import answerability as ans
-from clinqa.answer import extractive as ext
-from clinqa.answer.answerability import TermsRead, synonym_phrases
-from clinqa.answer.extractive import AsksRead, Qualifier
-from clinqa.answer.quantities import UNITS
+from clinqa.question import asks, terms
+from clinqa.question.asks import AsksRead, Qualifier
+from clinqa.question.terms import TermsRead, synonym_phrases
+from clinqa.text.quantities import UNITS
 from clinqa.text.words import WORD
 
 if TYPE_CHECKING:
@@ -76,8 +75,8 @@ class QuestionProfile(TermsRead, AsksRead):
     - ``populations``: the population groups it names, in order ("pregnancy", "children";
       :data:`clinqa.answer.answerability.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
     - ``quantities``: ``(number, canonical unit)`` per number with a unit ("55 kg" -> ``("55", "kg")``; a
-      decimal comma read as a point; units of :data:`clinqa.answer.quantities.QUESTION_UNITS`, canonical per
-      :data:`clinqa.answer.quantities.UNITS`).
+      decimal comma read as a point; units of :data:`clinqa.text.quantities.QUESTION_UNITS`, canonical per
+      :data:`clinqa.text.quantities.UNITS`).
     - ``key_terms``: its key terms (:func:`clinqa.answer.answerability.key_terms`), read with ``vocabulary``
       and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
       None when :meth:`read` was given no ``max_zipf``.
@@ -103,13 +102,13 @@ class QuestionProfile(TermsRead, AsksRead):
         function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
-        rarity = rarity or ans.default_rarity()
+        rarity = rarity or terms.default_rarity()
         expansion = synonyms.expand(question)
-        terms = ans.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
-        asks = ext.read_asks(question, expansion, rarity.condition_below)
-        aged = ans.without_ages(terms.normalized)  # a patient's age is context (as key_terms reads the question)
-        read = {f.name: getattr(part, f.name) for part in (terms, asks) for f in fields(part)}
-        return cls(**read, populations=_populations(aged, terms.answer_types), quantities=_quantities(aged),
+        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
+        asked = asks.read_asks(question, expansion, rarity.condition_below)
+        aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
+        read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
+        return cls(**read, populations=_populations(aged, termed.answer_types), quantities=_quantities(aged),
                    time_intent=intent, max_zipf=max_zipf)
 
 
@@ -122,9 +121,9 @@ def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
         if w.endswith("'s"):
             w = w[:-2]
         first, _, rest = w.partition("-")
-        if first in ans.POPULATION_WORDS and rest in ans.RELATION_SUFFIXES:
+        if first in terms.POPULATION_WORDS and rest in terms.RELATION_SUFFIXES:
             w = first
-        group = ans.POPULATION_WORDS.get(w)
+        group = terms.POPULATION_WORDS.get(w)
         if group is not None and w not in kinds and group not in groups:
             groups.append(group)
     return tuple(groups)
@@ -132,6 +131,6 @@ def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
 
 def _quantities(text: str) -> tuple[tuple[str, str], ...]:
     """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.answer.answerability.
-    _QUANTITY`), in order."""
+    QUANTITY`), in order."""
     return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
-                 for m in ans._QUANTITY.finditer(text))
+                 for m in terms.QUANTITY.finditer(text))

@@ -43,7 +43,7 @@ def swapped_term(terms: Sequence, swapped: str):
 
 
 def _population_groups(word: str) -> set[str]:
-    from clinqa.answer.answerability import POPULATION_WORDS
+    from clinqa.question.terms import POPULATION_WORDS
 
     return {g for w, g in POPULATION_WORDS.items() if word.startswith(w[:5])}
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from clinqa.answer.quantities import Quantity, agrees, extract_quantities, unsupported_quantities
+from clinqa.text.quantities import Quantity, agrees, extract_quantities, unsupported_quantities
 
 
 def q(text: str) -> list[tuple[str, float, float, str]]:

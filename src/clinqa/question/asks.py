@@ -1,0 +1,199 @@
+"""What kind of answer a question asks for, and the qualifiers it puts on it: a list or its count, a number, a
+dose, a date, a duration, the section-heading words of the answer's kind, "with/without X", "first-line",
+"outpatient", "children" and their opposites, and the words that may name a condition. Read once per question
+into :class:`AsksRead` (:func:`read_asks`); the choice of passages and the extractive answer
+(:mod:`clinqa.answer.extractive`) take it instead of reading the question again.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from clinqa.question.terms import POPULATION_WORDS
+from clinqa.retrieval.vocabulary import words_of
+from clinqa.text.quantities import unit_pattern
+from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
+from clinqa.text.zipf import zipf
+
+if TYPE_CHECKING:
+    from clinqa.retrieval.synonyms import Expansion
+
+
+#: a question asking for a whole list: criteria, components, steps, signs ...
+LIST_QUESTION = re.compile(
+    r"\b(?:criteria|criterion|components?|steps?|elements?|items?|features|signs|list|bundle|"
+    r"factors|parameters|what are the|which are the|checklist|goes into|go into|made up of|contraindications|"
+    r"indications|exclusions|red flags)\b", re.IGNORECASE)
+
+
+#: a question asking for a number: a dose, a threshold or target, a duration
+NUMBER_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|how much|regimen|threshold|target|goal|cut-?off|level|at what|how many|"
+    r"how long|duration|how often|interval|rate|maximum|minimum|max|min)\b", re.IGNORECASE)
+
+
+#: words that ask for a dose (a question's, or a table column's: "Dose: 1 mg/kg; Frequency: Every 12 hours")
+DOSE_HEADERS = frozenset({"dose", "doses", "dosing", "dosage", "regimen"})
+
+
+#: a question asking for a dose
+DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how much)\b", re.IGNORECASE)
+
+
+#: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
+#: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
+DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
+
+
+#: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
+COUNT_QUESTION = re.compile(r"\bhow many\b", re.IGNORECASE)
+
+
+#: "How long in bp is PAR2?": a length, not a time
+LENGTH_QUESTION = re.compile(r"\bhow long in\b|\blength\b|\b(?:bp|kb|mb|nucleotides|amino acids|residues)\b",
+                             re.IGNORECASE)
+
+
+#: a question asking how long something lasts or goes on
+DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
+                               + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
+
+
+#: qualifier -> the words that state its opposite (in a heading or label)
+OPPOSITES: dict[str, tuple[str, ...]] = {
+    "first-line": ("second-line", "third-line", "refractory", "alternative"),
+    "second-line": ("first-line",),
+    "outpatient": ("inpatient", "icu", "hospitalized", "hospitalised", "ward"),
+    "inpatient": ("outpatient", "ambulatory"),
+    "mild": ("severe",),
+    "severe": ("mild", "non-severe"),
+    "acute": ("chronic",),
+    "chronic": ("acute",),
+    "children": ("adult", "adults"),
+    "adults": ("children", "child", "paediatric", "pediatric"),
+}
+
+
+_WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
+
+
+_SLASH_WITH = re.compile(r"\bw/(o\b)?\s*", re.IGNORECASE)
+
+
+def qualifiers_of(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, ...]]]:
+    """The question's qualifiers as ``(name, words that state it, words that state its opposite)``."""
+    q = _SLASH_WITH.sub(lambda m: "without " if m.group(1) else "with ", question.lower())  # "w/o shock"
+    out: list[tuple[str, tuple[str, ...], tuple[str, ...]]] = []
+    for m in _WITH.finditer(q):
+        word, obj = m.group(1), m.group(2)
+        if obj in STOPWORDS:
+            continue
+        if word in ("without", "no"):
+            out.append((f"without {obj}", (f"without {obj}", f"no {obj}"), (f"with {obj}",)))
+        else:
+            out.append((f"with {obj}", (f"with {obj}",), (f"without {obj}", f"no {obj}")))
+    ws = set(words_of(q))
+    for name, opp in OPPOSITES.items():
+        group = POPULATION_WORDS.get(name, name)
+        named = (any(v in ws for v in (name, name + "s", name.removesuffix("s")))  # "outpatients", "adult"
+                 or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws)))
+        if named and group:
+            out.append((name, (name,), opp))
+    return out
+
+
+def condition_words(question: str, max_zipf: float | None = None) -> set[str]:
+    """The question's words rare in general English (wordfreq Zipf < ``max_zipf``; None:
+    ``answer.rarity.condition_below``) that may name a condition, lower case: "hypertension" in "What blood
+    pressure target is recommended in hypertension?"."""
+    from clinqa.answer.answerability import default_rarity
+
+    max_zipf = default_rarity().condition_below if max_zipf is None else max_zipf
+    return {w for w in words_of(question.lower())
+            if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
+
+
+def wants_list(question: str) -> bool:
+    """Does the question ask for criteria, components, steps or another list (:data:`LIST_QUESTION`),
+    not for their count (:data:`COUNT_QUESTION`)?"""
+    return bool(question and LIST_QUESTION.search(question) and not COUNT_QUESTION.search(question))
+
+
+#: what a question asks for (its cue) -> the section headings that hold that kind of answer: a guideline files
+#: a dose under "Dosing", a duration under "Treatment Duration", a staging table under "AKI Staging"
+HEADING_KINDS: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = (
+    (re.compile(r"\b(?:doses?|dosing|dosage|how much|regimens?)\b", re.IGNORECASE),
+     frozenset({"dose", "doses", "dosing", "dosage", "regimen", "regimens"})),
+    (re.compile(r"\b(?:how long|duration)\b", re.IGNORECASE), frozenset({"duration"})),
+    (re.compile(r"\b(?:staged?|stages|staging)\b", re.IGNORECASE), frozenset({"staging", "stages"})),
+    (re.compile(r"\b(?:targets?|goals?)\b", re.IGNORECASE), frozenset({"target", "targets", "goal", "goals"})),
+    (re.compile(r"\b(?:criteria|components?|include|includes)\b", re.IGNORECASE),
+     frozenset({"criteria", "components"})),
+    (re.compile(r"\bcontraindicat", re.IGNORECASE), frozenset({"contraindications"})),
+)
+
+
+def heading_kinds(question: str) -> frozenset[str]:
+    """The heading words that name the kind of answer ``question`` asks for (:data:`HEADING_KINDS`;
+    empty when it asks for none of them): "What is the epinephrine dose ...?" -> dose, dosing, dosage, ..."""
+    return frozenset().union(*(words for cue, words in HEADING_KINDS if cue.search(question)))
+
+
+Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
+
+
+@dataclass(frozen=True)
+class AsksRead:
+    """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
+    The question profile (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its
+    docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
+    ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
+    :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
+    (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``heading_kinds`` (:func:`heading_kinds`),
+    ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
+    ``conditions`` (words that may name a condition: :func:`names_subtype`) and ``aliases`` (the terms the
+    synonym table adds for the phrases it found, in order)."""
+
+    question: str
+    wants_list: bool
+    asks_number: bool
+    asks_dose: bool
+    asks_count: bool
+    asks_date: bool
+    asks_duration: bool
+    heading_kinds: frozenset[str]
+    qualifiers: tuple[Qualifier, ...]
+    conditions: frozenset[str]
+    aliases: tuple[str, ...]
+
+    def reads(self, question: str) -> bool:
+        """Was this read from ``question`` (the same text)?"""
+        return self.question == question
+
+
+def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
+    """:class:`AsksRead` of ``question``; ``expansion``: its synonym expansion when already made
+    (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``: ``answer.rarity.condition_below`` (None: the
+    default). Pure function of its inputs; never raises for any string."""
+    from clinqa.retrieval import synonyms
+
+    expansion = synonyms.expand(question) if expansion is None else expansion
+    return AsksRead(
+        question=question, wants_list=wants_list(question),
+        asks_number=bool(question and NUMBER_QUESTION.search(question)),
+        asks_dose=DOSE_QUESTION.search(question) is not None,
+        asks_count=COUNT_QUESTION.search(question) is not None,
+        asks_date=bool(question and DATE_QUESTION.search(question)),
+        asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
+        heading_kinds=heading_kinds(question) if question else frozenset(),
+        qualifiers=tuple(qualifiers_of(question)) if question else (),
+        conditions=frozenset(condition_words(question, condition_below)) if question else frozenset(),
+        aliases=tuple(t for ts in expansion.added.values() for t in ts))
+
+
+def has_qualifiers(question: str) -> bool:
+    """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
+    adults, children, acute ...; :data:`OPPOSITES`)?"""
+    return bool(qualifiers_of(question))

@@ -1,0 +1,650 @@
+"""The key terms of a question, read from its text: the words and phrases that a passage must mention for it
+to answer the question (specific words, populations, quantities, abbreviations, the dosed drug, synonym-table
+phrases), and what else the key-term test reads of the question (a treatment or prevention question, the
+sentence that asks, the abbreviations it defines, the kind of thing asked for, the dosed words). Read once per
+question into :class:`TermsRead` (:func:`read_terms`); whether passages mention them is decided in
+:mod:`clinqa.answer.answerability`.
+
+A patient's age and sex ("a 72-year-old man", "67F", "15yo") are context, not terms (:func:`without_ages`); an
+age under 18 adds the population *children* (:func:`age_population`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from clinqa.retrieval.synonyms import names_a_class_member
+from clinqa.retrieval.vocabulary import Vocabulary
+from clinqa.text.abbreviations import definitions
+from clinqa.text.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
+from clinqa.text.stems import snowball_stem as stem
+from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
+from clinqa.text.unicode import normalize
+from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
+from clinqa.text.zipf import zipf
+
+if TYPE_CHECKING:
+    from clinqa.retrieval.synonyms import Expansion
+    from clinqa.settings import WordRarity
+
+
+
+#: population words and their equivalents in passages (each group counts as one key term)
+POPULATIONS: dict[str, tuple[str, ...]] = {
+    "children": ("child", "children", "paediatric", "pediatric", "kids", "kid", "infant", "infants", "toddler",
+                 "adolescent", "adolescents", "childhood", "boys", "girls", "under 5", "under five", "years old"),
+    "infants": ("infant", "infants", "neonate", "neonates", "neonatal", "newborn", "newborns", "baby", "babies"),
+    "adolescents": ("adolescent", "adolescents", "teenager", "teenagers", "teens", "youth", "young people"),
+    "pregnancy": ("pregnancy", "pregnant", "pregnancies", "gestation", "gestational", "antenatal", "prenatal",
+                  "obstetric", "trimester", "expectant"),
+    "breastfeeding": ("breastfeeding", "breast-feeding", "lactation", "lactating", "nursing mothers",
+                      "breast milk"),
+    "older adults": ("elderly", "older", "geriatric", "aged 65", "over 65", "frail", "frailty"),
+    "renal impairment": ("renal", "kidney", "egfr", "creatinine clearance", "crcl", "ckd", "dialysis",
+                         "nephropathy"),
+    "hepatic impairment": ("hepatic", "liver", "cirrhosis", "child-pugh"),
+    # a patient on dialysis is dosed apart from other renal impairment (an eGFR cut-off does not cover it)
+    "dialysis": ("dialysis", "haemodialysis", "hemodialysis", "end-stage renal", "end-stage kidney", "esrd",
+                 "kidney failure", "renal failure"),
+    "cancer": ("cancer", "cancers", "malignancy", "malignancies", "malignant", "oncology", "oncologic",
+               "tumour", "tumor", "tumours", "tumors", "carcinoma", "neoplasm", "chemotherapy"),
+}
+
+
+#: question words that name a population group (lower case) -> its group in :data:`POPULATIONS`
+POPULATION_WORDS: dict[str, str] = {
+    "child": "children", "children": "children", "kids": "children", "kid": "children", "paediatric": "children",
+    "pediatric": "children", "toddler": "children", "toddlers": "children",
+    "infant": "infants", "infants": "infants", "neonate": "infants", "neonates": "infants", "newborn": "infants",
+    "newborns": "infants", "baby": "infants", "babies": "infants",
+    "adolescent": "adolescents", "adolescents": "adolescents", "teenager": "adolescents",
+    "teenagers": "adolescents", "teens": "adolescents",
+    "pregnancy": "pregnancy", "pregnant": "pregnancy", "pregnancies": "pregnancy",
+    "breastfeeding": "breastfeeding", "breast-feeding": "breastfeeding", "lactation": "breastfeeding",
+    "lactating": "breastfeeding",
+    "elderly": "older adults", "geriatric": "older adults",
+    "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
+    "hepatic": "hepatic impairment", "liver": "hepatic impairment",
+    "dialysis": "dialysis", "haemodialysis": "dialysis", "hemodialysis": "dialysis", "esrd": "dialysis",
+    "cancer": "cancer", "cancers": "cancer", "malignancy": "cancer", "oncology": "cancer",
+}
+
+
+#: words that say what kind of answer is wanted, not what it is about; never key terms
+SCAFFOLD = frozenset("""
+dose doses dosage dosages dosing dosed regimen regimens treatment treatments treat treated treating therapy
+therapies therapeutic manage management managed managing recommended recommend recommends recommendation
+recommendations guideline guidelines guidance first-line second-line third-line firstline line lines option
+options choice choices preferred indicated indication indications contraindicated contraindication
+contraindications criteria criterion score scores scoring component components define defined definition
+definitions mean means meaning cause causes caused symptom symptoms sign signs diagnose diagnosed diagnosis
+diagnostic test tests testing tested info information help question questions answer doctor doctors physician
+physicians medicine medicines medication medications medicated drug drugs effect effects side risk risks
+safe safety possible normal typical typically usual usually common commonly daily maximum max minimum min
+initial initially start started starting stop stopped stopping continue continued duration often frequency
+target targets goal goals level levels value values range ranges threshold thresholds cutoff cut-off
+recommend interval intervals followup follow-up monitor monitoring monitored prescribe prescribed prescribing
+administer administered administration give route oral orally iv intravenous intravenously adult adults
+people person man men woman women male female mg kg ml mcg micrograms milligrams grams units unit dosed
+approach approaches strategy strategies protocol protocols procedure steps step classify classification
+class grade grades stage stages type types kind kinds evidence level-of-evidence impairment impaired
+dysfunction insufficiency
+""".split())
+
+
+_SCAFFOLD_STEMS: set[str] = set()  # filled on first use (stemming needs the stemmer loaded)
+
+
+@lru_cache(maxsize=1)
+def default_rarity() -> WordRarity:
+    """The word-frequency cut-offs of :class:`clinqa.settings.WordRarity` at their defaults (``answer.rarity``):
+    what a rule reads when its caller passes none. The settings are the one source of the values."""
+    from clinqa.settings import WordRarity
+
+    return WordRarity()
+
+
+_ISE = re.compile(r"(?<=[a-z]{3})(is|ys)(e|es|ed|ing|ation|ations|er|ers)$")
+
+
+def fold(word: str) -> str:
+    """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
+    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e), and the -ise/-yse
+    verbs with their derivatives to -ize/-yze ("visualise" -> "visualize", "randomisation" ->
+    "randomization", "analysed" -> "analyzed"; Oxford Dictionaries' -ise/-ize variants)."""
+    return _ISE.sub(lambda m: m.group(1)[0] + "z" + m.group(2), word.replace("ae", "e").replace("oe", "e"))
+
+
+def is_scaffold(word: str) -> bool:
+    """Is ``word`` (lower case) one of the words that say what kind of answer is wanted (:data:`SCAFFOLD`:
+    "dose", "criteria", "components"), or of the same Snowball stem as one?"""
+    if not _SCAFFOLD_STEMS:
+        _SCAFFOLD_STEMS.update(stem(w) for w in SCAFFOLD)
+    return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
+
+
+#: words typed in capitals that are not clinical abbreviations
+NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
+                               "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
+                               "ON", "OF", "FOR", "BE", "AN", "AS", "AT", "BY", "HI", "WE", "SO", "UP",
+                               # drug regulators: the frame of "approved by the FDA for ...", not its subject
+                               "FDA", "EMA", "MHRA"})
+
+
+#: two drug names joined by a slash: one combination product ("sacubitril/valsartan")
+_COMBINATION = re.compile(r"(?<![\w/-])([A-Za-z][a-z]{3,})\s*/\s*([A-Za-z][a-z]{3,})(?![\w/-])")
+
+
+#: an age in the question ("72-year-old", "30 year old", "6 month old", "aged 65")
+_AGE = re.compile(r"\b(?:aged\s+)?\d+\s*-?\s*(?:" + unit_pattern(AGE_UNITS) + r")\s*-?\s*old\b|\baged\s+\d+\b",
+                  re.IGNORECASE)
+
+
+#: :data:`_AGE` with its number and unit captured, to read the age (kept apart: ``_AGE``'s matches carry no groups)
+_AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
+                       + r")\s*-?\s*old\b|\baged\s+(\d{1,3})\b", re.IGNORECASE)
+
+
+#: a patient's age (and sex) as clinicians type it: "67F", "72M", "15yo F", "10 y/o", "3yo" (not "4F-PCC")
+_AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
+
+
+def without_ages(text: str) -> str:
+    """``text`` with a patient's age and sex left out (:data:`_AGE`, :data:`_AGE_SHORT`): context, not a term."""
+    return _AGE_SHORT.sub(" ", _AGE.sub(" ", text))
+
+
+def patient_age_years(text: str) -> float | None:
+    """The patient's age in years that ``text`` states ("6 month old" -> 0.5, "15yo F" -> 15, "aged 4" -> 4,
+    "67F" -> 67), the first one stated; None when it states none."""
+    m = _AGE_SPAN.search(text)
+    if m:
+        if m.group(3):
+            return float(m.group(3))
+        n, unit = float(m.group(1)), m.group(2).lower()
+        return n / 12 if unit.startswith("mo") else n / 52 if unit.startswith("w") else (
+            n / 365 if unit.startswith("d") else n)
+    m = _AGE_SHORT.search(text)
+    return float(m.group(1)) if m else None
+
+
+def age_population(text: str) -> str | None:
+    """The population group (:data:`POPULATIONS`) a stated patient age puts the question in: ``infants`` under
+    one year, ``children`` under 18; None for an adult or no age. A dose for adults is no answer for a
+    4-year-old, whether the question says "child" or "4yo"."""
+    age = patient_age_years(text)
+    if age is None:
+        return None
+    return "infants" if age < 1 else "children" if age < 18 else None
+
+
+#: a number with its unit in a question ("500 mg", "55 kg"; units: :data:`clinqa.text.quantities.QUESTION_UNITS`)
+QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + unit_pattern(QUESTION_UNITS) + r")(?![\w])", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class KeyTerm:
+    """One thing the question asks about. ``text`` is as typed (lower case); ``kind`` is
+    ``specific``, ``population``, ``quantity`` or ``phrase`` (a synonym-table phrase); ``match``
+    is what a passage must mention: the repaired spelling, the population group name, the
+    number; ``repaired`` is set when the typed word was corrected against the corpus; ``typed`` keeps
+    the question's casing (abbreviations such as "CAP" are matched case-sensitively by the synonym
+    table). ``modifies``: the condition or procedure word (clinical suffix, :data:`clinqa.text.words.CLINICAL_SUFFIX`)
+    that this word qualifies in the question, within the next three words ("cerebral" and "sinus" in
+    "cerebral venous sinus thrombosis" -> "thrombosis"); such a word names *which* condition and is
+    decisive (:func:`is_decisive`). ``answer_type``: the word names the kind of thing the question asks
+    for, the head of the phrase right after "which" or "what" ("which cell organelle", "which bacteria"):
+    the answering passage names a member ("the nucleus"), not the kind (:func:`answer_type_words`).
+    ``verb``: the corpus also has the word with a verb ending ("secrete": "secreted", "secreting";
+    :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`)."""
+
+    text: str
+    kind: str
+    match: str
+    repaired: str | None = None
+    typed: str = ""
+    modifies: str = ""
+    answer_type: bool = False
+    verb: bool = False
+    dosed: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {"text": self.text, "kind": self.kind, "match": self.match, "repaired": self.repaired}
+
+
+def shown_name(term: KeyTerm) -> str:
+    """How a term is named to the user: with the question's casing ("QXR", "Reye") when the typed word
+    is the term, else :attr:`KeyTerm.text` (lower case; a population group, a repaired word)."""
+    return term.typed if term.typed and term.typed.lower() == term.text else term.text
+
+
+def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
+              phrases: Iterable[str] = (),
+              equivalents: Callable[[str], Iterable[str]] | None = None,
+              answer_types: Iterable[str] | None = None, dosed: Iterable[str] | None = None,
+              rarity: WordRarity | None = None) -> list[KeyTerm]:
+    """The key terms of ``question`` in order (see module docstring).
+
+    ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
+    inhibitor", "blood sugar"): each is one key term of kind ``phrase``, and its words are not
+    key terms of their own. ``vocabulary`` enables spelling repair; ``max_zipf`` is the general-English
+    frequency below which a content word is specific. A patient's age ("a 72-year-old man", "30 year
+    old") is context, not something the passages must mention, and is left out. ``answer_types`` /
+    ``dosed``: :func:`answer_type_words` (with the vocabulary's verbs) and :func:`dosed_words` of the
+    question less its ages, when already read (:class:`clinqa.question.profile.QuestionProfile`); read here
+    when None. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: :func:`default_rarity`): a word
+    at least ``repair_below`` common is no misspelling to repair against the corpus (the corpus lacking it is
+    evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
+    one edit from a word at least ``misspelt_common_above`` common is a typo of it."""
+    rarity = rarity or default_rarity()
+    aged_group = age_population(question)
+    question = without_ages(question)
+    q = question.lower()
+    out: list[KeyTerm] = []
+    taken: set[str] = set()
+    for ph in phrases:
+        typed_ph, ph = ph, ph.lower()
+        if ph and ph in q and all(t.text != ph for t in out):
+            out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
+            taken.update(words_of(ph))
+    for m in _COMBINATION.finditer(question):
+        # "sacubitril/valsartan", "amoxicillin/clavulanate": one product; valsartan alone is another drug
+        a, b = m.group(1), m.group(2)
+        if max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
+            combo = f"{a.lower()}/{b.lower()}"
+            if all(t.text != combo for t in out):
+                out.append(KeyTerm(combo, "phrase", combo, typed=m.group(0)))
+                taken.update({a.lower(), b.lower()})
+    for m in QUANTITY.finditer(question):
+        num = m.group(1).replace(",", ".")
+        if all(t.match != num for t in out):
+            out.append(KeyTerm(m.group(0).lower(), "quantity", num))
+    groups_seen: set[str] = set()
+    if aged_group is not None:  # "4yo", "6 month old": the patient is a child
+        groups_seen.add(aged_group)
+        out.append(KeyTerm(aged_group, "population", aged_group))
+    verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
+    kinds = set(answer_types) if answer_types is not None else answer_type_words(question, is_verb=verb)
+    typed_words = [m.group(0) for m in WORD.finditer(question) if m.group(0).isalpha()]
+    shouting = sum(w.isupper() for w in typed_words) > len(typed_words) / 2  # a question typed in capitals
+    for m in WORD.finditer(question):
+        typed = m.group(0).strip("'")
+        w = typed.lower()
+        if w.endswith("'s"):
+            w = w[:-2]
+        abbreviation = (not shouting and typed.isupper() and typed.isalpha() and 2 <= len(typed) <= 6
+                        and typed not in NOT_ABBREVIATIONS)
+        if w in taken or (len(w) < 3 and not abbreviation) or w.replace("-", "").replace(".", "").isdigit():
+            continue
+        first, _, rest = w.partition("-")
+        if first in POPULATION_WORDS and rest in RELATION_SUFFIXES:
+            w = first  # "cancer-associated VTE", "pregnancy-related": the population it relates to
+        if w in POPULATION_WORDS:
+            if w in kinds:
+                continue  # "Which cancer is ...": the kind asked for, not a population the passage must name
+            group = POPULATION_WORDS[w]
+            if group not in groups_seen:
+                groups_seen.add(group)
+                out.append(KeyTerm(w, "population", group, typed=typed))
+            continue
+        if not abbreviation and (w in STOPWORDS or is_scaffold(w)):
+            continue
+        parts = [p for p in w.split("-") if p and p not in STOPWORDS and not is_scaffold(p)] if "-" in w else [w]
+        head = w
+        if len(parts) > 1 and parts[-1] in RELATION_SUFFIXES:  # "SLC25A46-related": what it relates to
+            parts = parts[:-1]
+            head = "-".join(parts)
+        if not parts or w in LATIN_FRAMES:
+            continue
+        has_digit = any(ch.isdigit() for ch in w)
+        if not has_digit and not abbreviation and min(zipf(p) for p in parts) >= max_zipf:
+            continue
+        if any(t.text == w for t in out):
+            continue
+        repaired = None
+        if (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
+                and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
+            repaired = vocabulary.repair(w)
+            if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
+                repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
+                # "consistency" is the same word)
+            known = equivalents is not None and set(equivalents(w)) - {w}
+            eponym = typed[:1].isupper() and _next_word(question, m.end()) in CONDITION_HEADS  # "Reye syndrome"
+            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
+                continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
+        if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
+                and misspelt_common_word(w, rarity.misspelt_common_above)):
+            continue  # "apprived": a typo of a common English word, not a term the passages must have
+        out.append(KeyTerm(w, "specific", repaired or head, repaired, typed,
+                           verb=verb is not None and verb(repaired or w)))
+    dosed = set(dosed) if dosed is not None else dosed_words(question, rarity.dosed_below)
+    terms = [replace(_with_modified(t, question), answer_type=t.text in kinds, dosed=t.text in dosed)
+             if t.kind == "specific" else t for t in _short_forms_only(out, question)]
+    return _dosed_phrase(terms, question)
+
+
+def _dosed_phrase(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
+    """``terms`` with two or more dosed terms that stand side by side in ``question`` ("magnesium sulfate
+    dose") joined into one phrase term: one drug, which a passage names as a phrase (the asthma passage's
+    "magnesium sulfate"), not two terms of which a focused passage could lack one."""
+    dosed = [t for t in terms if t.dosed]
+    if len(dosed) < 2:
+        return terms
+    phrase = " ".join(t.text for t in dosed)
+    if not re.search(r"(?<![\w-])" + r"\s+".join(re.escape(t.typed or t.text) for t in dosed) + r"(?![\w-])",
+                     question, re.IGNORECASE):
+        return terms
+    at = terms.index(dosed[0])
+    rest = [t for t in terms if not t.dosed]
+    return [*rest[:at], KeyTerm(phrase, "phrase", phrase, typed=phrase), *rest[at:]]
+
+
+_BEFORE_DOSE = re.compile(r"((?:[A-Za-z0-9][\w-]*\s+){0,2}?[A-Za-z0-9][\w-]*)\s+(?:doses?|dosing|dosage)\b",
+                          re.IGNORECASE)
+
+
+_AFTER_DOSE = re.compile(r"\b(?:doses?|dosing|dosage)\s+of\s+([A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*)?)", re.IGNORECASE)
+
+
+def dosed_words(question: str, below: float | None = None) -> set[str]:
+    """The words (lower case) of the thing whose dose ``question`` asks for: the content words right before
+    "dose"/"dosing"/"dosage" or right after "dose of" ("magnesium sulfate dose for eclampsia" -> {magnesium,
+    sulfate}; "the dose of ceftriaxone for ..." -> {ceftriaxone}), stopping at a stop word or a word of
+    :data:`SCAFFOLD` ("maximum daily dose": none). A drug a passage does not name cannot be dosed from it,
+    however common the word ("magnesium", "insulin"): :func:`is_decisive`. A content word is part of the
+    drug's name when rarer than ``below`` (wordfreq Zipf; None: ``answer.rarity.dosed_below``), a salt word
+    or has a digit."""
+    below = default_rarity().dosed_below if below is None else below
+    out: set[str] = set()
+
+    def drug_word(w: str) -> bool:
+        return not (w in STOPWORDS or is_scaffold(w)) and (
+            w in SALT_WORDS or zipf(w) < below or any(ch.isdigit() for ch in w))
+
+    for m in _BEFORE_DOSE.finditer(question):  # "magnesium sulfate dose", not "the correct heparin dose"
+        for w in reversed(m.group(1).lower().split()):
+            if not drug_word(w):
+                break
+            out.add(w)
+    for m in _AFTER_DOSE.finditer(question):  # "dose of ceftriaxone"; "dose of apixaban prevents": apixaban
+        first, *rest = m.group(1).lower().split()
+        if drug_word(first):
+            out.add(first)
+            out.update(w for w in rest[:1] if w in SALT_WORDS)
+    return out
+
+
+#: the second word of a drug's name (its salt or form): "magnesium sulfate", "potassium chloride"
+SALT_WORDS = frozenset("sulfate sulphate sodium potassium chloride hydrochloride phosphate citrate gluconate "
+                       "carbonate acetate bicarbonate succinate tartrate maleate mesylate besylate acid".split())
+
+
+#: the last part of a hyphenated word that says how it relates to the first ("SLC25A46-related pathologies",
+#: "EGFR-mutant", "TNF-induced"): the passage must name the first part, not repeat the relation
+RELATION_SUFFIXES = frozenset("related associated induced mediated dependent independent based derived linked "
+                              "driven specific positive negative mutant mutated deficient like type".split())
+
+
+#: the Latin words of method and place in scientific questions ("de novo", "in vivo", "in silico"): the frame,
+#: not the topic (their first words, "de", "in", "ex", are too short or stop words to be key anyway)
+LATIN_FRAMES = frozenset({"novo", "vivo", "vitro", "situ", "silico"})
+
+
+def verb_in(word: str, vocabulary: Vocabulary) -> bool:
+    """Does the corpus (``vocabulary``) write ``word`` (lower case, a base form or a third-person "-s" form)
+    with a verb ending: "-d"/"-ed", "-ing" (a final "e" dropped), or, for "-s"/"-es" forms, those of the
+    stem ("secrete": "secreted"; "causes": "caused")? Words already ending in "-ed"/"-ing" are verb forms
+    by their ending (:data:`VERB_FORM`) and are not tested here. A drug or a condition is almost never
+    written so, a verb of the question's frame usually is; this reads word class from the corpus itself
+    instead of a part-of-speech tagger."""
+    if len(word) < 4 or not word.isalpha() or VERB_FORM.search(word):
+        return False
+    bases = [word]
+    if word.endswith("es"):
+        bases += [word[:-1], word[:-2]]
+    elif word.endswith("s") and not word.endswith("ss"):
+        bases.append(word[:-1])
+    for b in bases:
+        stemless = b[:-1] if b.endswith("e") else b
+        if any(f in vocabulary for f in (b + "d" if b.endswith("e") else b + "ed", stemless + "ing")):
+            return True
+    return False
+
+
+_WH = re.compile(r"\b(?:which|what)\s+", re.IGNORECASE)
+
+
+#: "types of cancer", "kinds of bacteria": the kind asked for, in a list question
+_KINDS_OF = re.compile(r"\b(?:types?|kinds?|forms?|classes|sorts?)\s+of\s+([A-Za-z][\w-]*)", re.IGNORECASE)
+
+
+#: the words that may follow the kind of thing asked for ("which bacteria *are*", "what dose *of*")
+_AFTER_KIND = frozenset("is are was were do does did can could should would will may might has have had of in "
+                        "for to from on at with".split())
+
+
+def answer_type_words(question: str, most: int = 3, is_verb: Callable[[str], bool] | None = None) -> set[str]:
+    """The head noun of the phrase (at most ``most`` words) right after "which" or "what", when a verb of
+    being or doing or a preposition follows the phrase: the kind of thing asked for ("In which cell
+    organelle *is* ..." -> {"organelle"}; "What dose *of* amoxicillin ..." -> {"dose"}; "What phenytoin
+    dose *is* ..." -> {"dose"}: "phenytoin" says which dose and stays a key term; none for "Which patients
+    require anticoagulation?", where what follows is not such a word); also the noun of "types of ..."
+    ("List types of cancer where ..." -> {"cancer"}). With ``is_verb`` (:func:`verb_in` over the corpus
+    vocabulary) any verb may follow the phrase: "What organism *causes* ..." -> {"organism"}. The question
+    focus of a question classifier (Li & Roth 2002, "Learning question classifiers", COLING), read from
+    the words alone."""
+    out: set[str] = {m.group(1).lower() for m in _KINDS_OF.finditer(question)}  # "types of cancer"
+    out |= _list_head(question)
+    for m in _WH.finditer(question):
+        toks = re.findall(r"[A-Za-z][\w'-]*|\S", question[m.end():])[:most + 1]
+        for n in range(min(most, len(toks) - 1), 0, -1):
+            phrase = [t.lower() for t in toks[:n]]
+            after = toks[n].lower()
+            if all(t[0].isalpha() and t not in STOPWORDS for t in phrase) and (
+                    after in _AFTER_KIND or (n == 1 and is_verb is not None and is_verb(after))):
+                out.add(phrase[-1])
+                break
+    return out
+
+
+_LIST = re.compile(r"^\s*(?:please\s+)?(?:list|name|enumerate)\s+", re.IGNORECASE)
+
+
+#: words between "list" and the noun phrase that say how many or which ("List the two main ...")
+_LIST_QUANTIFIERS = frozenset("the all some any main major most common commonest known different key "
+                              "two three four five six seven eight nine ten several".split())
+
+
+def _list_head(question: str, most: int = 4) -> set[str]:
+    """The head noun of the noun phrase a list question asks for ("List the main PPI databases" ->
+    {"databases"}; "Please list 3 drugs that ..." -> {"drugs"}; "List SLC25A46-related pathologies" ->
+    {"pathologies"}): the last word before a stop word, a punctuation mark or the end, at most ``most``
+    words in. A bare one-word object ("List cohesinopathies") is the topic itself and gives none."""
+    m = _LIST.match(question)
+    if m is None:
+        return set()
+    toks = re.findall(r"[A-Za-z0-9][\w'-]*|\S", question[m.end():])
+    i = 0
+    quantified = False
+    while i < len(toks) and (toks[i].lower() in _LIST_QUANTIFIERS or toks[i].isdigit()):
+        quantified = True
+        i += 1
+    phrase: list[str] = []
+    for t in toks[i:i + most + 1]:
+        if not t[0].isalnum() or t.lower() in STOPWORDS:
+            break
+        phrase.append(t.lower())
+    if not phrase or len(phrase) > most or (len(phrase) == 1 and not quantified):
+        return set()
+    return {phrase[-1]}
+
+
+def _next_word(text: str, pos: int) -> str:
+    """The lower-cased word right after ``pos`` in ``text`` (spaces skipped), or ``""``."""
+    m = re.match(r"\s+([A-Za-z][\w'-]*)", text[pos:])
+    return m.group(1).lower() if m else ""
+
+
+def _short_forms_only(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
+    """``terms`` less the words of a long form the question defines for a short form that is itself a key
+    term ("long intergenic nonprotein coding RNA p53-induced transcript (LINC-PINT)": "linc-pint" stays,
+    "intergenic" and "nonprotein" go; :func:`clinqa.text.abbreviations.definitions`); a passage that
+    spells the long form out still mentions the short form (:func:`check` adds it as an equivalent)."""
+    shorts = {d.short.lower(): d.long for d in definitions(question)}
+    texts = {t.text for t in terms}
+    spelled = {w for short, long in shorts.items() if short in texts for w in words_of(long.lower())}
+    return [t for t in terms if t.text not in spelled or t.text in shorts]
+
+
+#: nouns that end the name of a condition or of the structure it is in ("familial Mediterranean fever",
+#: "Kawasaki disease", "mechanical aortic valve"): the words before them say which one
+CONDITION_HEADS = frozenset({"fever", "syndrome", "disease", "disorder", "infection", "cancer", "carcinoma",
+                             "tumour", "tumor", "lymphoma", "leukaemia", "leukemia", "palsy", "dystrophy",
+                             "deficiency",
+                             # which valve: a mechanical aortic valve is not a mechanical mitral one (INR 2.5
+                             # vs 3.0), nor "mechanical heart valves" in an AF guideline
+                             "valve", "valves"})
+
+
+def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
+    """``term`` with ``modifies`` set when one of the next three words after it in ``question`` names a
+    condition or procedure (clinical suffix, or a head noun of :data:`CONDITION_HEADS`) and no
+    punctuation or stop word comes between."""
+    if term.kind != "specific" or CLINICAL_SUFFIX.search(term.match):
+        return term
+    m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
+    if m is None:
+        return term
+    for w in re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question[m.end():])[:3]:
+        low = w.lower()
+        if not w[0].isalpha() or (low in STOPWORDS and low != "use"):  # "opioid use disorder"
+            break
+        if CLINICAL_SUFFIX.search(low) or low in CONDITION_HEADS:
+            return replace(term, modifies=low)
+    return term
+
+
+#: a question about what to give or aim for: a dose, regimen, treatment, drug, target or level
+TREATMENT_QUESTION = re.compile(
+    r"\b(?:doses?|dosing|dosage|regimens?|treat(?:ed|ment|ments|ing)?|therap(?:y|ies)|drugs?|medications?|"
+    r"antibiotics?|first-line|second-line|target(?:ed)?|level|prophylaxis|prevent(?:ion)?|manage(?:ment|d)?)\b",
+    re.IGNORECASE)
+
+
+def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
+    """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
+    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
+    term of kind ``phrase``."""
+    from clinqa.retrieval import synonyms
+
+    found = synonyms.expand(question) if expansion is None else expansion
+    return tuple(p for p in found.added if " " in p or "-" in p)
+
+
+@dataclass(frozen=True)
+class TermsRead:
+    """What the key-term test reads of a question, read once (:func:`read_terms`). The question profile
+    (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its docstring describes each.
+
+    ``question``: as given; ``normalized``: it through :func:`clinqa.text.unicode.normalize`, which the rest is
+    read from (a patient's age left out of ``answer_types`` and ``dosed``); ``treatment`` /
+    ``prevention``: :data:`TREATMENT_QUESTION` / :data:`PREVENTION_QUESTION`; ``asked_sentence``:
+    :func:`asked_sentence`; ``definitions``: ``(short form lower case, long form)`` pairs it defines;
+    ``phrases``: the synonym table's phrases (:func:`synonym_phrases`); ``answer_types``:
+    :func:`answer_type_words`; ``dosed``: :func:`dosed_words`; ``key_terms``: :func:`key_terms` (None when read
+    without ``max_zipf``)."""
+
+    question: str
+    normalized: str
+    treatment: bool
+    prevention: bool
+    asked_sentence: str
+    definitions: tuple[tuple[str, str], ...]
+    phrases: tuple[str, ...]
+    answer_types: frozenset[str]
+    dosed: frozenset[str]
+    key_terms: tuple[KeyTerm, ...] | None
+
+    def reads(self, question: str) -> bool:
+        """Was this read from ``question`` (the same text)?"""
+        return self.question == question
+
+
+def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
+               phrases: Iterable[str] | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
+               rarity: WordRarity | None = None, expansion: Expansion | None = None) -> TermsRead:
+    """:class:`TermsRead` of ``question``. The key terms are read only when ``max_zipf`` is given, with
+    ``vocabulary`` (spelling repair, corpus verbs; None: neither), ``phrases`` (None: the synonym table's,
+    :func:`synonym_phrases` of ``expansion``) and ``equivalents`` (the question's own definitions added);
+    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
+    inputs; never raises for any string."""
+    text = normalize(question)
+    aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
+    verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
+    kinds = frozenset(answer_type_words(aged, is_verb=verb))
+    rarity = rarity or default_rarity()
+    dosed = frozenset(dosed_words(aged, rarity.dosed_below))
+    defined = tuple((d.short.lower(), d.long) for d in definitions(text))
+    found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
+    terms = None
+    if max_zipf is not None:
+        known = dict(defined)
+        eq = with_definitions(equivalents, known) if known else equivalents
+        terms = tuple(key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
+                                rarity=rarity))
+    return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
+                     prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
+                     definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms)
+
+
+def asked_sentence(question: str) -> str:
+    """The sentence of a question of several sentences that asks (the last one ending with "?"), or
+    ``""`` when the question is one sentence or none of them ends with "?" ("My mum is 82 ... What dose of
+    apixaban should she be on?" -> "What dose of apixaban should she be on?")."""
+    parts = [p.strip() for p in re.split(r"(?<=[.?!])\s+", question.strip()) if p.strip()]
+    if len(parts) < 2:
+        return ""
+    return next((p for p in reversed(parts) if p.endswith("?")), "")
+
+
+#: a question about preventing something: its passages may name the condition as something to prevent
+PREVENTION_QUESTION = re.compile(r"\b(?:prevent\w*|prophyla\w*|risk|incidence|reduc\w*|avoid\w*)\b", re.IGNORECASE)
+
+
+def with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
+                      defined: dict[str, str]) -> Callable[[str], list[str]]:
+    """``equivalents`` plus, for a short form the question defines (lower case -> long form), its long form."""
+    def both(term: str) -> list[str]:
+        more = [defined[term.lower()]] if term.lower() in defined else []
+        return [*(equivalents(term) if equivalents is not None else ()), *more]
+
+    return both
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def misspelt_common_word(word: str, min_zipf: float | None = None) -> bool:
+    """Is ``word`` unknown to general English (wordfreq Zipf 0) but one edit (deletion, insertion,
+    substitution or transposition of adjacent letters: Damerau 1964) from a common word (Zipf >=
+    ``min_zipf``; None: ``answer.rarity.misspelt_common_above``)? "apprived" -> "approved": True;
+    "cerliponase": False. Words under 5 letters are never judged (too many neighbours)."""
+    min_zipf = default_rarity().misspelt_common_above if min_zipf is None else min_zipf
+    if len(word) < 5 or not word.isalpha() or zipf(word) > 0:
+        return False
+    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
+    edits = ({a + b[1:] for a, b in splits if b}
+             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+             | {a + c + b for a, b in splits for c in _LETTERS})
+    return any(zipf(e) >= min_zipf for e in edits if e != word)
+
+
+#: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
+#: question; they are key only when the corpus lacks them altogether
+VERB_FORM = re.compile(r"(?:ed|ing)$")
