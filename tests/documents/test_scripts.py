@@ -114,6 +114,19 @@ def test_html_title_from_h1_keeps_the_superscript(tmp_path: Path) -> None:
     assert doc.title == "Counts below 50 x 10^9/L"
 
 
+def test_markdown_inline_and_block_html_sup_and_sub(tmp_path: Path) -> None:
+    """Found by a reviewer: Markdown's inline ``10<sup>9</sup>`` was stored as "109" (the loader dropped raw inline
+    HTML tags and kept their text)."""
+    path = tmp_path / "plt.md"
+    path.write_text("# Platelets\n\n## Thresholds\n\nTransfuse below 10 x 10<sup>9</sup>/L, or 50 x 10<sup>9</sup>/L "
+                    "before surgery; CO<sub>2</sub> and the trial<sup>12</sup>.\n\n"
+                    "<p>Neutrophils under 0.5 x 10<sup>9</sup>/L.</p>\n\nAn unclosed <sup>tag stays as written.\n",
+                    encoding="utf-8")
+    [doc] = load_file(path)
+    assert texts(doc) == ["Transfuse below 10 x 10^9/L, or 50 x 10^9/L before surgery; CO2 and the trial[12].",
+                          "Neutrophils under 0.5 x 10^9/L.", "An unclosed tag stays as written."]
+
+
 # ---------------------------------------------------------------- JATS
 
 JATS = """<?xml version="1.0" encoding="UTF-8"?>

@@ -38,8 +38,10 @@ from clinqa.documents.loaders._common import (
     str_list,
 )
 from clinqa.documents.loaders._io import check_deadline, check_line_lengths, read_text
+from clinqa.documents.loaders._scripts import flatten_scripts
 from clinqa.documents.model import BlockKind, Document, Section
 from clinqa.errors import LoadError
+from clinqa.text.scripts import subscript, superscript
 
 _PARSER: MarkdownIt | None = None
 #: Inline content (one paragraph, heading or table cell) longer than this many characters is kept
@@ -115,17 +117,36 @@ def _inline_text(node: SyntaxTreeNode | Token) -> str:
     return _inline_tokens(token.children or []).strip()
 
 
+_SCRIPT_TAG = re.compile(r"^<(/?)(sup|sub)\b[^>]*>$", re.IGNORECASE)
+
+
 def _inline_tokens(children: list[Token]) -> str:
+    """The text of a paragraph's inline tokens. Inline ``<sup>``/``<sub>`` keep their meaning in the one
+    form of :mod:`clinqa.text.scripts` ("10<sup>9</sup>/L" -> "10^9/L", never "109/L"), as in the HTML
+    loader; other raw inline HTML, and strong/em/link markers, carry no text."""
     parts: list[str] = []
+    script: list[str] | None = None  # the text inside an open <sup>/<sub>
+    kind_open = ""
     for child in children:
         kind = child.type
+        if kind == "html_inline" and (m := _SCRIPT_TAG.match(child.content.strip())) is not None:
+            if not m.group(1) and script is None:
+                script, kind_open = [], m.group(2).lower()
+            elif m.group(1) and script is not None and m.group(2).lower() == kind_open:
+                before = "".join(parts)
+                content = "".join(script)
+                parts.append(superscript(before, content) if kind_open == "sup" else subscript(before, content))
+                script = None
+            continue
+        out = parts if script is None else script
         if kind in ("text", "text_special", "code_inline"):
-            parts.append(child.content)
+            out.append(child.content)
         elif kind in ("softbreak", "hardbreak"):
-            parts.append("\n")
+            out.append("\n")
         elif kind == "image":
-            parts.append(_inline_tokens(child.children or []))
-        # strong/em/link open/close markers and raw inline HTML carry no text
+            out.append(_inline_tokens(child.children or []))
+    if script is not None:  # an unclosed tag: its text as written
+        parts.extend(script)
     return "".join(parts)
 
 
@@ -143,6 +164,7 @@ def _strip_html(fragment: str) -> str:
         return fragment.strip()
     for el in root.xpath(_HIDDEN):
         el.drop_tree()
+    flatten_scripts(root)  # "10<sup>9</sup>" is "10^9", as in the HTML loader
     return " ".join(root.text_content().split())
 
 
