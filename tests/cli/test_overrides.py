@@ -261,7 +261,7 @@ def test_exit_codes_of_the_commands_are_unchanged(store: Path, tmp_path: Path) -
     r = _run("ingest", str(tmp_path / "missing.md"), "--data-dir", str(store))
     assert (r.exit_code, r.stderr) == (2, f"error: {tmp_path / 'missing.md'}: no such file or directory\n")
     r = _run("migrate", "--to", "elastic", "--data-dir", str(store))
-    assert (r.exit_code, r.stderr) == (2, "error: --to 'elastic': the only target is 'qdrant'\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --to 'elastic': the only targets are 'qdrant' and 'qdrant-edge'\n")
 
 
 def test_python_dash_m_clinqa_runs_the_cli() -> None:

@@ -1,5 +1,6 @@
-"""``clinqa migrate --to qdrant`` (a hand-made LanceDB store copied into Qdrant local mode gives the
-same search results) and one Pipeline run end to end with ``store.backend: qdrant``."""
+"""``clinqa migrate --to qdrant`` and ``--to qdrant-edge`` (a hand-made LanceDB store copied into Qdrant
+local mode and into Qdrant's engine in the process gives the same ids, payloads, unit vectors and search
+results), and one Pipeline run end to end with ``store.backend: qdrant`` and ``qdrant-edge``."""
 
 from __future__ import annotations
 
@@ -55,12 +56,22 @@ def ids(hits) -> list[str]:
     return [h.chunk.chunk_id for h in hits]
 
 
-def test_migrate_copies_everything_and_searches_agree(data_dir: Path) -> None:
-    r = CliRunner().invoke(app, ["migrate", "--to", "qdrant", "--data-dir", str(data_dir), "-q", "--batch-size", "3"])
+def _target(data_dir: Path, to: str):
+    if to == "qdrant-edge":
+        from clinqa.store.qdrant_edge import EdgeStore
+
+        return EdgeStore(data_dir / "qdrant-edge")
+    return QdrantStore(data_dir / "qdrant")
+
+
+@pytest.mark.parametrize("to", ["qdrant", "qdrant-edge"])
+def test_migrate_copies_everything_and_searches_agree(data_dir: Path, to: str) -> None:
+    r = CliRunner().invoke(app, ["migrate", "--to", to, "--data-dir", str(data_dir), "-q", "--batch-size", "3"])
     assert r.exit_code == 0, r.output
     assert "migrated 16 chunks of 8 documents" in r.output and "counts match" in r.output
-    assert "store:\n  backend: qdrant" in r.output
-    lance, qd = LanceStore(data_dir / "lancedb"), QdrantStore(data_dir / "qdrant")
+    assert f"store:\n  backend: {to}\n" in r.output
+    assert "checked 16 chunks: the same ids and payloads, vectors equal within" in r.output
+    lance, qd = LanceStore(data_dir / "lancedb"), _target(data_dir, to)
     assert qd.count() == lance.count() == 16
     assert qd.documents() == lance.documents()
     assert qd.doc_hashes() == lance.doc_hashes()
@@ -69,6 +80,23 @@ def test_migrate_copies_everything_and_searches_agree(data_dir: Path) -> None:
     assert qd.get_chunks(all_ids) == lance.get_chunks(all_ids)  # every field, patients included
     assert [(c.page_start, c.page_end, c.ocr) for c in qd.get_chunks(["g1#s#0", "g1#s#1", "g2#s#0"])] == [
         (1, 2, False), (2, 3, True), (None, None, False)]  # pages and the OCR flag are kept
+    # the proof of the copy, by hand: equal ids and payloads, vectors equal within 1e-6 once unit-normalised
+    everything = Filters(exclude_levels=())
+    cols = ["chunk_id", "doc_id", "text", "body", "patient_id", "year", "source", "doc_hash", "vector"]
+    rows = {}
+    for name, s in (("lance", lance), ("qdrant", qd)):
+        t = pa_concat([s.export(cols, everything), *(s.export(cols, Filters(patient_id=p, exclude_levels=()))
+                                                     for p in ("P1", "P2"))])
+        rows[name] = sorted(t.to_pylist(), key=lambda r: r["chunk_id"])
+    assert [r["chunk_id"] for r in rows["qdrant"]] == [r["chunk_id"] for r in rows["lance"]] == sorted(all_ids)
+    strip = lambda r: {k: v for k, v in r.items() if k != "vector"}  # noqa: E731
+    assert [strip(r) for r in rows["qdrant"]] == [strip(r) for r in rows["lance"]]
+    la = np.array([r["vector"] for r in rows["lance"]], dtype=np.float64)
+    qa = np.array([r["vector"] for r in rows["qdrant"]], dtype=np.float64)
+    unit = lambda v: v / np.linalg.norm(v, axis=1, keepdims=True)  # noqa: E731
+    assert np.abs(unit(la) - unit(qa)).max() <= 1e-6
+    # Qdrant's engine stores cosine vectors normalised; qdrant-client's local mode keeps them as given
+    assert np.allclose(np.linalg.norm(qa, axis=1), 1.0, atol=1e-6) == (to == "qdrant-edge")
     rng = np.random.default_rng(11)
     scopes = [Filters(), Filters(exclude_levels=()), Filters(patient_id="P1"), Filters(patient_id="P2"),
               Filters(sources=("nice",), year_min=2011), Filters(patient_id="P1", sources=("BTS",))]
@@ -88,6 +116,31 @@ def test_migrate_copies_everything_and_searches_agree(data_dir: Path) -> None:
     qd.close()
 
 
+def pa_concat(tables):
+    import pyarrow as pa
+
+    return pa.concat_tables(tables)
+
+
+def test_a_copy_that_differs_is_caught(data_dir: Path) -> None:
+    """The check after the copy compares every chunk: a vector changed in the target is reported."""
+    from clinqa.errors import ClinqaError
+    from clinqa.store.migrate import _batches, migrate_to_qdrant, verify_copy
+    from clinqa.store.qdrant_edge import EdgeStore
+
+    lance, edge = LanceStore(data_dir / "lancedb"), EdgeStore(data_dir / "qdrant-edge")
+    report = migrate_to_qdrant(lance, edge, batch_chunks=4, progress=False)
+    assert (report.verified, report.chunks) == (16, 16) and report.max_vector_diff <= 1e-6
+    chunks, vecs = corpus()
+    edge.upsert_chunks(chunks[5:6], vecs[6:7])  # one chunk gets another chunk's vector
+    with pytest.raises(ClinqaError, match="vectors differ"):
+        verify_copy(lance, edge, list(_batches(lance, 4)))
+    edge.upsert_chunks([chunks[5].model_copy(update={"title": "changed"})], vecs[5:6])
+    with pytest.raises(ClinqaError, match=r"differs in \['title'\]"):
+        verify_copy(lance, edge, list(_batches(lance, 4)))
+    edge.close()
+
+
 def test_migrate_refuses_to_overwrite_and_bad_targets(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     runner = CliRunner()
     args = ["migrate", "--to", "qdrant", "--data-dir", str(data_dir), "-q"]
@@ -97,7 +150,12 @@ def test_migrate_refuses_to_overwrite_and_bad_targets(data_dir: Path, tmp_path_f
     assert runner.invoke(app, [*args, "--overwrite"]).exit_code == 0
     assert QdrantStore(data_dir / "qdrant").count() == 16
     bad = runner.invoke(app, ["migrate", "--to", "milvus", "--data-dir", str(data_dir)])
-    assert bad.exit_code == 2 and "only target is 'qdrant'" in bad.output
+    assert bad.exit_code == 2 and "only targets are 'qdrant' and 'qdrant-edge'" in bad.output
+    edge = ["migrate", "--to", "qdrant-edge", "--data-dir", str(data_dir), "-q"]
+    assert runner.invoke(app, edge).exit_code == 0
+    again = runner.invoke(app, edge)
+    assert again.exit_code == 2 and "Qdrant Edge store" in again.output and "already holds 16 chunks" in again.output
+    assert runner.invoke(app, [*edge, "--overwrite"]).exit_code == 0
     empty = runner.invoke(app, ["migrate", "--to", "qdrant", "--data-dir", str(tmp_path_factory.mktemp("e")), "-q"])
     assert empty.exit_code == 2 and "nothing to migrate" in empty.output
 
@@ -116,17 +174,19 @@ GUIDES = {
 }
 
 
-def test_pipeline_end_to_end_on_qdrant(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["qdrant", "qdrant-edge"])
+def test_pipeline_end_to_end_on_qdrant(tmp_path: Path, backend: str) -> None:
     corpus_dir = tmp_path / "corpus"
     corpus_dir.mkdir()
     for name, text in GUIDES.items():
         (corpus_dir / f"{name}.md").write_text(text)
     (corpus_dir / "notes.jsonl").write_text("".join(json.dumps(n) + "\n" for n in NOTES))
-    settings = Settings(data_dir=tmp_path / "data", store=StoreSettings(backend="qdrant"))
+    settings = Settings(data_dir=tmp_path / "data", store=StoreSettings(backend=backend))
     pipe = Pipeline(settings)
     report = pipe.ingest([corpus_dir], progress=False)
     assert report.failed == [] and report.documents == 5
-    assert isinstance(pipe.store, QdrantStore) and (tmp_path / "data" / "qdrant").is_dir()
+    assert type(pipe.store).__name__ == ("QdrantStore" if backend == "qdrant" else "EdgeStore")
+    assert (tmp_path / "data" / backend).is_dir()
     assert not (tmp_path / "data" / "lancedb").exists()
     assert pipe.stats()["documents"] == 5 and pipe.stats()["patients"] == 2
     assert pipe.ingest([corpus_dir], progress=False).unchanged == 5  # doc hashes read back from Qdrant

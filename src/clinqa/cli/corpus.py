@@ -136,7 +136,8 @@ def remove(
 
 @handle_errors()
 def migrate(
-    to: Annotated[str, typer.Option("--to", help="Target backend (only 'qdrant').")],
+    to: Annotated[str, typer.Option("--to", help="Target backend: 'qdrant' (a server, or local mode) or "
+                                    "'qdrant-edge' (Qdrant's engine in the process, <data-dir>/qdrant-edge).")],
     qdrant_url: Annotated[str | None, typer.Option("--qdrant-url", help="Qdrant server URL (default "
                                                    "store.qdrant_url, else $QDRANT_URL, else local mode "
                                                    "in <data-dir>/qdrant).")] = None,
@@ -149,10 +150,11 @@ def migrate(
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
-    """Copy the data dir's LanceDB store (chunks and their vectors, no re-embedding) into Qdrant,
-    check the counts, and print the settings that switch to it (see docs/qdrant.md)."""
-    if to != "qdrant":
-        raise ClinqaError(f"--to {to!r}: the only target is 'qdrant'")
+    """Copy the data dir's LanceDB store (chunks and their vectors, no re-embedding) into Qdrant or Qdrant
+    Edge, check every chunk's id, payload and vector, and print the settings that switch to it (see
+    docs/qdrant.md)."""
+    if to not in ("qdrant", "qdrant-edge"):
+        raise ClinqaError(f"--to {to!r}: the only targets are 'qdrant' and 'qdrant-edge'")
     from clinqa.store import LanceStore, build_store
     from clinqa.store.migrate import migrate_to_qdrant
 
@@ -161,6 +163,9 @@ def migrate(
     report = migrate_to_qdrant(LanceStore(settings.data_dir / "lancedb"), target,  # type: ignore[arg-type]
                                batch_chunks=batch_size, progress=not quiet, overwrite=overwrite)
     typer.echo("\n".join(render.migrate_lines(report)))
+    typer.echo(f"checked {report.verified} chunks: the same ids and payloads, vectors equal within "
+               f"{report.max_vector_diff:.1e} after unit normalisation.")
+    target.close()  # type: ignore[attr-defined]
 
 
 DEMO_QUESTIONS = [

@@ -1,11 +1,17 @@
-"""``clinqa migrate --to qdrant``: copy a data directory's LanceDB store into Qdrant.
+"""``clinqa migrate --to qdrant`` / ``--to qdrant-edge``: copy a data directory's LanceDB store into
+Qdrant (a server or cluster, local mode) or into Qdrant's engine in the process (``<data_dir>/qdrant-edge``).
+Both targets are :class:`~clinqa.store.qdrant_layout.QdrantLayout` stores: the copy is the same code, only
+the transport differs (so the URL path is tested as far as it shares code with Edge and local mode).
 
 Every chunk is copied with its stored vector (nothing is re-embedded), document by document in
 batches of about ``batch_chunks`` chunks, read through the public :class:`~clinqa.store.base.Store`
 API (``export`` per patient scope and batch of document ids), with a tqdm progress bar. Before
 the first write the corpus's mean BM25 document length is measured (a pass over the texts only)
 and fixed as the Qdrant collection's ``avgdl`` (see :mod:`clinqa.store.qdrant`). Afterwards the
-chunk count and the chunks per document of both stores are compared; a mismatch raises.
+chunk count and the chunks per document of both stores are compared, and (``verify``) every chunk is
+read back from the target: the same ids, the same payload (every row column) and the same vector after
+unit normalisation (Qdrant stores cosine vectors normalised), within ``1e-6`` per component; a mismatch
+raises.
 
 The LanceDB store is only read: the data directory keeps working with ``store.backend: lancedb``
 until the config says otherwise.
@@ -24,7 +30,7 @@ from clinqa.chunking.base import Chunk
 from clinqa.errors import ClinqaError, ConfigError
 from clinqa.store.base import Store
 from clinqa.store.filters import Filters
-from clinqa.store.qdrant import QdrantStore
+from clinqa.store.qdrant_layout import QdrantLayout
 from clinqa.store.schema import NOT_NULL_COLUMNS, ROW_COLUMNS, VECTOR
 from clinqa.store.sparse import index_terms
 
@@ -42,6 +48,10 @@ class MigrateReport:
     seconds: float = 0.0
     target: str = ""
     config: list[str] = field(default_factory=list)
+    #: chunks whose ids, payloads and vectors were compared after the copy (0: not verified), and the
+    #: largest absolute difference of a vector component after unit normalisation
+    verified: int = 0
+    max_vector_diff: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -68,22 +78,55 @@ def _batches(source: Store, batch_chunks: int) -> Iterator[Filters]:
             yield Filters(patient_id=pid, exclude_levels=(), doc_ids=tuple(group))
 
 
-def migrate_to_qdrant(source: Store, target: QdrantStore, batch_chunks: int = 256, progress: bool = True,
-                      overwrite: bool = False) -> MigrateReport:
-    """Copy every chunk and vector of ``source`` into ``target`` (see the module docstring).
+def _unit(v: np.ndarray) -> np.ndarray:
+    n = np.linalg.norm(v, axis=1, keepdims=True)
+    return v / np.where(n == 0, 1, n)
+
+
+def verify_copy(source: Store, target: Store, batches: list[Filters], tol: float = 1e-6) -> tuple[int, float]:
+    """Compare every chunk of ``batches`` in ``source`` and ``target``: ids, every row column, and vectors
+    after unit normalisation. Returns ``(chunks compared, largest vector difference)``; raises
+    :class:`ClinqaError` naming the first chunk that differs (or a difference above ``tol``)."""
+    compared, worst = 0, 0.0
+    for f in batches:
+        a, b = (sorted(s.export(COLUMNS, f).to_pylist(), key=lambda r: r["chunk_id"]) for s in (source, target))
+        if [r["chunk_id"] for r in a] != [r["chunk_id"] for r in b]:
+            missing = sorted({r["chunk_id"] for r in a} ^ {r["chunk_id"] for r in b})[:5]
+            raise ClinqaError(f"migration check: chunk ids differ ({missing})")
+        for ra, rb in zip(a, b, strict=True):
+            pa_, pb_ = ({k: v for k, v in r.items() if k != VECTOR} for r in (ra, rb))
+            if pa_ != pb_:
+                diff = sorted(k for k in pa_ if pa_[k] != pb_.get(k))
+                raise ClinqaError(f"migration check: chunk {ra['chunk_id']!r} differs in {diff}")
+        if a:
+            va = _unit(np.asarray([r[VECTOR] for r in a], dtype=np.float64))
+            vb = _unit(np.asarray([r[VECTOR] for r in b], dtype=np.float64))
+            worst = max(worst, float(np.abs(va - vb).max()))
+        compared += len(a)
+    if worst > tol:
+        raise ClinqaError(f"migration check: vectors differ by up to {worst:.2e} after unit normalisation (> {tol})")
+    return compared, worst
+
+
+def migrate_to_qdrant(source: Store, target: QdrantLayout, batch_chunks: int = 256, progress: bool = True,
+                      overwrite: bool = False, verify: bool = True) -> MigrateReport:
+    """Copy every chunk and vector of ``source`` into ``target`` (a :class:`~clinqa.store.qdrant.QdrantStore`
+    or :class:`~clinqa.store.qdrant_edge.EdgeStore`; see the module docstring).
 
     Raises :class:`ConfigError` when ``source`` is empty or ``target`` already holds chunks (unless
     ``overwrite``: then its collections are dropped first), :class:`ClinqaError` when the counts do
-    not match afterwards.
+    not match afterwards or (``verify``) a chunk's id, payload or vector differs.
     """
     t0 = time.perf_counter()
     n = source.count()
     if n == 0:
         raise ConfigError("the LanceDB store is empty: nothing to migrate (run `clinqa ingest` first)")
+    edge = type(target).__name__ == "EdgeStore"
+    name = f"the Qdrant Edge store at {target.path}" if edge else f"the Qdrant collection {target.collection!r}"  # type: ignore[attr-defined]
     if target.count():
         if not overwrite:
-            raise ConfigError(f"the Qdrant collection {target.collection!r} already holds {target.count()} chunks; "
-                              "use --overwrite to replace it, or another store.collection")
+            raise ConfigError(f"{name} already holds {target.count()} chunks; "
+                              "use --overwrite to replace it" + ("" if edge else ", or another store.collection"))
         target.drop()
     batches = list(_batches(source, batch_chunks))
     # pass 1: BM25 average document length over the whole corpus, fixed at collection creation
@@ -116,11 +159,17 @@ def migrate_to_qdrant(source: Store, target: QdrantStore, batch_chunks: int = 25
         diff = sorted(k for k in want.keys() | got.keys() if want.get(k) != got.get(k))[:5]
         raise ClinqaError(f"migration incomplete: LanceDB has {n} chunks, Qdrant {target.count()} "
                           f"(copied {copied}); documents that differ: {diff}")
-    where = f"url {target.url}" if target.url else f"local mode at {target.path or ':memory:'}"
-    config = ["store:", "  backend: qdrant"]
-    if target.url:
-        config.append(f"  qdrant_url: {target.url}")
-    if target.collection != "clinqa_chunks":
-        config.append(f"  collection: {target.collection}")
+    verified, worst = verify_copy(source, target, batches) if verify else (0, 0.0)
+    url = getattr(target, "url", None)
+    if edge:
+        where, config = f"Qdrant Edge at {target.path}", ["store:", "  backend: qdrant-edge"]  # type: ignore[attr-defined]
+    else:
+        where = f"Qdrant url {url}" if url else f"Qdrant local mode at {target.path or ':memory:'}"  # type: ignore[attr-defined]
+        where += f", collection {target.collection!r}"  # type: ignore[attr-defined]
+        config = ["store:", "  backend: qdrant"]
+        if url:
+            config.append(f"  qdrant_url: {url}")
+        if target.collection != "clinqa_chunks":  # type: ignore[attr-defined]
+            config.append(f"  collection: {target.collection}")  # type: ignore[attr-defined]
     return MigrateReport(chunks=n, documents=len(want), avgdl=avgdl, seconds=time.perf_counter() - t0,
-                         target=f"Qdrant {where}, collection {target.collection!r}", config=config)
+                         target=where, config=config, verified=verified, max_vector_diff=worst)

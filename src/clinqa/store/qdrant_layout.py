@@ -5,7 +5,8 @@ process). See docs/qdrant.md.
 
 Layout. One point per chunk; the point id is ``uuid5(NAMESPACE, chunk_id)`` (:func:`point_id`), so
 re-writing a chunk overwrites it. Each point has a named dense vector ``dense`` (cosine distance;
-Qdrant stores it unit-normalised, so ``export`` returns unit vectors) and a named sparse vector
+Qdrant's engine, on a server or in Edge, stores it unit-normalised, so ``export`` returns unit vectors
+there; qdrant-client's local mode keeps it as given) and a named sparse vector
 ``bm25`` with the IDF modifier, and as payload the whole :class:`~clinqa.chunking.base.Chunk` plus
 ``source_lc`` (the lower-cased source, for case-insensitive source filters) and ``doc_chunks`` (how
 many chunks the document has in the write that stored it). The filtered fields have payload indexes
