@@ -9,7 +9,8 @@ API (``export`` per patient scope and batch of document ids), with a tqdm progre
 the first write the corpus's mean BM25 document length is measured (a pass over the texts only)
 and fixed as the Qdrant collection's ``avgdl`` (see :mod:`clinqa.store.qdrant`). Afterwards the
 chunk count and the chunks per document of both stores are compared, and (``verify``) every chunk is
-read back from the target: the same ids, the same payload (every row column) and the same vector after
+read back from the target: the same ids, the same payload (every row column; a null an older store has
+for a column it lacked counts as the default the copy writes) and the same vector after
 unit normalisation (Qdrant stores cosine vectors normalised), within ``1e-6`` per component; a mismatch
 raises.
 
@@ -83,6 +84,12 @@ def _unit(v: np.ndarray) -> np.ndarray:
     return v / np.where(n == 0, 1, n)
 
 
+def _as_written(row: dict[str, Any]) -> dict[str, Any]:
+    """A row as the copy writes it: a null flag or string of an older store (a column it lacked) is the
+    :class:`Chunk` default (``source_from``/``ingested_at`` ``""``, ``ocr`` ``False``)."""
+    return {k: (Chunk.model_fields[k].default if k in NOT_NULL_COLUMNS and v is None else v) for k, v in row.items()}
+
+
 def verify_copy(source: Store, target: Store, batches: list[Filters], tol: float = 1e-6) -> tuple[int, float]:
     """Compare every chunk of ``batches`` in ``source`` and ``target``: ids, every row column, and vectors
     after unit normalisation. Returns ``(chunks compared, largest vector difference)``; raises
@@ -94,7 +101,7 @@ def verify_copy(source: Store, target: Store, batches: list[Filters], tol: float
             missing = sorted({r["chunk_id"] for r in a} ^ {r["chunk_id"] for r in b})[:5]
             raise ClinqaError(f"migration check: chunk ids differ ({missing})")
         for ra, rb in zip(a, b, strict=True):
-            pa_, pb_ = ({k: v for k, v in r.items() if k != VECTOR} for r in (ra, rb))
+            pa_, pb_ = (_as_written({k: v for k, v in r.items() if k != VECTOR}) for r in (ra, rb))
             if pa_ != pb_:
                 diff = sorted(k for k in pa_ if pa_[k] != pb_.get(k))
                 raise ClinqaError(f"migration check: chunk {ra['chunk_id']!r} differs in {diff}")
