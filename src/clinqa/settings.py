@@ -480,6 +480,21 @@ class LogSettings(BaseModel):
     path: Path | None = Field(None, description="SQLite file; default <data_dir>/querylog.sqlite.")
 
 
+class ConversationSettings(BaseModel):
+    """Conversations (``clinqa ask --conversation``, ``clinqa chat``, ``POST /ask`` with ``conversation_id``):
+    follow-up questions read with the turns before them (:mod:`clinqa.question.followup`)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    expire_days: float = Field(30.0, gt=0, description="A conversation untouched for this many days is deleted "
+                               "(its turns too; the query log keeps its questions).")
+    max_turns: int = Field(50, ge=2, description="Turns kept per conversation; the oldest go first. A follow-up "
+                           "reads the turn before it only.")
+    min_similarity: float = Field(0.5, ge=0, le=1, description="How alike (the encoder's cosine, or 1 for two "
+                                  "members of one drug class) a new drug or condition in a follow-up must be to an "
+                                  "earlier one to replace it ('and tenecteplase?' after alteplase).")
+
+
 class CacheSettings(BaseModel):
     """Answer and query-embedding cache, keyed by (question, filters, config hash, corpus version)."""
 
@@ -546,6 +561,7 @@ class Settings(BaseModel):
     generation: GenerationSettings = Field(default_factory=GenerationSettings)
     service: ServiceSettings = Field(default_factory=ServiceSettings)
     log: LogSettings = Field(default_factory=LogSettings)
+    conversation: ConversationSettings = Field(default_factory=ConversationSettings)
     cache: CacheSettings = Field(default_factory=CacheSettings)
     store: StoreSettings = Field(default_factory=StoreSettings)
 

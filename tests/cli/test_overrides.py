@@ -155,9 +155,9 @@ def _commands(group: typer.Typer) -> dict[str, object]:
 def test_every_command_that_builds_settings_takes_set_and_preset() -> None:
     commands = _commands(app)
     with_config = sorted(n for n, c in commands.items() if any("--config" in p.opts for p in c.params))
-    # all 27 commands but `eval report` and `eval compare`, which read run folders, `train export`, which
+    # all 28 commands but `eval report` and `eval compare`, which read run folders, `train export`, which
     # converts a model folder, and `train answer-model`, which trains from a pairs file
-    assert len(with_config) == 23
+    assert len(with_config) == 24
     for name in with_config:
         opts = {o for p in commands[name].params for o in p.opts}
         assert {"--set", "--preset", "--data-dir"} <= opts, name

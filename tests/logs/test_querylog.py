@@ -70,7 +70,7 @@ def test_record_get_round_trip_keeps_every_field(qlog: QueryLog) -> None:
         "retrieved": ans.retrieved, "cited": ["acc#periop/bb#0", "esc#bb#3"], "answer": ans.answer,
         "warnings": ["the quoted passages do not mention 'naive'"], "timings_ms": ans.timings_ms,
         "latency_ms": 1105.5, "llm": ans.llm, "prompt_tokens": 1210, "completion_tokens": 64,
-        "cost_usd": 0.00022, "cache_hit": True, "feedback": [],
+        "cost_usd": 0.00022, "cache_hit": True, "feedback": [], "conversation_id": None, "standalone_question": None,
     }
     for key, value in expected.items():
         assert row[key] == value, key
@@ -103,7 +103,7 @@ def test_refusal_without_vector_or_model(qlog: QueryLog, answer_factory) -> None
 
 def test_schema_is_created_with_version_and_wal(tmp_path: Path) -> None:
     log = QueryLog(tmp_path / "sub" / "q.sqlite")
-    assert log.schema_version() == SCHEMA_VERSION == 1
+    assert log.schema_version() == SCHEMA_VERSION == 2
     log.close()
     with sqlite3.connect(tmp_path / "sub" / "q.sqlite") as conn:
         assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -115,6 +115,33 @@ def test_schema_is_created_with_version_and_wal(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="source"):
         QueryLog(tmp_path / "other.sqlite").record(full_answer(), config_hash="c", model_id="m", corpus_version=0,
                                                     source="email")
+
+
+def test_a_version_1_log_gains_the_conversation_columns(tmp_path: Path, answer_factory) -> None:
+    """Issue 40: a log written before conversations (version 1) is opened, gains conversation_id and
+    standalone_question, keeps its rows, and records a turn's standalone question."""
+    path = tmp_path / "old.sqlite"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE queries (query_id TEXT PRIMARY KEY, ts TEXT NOT NULL, source TEXT NOT NULL, "
+                     "api_key_name TEXT, config_hash TEXT NOT NULL, model_id TEXT NOT NULL, corpus_version INTEGER "
+                     "NOT NULL, question TEXT NOT NULL, filters TEXT NOT NULL, time_filter TEXT NOT NULL, embedding "
+                     "BLOB, embedding_dim INTEGER, refused INTEGER NOT NULL, mode TEXT NOT NULL, refusal_reason TEXT "
+                     "NOT NULL, gate TEXT NOT NULL, cited TEXT NOT NULL, answer TEXT NOT NULL, warnings TEXT NOT "
+                     "NULL, timings TEXT NOT NULL, latency_ms REAL, llm TEXT NOT NULL, prompt_tokens INTEGER, "
+                     "completion_tokens INTEGER, cost_usd REAL, cache_hit INTEGER NOT NULL)")
+        conn.execute("INSERT INTO queries VALUES ('old', '2026-01-01T00:00:00.000000+00:00', 'cli', NULL, 'c', 'm', 0, "
+                     "'q?', '{}', '', NULL, NULL, 0, 'extractive', '', '{}', '[]', 'a', '[]', '{}', NULL, '{}', NULL, "
+                     "NULL, 0.0, 0)")
+        conn.execute("PRAGMA user_version = 1")
+    log = QueryLog(path)
+    assert log.schema_version() == 2 and log.get("old")["question"] == "q?"
+    turn = answer_factory(question="and if CrCl is 20?")
+    turn.standalone_question, turn.conversation_id = "apixaban dose for AF with CrCl 20?", "c1"
+    row = log.get(log.record(turn, config_hash="c", model_id="m", corpus_version=0))
+    assert (row["question"], row["standalone_question"], row["conversation_id"]) == (
+        "and if CrCl is 20?", "apixaban dose for AF with CrCl 20?", "c1")
+    assert log.get("old")["standalone_question"] is None
+    log.close()
 
 
 def test_feedback_validation_and_history(qlog: QueryLog, answer_factory, rec) -> None:

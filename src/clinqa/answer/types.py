@@ -111,6 +111,11 @@ class Answer:
     ``query_expansion`` maps each phrase of the question found in the synonym table to the terms
     added to the BM25 query (``{"SGLT2 inhibitor": ["empagliflozin", ...]}``; empty when none,
     :mod:`clinqa.retrieval.synonyms`); ``question`` stays as typed.
+
+    In a conversation (:mod:`clinqa.conversation`), ``standalone_question`` is the question that was searched
+    and answered (the follow-up read with the turns before it: :mod:`clinqa.question.followup`),
+    ``conversation_id`` the conversation's id and ``conversation_turns`` the numbers (from 1) of the earlier
+    turns it drew on; all empty for a question asked alone.
     """
 
     question: str
@@ -134,6 +139,9 @@ class Answer:
     answerability: dict[str, Any] = field(default_factory=dict)
     query_repair: dict[str, str] = field(default_factory=dict)
     query_expansion: dict[str, list[str]] = field(default_factory=dict)
+    standalone_question: str = ""
+    conversation_id: str = ""
+    conversation_turns: list[int] = field(default_factory=list)
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:

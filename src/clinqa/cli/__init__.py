@@ -20,6 +20,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import typer
 
 from clinqa.cli import ask as _ask
+from clinqa.cli import chat as _chat
 from clinqa.cli import corpus as _corpus
 from clinqa.cli import serve as _serve
 from clinqa.cli.common import PLAIN, exit_now
@@ -31,7 +32,7 @@ from clinqa.cli.train import train_app
 app = typer.Typer(help="clinqa: answers from your clinical corpus, with citations, or a helpful refusal.",
                   no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, **PLAIN)
 
-for _command in (_corpus.ingest, _ask.ask, _ask.feedback, _ask.replay):
+for _command in (_corpus.ingest, _ask.ask, _chat.chat, _ask.feedback, _ask.replay):
     app.command()(_command)
 app.add_typer(report_app, name="report")
 for _command in (_ask.search, _corpus.stats, _corpus.documents, _corpus.remove, _corpus.migrate, _corpus.demo):

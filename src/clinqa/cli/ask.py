@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -31,6 +31,11 @@ from clinqa.cli.common import (
     require_text,
     write_outputs,
 )
+from clinqa.errors import ClinqaError
+from clinqa.logs.conversations import LOCAL_OWNER
+
+if TYPE_CHECKING:
+    from clinqa.answer.types import Answer
 
 LogPath = Annotated[Path | None, typer.Option("--log", help="Query log file (default: log.path, else "
                                               "<data-dir>/querylog.sqlite).")]
@@ -56,6 +61,9 @@ def ask(
                                              "evidence (a baseline for comparison; nothing is checked).")] = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Also show the refusal gate's signal and "
                                           "threshold (always in --json under 'gate').")] = False,
+    conversation: Annotated[str | None, typer.Option(
+        "--conversation", "-c", metavar="NAME", help="Continue (or start) the named conversation kept in the data "
+        "directory: a follow-up ('and if CrCl is 20?') is read with the turn before it.")] = None,
     data_dir: DataDir = None,
     config: Config = None,
     preset: Preset = None,
@@ -64,18 +72,37 @@ def ask(
     """Answer a question with citations from the corpus, or refuse and say why.
 
     With --llm the model writes the answer from the retrieved passages and every sentence is
-    checked against the passages it cites; unsupported sentences are dropped (--json lists them)."""
+    checked against the passages it cites; unsupported sentences are dropped (--json lists them).
+    With --conversation NAME the question is the next turn of that conversation: it is read with the turn
+    before it into a standalone question ("Answering: ..."; --json: standalone_question), and a conversation
+    keeps the patient scope it started with."""
     from clinqa.logs import log_answer
 
     require_text(question)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
+
+    def log(answer: Answer) -> str | None:
+        return log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
+            f"warning: the question was not logged: {exc}", err=True))
+
+    if no_context and conversation is not None:
+        raise ClinqaError("--no-context asks the language model alone; it cannot continue a conversation")
     if no_context:
         answer = pipe.ask_no_context(question)
+        query_id = log(answer)
+    elif conversation is not None:
+        from clinqa.conversation import ask_turn, conversation_store
+
+        pipe.warm_up()
+        scoped = filters(pipe, patient, since, until, source)
+        store = conversation_store(pipe)
+        conv = store.open(conversation, LOCAL_OWNER, scoped.patient_id)
+        assert conv is not None
+        answer, query_id = ask_turn(pipe, store, conv, question, scoped, log=log)
     else:
         pipe.warm_up()  # the encoder loads while the store opens
         answer = pipe.ask(question, filters(pipe, patient, since, until, source))
-    query_id = log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
-        f"warning: the question was not logged: {exc}", err=True))
+        query_id = log(answer)
     ans = answer.to_dict()
     if as_json:
         ans["query_id"] = query_id

@@ -99,7 +99,8 @@ def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool =
     """Human-readable rendering of an answer dict (``Answer.to_dict()``), wrapped at ``width``
     columns (default: the terminal width, else 100).
 
-    Answers: the question, the answer text (one paragraph per line of it, ``[n]`` markers kept),
+    Answers: the question (in a conversation, then ``Answering: <standalone question>`` when the follow-up was
+    read with an earlier turn), the answer text (one paragraph per line of it, ``[n]`` markers kept),
     then ``Sources:`` with each source once as ``[n] Title (year) — Section > Path, p. N`` (``[2][3]``
     for two passages of one section, :func:`source_groups`) and its url (or source) and chunk id(s)
     on the next line, then warnings with a hanging indent. Refusals:
@@ -108,6 +109,9 @@ def format_answer(ans: dict[str, Any], width: int | None = None, verbose: bool =
     threshold are shown only when ``verbose``."""
     w = _width(width)
     lines = _wrap(ans["question"], w, "Q: ")
+    standalone = ans.get("standalone_question")
+    if standalone and standalone != ans["question"]:  # a follow-up, read with the turn before it
+        lines += _wrap(standalone, w, "Answering: ")
     applied = {k: v for k, v in ans["filters"].items() if v not in (None, [], ()) and k != "exclude_levels"}
     if applied:
         lines += _wrap(", ".join(f"{k}={v}" for k, v in applied.items()), w, "Filters: ")

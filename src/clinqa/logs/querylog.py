@@ -23,7 +23,8 @@ Schema (version :data:`SCHEMA_VERSION`, kept in ``PRAGMA user_version``)::
             timings TEXT  -- JSON ms per stage, latency_ms REAL NULL  -- timings["total"],
             llm TEXT  -- JSON Answer.llm, prompt_tokens INTEGER NULL, completion_tokens INTEGER NULL,
             cost_usd REAL NULL  -- 0.0 when no model was called, NULL when unknown,
-            cache_hit INTEGER)
+            cache_hit INTEGER,
+            conversation_id TEXT NULL, standalone_question TEXT NULL  -- a conversation's turn (version 2))
     retrieved(query_id TEXT, pos INTEGER  -- 0-based list position, rank INTEGER, chunk_id TEXT,
               rrf REAL, ranks TEXT  -- JSON {dense, bm25, ...}, scores TEXT  -- JSON {dense, bm25, rerank, ...},
               PRIMARY KEY (query_id, pos))
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from clinqa.pipeline import Pipeline
 
 #: bumped whenever the tables change; stored in ``PRAGMA user_version``
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: the three feedback scores and their labels (the pilot's 3-point scale)
 SCORES: dict[float, str] = {1.0: "Excellent", 0.6: "Acceptable", 0.2: "Very poor"}
@@ -91,7 +92,9 @@ CREATE TABLE IF NOT EXISTS queries (
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
     cost_usd REAL,
-    cache_hit INTEGER NOT NULL
+    cache_hit INTEGER NOT NULL,
+    conversation_id TEXT,
+    standalone_question TEXT
 );
 CREATE INDEX IF NOT EXISTS queries_ts ON queries (ts);
 CREATE TABLE IF NOT EXISTS retrieved (
@@ -118,7 +121,10 @@ CREATE INDEX IF NOT EXISTS feedback_query ON feedback (query_id);
 _QUERY_COLUMNS = ("query_id", "ts", "source", "api_key_name", "config_hash", "model_id", "corpus_version",
                   "question", "filters", "time_filter", "embedding", "embedding_dim", "refused", "mode",
                   "refusal_reason", "gate", "cited", "answer", "warnings", "timings", "latency_ms", "llm",
-                  "prompt_tokens", "completion_tokens", "cost_usd", "cache_hit")
+                  "prompt_tokens", "completion_tokens", "cost_usd", "cache_hit", "conversation_id",
+                  "standalone_question")
+#: columns added after version 1, with their types (added to an older file on open)
+_ADDED_COLUMNS = {2: (("conversation_id", "TEXT"), ("standalone_question", "TEXT"))}
 
 
 def utc_iso(when: datetime | None = None) -> str:
@@ -216,9 +222,16 @@ class QueryLog:
             if version > SCHEMA_VERSION:
                 raise RuntimeError(f"{self.path}: query log schema version {version} is newer than this "
                                    f"clinqa's ({SCHEMA_VERSION})")
+            fresh = conn.execute("SELECT name FROM sqlite_master WHERE name = 'queries'").fetchone() is None
             for stmt in (s.strip() for s in _SCHEMA.split(";")):  # not executescript: it would COMMIT
                 if stmt:
                     conn.execute(stmt)
+            if not fresh:  # an older file: the columns its version lacks
+                have = {r[1] for r in conn.execute("PRAGMA table_info(queries)")}
+                for v, cols in _ADDED_COLUMNS.items():
+                    for name, kind in cols:
+                        if v > version and name not in have:
+                            conn.execute(f"ALTER TABLE queries ADD COLUMN {name} {kind}")
             if version < SCHEMA_VERSION:
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
@@ -274,7 +287,7 @@ class QueryLog:
             json.dumps([c.chunk_id for c in answer.citations]),
             answer.answer, json.dumps(list(answer.warnings)), json.dumps(timings), timings.get("total"),
             json.dumps(llm, default=str), llm.get("prompt_tokens"), llm.get("completion_tokens"), cost,
-            int(bool(cache_hit)),
+            int(bool(cache_hit)), answer.conversation_id or None, answer.standalone_question or None,
         )
         retrieved = [
             (qid, pos, int(r.get("rank", pos + 1)), str(r["chunk_id"]),
@@ -369,6 +382,7 @@ class QueryLog:
                 "latency_ms": r["latency_ms"], "llm": json.loads(r["llm"]), "prompt_tokens": r["prompt_tokens"],
                 "completion_tokens": r["completion_tokens"], "cost_usd": r["cost_usd"],
                 "cache_hit": bool(r["cache_hit"]), "feedback": feedback[r["query_id"]],
+                "conversation_id": r["conversation_id"], "standalone_question": r["standalone_question"],
             })
         return out
 

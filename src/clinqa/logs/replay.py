@@ -175,7 +175,9 @@ def replay(pipe: Pipeline, log: QueryLog, since: datetime | None = None, limit: 
             continue
         vec = row["query_vector"]
         reuse = vec is not None and row["model_id"] == encoder.model_id and vec.shape[0] == encoder.dim
-        ans = pipe.ask(row["question"], filters_from_dict(row["filters"]), query_vector=vec if reuse else None)
+        # a conversation's follow-up is asked as the standalone question it was answered as (its vector is that's)
+        ans = pipe.ask(row.get("standalone_question") or row["question"], filters_from_dict(row["filters"]),
+                       query_vector=vec if reuse else None)
         old_ids = [r["chunk_id"] for r in row["retrieved"]]
         new_ids = [r["chunk_id"] for r in ans.retrieved]
         old_rank = {r["chunk_id"]: r["rank"] for r in row["retrieved"]}

@@ -336,6 +336,21 @@ def names_a_class_member(word: str) -> bool:
                for e in TABLE if e.kind == "class")
 
 
+def classes_of(word: str) -> frozenset[str]:
+    """The drug classes of the table that ``word`` is a member of, by the class's member list or its INN
+    suffix (false friends excepted), each named by its first phrase ("carvedilol" -> {"beta blocker"})."""
+    low = word.lower()
+    return frozenset(e.phrases[0] for e in TABLE if e.kind == "class" and low not in set(e.false_friends)
+                     and (low in {t.lower() for t in e.terms}
+                          or (e.suffixes and _suffix_regex(e.suffixes).fullmatch(low) is not None)))
+
+
+def same_class(a: str, b: str) -> bool:
+    """Are ``a`` and ``b`` two members of one drug class of the table (:func:`classes_of`): "carvedilol" and
+    "bisoprolol", "rivaroxaban" and "apixaban"?"""
+    return a.lower() != b.lower() and bool(classes_of(a) & classes_of(b))
+
+
 def term_matches(term: str, text: str) -> bool:
     """True when ``text`` mentions ``term`` or any of its :func:`equivalents`, or a word that a class
     suffix rule reached from ``term`` makes a member ("ACE inhibitor" matches "lisinopril", "statin"

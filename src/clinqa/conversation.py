@@ -1,0 +1,71 @@
+"""Asking in a conversation (issue 40): a follow-up is read with the turn before it into a standalone question
+(:func:`clinqa.question.followup.resolve`), that question is answered as any other (``Pipeline.ask``), and the
+turn is kept (:class:`clinqa.logs.conversations.ConversationStore`). The CLI (``clinqa ask --conversation``,
+``clinqa chat``) and the service (``POST /ask`` with ``conversation_id``) both go through :func:`ask_turn`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from clinqa.logs.conversations import Conversation, ConversationStore
+from clinqa.question.followup import Resolution, resolve
+from clinqa.retrieval.synonyms import same_class
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from clinqa.answer.types import Answer
+    from clinqa.pipeline import Pipeline
+    from clinqa.retrieval.filters import Filters
+
+
+def conversation_store(pipe: Pipeline) -> ConversationStore:
+    """The conversations of ``pipe``'s data directory (``conversation.expire_days`` applied on open)."""
+    s = pipe.settings.conversation
+    return ConversationStore(pipe.data_dir / "conversations.sqlite", s.expire_days, s.max_turns)
+
+
+def similarity(pipe: Pipeline) -> Callable[[str, str], float]:
+    """How alike two terms are, for :func:`clinqa.question.followup.resolve`: 1 for two members of one drug class
+    of the synonym table (:func:`clinqa.retrieval.synonyms.same_class`: "carvedilol", "bisoprolol"), else the
+    cosine of the encoder's query vectors ("tenecteplase" and "alteplase": 0.67 with all-MiniLM-L6-v2)."""
+    enc = pipe.encoder
+
+    @lru_cache(maxsize=1024)
+    def vector(term: str) -> np.ndarray:  # a (dim,) float32 unit vector
+        return enc.encode_queries([term])[0]
+
+    def similar(a: str, b: str) -> float:
+        return 1.0 if same_class(a, b) else float(vector(a.lower()) @ vector(b.lower()))
+
+    return similar
+
+
+def resolve_turn(pipe: Pipeline, conv: Conversation, question: str) -> Resolution:
+    """``question`` read with ``conv``'s earlier turns; ``drew_on`` as turn numbers (from 1)."""
+    earlier = [t.standalone for t in conv.turns]
+    res = resolve(question, earlier, similarity(pipe), min_similarity=pipe.settings.conversation.min_similarity)
+    res.drew_on = [conv.turns[i].n for i in res.drew_on]
+    return res
+
+
+def ask_turn(pipe: Pipeline, store: ConversationStore, conv: Conversation, question: str, filters: Filters,
+             ask: Callable[[str], Answer] | None = None,
+             log: Callable[[Answer], str | None] | None = None) -> tuple[Answer, str | None]:
+    """Answer ``question`` as the next turn of ``conv``: resolved (:func:`resolve_turn`), answered by ``ask``
+    (default ``pipe.ask(standalone, filters)``; the service passes its cached ask), annotated (``question`` as
+    typed, ``standalone_question``, ``conversation_id``, ``conversation_turns``), logged by ``log`` (returns the
+    query id) and kept in ``store``. Returns the answer and its query id. ``filters`` must carry ``conv``'s
+    patient scope (the caller opened ``conv`` with it: :meth:`ConversationStore.open`)."""
+    res = resolve_turn(pipe, conv, question)
+    answer = (ask or (lambda q: pipe.ask(q, filters)))(res.standalone)
+    answer.question = question
+    answer.standalone_question = res.standalone
+    answer.conversation_id = conv.conversation_id
+    answer.conversation_turns = list(res.drew_on)
+    query_id = log(answer) if log is not None else None
+    store.add(conv, question, res.standalone, res.kind, list(res.drew_on), query_id, answer.refused)
+    return answer, query_id

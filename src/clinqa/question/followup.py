@@ -1,0 +1,269 @@
+"""A follow-up question read with the conversation before it, into a standalone question (issue 40).
+
+Clinicians ask in threads: "apixaban dose for AF, CrCl 50?" then "and if CrCl is 20?", "what about dialysis?",
+"max dose?". Each follow-up is rewritten here into a question that can be searched and answered alone, with no
+language model (the "condense question" step of chat RAG, done by rules over what the question package
+already reads). :func:`resolve` takes the follow-up and the standalone form of the turn before it and returns a
+:class:`Resolution`:
+
+``switch``
+    The follow-up announces a new topic ("unrelated - ...", "diff q: ...", "quick one - ...") or stands on
+    its own: no connective ("and", "what about", "what if"), no pronoun that points back ("it", "he", "them"),
+    and at least four content words. It is searched as typed (less the announcement): a new topic never
+    inherits the old one.
+``slot``
+    Everything it says is a slot of the earlier question, which it changes there: a named value ("CrCl 45"
+    for "CrCl 28", "Wells 6", "K 4.2"; a bare value of the same unit, "22%" for "12%", or "6" when the earlier
+    question gives one value), a population or age ("in pregnancy", "a 12 yo", "kids" replace "67F",
+    "children", ...), a time relative to a procedure ("after" for "before"), a route ("via ETT" for "IV"), a
+    severity or a setting ("severe", "inpatient"), dialysis, or another drug or condition (:attr:`Resolution
+    .replaced`: the earlier term it is most like, by the caller's ``similar``, "tenecteplase" for
+    "alteplase"). The earlier question is rewritten with the new values: "67F, AF, CrCl 45 - dabigatran
+    dose?"; the value replaced is gone from it.
+``frame``
+    It asks something new about the same topic ("max dose?", "when can I stop it?", "does it apply to
+    pregnant women?"): its own words, then the earlier question's topic (its content words less the words that
+    frame what was asked: "dose", "target", "which" ...), "when can I stop it (CAP, MRSA risk, vanc)?"; with
+    the slot changes above made to the topic.
+
+A first question (no earlier turn) is ``first`` and unchanged. The rules read words and numbers only; the
+caller supplies ``similar(a, b) -> float`` (e.g. the encoder's cosine) for choosing which earlier drug or
+condition a new one replaces, and ``topic_terms(text)`` (e.g. the key terms read with the corpus vocabulary)
+for which words of a follow-up name a topic.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from clinqa.question.terms import POPULATION_WORDS
+from clinqa.text.stopwords import QUESTION_STOP_WORDS
+
+#: an announced change of topic at the start of a follow-up, up to its separator
+TOPIC_SWITCH = re.compile(
+    r"^\s*(?:ok(?:ay)?[,\s]+|so[,\s]+)?(?:(?:totally|completely|a)\s+)?"
+    r"(?:unrelated|different|diff|separate|new|another|other|switching|change of|quick)\s*"
+    r"(?:q|qs|question|topic|thing|subject|one|case|patient|pt)?\s*(?:[-:–—,]\s*|\s+-\s+)", re.IGNORECASE)
+#: a leading connective that makes a follow-up lean on what came before ("and if", "what about", "so")
+CONNECTIVE = re.compile(
+    r"^\s*(?:(?:ok(?:ay)?|so|and|but|also|then|plus|what about|how about|and what about|what if|and if|if|"
+    r"same for|same but|same q for)\b[\s,]*)+", re.IGNORECASE)
+#: a leading preposition: the follow-up is a slot of the earlier question ("in pregnancy?", "via ETT?")
+LEADING_PREPOSITION = re.compile(r"^\s*(?:in|for|on|with|without|after|before|during|via|at|by|under|over)\b",
+                                 re.IGNORECASE)
+#: words that point back to something of the earlier turn
+ANAPHORA = re.compile(r"\b(?:it|its|it's|they|them|their|theirs|this|that|these|those|he|she|him|her|his|hers|"
+                      r"he's|she's|they're|the same|the drug|the dose|the patient|the pt)\b", re.IGNORECASE)
+#: words that frame what was asked rather than name the topic ("dose", "target", "which", "should")
+FRAME_WORDS = frozenset("""
+what which who whom whose when where why how much many long often is are was were be been do does did can could
+should would will may might must need needs needed use used using give given start starting started stop stopping
+dose doses dosing dosage regimen target targets goal threshold cutoff cut-off level next step steps plan management
+manage treat treatment first-line line choice option options preferred recommended recommendation ok okay safe
+max maximum min minimum initial starting maintenance loading duration interval frequency route best pt patient
+patients yes no please tell me know q quick question
+""".split())
+#: times relative to a procedure or dose, each replacing the others ("after" for "before")
+TIMING = ("before", "after", "during", "pre", "post", "prior to")
+#: routes, each replacing the others
+ROUTES = {"iv": "IV", "intravenous": "IV", "intravenously": "IV", "po": "oral", "oral": "oral", "orally": "oral",
+          "im": "IM", "intramuscular": "IM", "sc": "SC", "subcut": "SC", "subcutaneous": "SC", "ett": "endotracheal",
+          "et": "endotracheal", "endotracheal": "endotracheal", "intranasal": "intranasal", "in": ""}
+SEVERITY = ("mild", "moderate", "severe", "non-severe", "critical")
+SETTING = ("inpatient", "outpatient", "icu", "ward", "ed", "community", "hospital", "home")
+DIALYSIS = re.compile(r"\b(?:haemo|hemo|peritoneal )?dialysis\b|\bhd\b|\bcapd\b|\besrd\b|\besrf\b", re.IGNORECASE)
+#: an age, with sex or not: "67F", "a 12 yo", "9 year old", "70yo man", "35F"
+AGE = re.compile(r"\b(?:a\s+)?\d{1,3}\s?(?:-?\s?(?:year|yr|y)s?[- ]?old|yo|y/o|yrs?|[mf])\b(?:\s+(?:man|woman|male|"
+                 r"female|boy|girl|child|kid|pt|patient))?", re.IGNORECASE)
+#: a named value: "CrCl 45", "K+ 3.1", "Wells 3.5", "eGFR 25", "NEWS2 of 7", "score of 3", "INR = 5"
+NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=)|\s*[=:])?\s*(\d+(?:\.\d+)?)(?!\d)"
+                         r"(\s*(?:%|mg/dl|mmol/l|mmhg|ml/min|kg|mg|units?|iu)(?![a-z]))?", re.IGNORECASE)
+#: a value with its unit alone: "22%", "95kg", "< 250"
+UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(\d+(?:\.\d+)?)\s*(%|kg|mg/dl|mmol/l|mmhg|ml/min|mg|wks?|weeks?)"
+                        r"(?![a-z])", re.IGNORECASE)
+BARE_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]|\.\d)")
+_WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")
+
+
+@dataclass
+class Resolution:
+    """How a follow-up was read: ``standalone`` (the question searched and answered), ``kind`` (``first``,
+    ``switch``, ``slot`` or ``frame``; module docstring), ``drew_on`` (indices of the earlier turns it used;
+    empty for ``first`` and ``switch``) and ``replaced`` (``(earlier text, new text)`` per slot changed)."""
+
+    standalone: str
+    kind: str
+    drew_on: list[int] = field(default_factory=list)
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready dict."""
+        return {"standalone_question": self.standalone, "kind": self.kind, "drew_on": list(self.drew_on),
+                "replaced": [list(r) for r in self.replaced]}
+
+
+def _content(text: str) -> list[str]:
+    return [w for w in _WORD.findall(text) if w.lower() not in QUESTION_STOP_WORDS]
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s+([?,.;:])", r"\1", " ".join(text.split()))
+    text = re.sub(r"([,;:-])\s*([,;:-])+", r"\1", text)
+    return text.strip(" ,;:-")
+
+
+def _question(text: str) -> str:
+    text = _tidy(text).rstrip("?. ")
+    return text + "?" if text else text
+
+
+def is_switch(follow_up: str) -> bool:
+    """Does ``follow_up`` announce a new topic ("unrelated - ...", "diff q: ...", "quick one - ...")?"""
+    return TOPIC_SWITCH.match(follow_up) is not None
+
+
+def leans_back(follow_up: str) -> bool:
+    """Does ``follow_up`` lean on an earlier turn: a leading connective or preposition, a pronoun that points
+    back, or fewer than four content words?"""
+    return bool(CONNECTIVE.match(follow_up) or LEADING_PREPOSITION.match(follow_up)
+                or ANAPHORA.search(follow_up) or len(_content(follow_up)) < 4)
+
+
+#: population words of a question, besides :data:`clinqa.question.terms.POPULATION_WORDS` (adults are the default
+#: population of most passages, so the key terms leave them out; a follow-up about children replaces them)
+ADULTS = frozenset({"adult", "adults", "men", "women", "man", "woman", "elderly", "older"})
+#: population words that are organs or renal states, read as their own slots (dialysis) or as topic
+_NOT_POPULATION = frozenset({"dialysis", "haemodialysis", "hemodialysis", "esrd", "kidney", "kidneys", "renal",
+                             "liver", "hepatic", "cancer", "cancers", "malignancy", "oncology"})
+
+
+def _population_words(text: str) -> list[str]:
+    """The population words of ``text`` in order, lower case ("pregnancy", "kids", "adults")."""
+    return [w for w in re.findall(r"[a-z][a-z-]*", text.lower())
+            if (w in POPULATION_WORDS or w in ADULTS) and w not in _NOT_POPULATION]
+
+
+def _replace_once(text: str, old: str, new: str) -> str:
+    i = text.lower().find(old.lower())
+    return text if i < 0 else text[:i] + new + text[i + len(old):]
+
+
+def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], float] | None = None,
+            topic_terms: Callable[[str], list[str]] | None = None, min_similarity: float = 0.5) -> Resolution:
+    """The standalone form of ``follow_up`` after the turns whose standalone forms are ``earlier`` (oldest
+    first); see the module docstring. ``similar(a, b)``: how alike two terms are (0-1; None: only an exact
+    class match counts, so a new drug is added, not swapped); ``topic_terms(text)``: the words of ``text``
+    that name a topic (None: its content words less :data:`FRAME_WORDS`); ``min_similarity``: the least
+    similarity at which a new term replaces an earlier one. Pure; never raises for any strings."""
+    if not earlier:
+        return Resolution(follow_up, "first")
+    if (m := TOPIC_SWITCH.match(follow_up)) is not None:
+        return Resolution(follow_up[m.end():].strip() or follow_up, "switch")
+    if not leans_back(follow_up):
+        return Resolution(follow_up, "switch")
+    base = earlier[-1]
+    at = len(earlier) - 1
+    rest = CONNECTIVE.sub("", follow_up).strip()
+    new = base
+    replaced: list[tuple[str, str]] = []
+    used: list[str] = []  # spans of the follow-up read as slots
+
+    def swap(old: str, repl: str) -> None:
+        nonlocal new
+        new = _replace_once(new, old, repl)
+        replaced.append((old, repl))
+
+    # 1. named values: "CrCl 45" replaces "CrCl 28"; a bare value of the same unit, or the one value there is
+    base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2)) for m in NAMED_VALUE.finditer(base)
+                  if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
+    for m in NAMED_VALUE.finditer(rest):
+        name = m.group(1).lower().rstrip("+")
+        if name in QUESTION_STOP_WORDS or AGE.fullmatch(m.group(0).strip()):
+            continue
+        value = f"{m.group(1)} {m.group(2)}{(m.group(3) or '').strip()}"  # "CrCl 45", not "CrCl was 45"
+        hit = next((b for b in base_named if b[0] == name), None)
+        if hit is not None:
+            swap(hit[1], value)
+        else:  # a value the earlier question did not give: added to it ("... with CrCl 25")
+            new = f"{new.rstrip('?. ')} with {value}"
+            replaced.append(("", value))
+        used.append(m.group(0))
+    for m in UNIT_VALUE.finditer(rest):
+        if any(m.group(0) in u for u in used):
+            continue
+        unit = m.group(3).lower()
+        olds = [b for b in UNIT_VALUE.finditer(new) if b.group(3).lower() == unit]
+        if len(olds) == 1:
+            swap(olds[0].group(0), m.group(0).strip())
+            used.append(m.group(0))
+    bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in used)
+            and not AGE.search(rest[max(0, m.start() - 2):m.end() + 10])]
+    if len(bare) == 1 and len(base_named) == 1 and not used:
+        old = base_named[0][1]
+        swap(old, old[: old.rfind(base_named[0][2])] + bare[0].group(0))
+        used.append(bare[0].group(0))
+    # 2. age and population: the follow-up's replace the earlier ones
+    ages = [m.group(0) for m in AGE.finditer(rest)]
+    pops = _population_words(rest)
+    if ages or pops:
+        for m in list(AGE.finditer(new)):
+            swap(m.group(0), "")
+        for w in _population_words(new):
+            if w not in pops:
+                new = re.sub(r"\b(?:in\s+|for\s+)?" + re.escape(w) + r"\b", "", new, count=1, flags=re.IGNORECASE)
+                replaced.append((w, ""))
+        phrase = " ".join(ages + [w for w in pops if not any(w in a.lower() for a in ages)])
+        new = f"{new.rstrip('?. ')} in {phrase}"
+        replaced.append(("", phrase))
+        used += ages + pops
+    # 3. a time, route, severity or setting of the same kind replaces the earlier one
+    low_rest = rest.lower()
+    for group in (TIMING, SEVERITY, SETTING):
+        mine = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", low_rest)]
+        if mine:
+            theirs = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", new.lower()) and w not in mine]
+            for w in theirs:
+                swap(re.search(r"\b" + re.escape(w) + r"\b", new, re.IGNORECASE).group(0), mine[0])  # type: ignore[union-attr]
+            if not theirs:
+                new = f"{new.rstrip('?. ')} {mine[0]}"
+            used += mine
+    routes = [ROUTES[w] for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
+    if routes:
+        theirs = [w for w in re.findall(r"[A-Za-z]+", new) if ROUTES.get(w.lower()) and ROUTES[w.lower()] != routes[0]]
+        for w in theirs[:1]:
+            swap(w, routes[0])
+        if not theirs:
+            new = f"{new.rstrip('?. ')} {routes[0]}"
+        used += [w for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
+    if DIALYSIS.search(rest) and not DIALYSIS.search(new):
+        new = f"{new.rstrip('?. ')} on {DIALYSIS.search(rest).group(0)}"  # type: ignore[union-attr]
+        used.append(DIALYSIS.search(rest).group(0))  # type: ignore[union-attr]
+    # 4. another drug or condition replaces the earlier one most like it
+    terms = topic_terms or (lambda t: [w for w in _content(t) if w.lower() not in FRAME_WORDS])
+    spent = " ".join(used).lower()
+    fresh = [t for t in terms(rest) if t.lower() not in new.lower() and t.lower() not in spent
+             and not BARE_NUMBER.fullmatch(t) and t.lower() not in POPULATION_WORDS]
+    olds = [t for t in terms(new) if t.lower() not in spent]
+    for t in fresh:
+        scored = [(similar(t, o) if similar else 0.0, o) for o in olds if o.lower() != t.lower()]
+        best = max(scored, default=(0.0, ""))
+        if best[1] and best[0] >= min_similarity:
+            swap(best[1], t)
+            olds.remove(best[1])
+            used.append(t)
+    # what is left of the follow-up, once its slots are read, frames a new question about the same topic
+    left = rest
+    for u in sorted(used, key=len, reverse=True):
+        left = re.sub(re.escape(u), " ", left, flags=re.IGNORECASE)
+    left_words = [w for w in _content(left) if not ANAPHORA.fullmatch(w) and not LEADING_PREPOSITION.fullmatch(w)
+                  and w.lower() not in ("if", "what", "about", "and", "so", "ok", "s", "was", "is", "it's")]
+    if not left_words:
+        return Resolution(_question(new), "slot", [at], replaced)
+    topic = [w for w in _content(new) if w.lower() not in FRAME_WORDS and not ANAPHORA.fullmatch(w)
+             and w.lower() not in {x.lower() for x in _content(rest)}
+             and not re.fullmatch(r"[\d.,/%<>=+-]+|\d+[a-z]{1,2}", w, re.IGNORECASE)]  # "150", "5y": slots
+    frame = _tidy(rest).rstrip("?. ")
+    return Resolution(_question(f"{frame} ({', '.join(dict.fromkeys(topic))})" if topic else frame), "frame", [at],
+                      replaced)

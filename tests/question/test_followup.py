@@ -1,0 +1,96 @@
+"""Reading a follow-up with the turn before it (issue 40): each rule with hand-written turns (not the
+conversation set's)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from clinqa.logs.conversations import ConversationStore, ScopeChanged
+from clinqa.question.followup import is_switch, leans_back, resolve
+from clinqa.retrieval.synonyms import classes_of, same_class
+
+
+def test_a_first_question_and_an_announced_switch_stand_alone() -> None:
+    assert resolve("apixaban dose for AF?", []).kind == "first"
+    r = resolve("unrelated - rivaroxaban dose for DVT?", ["apixaban dose for AF with CrCl 50?"])
+    assert (r.standalone, r.kind, r.drew_on) == ("rivaroxaban dose for DVT?", "switch", [])
+    assert is_switch("diff q: CURB-65 of 3?") and is_switch("quick one - KDIGO AKI stages?")
+    assert not is_switch("different doses for children?")  # no separator: not an announcement
+
+
+def test_a_full_question_without_a_link_back_is_a_new_topic() -> None:
+    r = resolve("What vasopressin dose is used in septic shock?", ["apixaban dose for AF?"])
+    assert (r.standalone, r.kind) == ("What vasopressin dose is used in septic shock?", "switch")
+    assert leans_back("and in pregnancy?") and leans_back("when can I stop it?") and leans_back("max dose?")
+    assert not leans_back("What vasopressin dose is used in septic shock?")
+
+
+def test_a_named_value_replaces_the_earlier_one() -> None:
+    r = resolve("and if CrCl is 20?", ["apixaban dose for AF with CrCl 50?"])
+    assert (r.standalone, r.kind, r.drew_on) == ("apixaban dose for AF with CrCl 20?", "slot", [0])
+    assert "CrCl 50" not in r.standalone and r.replaced == [("CrCl 50", "CrCl 20")]
+    # a value of the same unit; a bare number when the earlier question gives one value
+    assert resolve("and 25%?", ["10y ASCVD risk 8% - statin?"]).standalone == "10y ASCVD risk 25% - statin?"
+    assert resolve("and if it's 7?", ["Wells 2 for DVT, next test?"]).standalone == "Wells 7 for DVT, next test?"
+    # a value the earlier question did not give is added to it
+    assert resolve("eGFR 25?", ["metformin dose in diabetes?"]).standalone == "metformin dose in diabetes with eGFR 25?"
+
+
+def test_a_population_or_age_replaces_the_earlier_one() -> None:
+    r = resolve("what about in pregnancy?", ["first-line antihypertensive in adults?"])
+    assert r.kind == "slot" and r.standalone == "first-line antihypertensive in pregnancy?"
+    r = resolve("and a 9 yo?", ["72M, CAP, which antibiotic?"])
+    assert "72M" not in r.standalone and r.standalone.endswith("in a 9 yo?")
+
+
+def test_a_time_route_or_dialysis_is_a_slot() -> None:
+    assert resolve("and after?", ["BP target before thrombolysis?"]).standalone == "BP target after thrombolysis?"
+    assert resolve("via ETT?", ["IV epinephrine dose in neonates?"]).standalone == \
+        "endotracheal epinephrine dose in neonates?"
+    assert resolve("what if he's on dialysis?", ["colchicine dose for gout?"]).standalone == \
+        "colchicine dose for gout on dialysis?"
+
+
+def test_another_drug_replaces_the_most_similar_earlier_term() -> None:
+    def similar(a: str, b: str) -> float:
+        return 1.0 if same_class(a, b) else 0.0
+
+    r = resolve("and carvedilol?", ["bisoprolol target dose in HFrEF?"], similar)
+    assert (r.standalone, r.kind) == ("carvedilol target dose in HFrEF?", "slot")
+    assert classes_of("carvedilol") == {"beta blocker"} and same_class("rivaroxaban", "apixaban")
+    assert not same_class("apixaban", "apixaban")
+    # nothing alike enough: not swapped, the follow-up frames a question about the earlier topic instead
+    r = resolve("and albumin?", ["ceftriaxone dose for SBP in cirrhosis?"], similar)
+    assert r.kind == "frame" and "ceftriaxone" in r.standalone and r.standalone.startswith("albumin")
+
+
+def test_a_new_question_about_the_same_topic_carries_the_topic_not_the_frame() -> None:
+    r = resolve("when can I stop it?", ["CAP with MRSA risk - vancomycin dose?"])
+    assert r.kind == "frame" and r.standalone == "when can I stop it (CAP, MRSA, risk, vancomycin)?"
+    assert "dose" not in r.standalone  # the earlier frame word is not carried: the question is when, not how much
+
+
+def test_never_raises_on_odd_input() -> None:
+    for q in ("", "?", "and", "and ???", "10", "it", "/sources 1"):
+        assert isinstance(resolve(q, ["x?"]).standalone, str)
+
+
+def test_the_conversation_store_keeps_scope_owner_turns_and_expiry(tmp_path: Path) -> None:
+    store = ConversationStore(tmp_path / "c.sqlite", expire_days=30, max_turns=3)
+    conv = store.open("ward", "alice", None)
+    assert conv is not None and conv.turns == []
+    store.add(conv, "apixaban dose?", "apixaban dose?", "first", [], "q1", False)
+    store.add(conv, "and CrCl 20?", "apixaban dose with CrCl 20?", "slot", [1], "q2", False)
+    again = store.open("ward", "alice", None)
+    assert [t.n for t in again.turns] == [1, 2] and again.turns[1].drew_on == [1]
+    assert store.get(conv.conversation_id, "alice").name == "ward"
+    assert store.get("ward", "bob") is None and store.get(conv.conversation_id, "bob") is None  # another owner
+    with pytest.raises(ScopeChanged, match="scoped to the reference documents"):
+        store.open("ward", "alice", "P1")
+    for i in range(3):
+        store.add(again, f"q{i}", f"q{i}", "switch", [], None, False)
+    assert [t.n for t in store.get("ward", "alice").turns] == [3, 4, 5]  # max_turns
+    assert store.expire(30, now=datetime.now(UTC) + timedelta(days=31)) == 1 and store.get("ward", "alice") is None
