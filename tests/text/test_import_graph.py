@@ -104,3 +104,20 @@ def test_ingest_needs_nothing_of_the_answer_package() -> None:
             seen.add(m)
             todo.extend(graph.get(m, ()))
     assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []
+
+
+def test_the_question_is_read_below_the_answer_package() -> None:
+    """Issue 39: the question is read in :mod:`clinqa.question` (repair, time, asks, terms, profile, follow-ups),
+    which needs nothing of :mod:`clinqa.answer`, however indirectly: the answer package reads what it reads."""
+    graph = import_graph()
+    roots = [m for m in graph if m == "clinqa.question" or m.startswith("clinqa.question.")]
+    assert {"clinqa.question.terms", "clinqa.question.asks", "clinqa.question.profile", "clinqa.question.repair",
+            "clinqa.question.time", "clinqa.question.followup"} <= set(roots)
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from clinqa.question.terms import POPULATION_WORDS
+from clinqa.question.terms import POPULATION_WORDS, default_rarity
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.quantities import unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
@@ -108,8 +108,6 @@ def condition_words(question: str, max_zipf: float | None = None) -> set[str]:
     """The question's words rare in general English (wordfreq Zipf < ``max_zipf``; None:
     ``answer.rarity.condition_below``) that may name a condition, lower case: "hypertension" in "What blood
     pressure target is recommended in hypertension?"."""
-    from clinqa.answer.answerability import default_rarity
-
     max_zipf = default_rarity().condition_below if max_zipf is None else max_zipf
     return {w for w in words_of(question.lower())
             if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}

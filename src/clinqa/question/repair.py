@@ -38,9 +38,9 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
     Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
     corpus lacks the word as typed and has the spelled form or each of its parts). ``vocab``: the
     corpus vocabulary (for a patient-scoped query, plus that patient's own notes)."""
-    from clinqa.answer.answerability import zipf
     from clinqa.question.terms import default_rarity, fold
     from clinqa.retrieval.synonyms import names_a_class_member
+    from clinqa.text.zipf import zipf
 
     below = default_rarity().repair_below if below is None else below
 
