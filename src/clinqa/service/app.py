@@ -20,6 +20,8 @@ are ``{"detail": message}``):
                             out of scope or logged under another key, 409 query log disabled,
                             422 invalid
 ``GET /queries/{id}``       the logged query with its feedback; 404 / 403 / 409 as /feedback
+``GET /conversations/{id}`` a conversation of this key with its turns; 404 unknown, expired or
+                            another key's (never told apart), 403 its patient out of scope
 ==========================  =====================================================================
 
 Scope: a key reads notes only of the patients it lists (``["*"]``: all). Questions and searches
@@ -30,6 +32,14 @@ decided from the id before the store is asked: an out-of-scope note id is 403 wh
 note exists (404 would tell which notes exist); 404 only for ids the key could read if they existed.
 ``/stats`` counts only what the key may see. With keys configured, a logged query (``/queries``,
 ``/feedback``) is readable and ratable only with the key it was asked with.
+
+Conversations (issue 40): ``POST /ask`` with ``conversation: true`` starts one, with ``conversation_id``
+continues it; the follow-up is read with the turn before it into a standalone question
+(:func:`clinqa.conversation.ask_turn`), which goes through the same cached, logged ask as a plain
+question. A conversation belongs to the key that started it (its name; :data:`ANONYMOUS_OWNER` when no
+keys are configured, so then every caller shares them) and to the patient scope it started with: another
+key gets 404 for it, exactly as for an unknown id, and a follow-up with another ``patient_id`` (or none)
+is 409 (as :class:`clinqa.logs.conversations.ScopeChanged` in the CLI), after the usual 403 for a patient out of scope.
 
 Concurrency: one :class:`clinqa.pipeline.Pipeline` per process, built when the app is created
 and warmed up (encoder, store) at start-up. FastAPI runs the sync routes in its thread pool;
@@ -69,9 +79,10 @@ from fastapi.responses import HTMLResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
-from clinqa.answer.types import citation_url
+from clinqa.answer.types import Answer, citation_url
 from clinqa.cache import CacheUnavailable, build_cache, cached_ask
 from clinqa.errors import ClinqaError, ConfigError
+from clinqa.logs.conversations import Conversation, ConversationStore
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval import Filters
@@ -82,6 +93,7 @@ from clinqa.service.models import (
     AskResponse,
     ChunkResponse,
     ChunkText,
+    ConversationRecord,
     DocumentDetail,
     DocumentList,
     DocumentSummary,
@@ -104,6 +116,8 @@ HERE = Path(__file__).resolve().parent
 logger = logging.getLogger(__name__)
 #: header the web page sends so its questions are logged with source "web"
 CLIENT_HEADER = "X-Clinqa-Client"
+#: the owner of the conversations asked without an API key (no keys configured: every caller is this one)
+ANONYMOUS_OWNER = "anonymous"
 #: environment variables read by :func:`app_from_env` (set by ``clinqa serve``)
 ENV_SETTINGS = "CLINQA_SETTINGS_JSON"
 ENV_CONFIG = "CLINQA_CONFIG"
@@ -405,6 +419,8 @@ class Service:
         self._examples: tuple[int, list[dict[str, Any]]] | None = None  # (corpus version, examples)
         self._examples_lock = threading.Lock()
         self.log = QueryLog.for_pipeline(self.pipe)
+        self._conversations: ConversationStore | None = None
+        self._conversations_lock = threading.Lock()
         try:
             self.cache = build_cache(self.pipe.settings)
         except CacheUnavailable as exc:
@@ -422,6 +438,30 @@ class Service:
         if self.log is None:
             raise HTTPException(409, "the query log is disabled (log.enabled: false): no query ids, no feedback")
         return self.log
+
+    @property
+    def conversations(self) -> ConversationStore:
+        """The conversations of the data directory (:func:`clinqa.conversation.conversation_store`), opened on
+        first use (old ones expire then, and again whenever a conversation starts)."""
+        with self._conversations_lock:
+            if self._conversations is None:
+                from clinqa.conversation import conversation_store
+
+                self._conversations = conversation_store(self.pipe)
+            return self._conversations
+
+    @staticmethod
+    def owner(who: Principal) -> str:
+        """Whose conversations ``who`` reads and continues: the key's name, or :data:`ANONYMOUS_OWNER`."""
+        return who.name if who.name is not None else ANONYMOUS_OWNER
+
+    def conversation(self, conversation_id: str, who: Principal) -> Conversation:
+        """``who``'s conversation ``conversation_id`` (by id, never by a CLI conversation's name); 404 when it
+        is unknown, expired or another key's (the same answer for all three)."""
+        conv = self.conversations.get(conversation_id, self.owner(who))
+        if conv is None or conv.conversation_id != conversation_id:
+            raise HTTPException(404, f"no conversation {conversation_id!r}")
+        return conv
 
     def require_store(self) -> None:
         """HTTP 409 when nothing has been ingested."""
@@ -642,27 +682,67 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         key (questions without a patient never see notes); computed once per store version."""
         return {"examples": svc.examples()}  # ``who``: the key is checked (401), no note is ever an example
 
-    @app.post("/ask", response_model=AskResponse, tags=["answers"], responses=_errors(400, 401, 403, 409, 413, 422))
+    @app.post("/ask", response_model=AskResponse, tags=["answers"],
+              responses=_errors(400, 401, 403, 404, 409, 413, 422))
     def ask(req: AskRequest, request: Request, who: Principal = auth) -> dict[str, Any]:
         """Answer ``question`` from the ingested documents with numbered citations, or refuse and
         say why (``refused``, ``reason``, ``related_topics``).
 
-        403 when ``patient_id`` is outside the key's scope; 409 when the store is empty; 422 for a
-        question longer than ``service.max_question_chars`` or ``since`` after ``until``. Logged
-        in the query log (``query_id``) and served from the answer cache when possible."""
+        ``conversation: true`` starts a conversation, ``conversation_id`` continues one: the question
+        is read with the turn before it into ``standalone_question``, which is answered (cached and
+        logged as any question); ``conversation_turns`` lists the turns it drew on.
+
+        403 when ``patient_id`` is outside the key's scope; 404 when ``conversation_id`` is unknown,
+        expired or another key's; 409 when the store is empty, or when ``patient_id`` is not the
+        conversation's patient scope; 422 for a question longer than ``service.max_question_chars``,
+        ``since`` after ``until``, or both ``conversation`` and ``conversation_id``. Logged in the
+        query log (``query_id``) and served from the answer cache when possible."""
         svc.check_length(req.question, "question")
         who.require_patient(req.patient_id)
+        conv = None
+        if req.conversation_id is not None:
+            conv = svc.conversation(req.conversation_id, who)
+            if conv.patient_id != req.patient_id:
+                where = f"patient {conv.patient_id}" if conv.patient_id else "no patient (documents of no patient only)"
+                raise HTTPException(409, f"conversation {conv.conversation_id!r} is scoped to {where}: a follow-up "
+                                         "must send the same patient_id and cannot change the patient scope (start "
+                                         "a new conversation)")
         svc.require_store()
         filters = pipe.filters(patient_id=req.patient_id, since=req.since, until=req.until, sources=req.sources)
-        with svc.lock:
-            answer, hit = cached_ask(pipe, svc.cache, req.question, filters, closed=req.closed)
-            logged = {"config_hash": pipe.config_hash(), "model_id": model_id_of(pipe),
-                      "corpus_version": pipe.corpus_version()}
-        query_id = None
-        if svc.log is not None:
-            source = "web" if request.headers.get(CLIENT_HEADER, "").lower() == "web" else "api"
-            query_id = svc.log.record(answer, **logged, source=source, api_key=who.name, cache_hit=hit)
-        return {"query_id": query_id, "cache_hit": hit, **_plain(answer.to_dict())}
+        source = "web" if request.headers.get(CLIENT_HEADER, "").lower() == "web" else "api"
+        hits: list[bool] = []
+
+        def cached(question: str) -> Answer:
+            answer, hit = cached_ask(pipe, svc.cache, question, filters, closed=req.closed)
+            hits.append(hit)
+            return answer
+
+        def log(answer: Answer) -> str | None:
+            if svc.log is None:
+                return None
+            return svc.log.record(answer, config_hash=pipe.config_hash(), model_id=model_id_of(pipe),
+                                  corpus_version=pipe.corpus_version(), source=source, api_key=who.name,
+                                  cache_hit=hits[-1])
+
+        if not req.conversation and conv is None:
+            with svc.lock:
+                answer = cached(req.question)
+                logged = {"config_hash": pipe.config_hash(), "model_id": model_id_of(pipe),
+                          "corpus_version": pipe.corpus_version()}
+            query_id = None
+            if svc.log is not None:
+                query_id = svc.log.record(answer, **logged, source=source, api_key=who.name, cache_hit=hits[-1])
+            return {"query_id": query_id, "cache_hit": hits[-1], **_plain(answer.to_dict())}
+
+        from clinqa.conversation import ask_turn
+
+        store = svc.conversations
+        if conv is None:
+            store.expire(pipe.settings.conversation.expire_days)
+            conv = store.start(svc.owner(who), req.patient_id)
+        with svc.lock:  # the follow-up is read with the encoder too
+            answer, query_id = ask_turn(pipe, store, conv, req.question, filters, ask=cached, log=log)
+        return {"query_id": query_id, "cache_hit": hits[-1], **_plain(answer.to_dict())}
 
     @app.post("/search", response_model=SearchResponse, tags=["answers"],
               responses=_errors(400, 401, 403, 409, 413, 422))
@@ -785,6 +865,18 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
             raise HTTPException(422, str(exc)) from None
         rec = log.get(req.query_id) or {}
         return {"query_id": req.query_id, "feedback": _plain(rec.get("feedback") or [])}
+
+    @app.get("/conversations/{conversation_id}", response_model=ConversationRecord, tags=["answers"],
+             responses=_errors(401, 403, 404))
+    def conversation(conversation_id: str, who: Principal = auth) -> dict[str, Any]:
+        """A conversation this key started (``POST /ask`` with ``conversation: true``) with its turns,
+        oldest first: each the question as typed, the standalone question answered, how it was read,
+        the turns it drew on, its query id and whether it was refused. 404 when it is unknown, expired
+        or another key's (never told apart); 403 when its patient is no longer in the key's scope."""
+        conv = svc.conversation(conversation_id, who)
+        who.require_patient(conv.patient_id)
+        d = conv.to_dict()
+        return {k: d[k] for k in ("conversation_id", "patient_id", "created", "updated", "turns")}
 
     @app.get("/queries/{query_id}", response_model=QueryRecord, tags=["feedback"],
              responses=_errors(401, 403, 404, 409))

@@ -65,8 +65,25 @@ class AskRequest(_Filtered):
     question: str = Field(..., description="The question; at most service.max_question_chars "
                           "characters (default 2000), else 422; empty or only whitespace: 422.")
     closed: bool = Field(False, description="Generated answers only: ask the model for a leading Yes/No/Maybe.")
+    conversation_id: str | None = Field(None, min_length=1, max_length=100, description="Continue this "
+                                        "conversation (the conversation_id of an earlier answer): the question is "
+                                        "read as a follow-up of its last turn and answered as the standalone "
+                                        "question it resolves to. 404 when the conversation is unknown, expired "
+                                        "or another API key's; 409 when patient_id is not the conversation's "
+                                        "(a follow-up never changes the patient scope).")
+    conversation: bool = Field(False, description="Start a new conversation with this question (its "
+                                                  "conversation_id comes back in the answer); the patient scope "
+                                                  "of this request is the conversation's for good. Not together "
+                                                  "with conversation_id. A plain ask (neither) keeps no "
+                                                  "conversation.")
 
     _question_not_blank = field_validator("question")(_not_blank)
+
+    @model_validator(mode="after")
+    def _one_conversation_field(self) -> AskRequest:
+        if self.conversation and self.conversation_id is not None:
+            raise ValueError("give conversation_id (continue) or conversation: true (start), not both")
+        return self
 
 
 class SearchRequest(_Filtered):
@@ -184,7 +201,16 @@ def _ask_fields() -> dict[str, tuple[Any, FieldInfo]]:
         "identifiers": "Generated answers: patient identifiers found by the screen, with whether each was "
                        "redacted.",
         "query_expansion": "Phrases of the question found in the synonym table -> the terms added to the BM25 "
-                           "query; the question stays as typed."})
+                           "query; the question stays as typed.",
+        "question": "The question as typed (in a conversation: the follow-up, see standalone_question).",
+        "standalone_question": "In a conversation: the question that was searched and answered, the follow-up "
+                               "read with the turn before it ('and 8 weeks?' -> 'Can the cough persist for 8 "
+                               "weeks after acute bronchitis?'); the question itself for a first turn or a new "
+                               "topic. Empty for a plain ask.",
+        "conversation_id": "The conversation this answer is a turn of (send it back as conversation_id to ask a "
+                           "follow-up; GET /conversations/{id} reads the thread). Empty for a plain ask.",
+        "conversation_turns": "In a conversation: the numbers (from 1) of the earlier turns the standalone "
+                              "question drew on; empty for a first turn, a new topic or a plain ask."})
     moved = {k: answer.pop(k) for k in ("related", "missing_terms")}
     ordered: dict[str, tuple[Any, FieldInfo]] = {
         "query_id": (str | None, Field(..., description="Id in the query log (for POST /feedback and GET "
@@ -422,3 +448,30 @@ class ErrorResponse(BaseModel):
     """Every error: ``{"detail": message}`` (422 validation errors: a list of problems)."""
 
     detail: str | list[Any]
+
+
+class ConversationTurn(BaseModel):
+    """One turn of a conversation (:class:`clinqa.logs.conversations.Turn`)."""
+
+    n: int = Field(..., description="Turn number, from 1 (the oldest turns go beyond conversation.max_turns).")
+    question: str = Field(..., description="The question as typed.")
+    standalone: str = Field(..., description="The standalone question that was answered.")
+    kind: str = Field(..., description="How the question was read: first (no earlier turn), switch (a new topic, "
+                      "as typed), slot (values, population, drug ... of the earlier question replaced) or frame "
+                      "(something new asked about the earlier topic).")
+    drew_on: list[int] = Field(default_factory=list, description="The earlier turns it drew on.")
+    query_id: str | None = Field(None, description="Its row in the query log (GET /queries/{id}); null when the "
+                                 "query log is disabled.")
+    refused: bool = Field(..., description="True when it was refused.")
+    ts: str = Field(..., description="When it was asked (UTC, ISO 8601).")
+
+
+class ConversationRecord(BaseModel):
+    """``GET /conversations/{conversation_id}``: a conversation of this key with its turns, oldest first."""
+
+    conversation_id: str
+    patient_id: str | None = Field(None, description="The patient scope fixed when it started (null: documents "
+                                   "of no patient only); every follow-up must send the same patient_id.")
+    created: str = Field(..., description="When it started (UTC, ISO 8601).")
+    updated: str = Field(..., description="Its last turn (UTC); it expires conversation.expire_days after.")
+    turns: list[ConversationTurn]
