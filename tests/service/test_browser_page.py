@@ -115,7 +115,7 @@ def test_examples_and_store_summary_on_an_empty_page(browser: Any, served: Serve
     with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
         buttons.nth(1).click()
     asked = resp_info.value.request.post_data_json
-    assert asked == {"question": expected[1]["question"]}
+    assert asked == {"question": expected[1]["question"], "conversation": True}  # each starts a conversation
     answer = resp_info.value.json()
     assert not answer["refused"]
     page.get_by_test_id("answer").get_by_test_id("cite-1").wait_for()
@@ -149,7 +149,7 @@ def test_a_question_in_the_url_is_asked_on_load(browser: Any, served: Served) ->
     errors.clear()
     with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
         _enter_key(page, "none")
-    assert resp_info.value.request.post_data_json == {"question": question, "since": 2015}
+    assert resp_info.value.request.post_data_json == {"question": question, "since": 2015, "conversation": True}
     page.get_by_test_id("answer").filter(has_text="persist for 4 weeks").wait_for()
     assert page.get_by_test_id("since").input_value() == "2015"
     assert page.get_by_test_id("examples").is_hidden()
@@ -157,7 +157,7 @@ def test_a_question_in_the_url_is_asked_on_load(browser: Any, served: Served) ->
     # the key is saved on this device now: opening the link asks at once
     with page.expect_response(lambda r: r.url.endswith("/ask")) as resp_info:
         page.goto(link)
-    assert resp_info.value.request.post_data_json == {"question": question, "since": 2015}
+    assert resp_info.value.request.post_data_json == {"question": question, "since": 2015, "conversation": True}
     page.get_by_test_id("answer").filter(has_text="persist for 4 weeks").wait_for()
 
     # a question asked on the page replaces the one in the URL (filters too; never the patient)

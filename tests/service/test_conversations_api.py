@@ -57,7 +57,7 @@ def test_a_follow_up_is_answered_as_its_standalone_question(client: TestClient) 
     assert [(x["n"], x["question"], x["standalone"], x["drew_on"], x["refused"]) for x in t["turns"]] == [
         (1, COUGH_4, COUGH_4, [], False), (2, "and 8 weeks?", COUGH_8, [1], True),
         (3, "and 4 weeks?", COUGH_4, [2], False)]
-    assert [x["kind"] for x in t["turns"]][0] == "first" and all(x["ts"] for x in t["turns"])
+    assert t["turns"][0]["kind"] == "first" and all(x["ts"] for x in t["turns"])
     assert [x["query_id"] for x in t["turns"]] == [first["query_id"], follow["query_id"], back["query_id"]]
 
     # the query log keeps the typed question and the standalone one, under the key and the source

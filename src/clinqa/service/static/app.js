@@ -2,6 +2,10 @@
 // section with the quoted text highlighted, send feedback and read it back. An empty page offers
 // example questions (GET /examples) and says what the store holds (GET /stats, GET /documents);
 // ?q= (with optional since, until, source) asks on load, and every question asked is put in the URL.
+// Every question asked from the main box starts a conversation (POST /ask with conversation: true); the
+// follow-up box under the answer continues it (conversation_id), the earlier turns stay above as a thread
+// (the question as typed, "Answering: <standalone question>" when it was read otherwise, the answer and its
+// sources), and "New conversation" starts over.
 // Every piece of server text is inserted with textContent / text nodes, never innerHTML.
 "use strict";
 
@@ -10,7 +14,7 @@
   const SCORE_NAMES = { "1": "Excellent", "0.6": "Acceptable", "0.2": "Very poor" };
   const $ = (id) => document.getElementById(id);
   const state = { answer: null, queryId: null, score: null, pending: false, asked: false, examples: [],
-                  docsLoaded: false };
+                  docsLoaded: false, conversationId: null, conversationBody: null, thread: [] };
   const MAX_LISTED_DOCUMENTS = 500;
   const URL_FILTERS = [["since", "since"], ["until", "until"], ["source", "source"]];  // never the patient
 
@@ -115,14 +119,17 @@
   }
 
   // -- answer ----------------------------------------------------------------------------------
-  function citationButton(c) {
+  // `turn`: the index in state.thread of an earlier turn's answer; undefined for the latest answer
+  function citationButton(c, turn) {
+    const dataset = { n: String(c.n) };
+    if (turn !== undefined) dataset.turn = String(turn);
     return el("button", {
       type: "button", class: "cite", text: `[${c.n}]`, "data-testid": `cite-${c.n}`,
-      "aria-label": `Open source ${c.n}: ${c.title}`, dataset: { n: String(c.n) },
+      "aria-label": `Open source ${c.n}: ${c.title}`, dataset,
     });
   }
 
-  function renderAnswerText(container, text, byN) {
+  function renderAnswerText(container, text, byN, turn) {
     clear(container);
     for (const line of text.split("\n")) {
       const p = el("p");
@@ -133,7 +140,7 @@
         const c = byN.get(Number(m[1]));
         if (!c) continue;
         p.append(document.createTextNode(line.slice(last, m.index)));
-        p.append(citationButton(c));
+        p.append(citationButton(c, turn));
         last = m.index + m[0].length;
       }
       p.append(document.createTextNode(line.slice(last)));
@@ -306,12 +313,52 @@
     }
   }
 
+  // What a turn was asked as ("and 8 weeks?") and, when the follow-up was read otherwise, what it answered.
+  function answeringText(a) {
+    const standalone = (a.standalone_question || "").trim();
+    return standalone && standalone !== (a.question || "").trim() ? "Answering: " + standalone : "";
+  }
+
+  // An earlier turn of the conversation: its question, "Answering: ...", the answer with its citations (they
+  // open in the passage panel as the latest answer's do) or the refusal, and its sources, one line each.
+  function threadItem(a, turn) {
+    const li = el("li", { "data-testid": "turn" });
+    li.append(el("p", { class: "asked", "data-testid": "turn-question", text: a.question }));
+    const answering = answeringText(a);
+    if (answering) li.append(el("p", { class: "answering", "data-testid": "turn-answering", text: answering }));
+    const body = el("div", { class: "answer" + (a.refused ? " refused" : ""), "data-testid": "turn-answer" });
+    if (a.refused) body.append(el("p", { text: refusalSentence(a) }));
+    else renderAnswerText(body, a.answer, new Map((a.citations || []).map((c) => [c.n, c])), turn);
+    li.append(body);
+    const sources = el("ul", { class: "turn-sources", "data-testid": "turn-sources" });
+    for (const group of sourceGroups(a.citations || [])) {
+      const c = group[0];
+      const item = el("li", {});
+      for (const x of group) item.append(citationButton(x, turn), " ");
+      item.append(c.title + (c.year ? ` (${c.year})` : "") + (c.section ? ` \u2014 ${c.section}` : ""));
+      sources.append(item);
+    }
+    if (sources.firstChild) li.append(sources);
+    return li;
+  }
+
+  function renderThread() {
+    const list = $("thread-list");
+    clear(list);
+    state.thread.forEach((a, i) => list.append(threadItem(a, i)));
+    $("thread").hidden = !state.thread.length;
+  }
+
   function renderAnswer(a) {
     state.answer = a;
     state.queryId = a.query_id;
     const byN = new Map((a.citations || []).map((c) => [c.n, c]));
     $("result").hidden = false;
     $("passage").hidden = true;
+    $("asked").textContent = a.question || "";
+    const answering = answeringText(a);
+    $("answering").textContent = answering;
+    $("answering").hidden = !answering;
     $("mode").textContent = {
       extractive: "Answer quoted from the sources:",
       generated: "Answer written by the language model; each sentence checked against the passages it cites:",
@@ -349,11 +396,9 @@
     resetFeedback();
   }
 
-  async function ask(ev) {
-    ev.preventDefault();
-    const question = $("question").value.trim();
-    if (!question) return;
-    const body = { question };
+  // The filters of the form, as the body of POST /ask (without the question).
+  function filterBody() {
+    const body = {};
     const since = $("since").value.trim();
     const until = $("until").value.trim();
     const source = $("source").value.trim();
@@ -362,6 +407,16 @@
     if (until) body.until = Number(until);
     if (source) body.sources = [source];
     if (patient) body.patient_id = patient;
+    return body;
+  }
+
+  // A question from the main box: a new conversation, with the filters of the form (kept for its follow-ups:
+  // the patient scope of a conversation never changes).
+  async function ask(ev) {
+    ev.preventDefault();
+    const question = $("question").value.trim();
+    if (!question) return;
+    const filters = filterBody();
     shareableUrl(question);
     state.asked = true;
     $("examples").hidden = true;
@@ -369,14 +424,72 @@
     button.disabled = true;
     setStatus("Searching the documents…");
     try {
-      const a = await call("POST", "/ask", body);
+      const a = await call("POST", "/ask", { question, ...filters, conversation: true });
       setStatus("");
+      state.conversationId = a.conversation_id || null;
+      state.conversationBody = filters;
+      state.thread = [];
+      renderThread();
       renderAnswer(a);
+      showFollowup();
     } catch (e) {
       setStatus(e.message, true);
     } finally {
       button.disabled = false;
     }
+  }
+
+  function showFollowup() {
+    const form = $("followup-form");
+    form.hidden = !state.conversationId;
+    $("followup").value = "";
+  }
+
+  // A follow-up: the next turn of the conversation; the answer so far moves up into the thread.
+  async function askFollowup(ev) {
+    ev.preventDefault();
+    const question = $("followup").value.trim();
+    if (!question || !state.conversationId) return;
+    const button = $("followup-button");
+    button.disabled = true;
+    setStatus("Searching the documents…");
+    try {
+      const a = await call("POST", "/ask", { question, ...state.conversationBody,
+                                             conversation_id: state.conversationId });
+      setStatus("");
+      if (state.answer) state.thread.push(state.answer);
+      renderThread();
+      renderAnswer(a);
+      showFollowup();
+      shareableUrl(a.standalone_question || question);  // a link asks the question as it was answered
+      $("result").scrollIntoView({ block: "start", behavior: "smooth" });
+    } catch (e) {
+      const gone = /\(404\)/.test(e.message);
+      setStatus(gone ? "This conversation is no longer available (expired, or started with another key): " +
+                       "start a new conversation." : e.message, true);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  // Start over: no thread, no answer, an empty question box (the filters stay), the examples back.
+  function newConversation() {
+    state.conversationId = null;
+    state.conversationBody = null;
+    state.thread = [];
+    state.answer = null;
+    state.queryId = null;
+    state.asked = false;
+    renderThread();
+    for (const id of ["result", "followup-form", "passage", "feedback"]) $(id).hidden = true;
+    $("question").value = "";
+    $("followup").value = "";
+    setStatus("");
+    try {
+      history.replaceState(null, "", location.pathname);
+    } catch (e) { /* the URL stays */ }
+    $("examples").hidden = !state.examples.length;
+    $("question").focus();
   }
 
   // -- the question in the URL ---------------------------------------------------------------------
@@ -506,8 +619,10 @@
     return frag;
   }
 
-  async function openPassage(n) {
-    const c = state.answer && (state.answer.citations || []).find((x) => x.n === n);
+  // Citation n of the latest answer, or of the earlier turn `turn` (an index in state.thread).
+  async function openPassage(n, turn) {
+    const a = turn === undefined ? state.answer : state.thread[Number(turn)];
+    const c = a && (a.citations || []).find((x) => x.n === n);
     if (!c) return;
     await openChunk(c.chunk_id, c.quote || "", "source " + n, `[${n}] `);
   }
@@ -596,12 +711,17 @@
     $("save-key").addEventListener("click", saveKey);
     $("api-key").addEventListener("keydown", (e) => { if (e.key === "Enter") { e.preventDefault(); saveKey(); } });
     $("ask-form").addEventListener("submit", ask);
+    $("followup-form").addEventListener("submit", askFollowup);
+    $("followup").addEventListener("keydown", (e) => {
+      if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("followup-form").requestSubmit();
+    });
+    $("new-conversation").addEventListener("click", newConversation);
     $("question").addEventListener("keydown", (e) => {
       if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) $("ask-form").requestSubmit();
     });
     document.body.addEventListener("click", (e) => {
       const b = e.target.closest("button.cite");
-      if (b) openPassage(Number(b.dataset.n));
+      if (b) openPassage(Number(b.dataset.n), b.dataset.turn);
     });
     $("passage-close").addEventListener("click", () => { $("passage").hidden = true; });
     document.querySelectorAll("#feedback .score").forEach((b) => b.addEventListener("click", () => {
