@@ -7,6 +7,7 @@ keeps the turn; OpenAPI documents the new fields; without keys every caller shar
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 
 import pytest
@@ -97,6 +98,8 @@ def test_a_follow_up_never_changes_the_patient_scope(client: TestClient) -> None
     follow = _ask(client, "all", question="what dose?", conversation_id=cid, patient_id="P1")
     assert follow["filters"]["patient_id"] == "P1" and follow["conversation_turns"] == [1]
     assert "anticoagulant" in follow["standalone_question"] and "5 mg" in follow["answer"]
+    seen = json.dumps(follow)  # nothing of P2's notes on the follow-up
+    assert "note:P2" not in seen and "INR" not in seen and "mechanical" not in seen
     assert [t["n"] for t in client.get(f"/conversations/{cid}", headers=headers("all")).json()["turns"]] == [1, 2]
 
     # a conversation of no patient cannot be narrowed to one either
