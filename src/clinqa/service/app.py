@@ -452,8 +452,9 @@ class Service:
 
     @staticmethod
     def owner(who: Principal) -> str:
-        """Whose conversations ``who`` reads and continues: the key's name, or :data:`ANONYMOUS_OWNER`."""
-        return who.name if who.name is not None else ANONYMOUS_OWNER
+        """Whose conversations ``who`` reads and continues: ``key:<the key's name>``, or :data:`ANONYMOUS_OWNER`
+        (never the command line's ``local``, whatever a key is named)."""
+        return f"key:{who.name}" if who.name is not None else ANONYMOUS_OWNER
 
     def conversation(self, conversation_id: str, who: Principal) -> Conversation:
         """``who``'s conversation ``conversation_id`` (by id, never by a CLI conversation's name); 404 when it
