@@ -104,6 +104,24 @@ def test_patient_scope_every_route(npipe: Pipeline, questions: list[dict], tiny_
     assert not any(d.startswith("note:") for d, _ in res.documents)
 
 
+def test_patient_scope_in_a_conversation(npipe: Pipeline, questions: list[dict], tmp_path: Path) -> None:
+    """Issue 40: every turn of a patient's conversation, follow-ups read with the turn before them included,
+    sees that patient's notes only, and the conversation cannot be continued under another patient."""
+    from clinqa.conversation import ask_turn
+    from clinqa.logs.conversations import ConversationStore, ScopeChanged
+
+    store = ConversationStore(tmp_path / "conversations.sqlite")
+    own = [q["text"] for q in _route_questions(questions)][:3]
+    for patient in ("P0001", "P0002", "P0003"):
+        f = npipe.filters(patient_id=patient)
+        conv = store.open(f"ward-{patient}", "local", patient)
+        for text in [*own, "and what about last year?", "and the dose?"]:
+            ans, _ = ask_turn(npipe, store, conv, text, f)
+            _assert_only(patient, ans.to_dict())
+        with pytest.raises(ScopeChanged):
+            store.open(f"ward-{patient}", "local", "P0001" if patient != "P0001" else "P0002")
+
+
 def test_copied_forward_text_is_cited_once_with_every_note(npipe: Pipeline, notes: list[dict]) -> None:
     copy = next(n for n in notes if n.get("copied_from") and n.get("copied_section") == "MEDICATIONS")
     para = copy["text"].split("MEDICATIONS:\n", 1)[1].split("\n\n", 1)[0]
