@@ -105,3 +105,28 @@ def test_build_store_and_empty_folder(tmp_path: Path) -> None:
     s.drop()
     assert s.count() == 0 and s.sync() is False
     s.close()
+
+
+def test_threads_share_one_shard(tmp_path: Path) -> None:
+    """Service threads share the process's one shard: two store objects, concurrent reads and a write."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    a, b = EdgeStore(tmp_path / "e"), EdgeStore(tmp_path / "e")
+    cs = [chunk(f"d{i}#s#0", f"warfarin note {i}") for i in range(6)]
+    a.replace_documents([c.doc_id for c in cs], cs, np.eye(6, dtype=np.float32))
+    q = np.arange(6, dtype=np.float32)
+    want = [h.chunk.chunk_id for h in b.dense_search(q, 3, Filters())]
+    assert want == ["d5#s#0", "d4#s#0", "d3#s#0"]
+
+    def work(i: int) -> list[str]:
+        s = a if i % 2 else b
+        if i == 7:
+            s.replace_documents(["x"], [chunk("x#s#0", "unrelated text")], np.ones((1, 6)) * -1)
+        assert len(s.bm25_search("warfarin", 3, Filters())) == 3
+        return [h.chunk.chunk_id for h in s.dense_search(q, 3, Filters())]
+
+    with ThreadPoolExecutor(4) as pool:
+        assert all(r == want for r in pool.map(work, range(40)))
+    a.close()
+    assert b.count() == 7  # the shard stays open while another store uses it
+    b.close()
