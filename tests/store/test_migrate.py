@@ -205,3 +205,30 @@ def test_pipeline_end_to_end_on_qdrant(tmp_path: Path, backend: str) -> None:
     assert "rivaroxaban" not in " ".join(h.chunk.text for h in pipe.search(
         "rivaroxaban", pipe.filters(patient_id="P1"), k=10, rerank=False).hits)
     assert pipe.remove("corpus/gout") >= 1 and "corpus/gout" not in pipe.store.doc_hashes()
+
+
+def test_migrate_an_older_store_without_the_added_columns(tmp_path: Path) -> None:
+    """A LanceDB table written before page_start/page_end/ocr and source_from/ingested_at existed exports
+    nulls there; the copy writes the Chunk defaults and its check counts those as equal (a real evaluation
+    store, written by an older clinqa, failed the check before)."""
+    import lancedb
+    import pyarrow as pa
+
+    from clinqa.store.lancedb import ADDED_COLUMNS, TABLE
+    from clinqa.store.migrate import migrate_to_qdrant
+    from clinqa.store.qdrant_edge import EdgeStore
+    from clinqa.store.schema import chunk_schema
+
+    chunks, vecs = corpus()
+    gone = set(ADDED_COLUMNS) | {"source_from", "ingested_at"}
+    old = pa.schema([f for f in chunk_schema(DIM) if f.name not in gone])
+    rows = [{k: v for k, v in c.model_dump(mode="json").items() if k in old.names} | {"vector": v.tolist()}
+            for c, v in zip(chunks, vecs, strict=True)]
+    lancedb.connect(str(tmp_path / "lancedb")).create_table(TABLE, data=pa.Table.from_pylist(rows, schema=old))
+    lance, edge = LanceStore(tmp_path / "lancedb"), EdgeStore(tmp_path / "qdrant-edge")
+    assert lance.export(["chunk_id", "source_from", "ocr"], Filters(exclude_levels=())).column("ocr").null_count == 8
+    report = migrate_to_qdrant(lance, edge, batch_chunks=5, progress=False)
+    assert (report.chunks, report.verified) == (16, 16)
+    [c] = edge.get_chunks(["g1#s#1"])
+    assert (c.source_from, c.ingested_at, c.ocr, c.page_start) == ("", "", False, None)
+    edge.close()
