@@ -1,4 +1,4 @@
-"""Calibration look-ups per ``ask``: calls of ``clinqa.answer.calibration.find_calibration`` (each reads the
+"""Calibration look-ups per ``ask``: calls of ``clinqa.decision.calibration.find_calibration`` (each reads the
 calibration files of the store and the package) while one question is answered, on a store built by
 ``clinqa demo --data-dir DIR``, with whatever clinqa is importable (``PYTHONPATH=<checkout>/src``). Issue 28:
 three before the decision table (c2ed813), one after.
@@ -10,7 +10,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-import clinqa.answer.calibration as cal
+import clinqa.decision.calibration as cal
 from clinqa.pipeline import Pipeline
 from clinqa.settings import load_settings
 

@@ -3,7 +3,7 @@
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
 (:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.question.repair`, :mod:`clinqa.answer.scope`,
-:mod:`clinqa.answer.evidence`, :mod:`clinqa.answer.decision`, :mod:`clinqa.answer.assemble`,
+:mod:`clinqa.answer.evidence`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
 :mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
     <data_dir>/lancedb/          the chunk store (LanceDB)
@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer import Answer, RefusalGate, assemble, scope
-from clinqa.answer import calibration as calibrations
-from clinqa.answer import decision as decide
 from clinqa.answer import evidence as gather
-from clinqa.answer.answer_model import SIGNAL, AnswerModel
-from clinqa.answer.answerability import Answerability
-from clinqa.answer.calibration import Resolved
+from clinqa.decision import calibration as calibrations
+from clinqa.decision import table as decide
+from clinqa.decision.answer_model import SIGNAL, AnswerModel
+from clinqa.decision.answerability import Answerability
+from clinqa.decision.calibration import Resolved
 from clinqa.embedding import Encoder, build_encoder, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
@@ -147,19 +147,19 @@ class Pipeline:
 
     def calibration(self, scope: str = "reference") -> Resolved:
         """The calibration in force for ``scope`` (``reference`` or ``patient``) for the gate's model
-        (:func:`clinqa.answer.calibration.resolve`, :func:`~clinqa.answer.calibration.gate_model_id`)."""
+        (:func:`clinqa.decision.calibration.resolve`, :func:`~clinqa.decision.calibration.gate_model_id`)."""
         s = self.settings.answer
         model_id = calibrations.gate_model_id(s.gate_signal, lambda: self.reranker, lambda: self.encoder)
         return calibrations.resolve(s.gate_signal, model_id, s, self.data_dir, scope)
 
     def calibration_key(self) -> str:
-        """The answer cache's key of both scopes' calibrations (:func:`clinqa.answer.calibration.cache_key`)."""
+        """The answer cache's key of both scopes' calibrations (:func:`clinqa.decision.calibration.cache_key`)."""
         model = self.answer_model()
         return calibrations.cache_key([self.calibration(s) for s in calibrations.SCOPES], model)
 
     def answer_model(self) -> tuple[AnswerModel, float] | None:
-        """The answer model of ``answer.answer_model`` (:class:`~clinqa.answer.answer_model.AnswerModel`, loaded on
-        first use) and its threshold (:func:`clinqa.answer.calibration.resolve_threshold`); None when unset."""
+        """The answer model of ``answer.answer_model`` (:class:`~clinqa.decision.answer_model.AnswerModel`, loaded on
+        first use) and its threshold (:func:`clinqa.decision.calibration.resolve_threshold`); None when unset."""
         s = self.settings.answer
         if not s.answer_model:
             return None
@@ -247,7 +247,7 @@ class Pipeline:
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time
         intent (:meth:`time_intent`); the scope's evidence (:mod:`clinqa.answer.scope`); the evidence
-        (:func:`clinqa.answer.evidence.gather`); the decision (:data:`clinqa.answer.decision.STEPS`, phase by
+        (:func:`clinqa.answer.evidence.gather`); the decision (:data:`clinqa.decision.table.STEPS`, phase by
         phase); the refusal or the quote (:mod:`clinqa.answer.assemble`); with ``llm.backend`` and ``generate``,
         the model's checked answer (``closed``: a leading Yes/No/Maybe). ``query_vector`` reuses a stored
         embedding of the question (replay). Raises :class:`ConfigError` for an empty question or store."""

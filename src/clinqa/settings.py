@@ -244,7 +244,7 @@ class UnitScoring(BaseModel):
 class WordRarity(BaseModel):
     """Cut-offs on a word's frequency in general English (wordfreq's Zipf scale: log10 of uses per billion
     words; "the" ~7.7, "fever" ~4.4, "dexamethasone" ~2.4) that the answerability rules read
-    (:mod:`clinqa.answer.answerability`, :mod:`clinqa.answer.evidence`). Chosen on the clinician set and BioASQ
+    (:mod:`clinqa.decision.answerability`, :mod:`clinqa.answer.evidence`). Chosen on the clinician set and BioASQ
     dev (docs/benchmarks.md, "Answers")."""
 
     model_config = ConfigDict(extra="forbid")
@@ -305,15 +305,15 @@ class AnswerSettings(BaseModel):
     )
     key_terms: Literal["refuse", "warn", "ignore"] = Field(
         "refuse",
-        description="The answerability test (clinqa.answer.answerability): when a key term of the question "
+        description="The answerability test (clinqa.decision.answerability): when a key term of the question "
         "(a drug, condition, test, population such as children or pregnancy, a number with its unit) is "
         "mentioned by none of the passages that would be quoted, refuse and name it, warn in the answer, "
         "or ignore it.",
     )
     decisive_words: Literal["rules", "model"] = Field(
         "rules",
-        description="Which missing key term refuses: the hand-written rules (clinqa.answer.answerability."
-        "DECISIVE_RULES) or the learned decisive-word classifier (clinqa.answer.decisive_words, trained from "
+        description="Which missing key term refuses: the hand-written rules (clinqa.decision.answerability."
+        "DECISIVE_RULES) or the learned decisive-word classifier (clinqa.decision.decisive_words, trained from "
         "entity swaps and clinician rewrites; docs/benchmarks.md).",
     )
     decisive_model: str | None = Field(
@@ -347,7 +347,7 @@ class AnswerSettings(BaseModel):
     answer_model: str | None = Field(
         None,
         description="The answer model: a cross-encoder scoring whether a passage answers the question "
-        "(clinqa.answer.answer_model): a folder written by `clinqa train reranker` or `clinqa train export` "
+        "(clinqa.decision.answer_model): a folder written by `clinqa train reranker` or `clinqa train export` "
         "(none ships: the one trained here did not beat the rules, docs/benchmarks.md). When the best of the first "
         "answer_model_passages quotable passages scores below the calibrated threshold, the question is "
         "refused. Reference questions only (not one patient's notes). Unset: off.",

@@ -8,11 +8,13 @@ import datetime
 import pytest
 
 from clinqa.answer import assemble
-from clinqa.answer.answerability import Answerability
 from clinqa.answer.extractive import Extract
-from clinqa.answer.gate import GateDecision, RefusalGate
 from clinqa.answer.types import Citation
 from clinqa.chunking import Chunk
+from clinqa.decision import gate as d_gate
+from clinqa.decision import quote as d_quote
+from clinqa.decision.answerability import Answerability
+from clinqa.decision.gate import GateDecision, RefusalGate
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
@@ -66,8 +68,8 @@ HITS = [_hit(_chunk("sep#a#0", "Give fluids.", "Sepsis", ("Management", "Fluids"
 
 def test_refuse_not_covered_lists_related_topics_at_the_related_threshold() -> None:
     draft = _draft(HITS, _decision(False, 0.30))
-    a = assemble.refuse(draft, assemble.NOT_COVERED, related_min=0.30, n_topics=5)
-    assert (a.refused, a.mode, a.answer, a.reason) == (True, "refusal", assemble.NOT_COVERED, assemble.NOT_COVERED)
+    a = assemble.refuse(draft, d_gate.NOT_COVERED, related_min=0.30, n_topics=5)
+    assert (a.refused, a.mode, a.answer, a.reason) == (True, "refusal", d_gate.NOT_COVERED, d_gate.NOT_COVERED)
     assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]  # one per (document, last heading)
     assert [t["chunk_id"] for t in a.related] == ["sep#a#0", "cap#b#0"]
     assert a.retrieved[2] == {"rank": 3, "chunk_id": "cap#b#0", "score": 0.5 / 3, "rrf": 0.5 / 3,
@@ -78,7 +80,7 @@ def test_refuse_not_covered_lists_related_topics_at_the_related_threshold() -> N
 
 def test_refuse_off_topic_gets_no_topics() -> None:
     draft = _draft(HITS, _decision(False, 0.29))
-    a = assemble.refuse(draft, assemble.NOT_COVERED, related_min=0.30, n_topics=5)
+    a = assemble.refuse(draft, d_gate.NOT_COVERED, related_min=0.30, n_topics=5)
     assert (a.related_topics, a.related) == ([], [])
 
 
@@ -88,17 +90,17 @@ def test_refuse_key_term_reason_and_no_match() -> None:
     a = assemble.refuse(draft, key.reason, related_min=0.3, n_topics=1)
     assert (a.reason, a.related_topics) == ("The documents do not mention amoxicillin.", ["Sepsis > Fluids"])
     empty = _draft([], _decision(False, None))
-    a = assemble.refuse(empty, assemble.NO_MATCH, related_min=-1.0, n_topics=5)
-    assert (a.answer, a.related) == (assemble.NO_MATCH, [])
+    a = assemble.refuse(empty, d_gate.NO_MATCH, related_min=-1.0, n_topics=5)
+    assert (a.answer, a.related) == (d_gate.NO_MATCH, [])
 
 
 def test_refuse_patient_without_notes_says_check_the_id() -> None:
     draft = _draft([], _decision(False, None), Filters(patient_id="P7"))
-    a = assemble.refuse(draft, assemble.NO_MATCH, related_min=0.3, n_topics=5)
-    assert a.reason == assemble.NO_MATCH
-    assert a.answer == assemble.NO_MATCH + " Patient P7 has no matching notes; check the patient id."
+    a = assemble.refuse(draft, d_gate.NO_MATCH, related_min=0.3, n_topics=5)
+    assert a.reason == d_gate.NO_MATCH
+    assert a.answer == d_gate.NO_MATCH + " Patient P7 has no matching notes; check the patient id."
     years = _draft([], _decision(False, None), Filters(patient_id="P7", year_min=2020))
-    assert assemble.refuse(years, assemble.NO_MATCH, 0.3, 5).answer == assemble.NO_MATCH
+    assert assemble.refuse(years, d_gate.NO_MATCH, 0.3, 5).answer == d_gate.NO_MATCH
 
 
 def test_year_range_refusal_wording() -> None:
@@ -155,8 +157,8 @@ def test_extractive_without_a_quote_is_an_error_and_related_topics_render() -> N
     # the decision refuses an empty quote (tests/answer/test_decision.py); rendering one is a bug
     with pytest.raises(ValueError, match="quoted text"):
         assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
-    a = assemble.refusal(_draft(HITS, _decision(True, 0.7)), assemble.NO_QUOTE, assemble.related(HITS, 5))
-    assert a.refused and a.answer == assemble.NO_QUOTE
+    a = assemble.refusal(_draft(HITS, _decision(True, 0.7)), d_quote.NO_QUOTE, assemble.related(HITS, 5))
+    assert a.refused and a.answer == d_quote.NO_QUOTE
     assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]
     assert assemble.related(HITS, 0) == []  # answer.related_topics 0 means none (it gave one)
 
@@ -186,7 +188,7 @@ def test_a_dose_question_answered_without_an_amount_is_refused():
     """Found by a new user: "What is the dose of ceftriaxone for bacterial meningitis in adults?" was answered
     "Ceftriaxone or cefotaxime is recommended." (no dose; the guideline covers another meningitis); on the
     held-out set it turned the nitrofurantoin-for-cystitis answer (a complicated-UTI list) into a refusal."""
-    from clinqa.answer.assemble import NO_DOSE, missing_amount_reason
+    from clinqa.decision.quote import NO_DOSE, missing_amount_reason
 
     q = "What is the dose of ceftriaxone for bacterial meningitis in adults?"
     assert missing_amount_reason(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
@@ -201,7 +203,7 @@ def test_a_dose_question_answered_without_an_amount_is_refused():
 
 
 def test_a_question_of_how_long_answered_without_a_duration_is_refused():
-    from clinqa.answer.assemble import NO_DURATION, missing_amount_reason
+    from clinqa.decision.quote import NO_DURATION, missing_amount_reason
 
     q = "How long should DAPT continue after PCI for stable angina?"
     assert missing_amount_reason(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION

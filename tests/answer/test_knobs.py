@@ -54,7 +54,7 @@ def test_config_hash_covers_the_knobs() -> None:
 
 
 def test_decisive_below_decides_which_words_refuse() -> None:
-    from clinqa.answer.answerability import is_decisive
+    from clinqa.decision.answerability import is_decisive
     from clinqa.question.terms import KeyTerm
 
     term = KeyTerm("molecule", "specific", "molecule", typed="molecule")  # Zipf 3.67: general academic English

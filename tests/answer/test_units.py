@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from clinqa.answer import assemble, extractive
+from clinqa.decision import quote
 from clinqa.question import asks, terms
 from clinqa.text import quantities
 from clinqa.text.quantities import UNITS, extract_quantities, unit_pattern
@@ -20,9 +20,9 @@ OLD = {
     "terms._AGE": re.compile(
         r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
         re.IGNORECASE),
-    "extractive.DOSE_AMOUNT": re.compile(
+    "quantities.DOSE_AMOUNT": re.compile(
         r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b", re.IGNORECASE),
-    "assemble.DURATION": re.compile(
+    "quote.DURATION": re.compile(
         r"(?:\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few)\s*"
         r"(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
         r"(?:hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min)\b"
@@ -31,8 +31,8 @@ OLD = {
 NEW = {
     "terms.QUANTITY": terms.QUANTITY,
     "terms._AGE": terms._AGE,
-    "extractive.DOSE_AMOUNT": extractive.DOSE_AMOUNT,
-    "assemble.DURATION": assemble.DURATION,
+    "quantities.DOSE_AMOUNT": quantities.DOSE_AMOUNT,
+    "quote.DURATION": quote.DURATION,
 }
 
 

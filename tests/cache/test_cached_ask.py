@@ -227,8 +227,8 @@ def test_recalibrated_threshold_or_time_intent_changes_the_key(pipe: Pipeline, c
 def test_a_recalibrated_patient_scope_or_support_threshold_changes_the_key(pipe: Pipeline) -> None:
     """Issue 28: the key held only the reference scope's threshold, so a re-calibrated patient scope (or
     support threshold) kept serving answers decided under the old one."""
-    from clinqa.answer.calibration import Calibration, save_calibration
     from clinqa.cache import _answer_state
+    from clinqa.decision.calibration import Calibration, save_calibration
 
     calibrated = Pipeline(pipe.settings.model_copy(update={"answer": pipe.settings.answer.model_copy(
         update={"refusal_threshold": None})}))  # the thresholds come from the calibration files

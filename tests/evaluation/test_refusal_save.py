@@ -7,7 +7,7 @@ import datetime
 import json
 from pathlib import Path
 
-from clinqa.answer.calibration import find_calibration, resolve_threshold
+from clinqa.decision.calibration import find_calibration, resolve_threshold
 from clinqa.evaluation.refusal import RefusalCalibration, current_threshold_rates, save_chosen
 
 SIGNALS = {"q1": 0.20, "q2": 0.50, "q3": 0.35, "q4": 0.45}

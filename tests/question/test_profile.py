@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer.answerability import check
-from clinqa.answer.assemble import NO_DOSE, NO_DURATION, missing_amount_reason
+from clinqa.decision.answerability import check
+from clinqa.decision.quote import NO_DOSE, NO_DURATION, missing_amount_reason
 from clinqa.question import asks, terms
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.time import TimeIntent
@@ -126,7 +126,7 @@ def test_the_profile_reads_what_each_reader_read(question: str) -> None:
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_key_terms_read_once_are_those_read_per_check(question: str) -> None:
     """The profile's key terms (read with the vocabulary, the cut and the synonym table) are the ones
-    :func:`clinqa.answer.answerability.key_terms` reads, and a check given the profile answers as one without."""
+    :func:`clinqa.decision.answerability.key_terms` reads, and a check given the profile answers as one without."""
     vocab = Vocabulary.from_texts(["Metformin and insulin in type 2 diabetes.", "Apixaban 5 mg twice daily for AF.",
                                    "qSOFA criteria: respiratory rate 22/min or more, altered mentation."])
     p = QuestionProfile.read(question, vocabulary=vocab, max_zipf=4.0, equivalents=synonyms.equivalents)

@@ -121,3 +121,20 @@ def test_the_question_is_read_below_the_answer_package() -> None:
             seen.add(m)
             todo.extend(graph.get(m, ()))
     assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []
+
+
+def test_the_decision_is_made_below_the_answer_package() -> None:
+    """Issue 39: the decision steps (:mod:`clinqa.decision`) read the question's package and the evidence the
+    answer package hands them, and import nothing of :mod:`clinqa.answer` themselves."""
+    graph = import_graph()
+    roots = [m for m in graph if m == "clinqa.decision" or m.startswith("clinqa.decision.")]
+    assert {"clinqa.decision.table", "clinqa.decision.gate", "clinqa.decision.key_terms", "clinqa.decision.quote",
+            "clinqa.decision.answerability"} <= set(roots)
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []

@@ -7,7 +7,7 @@ import json
 from dataclasses import asdict
 from pathlib import Path
 
-from clinqa.answer.decisive_words import FEATURES, DecisiveModel
+from clinqa.decision.decisive_words import FEATURES, DecisiveModel
 from clinqa.training.decisive import swapped_term, train, word_rows
 from clinqa.training.pairs import Pair
 

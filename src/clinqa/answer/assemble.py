@@ -1,10 +1,11 @@
 """Answer assembly: refusal wording, related topics, warnings and the extractive
 :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model). Whether to answer is
-decided in :mod:`clinqa.answer.decision`; this module renders what it decided.
+decided in :mod:`clinqa.decision.table`; this module renders what it decided.
 
 - :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
-- :func:`missing_reason`, :func:`missing_amount_reason`, :func:`no_note_reason`: the sentences of the
-  decision's refusals.
+- The sentences of the decision's refusals are each step's own (:mod:`clinqa.decision`): e.g.
+  :func:`clinqa.decision.key_terms.missing_reason`, :func:`clinqa.decision.quote.missing_amount_reason`,
+  :func:`clinqa.decision.no_note.no_note_reason`.
 - :func:`refuse`, :func:`year_range_refusal`, :func:`no_note_refusal`: the refusal answers;
   :func:`extractive`: the answer, with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
 
@@ -16,47 +17,37 @@ the CLI and the web page as a list). Numbers (the gate's signal and threshold) s
 ``Answer.gate``.
 
 - The dense gate refused: "The documents do not cover this question."
-- A key term is missing (:mod:`clinqa.answer.answerability`): "The documents do not mention
+- A key term is missing (:mod:`clinqa.decision.answerability`): "The documents do not mention
   amoxicillin." when no chunk of the corpus has it, else "The passages found do not mention
   children." (the corpus has the word, but not in the passages that would answer).
 - A year range emptied the answer: "Nothing close enough is dated from 2024 on".
 
 Related topics: the distinct (document, last heading) pairs of the top hits, listed only when
 the gate signal is at least the *related* threshold, a second, lower threshold calibrated with
-the gate (:mod:`clinqa.answer.calibration`): questions clearly off topic ("How do I change a
+the gate (:mod:`clinqa.decision.calibration`): questions clearly off topic ("How do I change a
 car tyre?") get no topics instead of five unrelated guidelines.
 """
 
 from __future__ import annotations
 
 import datetime
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.coverage import unmentioned_in
-from clinqa.answer.gate import GateDecision, RefusalGate
 from clinqa.answer.types import Answer, Citation
+from clinqa.decision.coverage import unmentioned_in
+from clinqa.decision.gate import GateDecision, RefusalGate
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.synonyms import term_matches
-from clinqa.text.quantities import DURATION_UNITS, unit_pattern
 
 if TYPE_CHECKING:
-    from clinqa.answer.answerability import Answerability
     from clinqa.answer.extractive import Extract
-    from clinqa.question.asks import AsksRead
+    from clinqa.decision.answerability import Answerability
     from clinqa.question.time import TimeIntent
 
-NOT_COVERED = "The documents do not cover this question."
-NO_MATCH = "No passage matched the question under the applied filters."
-NO_QUOTE = "The passages found contain no sentence that answers this question."
 MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
-NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
-NO_DURATION = "The passages found give no duration for this question."
-NOT_ANSWERED = "The passages found are about this topic, but none of them answers this question."
-MODEL_REFUSED = "The language model found that the passages found do not answer this question."
 
 
 def related(hits: Sequence[Retrieved], n: int, exclude: Sequence[str] = ()) -> list[dict[str, Any]]:
@@ -90,31 +81,12 @@ def topic_label(t: dict[str, Any]) -> str:
     return f"{label} ({t['note_date']})" if t.get("note_date") else label
 
 
-def join_words(words: Sequence[str], conjunction: str = "or") -> str:
-    """``words`` as an English list: "a", "a or b", "a, b or c" (``conjunction`` instead of "or")."""
-    ws = list(words)
-    if len(ws) <= 1:
-        return "".join(ws)
-    return ", ".join(ws[:-1]) + f" {conjunction} " + ws[-1]
-
-
-def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
-    """The refusal sentence for key terms no quotable passage mentions (see module docstring).
-    ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
-    absent = [t for t in missing if not in_corpus.get(t.lower(), False)]  # keys are lower case, names as typed
-    if absent and not scoped:
-        return f"The documents do not mention {join_words(absent)}."
-    if scoped:
-        return f"The documents under the applied filters do not mention {join_words(missing)}."
-    return f"The passages found do not mention {join_words(missing)}."
-
-
 # -- warnings -----------------------------------------------------------------------------------------
 def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str, scoped: bool,
                   answering: bool) -> list[str]:
     """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
     False), then, with ``unknown_terms == "warn"``, the question words in ``missing`` (those no
-    visible chunk has, :func:`clinqa.answer.coverage.term_counts`). ``scoped``: a patient, year,
+    visible chunk has, :func:`clinqa.decision.coverage.term_counts`). ``scoped``: a patient, year,
     source or document filter applied (the words are then missing "under the applied filters");
     ``answering``: the gate's own decision, which adds that the quoted passages may not answer."""
     out = []
@@ -187,10 +159,10 @@ def refusal(draft: Draft, reason: str, topics: list[dict[str, Any]], text: str |
 
 
 def refuse(draft: Draft, reason: str, related_min: float, n_topics: int) -> Answer:
-    """The refusal of ``draft`` for ``reason`` (the decision's sentence, :mod:`clinqa.answer.decision`) when
+    """The refusal of ``draft`` for ``reason`` (the decision's sentence, :mod:`clinqa.decision.table`) when
     no wider year range answers: up to ``n_topics`` related topics of the hits, only when the gate signal
     (None counts as -1) is at least ``related_min`` (the related threshold,
-    :class:`clinqa.answer.calibration.Resolved`); for a patient-scoped question without a year range that
+    :class:`clinqa.decision.calibration.Resolved`); for a patient-scoped question without a year range that
     matched nothing, a text telling the reader to check the patient id."""
     signal = draft.decision.signal if draft.decision.signal is not None else -1.0
     topics = related(draft.hits, n_topics) if signal >= related_min else []
@@ -201,35 +173,11 @@ def refuse(draft: Draft, reason: str, related_min: float, n_topics: int) -> Answ
     return refusal(draft, reason, topics)
 
 
-def no_note_reason(patient_id: str, notes: dict[str, tuple[str, str]],
-                   intent: TimeIntent) -> tuple[str, list[tuple[str, str, str]]]:
-    """``(reason, nearest)`` of a patient question about a day (or days: ``intent.date_min`` /
-    ``date_max``, ISO) on which the patient has no note. ``notes``: ``{doc_id: (note date ISO or "",
-    note type or "")}``; ``nearest``: up to three ``(day, note type, doc id)``, nearest first by distance in
-    days (then doc id), which the reason names. No notes at all: the reason says to check the id."""
-    if not notes:  # no such patient (or no notes): say so, as for any other question
-        return f"Patient {patient_id} has no notes; check the patient id.", []
-    wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
-
-    def distance(day: str) -> int:
-        return abs((datetime.date.fromisoformat(day) - wanted).days)
-
-    dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
-    near = list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
-    lo, hi = intent.date_min, intent.date_max
-    span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
-    reason = f"No note of this patient is dated {span}."
-    if near:
-        reason += " Notes nearest that date: " + ", ".join(f"{day}{f' ({kind})' if kind else ''}"
-                                                           for day, kind, _ in near) + "."
-    return reason, near
-
-
 def no_note_refusal(question: str, filters: Filters, intent: TimeIntent, reason: str,
                     near: Sequence[tuple[str, str, str]], timings_ms: dict[str, float]) -> Answer:
     """The refusal :class:`~clinqa.answer.types.Answer` of a question about a day with no note
-    (:func:`no_note_reason`): the nearest notes are its related topics; ``filters`` are shown without the
-    internal no-note document id."""
+    (:func:`clinqa.decision.no_note.no_note_reason`): the nearest notes are its related topics; ``filters`` are
+    shown without the internal no-note document id."""
     related_ = [{"title": f"{kind + ' note ' if kind else 'note '}{day}", "section": "", "chunk_id": "", "doc_id": d}
                 for day, kind, d in near]
     return Answer(question=question, refused=True, answer=reason, reason=reason,
@@ -303,44 +251,12 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def missing_amount_reason(question: str, text: str, profile: AsksRead | None = None) -> str:
-    """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
-    quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.answer.extractive.DOSE_AMOUNT`:
-    "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
-    :data:`NO_DOSE`; when a question of how long (:data:`clinqa.answer.extractive.DURATION_QUESTION`) is
-    answered without a duration
-    (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
-    ``profile``: what was read of the question (:class:`clinqa.answer.extractive.AsksRead`, e.g. its
-    :class:`clinqa.question.profile.QuestionProfile`; read here when None or read from another text, e.g. the
-    question after spelling repair)."""
-    from clinqa.answer.extractive import DOSE_AMOUNT
-    from clinqa.question.asks import read_asks
-
-    if not text:
-        return ""
-    if profile is None or not profile.reads(question):
-        profile = read_asks(question)
-    if profile.asks_duration and not DURATION.search(text):
-        return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
-    if not profile.asks_dose or profile.asks_count or DOSE_AMOUNT.search(text):
-        return ""  # "How many doses of Vaxchora are required?" asks a count, not an amount
-    return NO_DOSE
-
-
-_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
-#: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
-DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
-                      r"(?:" + unit_pattern(DURATION_UNITS) + r")\b"
-                      r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
-                      re.IGNORECASE)
-
-
 def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
     (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
-    empty or amount-less quote, :mod:`clinqa.answer.decision`). A warning names the ``rare`` question
+    empty or amount-less quote, :mod:`clinqa.decision.table`). A warning names the ``rare`` question
     words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.answer.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    (:func:`clinqa.decision.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")

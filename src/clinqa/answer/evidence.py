@@ -1,4 +1,4 @@
-"""Gathering the evidence of one question for the decision (:mod:`clinqa.answer.decision`): the search
+"""Gathering the evidence of one question for the decision (:mod:`clinqa.decision.table`): the search
 and the passages an answer may quote, the corpus coverage of the question's words, the key-term test
 (looked for deeper when the first passages miss a decisive term), and, once the decision answers, the
 quoted extract. The pipeline's stages come in through :class:`Stages` (the ``Pipeline`` satisfies it),
@@ -14,25 +14,26 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.answerability import Answerability
-from clinqa.answer.answerability import check as check_answerability
-from clinqa.answer.coverage import RARE_BELOW, term_counts
 from clinqa.answer.extractive import extract_answer, fitting_hits, heading_context, with_siblings
 from clinqa.chunking.units import without_suspicious
+from clinqa.decision.answerability import Answerability
+from clinqa.decision.answerability import check as check_answerability
+from clinqa.decision.coverage import RARE_BELOW, term_counts
 from clinqa.question.asks import AsksRead, read_asks
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from clinqa.answer.answer_model import AnswerModel
     from clinqa.answer.assemble import Draft
-    from clinqa.answer.calibration import Resolved
-    from clinqa.answer.decision import Decision, Evidence
-    from clinqa.answer.decisive_words import DecisiveModel
     from clinqa.answer.extractive import Extract
     from clinqa.answer.types import Answer
     from clinqa.chunking import Chunk
+    from clinqa.decision.answer_model import AnswerModel
+    from clinqa.decision.calibration import Resolved
+    from clinqa.decision.decisive_words import DecisiveModel
+    from clinqa.decision.table import Decision
+    from clinqa.decision.verdict import Evidence
     from clinqa.embedding import Encoder
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
@@ -64,7 +65,7 @@ class Stages:
 
 @dataclass(frozen=True)
 class KeyTermTest:
-    """The key-term test (:mod:`clinqa.answer.answerability`) of one question, bound to its vocabulary
+    """The key-term test (:mod:`clinqa.decision.answerability`) of one question, bound to its vocabulary
     (the corpus's, plus the patient's own notes for a patient-scoped question) and its general-English
     Zipf cut ``max_zipf``. Synonyms, abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`)
     count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
@@ -110,12 +111,12 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
-    content words no visible chunk has (:func:`clinqa.answer.coverage.term_counts`). Only a lower-case word
+    content words no visible chunk has (:func:`clinqa.decision.coverage.term_counts`). Only a lower-case word
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
-    answer asked for ("urate target": :data:`clinqa.answer.answerability.SCAFFOLD`), right after the key
+    answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
-    from clinqa.answer.answerability import zipf
+    from clinqa.decision.answerability import zipf
     from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
@@ -180,12 +181,12 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
 def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
              timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
     """``(missing, rare)``: the content words of ``asked`` no chunk under ``filters`` has, and those
-    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.answer.coverage.term_counts`; none when
+    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.decision.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
-    man") are context, not words the corpus should have (:func:`clinqa.answer.answerability.without_ages`)."""
-    from clinqa.answer.coverage import typo_of_stopword
+    man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
+    from clinqa.decision.coverage import typo_of_stopword
     from clinqa.question.terms import misspelt_common_word, without_ages
 
     t0 = time.perf_counter()
@@ -235,7 +236,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
 
 @dataclass
 class Gathered:
-    """What :func:`gather` found besides the :class:`~clinqa.answer.decision.Evidence` it filled: the
+    """What :func:`gather` found besides the :class:`~clinqa.decision.table.Evidence` it filled: the
     question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
     the ``rare`` question words (few chunks have them), the key-term ``test`` and the ``result`` (also
     ``Evidence.result``)."""
@@ -264,7 +265,7 @@ def decider(s: AnswerSettings) -> DecisiveModel | None:
     """The decisive-word model the settings choose (``answer.decisive_words: model``), else None (the rules)."""
     if s.decisive_words != "model":
         return None
-    from clinqa.answer.decisive_words import load
+    from clinqa.decision.decisive_words import load
 
     return load(s.decisive_model, s.decisive_threshold)
 

@@ -40,7 +40,7 @@ Selection (:func:`extract_answer`), in order:
    or dash: "IV" of "IV (umbilical vein) -- Preferred") together with one column (by its header's words
    and numbers), or by a number inside one of its bands in a column it names (:func:`band_cell`: "INR 5"
    for the "4.0-6.0" row of "Baseline INR", "CrCl 70 mL/min" for the "50-90" row of "CrCl (mL/min)";
-   :mod:`clinqa.answer.bands`), that row gains ``cell_bonus`` and the other rows of its table are not
+   :mod:`clinqa.decision.bands`), that row gains ``cell_bonus`` and the other rows of its table are not
    quoted. It is quoted whole, what named it and the column asked for first, every other column with its
    header after ("CrCl (mL/min) 15-29, Maintenance dose: 10 mg/kg; Interval: every 48 hours"): a dose
    without its interval or route misleads.
@@ -68,18 +68,18 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from clinqa.answer.answerability import stem
-from clinqa.answer.bands import header_unit, heading_bands, heading_fit, named_values, read_band, same_unit
-from clinqa.answer.coverage import STOPWORDS
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
+from clinqa.decision.answerability import stem
+from clinqa.decision.bands import header_unit, heading_bands, heading_fit, named_values, read_band, same_unit
+from clinqa.decision.coverage import STOPWORDS
 from clinqa.embedding.base import Encoder
 from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_UNITS, unit_pattern
+from clinqa.text.quantities import DOSE_AMOUNT
 
 if TYPE_CHECKING:
     from clinqa.settings import UnitScoring
@@ -105,7 +105,6 @@ BOILERPLATE = re.compile(
 
 
 _NUMBER = re.compile(r"\d")
-DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:" + unit_pattern(DOSE_UNITS) + r")\b", re.IGNORECASE)
 #: a lead-in that makes a list one condition ("... meet ALL of the following criteria:", "at least two of the
 #: following"): an item alone misstates it, so the list is quoted whole
 ALL_OF = re.compile(r"\b(?:all|each|both|every one|at least (?:one|two|three|four|\d+)|any (?:one|two|\d+)) of the "
@@ -258,7 +257,7 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
     limitations and administration notes) and that ``names`` accepts (it names what the question is about),
     when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
-    band that holds a value the question gives (:func:`clinqa.answer.bands.heading_fit`: "NEWS2 Score 5–6 —
+    band that holds a value the question gives (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
     come last. Unchanged when the question asks for no such kind and gives no such value. ``profile``: what
     was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
@@ -289,7 +288,7 @@ def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: boo
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities") nor a band that excludes a value the question gives
-    (:func:`clinqa.answer.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
+    (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
     the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
@@ -369,11 +368,11 @@ def band_cell(unit: Unit, question: str) -> bool | None:
     """Is a table row, keyed by a band in its first cell, the row of a value the question gives? ``True``
     when the band holds it, ``False`` when the row's band is of that thing and does not hold it, ``None`` when
     the row is keyed by no band of anything the question gives a value of. The question gives the value of
-    the first column by a word of its header followed by the number (:func:`clinqa.answer.bands.named_values`:
+    the first column by a word of its header followed by the number (:func:`clinqa.decision.bands.named_values`:
     "INR 5" for "Baseline INR", whose row "4.0-6.0" holds 5; also "> 6.0", "≥ 7"), or by the unit typed after
     the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
     that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
-    :func:`clinqa.answer.bands.heading_fit`). ``question`` is dash-normalised; a range holds its ends
+    :func:`clinqa.decision.bands.heading_fit`). ``question`` is dash-normalised; a range holds its ends
     ("30-49", "50-90"). Only the first column keys a row: a dose cell "≤ 100 mg/day" is not a band of the
     question's "stage 4"."""
     if unit.kind != "row" or len(unit.cells) < 2:

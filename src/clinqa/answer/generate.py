@@ -28,8 +28,8 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import GenerationSettings, LLMSettings
 
 if TYPE_CHECKING:
-    from clinqa.answer.decision import Decision
-    from clinqa.answer.decision import Evidence as DecisionEvidence
+    from clinqa.decision.table import Decision
+    from clinqa.decision.verdict import Evidence as DecisionEvidence
     from clinqa.settings import Settings
 
 
@@ -136,10 +136,10 @@ def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callabl
     """The generated answer (:func:`generate_answer`) for a question the decision answered, or
     ``extractive`` with a warning when the model (built by ``backend()``, which may raise
     :class:`clinqa.llm.base.LLMError` too) fails or none of its sentences is supported. The model's own
-    refusal is the decision's ``generate`` phase (:func:`clinqa.answer.decision.model_refused`).
+    refusal is the decision's ``generate`` phase (:func:`clinqa.decision.table.model_refused`).
     ``t0``: :func:`time.perf_counter` at the start of the question (``timings_ms["total"]``)."""
     from clinqa.answer import assemble
-    from clinqa.answer.decision import run
+    from clinqa.decision.table import run
     from clinqa.llm.base import LLMError
 
     try:

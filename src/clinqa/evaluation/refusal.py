@@ -2,12 +2,12 @@
 
 For every question the gate's signal is recorded under the production filters: the top-1
 dense cosine similarity, or the top reranker score (``answer.gate_signal``; see
-:mod:`clinqa.answer.gate`). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
+:mod:`clinqa.decision.gate`). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
 gives the refusal rate per bucket; the chosen threshold is the smallest ``t`` that refuses at
 least ``target_oos`` of out-of-scope questions, reported with the in-scope refusal it costs
 (the target is met only when that is <= ``max_in_scope``).
 
-The key-term test (:mod:`clinqa.answer.answerability`) is calibrated with it
+The key-term test (:mod:`clinqa.decision.answerability`) is calibrated with it
 (:func:`key_term_misses`, :func:`choose_joint`): for each general-English frequency cut
 ``max_zipf`` a question is refused when its signal is below ``t`` *or* a key term is missing from
 its quotable passages; the pair kept refuses at least ``target_oos`` of out-of-scope and at most
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from clinqa.answer.gate import gate_signal
+from clinqa.decision.gate import gate_signal
 from clinqa.evaluation.datasets import Dataset
 from clinqa.pipeline import Pipeline
 
@@ -230,9 +230,9 @@ def current_threshold_rates(cal: RefusalCalibration, configured: float | None,
                             data_dir: Path | None) -> tuple[float, str, dict[str, float]]:
     """``(threshold, source, rates)``: the threshold ``clinqa ask`` uses today for ``cal``'s signal and
     model (``configured``, i.e. ``answer.refusal_threshold``, else a calibration file, else the
-    fallback; :func:`clinqa.answer.calibration.resolve_threshold`) and the share of each bucket's
+    fallback; :func:`clinqa.decision.calibration.resolve_threshold`) and the share of each bucket's
     questions the dense gate alone refuses at it."""
-    from clinqa.answer.calibration import resolve_threshold
+    from clinqa.decision.calibration import resolve_threshold
 
     current, source, _ = resolve_threshold(cal.signal, cal.model_id, configured, data_dir)
     rates = refusal_rates(cal.signals, cal.buckets, [current])
@@ -241,13 +241,13 @@ def current_threshold_rates(cal: RefusalCalibration, configured: float | None,
 
 def save_chosen(cal: RefusalCalibration, data_dir: Path, dataset: str) -> tuple[Path, float]:
     """Store the calibrated gate of ``cal`` in ``<data_dir>/calibration.json`` (scope ``reference``,
-    dated today; :func:`clinqa.answer.calibration.save_calibration`) so ``clinqa ask`` uses it:
+    dated today; :func:`clinqa.decision.calibration.save_calibration`) so ``clinqa ask`` uses it:
     the joint threshold with its key-term cut and related-topics threshold when the key-term test
     was calibrated, else the dense-gate-alone threshold. ``dataset`` describes the questions and
     corpus. Returns ``(path written, threshold saved)``."""
     import datetime
 
-    from clinqa.answer.calibration import Calibration, save_calibration
+    from clinqa.decision.calibration import Calibration, save_calibration
 
     j = cal.joint
     best = j or cal.chosen

@@ -2,11 +2,11 @@
 
 The question's text is read here, once per question (:func:`clinqa.answer.evidence.gather` reads the question
 after spelling repair), and the readers downstream take the profile instead of parsing the question again:
-the key-term test (:func:`clinqa.answer.answerability.check`), the choice of passages
+the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
 (:func:`clinqa.answer.extractive.fitting_hits`, :func:`~clinqa.answer.extractive.heading_context`,
 :func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
 (:func:`clinqa.answer.extractive.extract_answer`) and the decision's amount check
-(:func:`clinqa.answer.assemble.missing_amount_reason`). Each of them still takes the question alone (a
+(:func:`clinqa.decision.quote.missing_amount_reason`). Each of them still takes the question alone (a
 profile is then read for that call), so callers that have no profile are served the same.
 
 The patterns themselves stay with the rule they serve (a dose question is :data:`clinqa.answer.extractive.
@@ -46,7 +46,7 @@ class QuestionProfile(TermsRead, AsksRead):
       threshold, target, duration: :data:`~clinqa.answer.extractive.NUMBER_QUESTION`), a dose
       (:data:`~clinqa.answer.extractive.DOSE_QUESTION`), a count ("how many":
       :data:`~clinqa.answer.extractive.COUNT_QUESTION`), a date (:data:`~clinqa.answer.extractive.DATE_QUESTION`).
-    - ``asks_duration``: how long something lasts (:data:`clinqa.answer.assemble.DURATION_QUESTION`), not a
+    - ``asks_duration``: how long something lasts (:data:`clinqa.question.asks.DURATION_QUESTION`), not a
       length (:data:`~clinqa.answer.assemble.LENGTH_QUESTION`: "How long in bp ...").
     - ``heading_kinds``: the section-heading words of the kind of answer asked for ("dose", "dosing" ...;
       :func:`clinqa.answer.extractive.heading_kinds`), empty when none.
@@ -59,25 +59,25 @@ class QuestionProfile(TermsRead, AsksRead):
     reads it; a patient's age ("a 72-year-old") is left out of the last five:
 
     - ``treatment`` / ``prevention``: it asks what to give or aim for
-      (:data:`clinqa.answer.answerability.TREATMENT_QUESTION`), about preventing something
-      (:data:`~clinqa.answer.answerability.PREVENTION_QUESTION`).
+      (:data:`clinqa.decision.answerability.TREATMENT_QUESTION`), about preventing something
+      (:data:`~clinqa.decision.answerability.PREVENTION_QUESTION`).
     - ``asked_sentence``: the sentence that asks, in a question of several sentences, else ``""``
-      (:func:`clinqa.answer.answerability.asked_sentence`).
+      (:func:`clinqa.decision.answerability.asked_sentence`).
     - ``definitions``: ``(short form lower case, long form)`` pairs it defines ("... transcript (LINC-PINT)";
       :func:`clinqa.text.abbreviations.definitions`), in order.
     - ``phrases``: the synonym table's phrases found in ``question`` (:func:`synonym_phrases`); ``aliases``:
       the terms the table adds for every phrase it found, in order (:func:`clinqa.retrieval.synonyms.expand`:
       "TNK" adds "tenecteplase"), which may name a table row (:func:`clinqa.answer.extractive.extract_answer`).
     - ``answer_types``: the nouns that name the kind of thing asked for ("which cell *organelle*", "what
-      *dose* of"; :func:`clinqa.answer.answerability.answer_type_words`, with the corpus's verbs when read
+      *dose* of"; :func:`clinqa.decision.answerability.answer_type_words`, with the corpus's verbs when read
       with a vocabulary).
-    - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.answer.answerability.dosed_words`).
+    - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.decision.answerability.dosed_words`).
     - ``populations``: the population groups it names, in order ("pregnancy", "children";
-      :data:`clinqa.answer.answerability.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
+      :data:`clinqa.decision.answerability.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
     - ``quantities``: ``(number, canonical unit)`` per number with a unit ("55 kg" -> ``("55", "kg")``; a
       decimal comma read as a point; units of :data:`clinqa.text.quantities.QUESTION_UNITS`, canonical per
       :data:`clinqa.text.quantities.UNITS`).
-    - ``key_terms``: its key terms (:func:`clinqa.answer.answerability.key_terms`), read with ``vocabulary``
+    - ``key_terms``: its key terms (:func:`clinqa.decision.answerability.key_terms`), read with ``vocabulary``
       and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
       None when :meth:`read` was given no ``max_zipf``.
 
@@ -130,7 +130,7 @@ def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
 
 
 def _quantities(text: str) -> tuple[tuple[str, str], ...]:
-    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.answer.answerability.
+    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.decision.answerability.
     QUANTITY`), in order."""
     return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
                  for m in terms.QUANTITY.finditer(text))

@@ -3,7 +3,7 @@ to answer the question (specific words, populations, quantities, abbreviations, 
 phrases), and what else the key-term test reads of the question (a treatment or prevention question, the
 sentence that asks, the abbreviations it defines, the kind of thing asked for, the dosed words). Read once per
 question into :class:`TermsRead` (:func:`read_terms`); whether passages mention them is decided in
-:mod:`clinqa.answer.answerability`.
+:mod:`clinqa.decision.answerability`.
 
 A patient's age and sex ("a 72-year-old man", "67F", "15yo") are context, not terms (:func:`without_ages`); an
 age under 18 adds the population *children* (:func:`age_population`).

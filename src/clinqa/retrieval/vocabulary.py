@@ -6,7 +6,7 @@ vocabulary tells the two apart: :meth:`Vocabulary.repair` maps a word the corpus
 most frequent corpus word within a small edit distance (optimal string alignment distance, i.e.
 Damerau-Levenshtein with adjacent transpositions, computed by the ``rapidfuzz`` package over the
 vocabulary: about 20 ms per word for 100k words, with no index to build), so the answerability test
-(:mod:`clinqa.answer.answerability`) does not refuse a question for a typo.
+(:mod:`clinqa.decision.answerability`) does not refuse a question for a typo.
 
 The vocabulary is built from the ``text`` of every chunk the store holds outside patient notes
 (overview chunks included: they carry titles and topics), counting in how many chunks each lower-cased word

@@ -389,7 +389,7 @@ class LanceStore(Store):
 
     def count_matches(self, query: str, cap: int, filters: Filters) -> int:
         """How many chunks under ``filters`` the full-text index matches for ``query``, counted up to
-        ``cap`` (a cheap document frequency for :func:`clinqa.answer.coverage.term_counts`). Counts are
+        ``cap`` (a cheap document frequency for :func:`clinqa.decision.coverage.term_counts`). Counts are
         kept per table version: questions share most of their words ("treatment", "symptoms")."""
         if not self.sync():
             return 0

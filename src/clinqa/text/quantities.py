@@ -66,14 +66,14 @@ UNITS.update({"ug": "mcg", "ng": "ng", "mmol": "mmol", "mol": "mol", "meq": "mEq
 DOSE_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "ml", "l", "units", "unit", "iu", "mmol",
                                "meq", "mg/kg", "ml/kg")
 #: the units of a quantity in a question ("500 mg", "30 ml", "55 kg"; the key terms of
-#: :mod:`clinqa.answer.answerability`), in the order tried
+#: :mod:`clinqa.decision.answerability`), in the order tried
 QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "kg", "ml", "l", "mmol", "mol", "meq",
                                    "units", "unit", "iu", "%", "percent", "mm hg", "mmhg", "bpm", "hours", "hour",
                                    "h", "days", "day", "weeks", "week", "months", "month", "years", "year")
 #: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried
 AGE_UNITS: tuple[str, ...] = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk",
                               "days", "day")
-#: the units of a stated duration (:data:`clinqa.answer.assemble.DURATION`: "7 days", "3-6 months"), in the
+#: the units of a stated duration (:data:`clinqa.decision.quote.DURATION`: "7 days", "3-6 months"), in the
 #: order tried
 DURATION_UNITS: tuple[str, ...] = ("hours", "hour", "hrs", "hr", "h", "days", "day", "weeks", "week", "wks", "wk",
                                    "months", "month", "mo", "years", "year", "yrs", "yr", "minutes", "minute", "min")
@@ -216,3 +216,7 @@ def unsupported_quantities(sentence: str, sources: list[str]) -> list[Quantity]:
     (:func:`agrees`). Empty when every number in the sentence is backed."""
     available = [q for s in sources for q in extract_quantities(s)]
     return [q for q in extract_quantities(sentence) if not any(agrees(q, s) for s in available)]
+
+
+#: an amount with a dose unit ("0.9 mg/kg", "500 mg", "10 mL"; units :data:`DOSE_UNITS`): what makes a quote a dose
+DOSE_AMOUNT = re.compile(r"\d(?:[\d.,/-]*\d)?\s*(?:" + unit_pattern(DOSE_UNITS) + r")\b", re.IGNORECASE)

@@ -6,7 +6,7 @@
   final -e); claim and cited-sentence content words (:func:`clinqa.answer.citations.content_words`).
 * :func:`snowball_stem`: the Snowball English (Porter 2) stemmer (M. Porter, "Snowball: A language for
   stemming algorithms", 2001; package ``snowballstemmer``); key terms, unit overlap, scaffold words
-  (:mod:`clinqa.answer.answerability`, :mod:`clinqa.answer.extractive`).
+  (:mod:`clinqa.decision.answerability`, :mod:`clinqa.answer.extractive`).
 """
 
 from __future__ import annotations

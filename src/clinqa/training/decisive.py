@@ -1,4 +1,4 @@
-"""Fit the decisive-word classifier (:mod:`clinqa.answer.decisive_words`) from the answer-model pairs.
+"""Fit the decisive-word classifier (:mod:`clinqa.decision.decisive_words`) from the answer-model pairs.
 
 Each row of ``pairs.jsonl.gz`` (:mod:`clinqa.training.pairs`) is read by the key-term test exactly as ``ask``
 reads a question against its quotable passages (:class:`clinqa.answer.evidence.KeyTermTest`, the synonym
@@ -50,11 +50,11 @@ def _population_groups(word: str) -> set[str]:
 
 def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
               max_zipf: float = 4.0) -> tuple[np.ndarray, np.ndarray, Counter[str]]:
-    """``(X, y, counts)``: one feature row (:func:`clinqa.answer.decisive_words.features`) per labelled missing
+    """``(X, y, counts)``: one feature row (:func:`clinqa.decision.decisive_words.features`) per labelled missing
     term of at most ``per_kind`` rows of each labelled kind per source (seeded sample); ``counts`` says how many
     rows of each label and source were made."""
-    from clinqa.answer.decisive_words import PassageWords, features
     from clinqa.answer.evidence import KeyTermTest
+    from clinqa.decision.decisive_words import PassageWords, features
     from clinqa.retrieval.vocabulary import Vocabulary
 
     rng = random.Random(seed)
@@ -107,10 +107,10 @@ def fit(x: np.ndarray, y: np.ndarray, c: float = 1.0, seed: int = 0,
 def train(pairs_path: Path, out: Path, threshold: float = 0.5, per_kind: int = 4000, c: float = 1.0,
           seed: int = 0, extra: tuple[np.ndarray, np.ndarray, Counter[str]] | None = None,
           extra_weight: float = 5.0) -> dict:
-    """Read the pairs, fit, write ``out`` (:func:`clinqa.answer.decisive_words.save`); returns its card
+    """Read the pairs, fit, write ``out`` (:func:`clinqa.decision.decisive_words.save`); returns its card
     (rows per label and source, training accuracy and the weights by feature name). ``extra``: more labelled
     terms (:func:`question_rows`), each weighted ``extra_weight``."""
-    from clinqa.answer.decisive_words import FEATURES, save
+    from clinqa.decision.decisive_words import FEATURES, save
     from clinqa.training.pairs import read_pairs
 
     x, y, counts = word_rows(read_pairs(pairs_path), per_kind, seed)
@@ -135,8 +135,8 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
     fact: its missing terms are not decisive (0). An uncovered question: its missing terms named in the set's
     ``missing`` field are decisive (1), the others unlabelled. Refuses the held-out and vignette sets
     (:func:`clinqa.training.pairs.guideline_items`'s rule)."""
-    from clinqa.answer.decisive_words import PassageWords, features
     from clinqa.answer.evidence import KeyTermTest
+    from clinqa.decision.decisive_words import PassageWords, features
     from clinqa.evaluation.facts import contains, load_questions
     from clinqa.retrieval.filters import Filters
     from clinqa.training.pairs import refuse_evaluation_set
@@ -172,6 +172,6 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
                         xs.append(features(t, check.in_corpus.get(t.text, True), vocab, words_in, n, m))
                         ys.append(1)
                         counts["clinician/decisive"] += 1
-    from clinqa.answer.decisive_words import FEATURES
+    from clinqa.decision.decisive_words import FEATURES
 
     return np.asarray(xs, dtype=np.float64).reshape(-1, len(FEATURES)), np.asarray(ys), counts

@@ -16,18 +16,20 @@ from its uncovered questions with a ROC AUC of 0.652 (0.615 after its first 768 
 below the decisive-word classifier's 0.778, and added nothing to it in a combiner (docs/benchmarks.md,
 "Issue 39"). The setting takes a folder.
 
-The decision step ``answer_model`` (:mod:`clinqa.answer.decision`) refuses a reference question when the
+The decision step ``answer_model`` (:mod:`clinqa.decision.table`) refuses a reference question when the
 best of the first ``answer.answer_model_passages`` quotable passages scores below the threshold. The
 threshold is calibrated per (model, scope) like the gate's (signal ``answer_model`` in
 ``<data_dir>/calibration.json``, or ``answer.answer_model_threshold``:
-:func:`clinqa.answer.calibration.resolve_threshold`).
+:func:`clinqa.decision.calibration.resolve_threshold`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
+from clinqa.decision.verdict import Evidence, Verdict
 from clinqa.errors import ConfigError
 
 #: the answer models shipped inside the package, by name (``<package>/models/<name>/``): none yet, see above
@@ -71,3 +73,18 @@ class AnswerModel:
         if not passages:
             return None
         return float(self._enc.score(question, list(passages)).max())
+
+
+def answer_model(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) an answer when the answer model's best score over the first quotable passages
+    (``ev.answer_score``) is below its calibrated threshold; the gate record's ``kind`` gains
+    ``+answer_model``."""
+    if not v.answer or ev.answer_score is None or ev.answer_threshold is None or ev.answer_score >= ev.answer_threshold:
+        return None
+    assert v.gate is not None
+    g = replace(v.gate, answer=False, kind=v.gate.kind + "+answer_model",
+                reason=f"answer model {ev.answer_score:.3f} is below its threshold {ev.answer_threshold:.3f}")
+    return Verdict(False, NOT_ANSWERED, g, "answer_model", final=True, warnings=v.warnings)
+
+
+NOT_ANSWERED = "The passages found are about this topic, but none of them answers this question."

@@ -1,6 +1,6 @@
 """Answerability: are the things the question asks about in the passages that would be quoted?
 
-The dense gate (:mod:`clinqa.answer.gate`) measures topic: "What dose of amoxicillin is used
+The dense gate (:mod:`clinqa.decision.gate`) measures topic: "What dose of amoxicillin is used
 for community-acquired pneumonia?" sits close enough to an asthma guideline to pass it, and the
 answer then quotes the asthma dose. This test looks at *what* the question asks. Its key terms
 are
@@ -16,7 +16,7 @@ are
 - **quantities**: a number with its unit ("500 mg", "30 ml/min"): the number must appear.
 
 Question scaffolding ("dose", "criteria", "first-line", :data:`SCAFFOLD`, also by stem: "defines")
-and the stopwords of :mod:`clinqa.answer.coverage` are never key, nor is a short abbreviation that
+and the stopwords of :mod:`clinqa.decision.coverage` are never key, nor is a short abbreviation that
 neither the corpus nor the synonym table knows, typed in lower case ("abx": no evidence either way;
 "PERC", typed as an abbreviation, stays key). A key word the
 corpus lacks is first repaired against the corpus vocabulary
@@ -33,7 +33,7 @@ refuses and names it; other missing terms only add a warning.
 Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
 
-The rules are data (:mod:`clinqa.answer.rules`): :data:`MENTION_RULES` (what counts as a mention),
+The rules are data (:mod:`clinqa.decision.rules`): :data:`MENTION_RULES` (what counts as a mention),
 :data:`DECISIVE_RULES` (which missing term refuses) and :data:`CHECK_RULES` (what :func:`check` applies to
 the passages as a whole) list them by name, in order, each with a worked example that
 ``tests/answer/test_rules.py`` runs; :func:`mention_rule` and :func:`decisive_rule` name the rule that fired.
@@ -47,10 +47,10 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.bands import row_holds_quantity, table_rows
-from clinqa.answer.coverage import variants
-from clinqa.answer.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.chunking.units import Unit
+from clinqa.decision.bands import row_holds_quantity, table_rows
+from clinqa.decision.coverage import variants
+from clinqa.decision.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.question.terms import (
     NOT_ABBREVIATIONS,
     POPULATIONS,
@@ -75,7 +75,7 @@ from clinqa.text.words import CLINICAL_SUFFIX, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
-    from clinqa.answer.decisive_words import DecisiveModel
+    from clinqa.decision.decisive_words import DecisiveModel
     from clinqa.settings import WordRarity
 
 
@@ -124,7 +124,7 @@ class Answerability:
         question's key terms, every one of them is decisive, even the kind of thing asked for: "What
         injuries did the patient have from the fall?" is not answered from a note that never mentions an
         injury (the key-term test found only "injuries"; "fall" is common English). With ``learned`` (the
-        decisive-word model's probability per missing term, :mod:`clinqa.answer.decisive_words`) a term is
+        decisive-word model's probability per missing term, :mod:`clinqa.decision.decisive_words`) a term is
         decisive when it reaches ``learned_threshold``, instead of by :func:`is_decisive`'s rules."""
         if self.learned is not None:
             out = [t for t in self.missing if self.learned.get(t.text, 0.0) >= self.learned_threshold
@@ -193,7 +193,7 @@ Passage = tuple[str, str, set[str], set[str], tuple[Unit, ...]]
 
 def _passage_index(text: str) -> Passage:
     """(text with single spaces, the same lower-cased, its words, their stems, its table rows) for presence
-    tests. The rows (:func:`clinqa.answer.bands.table_rows`) are read before the line breaks are lost."""
+    tests. The rows (:func:`clinqa.decision.bands.table_rows`) are read before the line breaks are lost."""
     orig = " ".join(text.split())
     low = orig.lower()
     ws = set(words_of(low))
@@ -208,7 +208,7 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
     (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril"). A modifier of a head of :data:`BESIDE_HEAD`
     is mentioned only beside that head (:func:`names_with_head`). The rules are those of
-    :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.answer.rules.decide`)."""
+    :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.decision.rules.decide`)."""
     return decide(MENTION_RULES, MentionCase(term, passage, equivalents, matcher))
 
 
@@ -283,8 +283,8 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
     the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
     60 kg" (bounds in words: :data:`_WORD_OPS`) and in "50-59 kg", not in "> 60 kg": a patient's value is
     answered by the threshold that covers it. A table row of ``rows`` (the passage's, read with its line
-    breaks: :func:`clinqa.answer.bands.table_rows`) counts too: "70 mL/min" lies in the "50-90" row of a
-    "CrCl (mL/min)" column (:func:`clinqa.answer.bands.row_holds_quantity`)."""
+    breaks: :func:`clinqa.decision.bands.table_rows`) counts too: "70 mL/min" lies in the "50-90" row of a
+    "CrCl (mL/min)" column (:func:`clinqa.decision.bands.row_holds_quantity`)."""
     unit = _unit(term)
     try:
         value = float(term.match)
@@ -305,7 +305,7 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Mention rules (:func:`mentions`) as data: each a named :class:`clinqa.answer.rules.Rule` with one golden
+# Mention rules (:func:`mentions`) as data: each a named :class:`clinqa.decision.rules.Rule` with one golden
 # case (tests/answer/test_rules.py runs them all through :func:`mentions`).
 
 
@@ -329,7 +329,7 @@ class MentionCase:
         """The forms (lower case, in order, each once) a passage may name the term by, split into phrases
         (words apart, or a hyphenated form the passage lacks as one word) and single words: a
         population's listed forms (:data:`POPULATIONS`) or the term with its irregular plural
-        (:func:`clinqa.answer.coverage.variants`), a combination product's other spellings, their
+        (:func:`clinqa.decision.coverage.variants`), a combination product's other spellings, their
         synonym-table equivalents and American spellings (:func:`fold`)."""
         if self._forms is None:
             term = self.term
@@ -431,7 +431,7 @@ def _condition_untyped(c: MentionCase) -> bool | None:
 #: beside its head comes first, since it vetoes mentions every later rule would accept ("opioid" in
 #: "opioid medications" for "opioid use disorder"); a quantity is decided by its own two rules before the
 #: word rules (its number is no word to stem); the form rules after them only say yes, so among them the
-#: order is cheapest and most common first, which decides which rule is named (:func:`clinqa.answer.rules.which`)
+#: order is cheapest and most common first, which decides which rule is named (:func:`clinqa.decision.rules.which`)
 #: but not the outcome; ``not_mentioned`` closes the table.
 MENTION_RULES: tuple[Rule[MentionCase], ...] = (
     Rule("modifier_beside_head",
@@ -544,7 +544,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
     or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
-    ``decider``: the decisive-word model (:mod:`clinqa.answer.decisive_words`); when given, each missing term's
+    ``decider``: the decisive-word model (:mod:`clinqa.decision.decisive_words`); when given, each missing term's
     probability of deciding is in :attr:`Answerability.learned`, and it, not :func:`is_decisive`, says which
     missing term refuses. Pure function of its inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
@@ -580,8 +580,8 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
     learned = None
     if decider is not None:
-        from clinqa.answer.decisive_words import PassageWords
-        from clinqa.answer.decisive_words import features as word_features
+        from clinqa.decision.decisive_words import PassageWords
+        from clinqa.decision.decisive_words import features as word_features
 
         words_in = PassageWords.of(passages)
         rows = [word_features(t, in_corpus[t.text], vocabulary, words_in, len(terms), len(missing)) for t in missing]

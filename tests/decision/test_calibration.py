@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer.calibration import SHIPPED, Calibration, find_calibration, resolve_threshold, save_calibration
+from clinqa.decision.calibration import SHIPPED, Calibration, find_calibration, resolve_threshold, save_calibration
 from clinqa.embedding import build_encoder
 from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
@@ -103,7 +103,7 @@ def test_a_calibration_file_is_parsed_once_until_it_changes(tmp_path: Path) -> N
 
 
 def test_resolve_takes_each_value_from_settings_then_calibration_then_the_one_fallback_table(tmp_path: Path) -> None:
-    from clinqa.answer.calibration import FALLBACK, resolve
+    from clinqa.decision.calibration import FALLBACK, resolve
     from clinqa.settings import AnswerSettings
 
     shipped = json.loads(SHIPPED.read_text())["calibrations"][0]
@@ -131,7 +131,7 @@ def test_resolve_takes_each_value_from_settings_then_calibration_then_the_one_fa
 
 def test_one_ask_reads_the_calibration_once_per_scope(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Issue 28: ``ask`` looked the calibration up three times (gate, key-term parameters, support)."""
-    import clinqa.answer.calibration as cal
+    import clinqa.decision.calibration as cal
     from clinqa.pipeline import Pipeline
     from clinqa.settings import Settings
 

@@ -1,4 +1,4 @@
-"""Rules as data (clinqa.answer.rules): every rule of the answerability tables runs its golden case
+"""Rules as data (clinqa.decision.rules): every rule of the answerability tables runs its golden case
 through the real function (:func:`mentions`, :func:`is_decisive`), which must give the expected outcome
 with that rule deciding."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from clinqa.answer.answerability import (
+from clinqa.decision.answerability import (
     CHECK_RULES,
     DECISIVE_RULES,
     MENTION_RULES,
@@ -19,7 +19,7 @@ from clinqa.answer.answerability import (
     mention_rule,
     mentions,
 )
-from clinqa.answer.rules import Golden, Rule, Step, decide, names, which
+from clinqa.decision.rules import Golden, Rule, Step, decide, names, which
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize

@@ -1,4 +1,4 @@
-"""The answer model (clinqa.answer.answer_model): its place in
+"""The answer model (clinqa.decision.answer_model): its place in
 ``Pipeline.ask`` (reference questions only, never one patient's notes) and its errors."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.answer import assemble
-from clinqa.answer.answer_model import AnswerModel, model_folder
 from clinqa.corpora import guidelines_path
+from clinqa.decision import answer_model as d_answer_model
+from clinqa.decision.answer_model import AnswerModel, model_folder
 from clinqa.errors import ConfigError
 from clinqa.pipeline import Pipeline
 from clinqa.settings import Settings
@@ -46,7 +46,7 @@ def test_the_answer_model_refuses_reference_questions_below_its_threshold(data_d
     assert not off.refused and "answer_model" not in off.timings_ms
     strict = _pipe(data_dir, answer_model=str(tiny_reranker), answer_model_threshold=1.0)
     ans = strict.ask(QUESTION)
-    assert ans.refused and ans.reason == assemble.NOT_ANSWERED
+    assert ans.refused and ans.reason == d_answer_model.NOT_ANSWERED
     assert ans.gate is not None and ans.gate.kind.endswith("+answer_model") and "answer_model" in ans.timings_ms
     lenient = _pipe(data_dir, answer_model=str(tiny_reranker), answer_model_threshold=0.0).ask(QUESTION)
     assert lenient.answer == off.answer

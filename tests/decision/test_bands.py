@@ -8,8 +8,10 @@ import math
 import numpy as np
 import pytest
 
-from clinqa.answer.answerability import _passage_index, mentions
-from clinqa.answer.bands import (
+from clinqa.answer.extractive import extract_answer
+from clinqa.chunking.base import Chunk
+from clinqa.decision.answerability import _passage_index, mentions
+from clinqa.decision.bands import (
     Band,
     header_unit,
     heading_bands,
@@ -20,8 +22,6 @@ from clinqa.answer.bands import (
     same_unit,
     table_rows,
 )
-from clinqa.answer.extractive import extract_answer
-from clinqa.chunking.base import Chunk
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.hybrid import Retrieved
 

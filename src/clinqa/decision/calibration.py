@@ -5,7 +5,7 @@ is the kind of evidence the question is asked over: ``reference`` (guidelines, a
 pages: no ``--patient``) or ``patient`` (one patient's notes), since short terse notes sit
 further from a question in cosine than encyclopaedic passages do. A calibration also carries the
 *related* threshold (below it a refusal lists no related topics) and the general-English
-frequency cut of the key-term test (:mod:`clinqa.answer.answerability`), chosen together. ``model_id``
+frequency cut of the key-term test (:mod:`clinqa.decision.answerability`), chosen together. ``model_id``
 is the encoder's id for ``dense_cosine`` and the reranker's id for ``rerank``; both carry a
 fingerprint of the weights (``name@sha``), so retrained or swapped weights find no
 calibration instead of silently keeping an old threshold.
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from clinqa.errors import ConfigError
 
 if TYPE_CHECKING:
-    from clinqa.answer.gate import RefusalGate
+    from clinqa.decision.gate import RefusalGate
 
 SHIPPED = Path(__file__).with_name("calibrations.json")
 #: the values used when neither the settings nor a calibration give one: the gate threshold per signal
@@ -159,7 +159,7 @@ class Resolved:
     def gate(self) -> RefusalGate:
         """The refusal gate of this calibration; its label is the source, or says it is an uncalibrated
         fallback for ``model_id``."""
-        from clinqa.answer.gate import RefusalGate
+        from clinqa.decision.gate import RefusalGate
 
         label = self.source if self.calibrated else f"uncalibrated fallback for {self.model_id}"
         return RefusalGate(self.threshold, self.signal, label, model_id=self.model_id, calibrated=self.calibrated)

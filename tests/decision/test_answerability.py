@@ -1,4 +1,4 @@
-"""The key-term answerability test (clinqa.answer.answerability) and the corpus vocabulary's
+"""The key-term answerability test (clinqa.decision.answerability) and the corpus vocabulary's
 spelling repair, on hand-written questions and passages; then the issue's reproductions through
 the CLI on a one-file corpus."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from clinqa.answer.answerability import check, is_decisive, stem
+from clinqa.decision.answerability import check, is_decisive, stem
 from clinqa.question.terms import key_terms
 from clinqa.retrieval.vocabulary import Vocabulary, words_of
 
@@ -249,7 +249,7 @@ def test_a_regulator_is_the_frame_of_an_approval_question_not_its_subject() -> N
 
 
 def test_a_condition_named_by_its_suffix_is_decisive() -> None:
-    from clinqa.answer.answerability import is_decisive
+    from clinqa.decision.answerability import is_decisive
 
     q = "Empiric antibiotics for community-acquired bacterial meningitis in adults"
     a = check(q, ["Amoxicillin 1 g orally three times daily for community-acquired pneumonia in adults."])
@@ -331,8 +331,9 @@ def test_a_real_english_word_is_not_repaired_to_a_corpus_word() -> None:
 def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() -> None:
     """Magnesium sulfate is in the asthma passage, prophylaxis in the brain-injury one, preeclampsia in
     the hypertension one: none speaks of the regimen asked about."""
-    from clinqa.answer.decision import Evidence, Verdict, apart
-    from clinqa.answer.gate import GateDecision
+    from clinqa.decision.gate import GateDecision
+    from clinqa.decision.key_terms import apart
+    from clinqa.decision.verdict import Evidence, Verdict
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
 
@@ -416,7 +417,7 @@ def test_abbreviations_are_named_as_typed():
 
 
 def test_a_patient_value_inside_a_stated_bound_is_mentioned():
-    from clinqa.answer.answerability import within_stated_bound
+    from clinqa.decision.answerability import within_stated_bound
     from clinqa.question.terms import KeyTerm
 
     q = "What is the dose of apixaban in patients with a weight of 55 kg aged 85?"
@@ -444,7 +445,7 @@ def test_an_abbreviation_the_passage_defines_as_something_else_is_not_mentioned(
 def test_a_term_named_only_where_the_document_excludes_it_is_not_mentioned():
     """Found by a new user: 'VTE in cancer patients' was answered from 'Cancer-associated VTE ... not in
     this document'. Cancer is a population (as pregnancy is), and the exclusion sentence does not count."""
-    from clinqa.answer.answerability import without_scope_exclusions
+    from clinqa.decision.answerability import without_scope_exclusions
 
     passage = ("- Cancer-associated VTE and pregnancy-associated VTE are addressed in separate ASH guideline "
                "modules, not in this document.\n- Generally, LMWH is the preferred anticoagulant in pregnancy.")
@@ -611,7 +612,7 @@ def test_covered_lists_the_passages_naming_each_term_or_an_alternative():
 def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treatment_question():
     # found by a new user: "treatment for ventilator-associated pneumonia" was answered from a TBI feeding
     # recommendation that names VAP as what the feeding route prevents
-    from clinqa.answer.answerability import prevention_masked
+    from clinqa.decision.answerability import prevention_masked
     from clinqa.retrieval.synonyms import equivalents
 
     feeding = ("Transgastric jejunal feeding is recommended to reduce the incidence of ventilator-associated "
@@ -638,7 +639,7 @@ def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treat
 def test_a_general_passage_covers_a_typed_condition_but_not_another_type():
     # "What HbA1c target ... type 2 diabetes?": the A1C goal for "adults with diabetes" applies; the
     # passage was left out as not naming type 2 diabetes (new-user helper)
-    from clinqa.answer.answerability import names_condition_untyped
+    from clinqa.decision.answerability import names_condition_untyped
 
     goal = "An A1C goal of < 7% is appropriate for many nonpregnant adults with diabetes."
     assert names_condition_untyped("type 2 diabetes", goal.lower())
@@ -678,7 +679,7 @@ def test_a_greek_letter_the_corpus_spells_out_is_searched_spelled(tmp_path: Path
 
 
 def test_only_the_condition_right_after_a_prevention_frame_is_blanked():
-    from clinqa.answer.answerability import prevention_masked
+    from clinqa.decision.answerability import prevention_masked
 
     sah = ["subarachnoid hemorrhage", "sah"]
     # a heading "Prevention of DCI" above a bullet naming nimodipine: another line, nothing blanked
@@ -807,7 +808,7 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
     """Third new-user helper: "first-line medication for opioid use disorder" was answered from the alcohol
     use disorder guideline ("block the analgesic effects of opioid medications"); "mitral" counted in "mitral
     stenosis, mechanical heart valves" for a mechanical mitral valve."""
-    from clinqa.answer.answerability import names_with_head
+    from clinqa.decision.answerability import names_with_head
 
     assert names_with_head("opioid", "disorder", "buprenorphine for opioid use disorder.")
     assert names_with_head("mitral", "valve", "mechanical mitral and aortic valves")

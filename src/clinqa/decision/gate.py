@@ -9,9 +9,9 @@ Signals (``answer.gate_signal``), each computed from one :class:`RetrievalResult
   rerankers ``clinqa train reranker`` writes); needs ``rerank.model``.
 
 Refuse below ``threshold``. The threshold belongs to the signal *and* the model that produced
-it: :mod:`clinqa.answer.calibration` stores calibrated thresholds keyed by both, so a new model
+it: :mod:`clinqa.decision.calibration` stores calibrated thresholds keyed by both, so a new model
 never silently keeps an old threshold. A second, independent check refuses or warns on
-question words the corpus never mentions (:mod:`clinqa.answer.coverage`,
+question words the corpus never mentions (:mod:`clinqa.decision.coverage`,
 ``answer.unknown_terms``).
 """
 
@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from clinqa.decision.verdict import Evidence, Verdict
 
 if TYPE_CHECKING:  # annotations only: the Answer type imports GateDecision without retrieval
     from clinqa.retrieval.hybrid import RetrievalResult
@@ -87,7 +89,7 @@ class RefusalGate:
     def decide(self, result: RetrievalResult, missing: list[str] | None = None,
                unknown_terms: str = "ignore") -> GateDecision:
         """Decide on one retrieval result. ``missing`` are question words the corpus never
-        mentions (:func:`clinqa.answer.coverage.missing_terms`); with ``unknown_terms="refuse"``
+        mentions (:func:`clinqa.decision.coverage.missing_terms`); with ``unknown_terms="refuse"``
         any of them refuses."""
         top = gate_signal(result, self.signal)
 
@@ -104,3 +106,17 @@ class RefusalGate:
             return decision(False, f"the closest passage has {what} {top:.2f}, below the answer threshold "
                                    f"{self.threshold:.3g}: the ingested corpus does not appear to cover this question")
         return decision(True, f"closest passage {what} {top:.2f}")
+
+
+def gate(ev: Evidence, v: Verdict) -> Verdict | None:
+    """The calibrated gate's decision (:meth:`RefusalGate.decide`); a refusal reads :data:`NOT_COVERED`,
+    or :data:`NO_MATCH` when nothing matched."""
+    assert ev.gate is not None and ev.result is not None
+    d = ev.gate.decide(ev.result, ev.missing, ev.unknown_terms)
+    return Verdict(d.answer, "" if d.answer else NOT_COVERED if ev.hits else NO_MATCH, d, "gate")
+
+
+NOT_COVERED = "The documents do not cover this question."
+
+
+NO_MATCH = "No passage matched the question under the applied filters."

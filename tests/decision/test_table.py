@@ -1,4 +1,4 @@
-"""The decision table (clinqa.answer.decision): each step on hand-written evidence, the order of the
+"""The decision table (clinqa.decision.table): each step on hand-written evidence, the order of the
 table and the runner's phases, from values computed by hand (no store, no model)."""
 
 from __future__ import annotations
@@ -8,11 +8,20 @@ from types import SimpleNamespace
 
 import pytest
 
-from clinqa.answer import assemble, decision
-from clinqa.answer.answerability import Answerability
-from clinqa.answer.calibration import Resolved
 from clinqa.answer.extractive import Extract
-from clinqa.answer.gate import GateDecision, RefusalGate
+from clinqa.decision import answer_model as d_answer_model
+from clinqa.decision import dated_note as d_dated_note
+from clinqa.decision import gate as d_gate
+from clinqa.decision import key_terms as d_key_terms
+from clinqa.decision import model_refused as d_model_refused
+from clinqa.decision import no_note as d_no_note
+from clinqa.decision import quote as d_quote
+from clinqa.decision import support as d_support
+from clinqa.decision import table as decision
+from clinqa.decision import verdict
+from clinqa.decision.answerability import Answerability
+from clinqa.decision.calibration import Resolved
+from clinqa.decision.gate import GateDecision, RefusalGate
 from clinqa.question.terms import KeyTerm
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval.filters import Filters
@@ -32,18 +41,18 @@ def _result(signal: float | None, n_hits: int = 2) -> SimpleNamespace:
 
 
 def _ev(signal: float | None = 0.40, check: Answerability | None = None, n_hits: int = 2, **kw: object
-        ) -> decision.Evidence:
+        ) -> verdict.Evidence:
     cal = _cal()
-    ev = decision.Evidence("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
+    ev = verdict.Evidence("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
                            check=check, calibration=cal)
     for k, v in kw.items():
         setattr(ev, k, v)
     return ev
 
 
-def _gate(answer: bool, signal: float | None = 0.40) -> decision.Verdict:
+def _gate(answer: bool, signal: float | None = 0.40) -> verdict.Verdict:
     g = GateDecision(answer, signal, 0.45, "closest passage similarity 0.40", "dense_cosine", "shipped")
-    return decision.Verdict(answer, "" if answer else assemble.NOT_COVERED, g, "gate")
+    return verdict.Verdict(answer, "" if answer else d_gate.NOT_COVERED, g, "gate")
 
 
 def test_the_table_order_and_phases() -> None:
@@ -56,17 +65,17 @@ def test_the_table_order_and_phases() -> None:
 
 
 def test_gate_step_refuses_below_the_threshold_with_the_readers_sentence() -> None:
-    v = decision.gate(_ev(0.40), decision.Verdict(True))
-    assert v is not None and (v.answer, v.reason, v.step) == (False, assemble.NOT_COVERED, "gate")
+    v = d_gate.gate(_ev(0.40), verdict.Verdict(True))
+    assert v is not None and (v.answer, v.reason, v.step) == (False, d_gate.NOT_COVERED, "gate")
     assert v.gate is not None and (v.gate.signal, v.gate.threshold, v.gate.calibration) == (0.40, 0.45, "shipped")
-    assert decision.gate(_ev(0.50), decision.Verdict(True)).answer is True  # type: ignore[union-attr]
-    nothing = decision.gate(_ev(None, n_hits=0), decision.Verdict(True))
-    assert nothing is not None and nothing.reason == assemble.NO_MATCH
+    assert d_gate.gate(_ev(0.50), verdict.Verdict(True)).answer is True  # type: ignore[union-attr]
+    nothing = d_gate.gate(_ev(None, n_hits=0), verdict.Verdict(True))
+    assert nothing is not None and nothing.reason == d_gate.NO_MATCH
 
 
 def test_support_answers_when_first_passage_has_every_key_term() -> None:
     check = Answerability(key_terms=[CURB], complete_in=0)
-    v = decision.support(_ev(check=check), _gate(False, 0.40))
+    v = d_support.support(_ev(check=check), _gate(False, 0.40))
     assert v is not None and v.answer is True and v.reason == ""
     assert v.gate is not None and v.gate.kind == "dense_cosine+key_term_support"
     assert v.gate.reason == ("signal 0.400 is below the threshold 0.450 but at least 0.350, and the best passage "
@@ -78,19 +87,19 @@ def test_support_passes_otherwise() -> None:
     refused = _gate(False, 0.40)
     low = _ev(check=check)
     low.calibration = _cal(0.41)
-    assert decision.support(low, refused) is None  # signal below support
-    assert decision.support(_ev(check=Answerability(key_terms=[CHILDREN], complete_in=1)), refused) is None
+    assert d_support.support(low, refused) is None  # signal below support
+    assert d_support.support(_ev(check=Answerability(key_terms=[CHILDREN], complete_in=1)), refused) is None
     off = _ev(check=check)
     off.calibration = _cal(None)
-    assert decision.support(off, refused) is None  # no support rule
-    assert decision.support(_ev(check=None), refused) is None  # no key-term test
-    assert decision.support(_ev(check=check), _gate(False, None)) is None  # nothing matched
-    assert decision.support(_ev(check=check), _gate(True, 0.6)) is None  # already answering
+    assert d_support.support(off, refused) is None  # no support rule
+    assert d_support.support(_ev(check=None), refused) is None  # no key-term test
+    assert d_support.support(_ev(check=check), _gate(False, None)) is None  # nothing matched
+    assert d_support.support(_ev(check=check), _gate(True, 0.6)) is None  # already answering
 
 
 def test_key_terms_refuse_a_missing_population_and_name_it() -> None:
     check = Answerability(key_terms=[AMOXICILLIN, CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
-    v = decision.key_terms(_ev(check=check), _gate(True, 0.6))
+    v = d_key_terms.key_terms(_ev(check=check), _gate(True, 0.6))
     assert v is not None and (v.answer, v.final, v.step) == (False, True, "key_terms")
     assert v.reason == "The passages found do not mention children."
     assert v.gate is not None and v.gate.kind == "dense_cosine+key_terms" and v.gate.reason == v.reason
@@ -98,34 +107,34 @@ def test_key_terms_refuse_a_missing_population_and_name_it() -> None:
 
 def test_key_term_reason_replaces_a_dense_refusal() -> None:
     check = Answerability(key_terms=[AMOXICILLIN], missing=[AMOXICILLIN], in_corpus={"amoxicillin": False})
-    v = decision.key_terms(_ev(check=check), _gate(False, 0.3))
+    v = d_key_terms.key_terms(_ev(check=check), _gate(False, 0.3))
     assert v is not None and v.gate is not None and v.gate.kind == "dense_cosine"
     assert v.reason == "The documents do not mention amoxicillin."
-    scoped = decision.key_terms(_ev(check=check, scoped=True), _gate(False, 0.3))
+    scoped = d_key_terms.key_terms(_ev(check=check, scoped=True), _gate(False, 0.3))
     assert scoped is not None and scoped.reason == "The documents under the applied filters do not mention amoxicillin."
 
 
 def test_key_terms_that_only_warn() -> None:
     check = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
     warn = _ev(check=check, key_terms="warn")
-    assert decision.key_terms(warn, _gate(True, 0.6)) is None
-    v = decision.key_term_warning(warn, _gate(True, 0.6))
+    assert d_key_terms.key_terms(warn, _gate(True, 0.6)) is None
+    v = d_key_terms.key_term_warning(warn, _gate(True, 0.6))
     assert v is not None and v.answer and v.warnings == (
         "the passages found do not mention 'children': check that they answer the question",)
-    assert decision.key_term_warning(_ev(check=check, key_terms="ignore"), _gate(True, 0.6)) is None
-    assert decision.key_term_warning(warn, _gate(False, 0.3)) is None
+    assert d_key_terms.key_term_warning(_ev(check=check, key_terms="ignore"), _gate(True, 0.6)) is None
+    assert d_key_terms.key_term_warning(warn, _gate(False, 0.3)) is None
 
 
 def test_answer_model_refuses_below_its_threshold_only_an_answer() -> None:
     low = _ev(answer_score=0.12, answer_threshold=0.30)
-    v = decision.answer_model(low, _gate(True, 0.6))
+    v = d_answer_model.answer_model(low, _gate(True, 0.6))
     assert v is not None and (v.answer, v.final, v.step) == (False, True, "answer_model")
-    assert v.reason == assemble.NOT_ANSWERED
+    assert v.reason == d_answer_model.NOT_ANSWERED
     assert v.gate is not None and v.gate.kind == "dense_cosine+answer_model"
     assert v.gate.reason == "answer model 0.120 is below its threshold 0.300"
-    assert decision.answer_model(_ev(answer_score=0.30, answer_threshold=0.30), _gate(True, 0.6)) is None  # at it
-    assert decision.answer_model(low, _gate(False, 0.3)) is None  # already refused: the gate's reason stands
-    assert decision.answer_model(_ev(), _gate(True, 0.6)) is None  # the model is off
+    assert d_answer_model.answer_model(_ev(answer_score=0.30, answer_threshold=0.30), _gate(True, 0.6)) is None  # at it
+    assert d_answer_model.answer_model(low, _gate(False, 0.3)) is None  # already refused: the gate's reason stands
+    assert d_answer_model.answer_model(_ev(), _gate(True, 0.6)) is None  # the model is off
     # in the table: a key-term refusal (final) comes first and keeps its sentence
     check = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True})
     d = decision.run(_ev(0.6, check=check, answer_score=0.1, answer_threshold=0.3), "retrieval")
@@ -136,38 +145,38 @@ def test_answer_model_refuses_below_its_threshold_only_an_answer() -> None:
 
 def test_dated_note_overturns_the_gate_for_a_patient_question_about_a_time() -> None:
     ev = _ev(0.1, timed=True, filters=Filters(patient_id="P1"), intent=TimeIntent(2023, 2023, phrase="in 2023"))
-    v = decision.dated_note(ev, _gate(False, 0.1))
+    v = d_dated_note.dated_note(ev, _gate(False, 0.1))
     assert v is not None and v.answer and v.gate is not None and v.gate.kind == "dense_cosine+dated_note"
     assert v.gate.reason == "the question names a time (in 2023) and the patient has notes of it"
-    assert decision.dated_note(replace(ev, filters=Filters()), _gate(False, 0.1)) is None  # reference scope
-    assert decision.dated_note(replace(ev, timed=False), _gate(False, 0.1)) is None
+    assert d_dated_note.dated_note(replace(ev, filters=Filters()), _gate(False, 0.1)) is None  # reference scope
+    assert d_dated_note.dated_note(replace(ev, timed=False), _gate(False, 0.1)) is None
 
 
 def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() -> None:
     answering = _gate(True, 0.6)
-    v = decision.no_quote(_ev(extract=Extract("", [])), answering)
-    assert v is not None and (v.answer, v.reason, v.final) == (False, assemble.NO_QUOTE, True)
+    v = d_quote.no_quote(_ev(extract=Extract("", [])), answering)
+    assert v is not None and (v.answer, v.reason, v.final) == (False, d_quote.NO_QUOTE, True)
     assert v.gate is answering.gate  # Answer.gate still shows the gate's answer
     dose = _ev(extract=Extract("Ceftriaxone or cefotaxime is recommended. [1]", []))
     dose.question = "What is the dose of ceftriaxone for meningitis?"
-    assert decision.no_quote(dose, answering) is None
-    v = decision.no_amount(dose, answering)
-    assert v is not None and v.reason == assemble.NO_DOSE
+    assert d_quote.no_quote(dose, answering) is None
+    v = d_quote.no_amount(dose, answering)
+    assert v is not None and v.reason == d_quote.NO_DOSE
     dose.extract = Extract("Ceftriaxone 2 g IV every 12 hours. [1]", [])
-    assert decision.no_amount(dose, answering) is None
+    assert d_quote.no_amount(dose, answering) is None
 
 
 def test_no_note_dated_names_the_nearest_notes() -> None:
     notes = {"n1": ("2022-04-10", "progress"), "n2": ("2022-05-01", ""), "n3": ("", "letter")}
     ev = _ev(no_note=True, patient_notes=notes, filters=Filters(patient_id="P1"),
              intent=TimeIntent(2022, 2022, phrase="on 2022-04-18", date_min="2022-04-18", date_max="2022-04-18"))
-    v = decision.no_note_dated(ev, decision.Verdict(True))
+    v = d_no_note.no_note_dated(ev, verdict.Verdict(True))
     assert v is not None and v.final and v.reason == (
         "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-05-01.")
     ev.patient_notes = {}
-    assert decision.no_note_dated(ev, decision.Verdict(True)).reason == (  # type: ignore[union-attr]
+    assert d_no_note.no_note_dated(ev, verdict.Verdict(True)).reason == (  # type: ignore[union-attr]
         "Patient P1 has no notes; check the patient id.")
-    assert decision.no_note_dated(_ev(), decision.Verdict(True)) is None
+    assert d_no_note.no_note_dated(_ev(), verdict.Verdict(True)) is None
 
 
 def test_run_goes_phase_by_phase_and_stops_at_a_final_verdict() -> None:
@@ -189,7 +198,7 @@ def test_run_goes_phase_by_phase_and_stops_at_a_final_verdict() -> None:
 def test_model_refused_is_the_generate_phase() -> None:
     ev = _ev(0.6, model_refused=True)
     d = decision.run(ev, "generate", decision.Decision(_gate(True, 0.6)))
-    assert (d.verdict.answer, d.verdict.reason) == (False, assemble.MODEL_REFUSED)
+    assert (d.verdict.answer, d.verdict.reason) == (False, d_model_refused.MODEL_REFUSED)
 
 
 def test_the_gate_of_a_fallback_calibration_says_so() -> None:

@@ -1,13 +1,13 @@
 """Rules as data: the hand-written rules of the answerability test as named objects in ordered tables.
 
-The key-term answerability test (:mod:`clinqa.answer.answerability`) decides through many small rules
+The key-term answerability test (:mod:`clinqa.decision.answerability`) decides through many small rules
 ("a quantity inside a stated bound is mentioned", "a word the corpus lacks is decisive", ...). Each is a
 :class:`Rule`: a name, what it says and why (:attr:`Rule.doc`), the callable that holds its logic
 (:attr:`Rule.test`) and one :class:`Golden` case that shows it deciding. A table is a tuple of rules in
 the order they are tried: :func:`decide` asks each in turn and the **first rule that decides wins** (a
 test returns True or False to decide, None to pass to the next); :func:`which` names the rule that
 decided. The tables themselves live beside the helpers they use
-(:data:`clinqa.answer.answerability.MENTION_RULES`, :data:`clinqa.answer.answerability.DECISIVE_RULES`);
+(:data:`clinqa.decision.answerability.MENTION_RULES`, :data:`clinqa.decision.answerability.DECISIVE_RULES`);
 ``tests/answer/test_rules.py`` runs every rule's golden case through the real functions.
 """
 
@@ -23,7 +23,7 @@ Case = TypeVar("Case")
 @dataclass(frozen=True)
 class Golden:
     """One worked example of a rule. ``term``: the key term it is about (a
-    :class:`clinqa.answer.answerability.KeyTerm`); ``passage``: the passage text (mention rules; ``""`` for
+    :class:`clinqa.decision.answerability.KeyTerm`); ``passage``: the passage text (mention rules; ``""`` for
     a decisiveness rule); ``expected``: the outcome of the real function (:func:`mentions` /
     :func:`is_decisive`); ``in_corpus``: whether the corpus has the term (decisiveness rules);
     ``synonyms``: run with the synonym table (:func:`clinqa.retrieval.synonyms.equivalents` as
@@ -76,11 +76,11 @@ def names(rules: Iterable[Rule[Any]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example of a passage-level rule of :func:`clinqa.answer.answerability.check`: ``question``
+    """A worked example of a passage-level rule of :func:`clinqa.decision.answerability.check`: ``question``
     and ``passages`` go through ``check`` (with the synonym table), and its ``field`` (an attribute of
-    :class:`clinqa.answer.answerability.Answerability` holding terms or their texts: ``missing``,
+    :class:`clinqa.decision.answerability.Answerability` holding terms or their texts: ``missing``,
     ``prevented``, ``background``, ``apart``) must hold exactly the term texts ``expected``. ``masked``:
-    those terms are mentioned by the passages as written (:func:`clinqa.answer.answerability.mentions`),
+    those terms are mentioned by the passages as written (:func:`clinqa.decision.answerability.mentions`),
     so it is the rule, not their absence, that makes them missing; ``absent``: key terms that no passage
     mentions as written, which the rule lets pass."""
 
@@ -94,7 +94,7 @@ class Example:
 
 @dataclass(frozen=True)
 class Step:
-    """A named rule that :func:`clinqa.answer.answerability.check` applies to the question and its passages as
+    """A named rule that :func:`clinqa.decision.answerability.check` applies to the question and its passages as
     a whole (not one term in one passage, as a :class:`Rule`): ``name``, ``doc`` (what and why), ``applies``
     (the function that holds its logic, where it has one of its own) and one worked :class:`Example`."""
 

@@ -1,8 +1,8 @@
 """Which missing word of a question decides? A small learned classifier (issue 39).
 
-The key-term test (:mod:`clinqa.answer.answerability`) finds the words of a question that no quotable passage
+The key-term test (:mod:`clinqa.decision.answerability`) finds the words of a question that no quotable passage
 mentions. Which of them make the question unanswerable was a table of hand-written rules
-(:data:`clinqa.answer.answerability.DECISIVE_RULES`: rare in English, not in the corpus, a capital
+(:data:`clinqa.decision.answerability.DECISIVE_RULES`: rare in English, not in the corpus, a capital
 abbreviation ...). On clinician shorthand those rules refuse a third of the answerable questions ("67F",
 "LFTs", "frusemide", "needs"). This module replaces that judgement with a logistic regression over word
 features, trained on what the answer-model pairs (:mod:`clinqa.training.pairs`) say about words:
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 
 class Term(Protocol):
-    """What a feature reads of a key term (:class:`clinqa.answer.answerability.KeyTerm`; not imported: the
+    """What a feature reads of a key term (:class:`clinqa.decision.answerability.KeyTerm`; not imported: the
     key-term test imports this module)."""
 
     text: str
@@ -126,7 +126,7 @@ def best_trigram(word: str, passage: PassageWords) -> float:
 
 def features(term: Term, in_corpus: bool, vocabulary: Vocabulary | None, passage: PassageWords,
              n_terms: int, n_missing: int) -> list[float]:
-    """The :data:`FEATURES` of missing ``term`` (a :class:`clinqa.answer.answerability.KeyTerm`):
+    """The :data:`FEATURES` of missing ``term`` (a :class:`clinqa.decision.answerability.KeyTerm`):
     ``in_corpus`` as the key-term test found it, ``vocabulary`` the scope's (corpus counts; None: 0),
     ``passage`` the quotable passages' words, ``n_terms`` / ``n_missing`` the question's key terms and
     those missing. Returns ``len(FEATURES)`` floats."""

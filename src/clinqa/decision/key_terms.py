@@ -1,0 +1,71 @@
+"""Steps ``key_terms``, ``apart`` and ``key_term_warning`` (phase ``retrieval``): a decisive key term that no
+quotable passage mentions refuses, and so do decisive terms only in separate passages; a missing non-decisive
+term warns. The key-term test itself is :mod:`clinqa.decision.answerability`; the sentences are here."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from clinqa.decision.verdict import Evidence, Verdict
+
+
+def _key_refusal(v: Verdict, reason: str, step: str) -> Verdict:
+    """A final refusal for ``reason``; the gate record's ``kind`` gains ``+key_terms`` when it had answered."""
+    assert v.gate is not None
+    g = replace(v.gate, answer=False, reason=reason, kind=v.gate.kind + ("+key_terms" if v.gate.answer else ""))
+    return Verdict(False, reason, g, step, final=True, warnings=v.warnings)
+
+
+def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) when a decisive key term of the question is in no quotable passage
+    (``answer.key_terms: refuse``), with :func:`clinqa.decision.key_terms.missing_reason`'s sentence, or,
+    when every missing one is named only as something to prevent, that sentence."""
+    check = ev.check
+    if check is None or not check.decisive or ev.key_terms != "refuse":
+        return None
+    names = check.decisive_names()
+    reason = missing_reason(names, check.in_corpus, ev.scoped)
+    if all(t.text in check.prevented for t in check.decisive):
+        reason = f"The passages found name {join_words(names, 'and')} only as something to prevent, not to treat."
+    return _key_refusal(v, reason, "key_terms")
+
+
+def apart(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) a treatment question whose decisive terms the passages name only apart
+    (``check.apart``; ``answer.key_terms: refuse``)."""
+    check = ev.check
+    if check is None or not check.apart or ev.key_terms != "refuse":
+        return None
+    return _key_refusal(v, f"The passages found do not mention {join_words(check.apart, 'and')} together.",
+                        "apart")
+
+
+def key_term_warning(ev: Evidence, v: Verdict) -> Verdict | None:
+    """An answer whose quotable passages miss key terms (``answer.key_terms`` not ``ignore``) is given a
+    warning naming them; the verdict stands."""
+    check = ev.check
+    if check is None or not check.missing or ev.key_terms == "ignore" or not v.answer:
+        return None
+    names = ", ".join(f"'{w}'" for w in check.missing_names())
+    return replace(v, warnings=(*v.warnings, f"the passages found do not mention {names}: check that they answer "
+                                             "the question"))
+
+
+def join_words(words: Sequence[str], conjunction: str = "or") -> str:
+    """``words`` as an English list: "a", "a or b", "a, b or c" (``conjunction`` instead of "or")."""
+    ws = list(words)
+    if len(ws) <= 1:
+        return "".join(ws)
+    return ", ".join(ws[:-1]) + f" {conjunction} " + ws[-1]
+
+
+def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
+    """The refusal sentence for key terms no quotable passage mentions (see module docstring).
+    ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
+    absent = [t for t in missing if not in_corpus.get(t.lower(), False)]  # keys are lower case, names as typed
+    if absent and not scoped:
+        return f"The documents do not mention {join_words(absent)}."
+    if scoped:
+        return f"The documents under the applied filters do not mention {join_words(missing)}."
+    return f"The passages found do not mention {join_words(missing)}."

@@ -1,0 +1,75 @@
+"""Steps ``no_quote`` and ``no_amount`` (phase ``quote``): nothing quotable refuses, and so does a dose or
+duration question whose quote states none."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.text.quantities import DURATION_UNITS, unit_pattern
+
+if TYPE_CHECKING:
+    from clinqa.question.asks import AsksRead
+
+
+def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) when the extractive answer quoted nothing (:data:`NO_QUOTE`); ``Answer.gate`` keeps
+    the gate's answering record."""
+    if ev.extract is None or ev.extract.text:
+        return None
+    return replace(v, answer=False, reason=NO_QUOTE, step="no_quote", final=True)
+
+
+def no_amount(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Refuse (final) a dose or duration question whose quoted answer states none
+    (:func:`clinqa.decision.quote.missing_amount_reason`, on the question as typed: ``ev.profile`` serves
+    when it was read from that text, i.e. spelling repair changed nothing)."""
+    reason = missing_amount_reason(ev.question, ev.extract.text, ev.profile) if ev.extract is not None else ""
+    if not reason:
+        return None
+    return replace(v, answer=False, reason=reason, step="no_amount", final=True)
+
+
+NO_QUOTE = "The passages found contain no sentence that answers this question."
+
+
+NO_DOSE = "The passages found give no dose (no amount with its unit) for this question."
+
+
+NO_DURATION = "The passages found give no duration for this question."
+
+
+def missing_amount_reason(question: str, text: str, profile: AsksRead | None = None) -> str:
+    """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
+    quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.text.quantities.DOSE_AMOUNT`:
+    "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
+    :data:`NO_DOSE`; when a question of how long (:data:`clinqa.question.asks.DURATION_QUESTION`) is
+    answered without a duration
+    (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
+    ``profile``: what was read of the question (:class:`clinqa.question.asks.AsksRead`, e.g. its
+    :class:`clinqa.question.profile.QuestionProfile`; read here when None or read from another text, e.g. the
+    question after spelling repair)."""
+    from clinqa.question.asks import read_asks
+    from clinqa.text.quantities import DOSE_AMOUNT
+
+    if not text:
+        return ""
+    if profile is None or not profile.reads(question):
+        profile = read_asks(question)
+    if profile.asks_duration and not DURATION.search(text):
+        return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
+    if not profile.asks_dose or profile.asks_count or DOSE_AMOUNT.search(text):
+        return ""  # "How many doses of Vaxchora are required?" asks a count, not an amount
+    return NO_DOSE
+
+
+_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
+
+
+#: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
+DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
+                      r"(?:" + unit_pattern(DURATION_UNITS) + r")\b"
+                      r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
+                      re.IGNORECASE)

@@ -1,0 +1,100 @@
+"""The decision to answer or refuse: one ordered table of named steps, in one place.
+
+``Pipeline.ask`` gathers the :class:`Evidence` of a question (its time intent, the retrieval result,
+the key-term test, the calibration in force, later the quoted text and the model's verdict) and runs
+:data:`STEPS` over it, phase by phase, with :func:`run`. Each step reads the evidence and the
+:class:`Verdict` so far and returns a new verdict (answer, or refuse with the sentence the reader is
+told) or ``None`` (pass: the verdict stands). A verdict marked ``final`` ends the decision: no later
+step runs. Nothing else in clinqa sets a refusal; the answer and refusal *texts* are rendered from the
+final verdict by :mod:`clinqa.answer.assemble`.
+
+The order, and why (each phase runs when its evidence exists):
+
+``time`` (before any search)
+    1. ``no_note_dated``: a patient question about a day on which the patient has no note. Searching
+       would only find other days' notes, so it refuses before the search, naming the nearest dates.
+``retrieval`` (after search, coverage and the key-term test)
+    2. ``gate``: the calibrated dense (or reranker) threshold (:class:`clinqa.decision.gate.RefusalGate`);
+       the first verdict, never final, so the steps below may overturn it.
+    3. ``dated_note``: a patient question about a time only ("What happened in 2023?") sits far from
+       the notes in cosine; the time chose the notes, so the gate's refusal is overturned. Before the
+       lexical steps, so a missing topic ("What injuries ... on 2022-04-18?") still refuses.
+    4. ``support``: a weaker dense match whose first quotable passage mentions every key term answers
+       (the calibrated support threshold). Before the key-term refusals, which may still refuse it.
+    5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
+       mentions refuses, final, also when the gate refused (its sentence is the better reason).
+    6. ``apart``: the decisive terms only in separate passages of a treatment question, or of any question
+       when one of them is a population ("allopurinol" and "pregnancy"), refuses, final.
+    7. ``answer_model``: the learned answer model (:mod:`clinqa.decision.answer_model`, ``answer.answer_model``)
+       finds that none of the first quotable passages answers: refuse, final. After the lexical steps, whose
+       sentences name what is missing and are the better reason when they apply.
+    8. ``key_term_warning``: an answer whose passages miss a non-decisive key term warns (passes).
+``quote`` (after the extractive answer was quoted)
+    9. ``no_quote``: nothing quotable: refuse, final.
+    10. ``no_amount``: a dose or duration question quoted without one: refuse, final.
+``generate`` (after the language model's answer was checked)
+    11. ``model_refused``: the model said the passages do not answer: refuse, final.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from clinqa.decision.answer_model import answer_model
+from clinqa.decision.dated_note import dated_note
+from clinqa.decision.gate import gate
+from clinqa.decision.key_terms import apart, key_term_warning, key_terms
+from clinqa.decision.model_refused import model_refused
+from clinqa.decision.no_note import no_note_dated
+from clinqa.decision.quote import no_amount, no_quote
+from clinqa.decision.support import support
+from clinqa.decision.verdict import Evidence, Phase, Step, Verdict
+
+#: the decision, in order (module docstring: why this order)
+STEPS: tuple[Step, ...] = (
+    Step("no_note_dated", "time", no_note_dated, "a patient question about a day with no note"),
+    Step("gate", "retrieval", gate, "the calibrated similarity (or reranker) threshold"),
+    Step("dated_note", "retrieval", dated_note, "a question about a time the patient has notes of"),
+    Step("support", "retrieval", support, "a weaker match whose best passage names every key term"),
+    Step("key_terms", "retrieval", key_terms, "a decisive key term no quotable passage mentions"),
+    Step("apart", "retrieval", apart, "decisive terms only in separate passages"),
+    Step("answer_model", "retrieval", answer_model, "the answer model finds no passage that answers"),
+    Step("key_term_warning", "retrieval", key_term_warning, "a non-decisive key term missing: warn"),
+    Step("no_quote", "quote", no_quote, "nothing quotable"),
+    Step("no_amount", "quote", no_amount, "a dose or duration asked, none quoted"),
+    Step("model_refused", "generate", model_refused, "the language model found no answer"),
+)
+
+
+@dataclass
+class Decision:
+    """The outcome of :func:`run`: the final ``verdict`` and the ``trace``, the verdict after each step that
+    ran (by step name, in order)."""
+
+    verdict: Verdict
+    trace: dict[str, Verdict] = field(default_factory=dict)
+
+    def after(self, step: str) -> Verdict:
+        """The verdict as it stood after ``step`` (the last one before it when ``step`` did not run)."""
+        names = [s.name for s in STEPS]
+        for name in reversed(names[: names.index(step) + 1]):
+            if name in self.trace:
+                return self.trace[name]
+        raise KeyError(step)
+
+
+def run(ev: Evidence, phase: Phase, decision: Decision | None = None,
+        steps: Sequence[Step] = STEPS) -> Decision:
+    """Run the ``steps`` of ``phase`` in table order on ``ev``, continuing ``decision`` (the previous
+    phases'; a new one answering by default). Stops at a ``final`` verdict; a decision already final
+    runs nothing. Returns the decision (the same object, updated)."""
+    decision = decision or Decision(Verdict(True))
+    for step in steps:
+        if step.phase != phase or decision.verdict.final:
+            continue
+        out = step.run(ev, decision.verdict)
+        if out is not None:
+            decision.verdict = out
+        decision.trace[step.name] = decision.verdict
+    return decision

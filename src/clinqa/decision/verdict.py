@@ -1,0 +1,103 @@
+"""The decision table's vocabulary: the :class:`Evidence` the steps read, the :class:`Verdict` they return and
+the :class:`Step` rows of :data:`clinqa.decision.table.STEPS` (a separate module, so each step module can
+import it without the table)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+if TYPE_CHECKING:
+    from clinqa.decision.answerability import Answerability
+    from clinqa.decision.calibration import Resolved
+    from clinqa.decision.gate import GateDecision, RefusalGate
+    from clinqa.question.profile import QuestionProfile
+    from clinqa.question.time import TimeIntent
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.hybrid import RetrievalResult
+
+
+Phase = Literal["time", "retrieval", "quote", "generate"]
+
+
+class Quoted(Protocol):
+    """What the quote-phase steps read of the extractive answer: its ``text`` ("" when nothing was quoted)."""
+
+    text: str
+
+
+@dataclass
+class Evidence:
+    """Everything the steps read about one question, filled in as ``ask`` gathers it.
+
+    ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent
+    read; ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` /
+    ``warn`` / ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient,
+    read only for a question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer
+    model's best probability over the first quotable passages and its calibrated threshold (None: the model
+    is off or did not run). Retrieval phase: ``result`` (the hits),
+    ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable
+    passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
+    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
+    filter applied, or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`;
+    :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
+    question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
+    Quote phase: ``extract`` (the extractive answer, :class:`clinqa.answer.extractive.Extract`: the steps read
+    its ``text``). Generate phase: ``model_refused``."""
+
+    question: str
+    filters: Filters
+    intent: TimeIntent
+    unknown_terms: str = "warn"
+    key_terms: str = "refuse"
+    no_note: bool = False
+    patient_notes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    result: RetrievalResult | None = None
+    missing: list[str] = field(default_factory=list)
+    check: Answerability | None = None
+    timed: bool = False
+    scoped: bool = False
+    calibration: Resolved | None = None
+    extract: Quoted | None = None
+    model_refused: bool = False
+    answer_score: float | None = None
+    answer_threshold: float | None = None
+    profile: QuestionProfile | None = None
+
+    @property
+    def gate(self) -> RefusalGate | None:
+        """The refusal gate of :attr:`calibration` (None before retrieval)."""
+        return self.calibration.gate() if self.calibration is not None else None
+
+    @property
+    def hits(self) -> list[Any]:
+        """The retrieved hits (best first; empty before retrieval)."""
+        return self.result.hits if self.result is not None else []
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The decision so far: ``answer`` or refuse with ``reason`` (the sentence the reader is told; ""
+    when answering), the ``gate`` record an answer carries in ``Answer.gate`` (None before retrieval),
+    the ``step`` that set it, ``final`` (no later step runs) and the ``warnings`` the steps added."""
+
+    answer: bool
+    reason: str = ""
+    gate: GateDecision | None = None
+    step: str = ""
+    final: bool = False
+    warnings: tuple[str, ...] = ()
+
+
+StepFn = Callable[[Evidence, Verdict], Verdict | None]
+
+
+@dataclass(frozen=True)
+class Step:
+    """One named row of the decision table: ``run(evidence, verdict) -> Verdict | None`` in ``phase``."""
+
+    name: str
+    phase: Phase
+    run: StepFn
+    doc: str = ""
