@@ -10,9 +10,16 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from clinqa.llm.base import LLMError, Message
 from clinqa.logs.conversations import Conversation, ConversationStore
-from clinqa.question.followup import Resolution, resolve
+from clinqa.question.followup import Resolution, resolve, rewrite_problems
 from clinqa.retrieval.synonyms import same_class
+
+#: the instruction of the language model's rewrite (the "condense question" step of chat RAG)
+CONDENSE = ("You rewrite a clinician's follow-up question as one standalone question for a search of clinical "
+            "guidelines. Keep the earlier question's topic (drug, condition, score, procedure) and every value the "
+            "follow-up gives; a value the follow-up gives replaces the earlier one of the same kind. If the "
+            "follow-up starts a new topic, return it unchanged. Reply with the question only.")
 
 if TYPE_CHECKING:
     import numpy as np
@@ -45,11 +52,37 @@ def similarity(pipe: Pipeline) -> Callable[[str, str], float]:
 
 
 def resolve_turn(pipe: Pipeline, conv: Conversation, question: str) -> Resolution:
-    """``question`` read with ``conv``'s earlier turns; ``drew_on`` as turn numbers (from 1)."""
+    """``question`` read with ``conv``'s earlier turns; ``drew_on`` as turn numbers (from 1). With a language
+    model configured (``llm.backend``) and ``conversation.llm_rewrite``, a follow-up that leans on the turn
+    before it is rewritten by the model (:data:`CONDENSE`) and the rewrite is checked the way the rules read the
+    follow-up (:func:`clinqa.question.followup.rewrite_problems`): it stands (kind ``llm``) only when it keeps the
+    earlier topic and the follow-up's numbers and drops the values the follow-up replaced; otherwise, or when the
+    model fails, the rules' reading stands and :attr:`Resolution.notes` says why."""
     earlier = [t.standalone for t in conv.turns]
     res = resolve(question, earlier, similarity(pipe), min_similarity=pipe.settings.conversation.min_similarity)
     res.drew_on = [conv.turns[i].n for i in res.drew_on]
+    if earlier and res.kind in ("slot", "frame") and pipe.settings.conversation.llm_rewrite and pipe.llm is not None:
+        res = _condensed(pipe, question, earlier[-1], res)
     return res
+
+
+def _condensed(pipe: Pipeline, question: str, earlier: str, rules: Resolution) -> Resolution:
+    """The model's rewrite of ``question`` after ``earlier`` when it passes the check, else ``rules`` with a note."""
+    llm = pipe.llm
+    assert llm is not None
+    try:
+        reply = llm.complete([Message("system", CONDENSE),
+                              Message("user", f"Earlier question: {earlier}\nFollow-up: {question}\n"
+                                              "Standalone question:")], max_tokens=96, temperature=0.0)
+    except LLMError as exc:
+        rules.notes.append(f"the language model could not rewrite the follow-up ({exc}); read by rules")
+        return rules
+    text = " ".join(reply.text.strip().strip('"').split())
+    problems = rewrite_problems(text, question, earlier, rules)
+    if problems:
+        rules.notes.append(f"the language model's rewrite {text!r} was not used: it {'; '.join(problems)}")
+        return rules
+    return Resolution(text, "llm", list(rules.drew_on), list(rules.replaced))
 
 
 def ask_turn(pipe: Pipeline, store: ConversationStore, conv: Conversation, question: str, filters: Filters,
@@ -62,6 +95,7 @@ def ask_turn(pipe: Pipeline, store: ConversationStore, conv: Conversation, quest
     patient scope (the caller opened ``conv`` with it: :meth:`ConversationStore.open`)."""
     res = resolve_turn(pipe, conv, question)
     answer = (ask or (lambda q: pipe.ask(q, filters)))(res.standalone)
+    answer.warnings = [*answer.warnings, *res.notes]
     answer.question = question
     answer.standalone_question = res.standalone
     answer.conversation_id = conv.conversation_id

@@ -490,6 +490,9 @@ class ConversationSettings(BaseModel):
                                "(its turns too; the query log keeps its questions).")
     max_turns: int = Field(50, ge=2, description="Turns kept per conversation; the oldest go first. A follow-up "
                            "reads the turn before it only.")
+    llm_rewrite: bool = Field(True, description="With a language model configured (--llm, llm.backend), let it "
+                              "rewrite a follow-up into a standalone question; the rewrite is used only when it keeps "
+                              "the earlier topic and the follow-up's values and drops the values replaced.")
     min_similarity: float = Field(0.5, ge=0, le=1, description="How alike (the encoder's cosine, or 1 for two "
                                   "members of one drug class) a new drug or condition in a follow-up must be to an "
                                   "earlier one to replace it ('and tenecteplase?' after alteplase).")

@@ -10,7 +10,21 @@ from typing import Annotated
 import typer
 
 import clinqa.cli.render as render
-from clinqa.cli.common import Config, DataDir, Patient, Preset, Reranker, Sets, filters, handle_errors, pipeline
+from clinqa.cli.common import (
+    LLM,
+    Config,
+    DataDir,
+    LLMModel,
+    LLMUrl,
+    Patient,
+    Preset,
+    Reranker,
+    Sets,
+    filters,
+    handle_errors,
+    llm_flags,
+    pipeline,
+)
 from clinqa.logs.conversations import LOCAL_OWNER
 
 HELP = ("Ask a question; follow-ups ('and if CrCl is 20?', 'what about pregnancy?') build on the last answer.\n"
@@ -42,17 +56,21 @@ def chat(
         "--conversation", "-c", metavar="NAME", help="Continue this named conversation (default: a new one).")] = None,
     patient: Patient = None,
     reranker: Reranker = None,
+    llm: LLM = None,
+    llm_model: LLMModel = None,
+    llm_url: LLMUrl = None,
     data_dir: DataDir = None,
     config: Config = None,
     preset: Preset = None,
     sets: Sets = None,
 ) -> None:
     """Ask questions in a conversation: each follow-up is read with the turn before it ("Answering: ..."). Type
-    /sources N to print citation N's passage whole, /new to start over, /quit to leave."""
+    /sources N to print citation N's passage whole, /new to start over, /quit to leave. With --llm the model
+    also rewrites each follow-up, checked before it is used (conversation.llm_rewrite), and writes the answers."""
     from clinqa.conversation import ask_turn, conversation_store
     from clinqa.logs import log_answer
 
-    pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
     pipe.require_store()
     pipe.warm_up()
     scoped = filters(pipe, patient, None, None, None)

@@ -87,16 +87,38 @@ BARE_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]|\.\d)")
 _WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")
 
 
+def rewrite_problems(rewrite: str, follow_up: str, earlier: str, rules: Resolution) -> list[str]:
+    """Why a rewrite of ``follow_up`` (e.g. a language model's) may not stand for it after ``earlier``, read
+    the way the rules read it (``rules``, :func:`resolve`): empty or over 300 characters; a number the
+    follow-up types missing; none of the earlier question's topic words kept although the follow-up leans
+    back; or a value the rules found replaced still there ("CrCl 50" after "and if CrCl is 20?"). Empty
+    when it may stand."""
+    text = " ".join(rewrite.split())
+    if not text or len(text) > 300:
+        return ["empty or longer than 300 characters"]
+    low = text.lower()
+    out = [f"drops {n!r}" for n in dict.fromkeys(BARE_NUMBER.findall(follow_up)) if n not in low]
+    topic = {w.lower() for w in _content(earlier) if w.lower() not in FRAME_WORDS and not BARE_NUMBER.fullmatch(w)}
+    if rules.kind != "switch" and topic and not any(w in low for w in topic):
+        out.append("keeps nothing of the earlier topic")
+    out += [f"keeps the replaced {old!r}" for old, new in rules.replaced
+            if old and new and old.lower() in low and new.lower() not in old.lower()]
+    return out
+
+
 @dataclass
 class Resolution:
     """How a follow-up was read: ``standalone`` (the question searched and answered), ``kind`` (``first``,
-    ``switch``, ``slot`` or ``frame``; module docstring), ``drew_on`` (indices of the earlier turns it used;
-    empty for ``first`` and ``switch``) and ``replaced`` (``(earlier text, new text)`` per slot changed)."""
+    ``switch``, ``slot`` or ``frame``; module docstring; ``llm`` for a language model's checked rewrite,
+    :func:`clinqa.conversation.resolve_turn`), ``drew_on`` (indices of the earlier turns it used; empty for
+    ``first`` and ``switch``), ``replaced`` (``(earlier text, new text)`` per slot changed) and ``notes`` (why a
+    model's rewrite was not used; shown as warnings)."""
 
     standalone: str
     kind: str
     drew_on: list[int] = field(default_factory=list)
     replaced: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready dict."""
