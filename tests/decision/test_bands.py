@@ -110,7 +110,8 @@ def test_values_the_question_gives_and_bands_headings_give() -> None:
     assert named_values("67F, AF, CrCl 26 - apixaban dose?") == [("crcl", 26.0)]  # "67F" is an age, not a value
     assert named_values("What FIB-4 cutoff means high risk?") == []
     assert named_values("review in 2 weeks") == []
-    assert heading_bands("NEWS2 Score 5–6 — Urgent Response") == [("score", Band(5, 6, text="5-6"))]
+    assert heading_bands("NEWS2 Score 5–6 — Urgent Response") == [("score", Band(5, 6, text="5-6")),
+                                                                  ("news2", Band(5, 6, text="5-6"))]
     assert heading_bands("Score of 3 in Any Single Parameter") == [("score", Band(3, 3, text="3"))]
     q = "NEWS2 score of 5 - what clinical response?"
     assert heading_fit("Response Algorithm NEWS2 Score 5–6 — Urgent Response", q) is True
@@ -148,3 +149,40 @@ def test_a_section_filed_under_another_band_is_not_quoted() -> None:
                       ["NEWS2", "Response Algorithm", "NEWS2 Score ≥ 7 — Emergency Response"])]
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, question="NEWS2 score of 5 - clinical response?")
     assert "within 60 minutes" in ext.text and "Routine care" not in ext.text and "Emergency" not in ext.text
+
+
+def test_the_word_before_a_bands_name_names_it_too() -> None:
+    """Found by a new user: "NEWS2 of 7, what now?" quoted the score-0 section: the heading's band is of
+    "NEWS2 Score", the question names "NEWS2"."""
+    q = "NEWS2 of 7, what now?"
+    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", q) is False
+    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", q) is True
+
+
+def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
+    """The retrieved sections of a document filed by bands hold other bands ("Score 0", "Score 1–4"); the section
+    of the question's value is added from that document, never from another one."""
+    from clinqa.answer.extractive import band_sections
+
+    path = ["NEWS2", "Response Algorithm"]
+    zero = chunk_hit("n#zero#0", "- Clinical Response: Routine care.", 1, [*path, "NEWS2 Score 0 — Routine"])
+    limits = chunk_hit("n#lim#0", "NEWS2 does not account for the trajectory of change.", 2, ["NEWS2", "Limitations"])
+    seven = Chunk(chunk_id="n#seven#0", doc_id="n", text="x", body="- Clinical Response: Emergency assessment.",
+                  title="T", section_path=[*path, "NEWS2 Score ≥ 7 — Emergency Response"])
+    other = Chunk(chunk_id="m#seven#0", doc_id="m", text="x", body="x", title="T",
+                  section_path=["Other", "Score ≥ 7"])
+    asked: list[str] = []
+
+    def section_chunks(doc: str) -> list[Chunk]:
+        asked.append(doc)
+        return [seven, other] if doc == "n" else [other]
+
+    out = band_sections("NEWS2 of 7, what now?", [zero, limits], [limits], section_chunks)
+    assert [h.chunk.chunk_id for h in out] == ["n#lim#0", "n#seven#0"] and asked == ["n"]
+    assert band_sections("NEWS2 response?", [zero, limits], [limits], section_chunks) == [limits]  # no value
+    # the list of the band's section is quoted whole: its response items are the answer for that band
+    enc = FlatEncoder()
+    body = "- Clinical Risk: High\n- Monitoring: Continuous\n- Clinical Response: Emergency assessment within 30 min."
+    hit = chunk_hit("n#seven#0", body, 3, [*path, "NEWS2 Score ≥ 7 — Emergency Response"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [limits, hit], enc, max_sentences=1, question="NEWS2 of 7?")
+    assert "Emergency assessment within 30 min" in ext.text and "Clinical Risk: High" in ext.text

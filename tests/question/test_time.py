@@ -201,3 +201,13 @@ def test_the_last_visit_is_the_most_recent_note() -> None:
     t = parse_time_intent("What was the blood pressure at the last visit?", TODAY)
     assert (t.recency, t.year_min, t.phrase) == (True, None, "last visit")
     assert parse_time_intent("What happened last year?", TODAY).recency is False
+
+
+def test_what_now_is_no_recency() -> None:
+    """Found by a new user: "NEWS2 of 7, what now?" was read as "most recent first"."""
+    from clinqa.question.time import parse_time_intent
+
+    today = date(2026, 12, 4)
+    assert not parse_time_intent("NEWS2 of 7, what now?", today).recency
+    assert not parse_time_intent("now what?", today).recency
+    assert parse_time_intent("What is now recommended for AF?", today).recency

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.extractive import extract_answer, fitting_hits, heading_context, with_siblings
+from clinqa.answer.extractive import band_sections, extract_answer, fitting_hits, heading_context, with_siblings
 from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
@@ -61,6 +61,14 @@ class Stages:
     has_patient_notes: bool
     unit_encoder: Callable[[], Encoder]
     reference_has_years: Callable[[], bool]
+
+    def doc_chunks(self, doc_id: str, filters: Filters) -> list[Chunk]:
+        """The chunks of document ``doc_id`` that ``filters`` admit (patient scope, years, sources kept; the
+        document's overview chunk left out), in no particular order."""
+        from dataclasses import replace as with_fields
+
+        ids = self.store.export(["chunk_id"], with_fields(filters, doc_ids=(doc_id,))).column("chunk_id").to_pylist()
+        return self.store.get_chunks([str(i) for i in ids])
 
 
 @dataclass(frozen=True)
@@ -276,9 +284,10 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
     (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read, the gate derived), the
     key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
-    passage filed under the kind of answer asked for), whether the question is about a time only
-    (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the unknown
-    compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
+    passage filed under the kind of answer asked for, and :func:`clinqa.answer.extractive.band_sections` the
+    section of a retrieved document whose heading band holds a value the question gives), whether the question
+    is about a time only (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the
+    unknown compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
     quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search.
     The question (after repair) is read once, before the search, into ``ev.profile``
     (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
@@ -306,6 +315,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
         context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
+        context = band_sections(asked, result.hits, context, lambda doc: stages.doc_chunks(doc, filters))
     check = None
     if s.key_terms != "ignore" and context:
         t0 = time.perf_counter()

@@ -249,6 +249,31 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
     return bool(chunk.section_path) and bool(kinds & set(words_of(chunk.section_path[-1].lower())))
 
 
+def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
+                  section_chunks: Callable[[str], list[Chunk]]) -> list[Retrieved]:
+    """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
+    retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
+    ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
+    algorithm but neither "Score 5–6" nor "Score ≥ 7" (ranks beyond the search's ``top_k``); the document's own
+    "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
+    rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
+    same patient scope). A band section of another document is never added. Unchanged when the question gives
+    no named value (:func:`clinqa.decision.bands.named_values`) or a passage already holds it."""
+    if not named_values(question) or any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
+        return context
+    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
+                                if heading_fit(" ".join(h.chunk.section_path), question) is False))
+    have = {h.chunk.chunk_id for h in context}
+    last = max((h.rank for h in context), default=0)
+    for doc in banded:
+        fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+                and heading_fit(" ".join(c.section_path), question)]
+        if fits:
+            first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
+            return [*context, Retrieved(first, 0.0, last + 1)]
+    return context
+
+
 def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
                     names: Callable[[Retrieved], bool] = lambda h: True,
                     profile: AsksRead | None = None) -> list[Retrieved]:
@@ -597,8 +622,11 @@ def extract_answer(
         chosen.append(i)
     # criteria / components / steps: the whole list or table; a flowchart always whole (a branch without
     # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
+    # ... and the list of a section filed under the band that holds the question's value ("NEWS2 Score ≥ 7":
+    # its risk, monitoring and response items are the answer for that band, together)
+    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(headings(hi), question)}
     lists = {(keep[i][0], keep[i][1].group) for i in chosen
-             if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow
+             if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow or keep[i][0] in in_band
                                                    or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}
     picked = set(chosen)  # a flowchart too long for the answer falls back to its steps picked here
     for hi, grp in lists:

@@ -149,9 +149,11 @@ _WORD = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
 #: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
 _NAMED_VALUE = re.compile(r"\b(" + _WORD + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
                           re.IGNORECASE)
-#: a band a heading gives a named thing: "NEWS2 Score 5–6 — Urgent Response", "Score ≥ 7", "Step 2", "Age 65-74"
-_HEADING_BAND = re.compile(r"\b(" + _WORD + r")(?:\s+of)?\s+((?:<=|>=|<|>|≤|≥)\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?"
-                           r"(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)(?!\w|\.\d)", re.IGNORECASE)
+#: a band a heading gives a named thing, with the word before that one: "NEWS2 Score 5–6 — Urgent Response",
+#: "Score ≥ 7", "Step 2", "Age 65-74"
+_HEADING_BAND = re.compile(r"(?:\b(" + _WORD + r")\s+)?\b(" + _WORD + r")(?:\s+of)?\s+"
+                           r"((?:<=|>=|<|>|≤|≥)\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)"
+                           r"(?!\w|\.\d)", re.IGNORECASE)
 
 
 def named_values(question: str) -> list[tuple[str, float]]:
@@ -165,20 +167,25 @@ def named_values(question: str) -> list[tuple[str, float]]:
 
 def heading_bands(context: str) -> list[tuple[str, Band]]:
     """``(word, band)`` for each band a heading or label gives a named thing, the word lower case:
-    "NEWS2 Score 5–6 — Urgent Response" -> ``[("score", 5..6)]``, "Score of 3 in Any Single Parameter" ->
-    ``[("score", 3..3)]`` (a single number is a band of one value), "Step 2" -> ``[("step", 2..2)]``."""
+    "NEWS2 Score 5–6 — Urgent Response" -> ``[("score", 5..6), ("news2", 5..6)]`` (the word before the name
+    names it too: "NEWS2 of 7" asks about it), "Score of 3 in Any Single Parameter" -> ``[("score", 3..3)]``
+    (a single number is a band of one value), "Step 2" -> ``[("step", 2..2)]``."""
     text = _DASHES.sub("-", context)
     out = []
     for m in _HEADING_BAND.finditer(text):
-        word = m.group(1).lower()
-        if word in _STOP:
+        before, word = (m.group(1) or "").lower(), m.group(2).lower()
+        if word in _STOP:  # "Score of 3": the name is the word before "of"
+            before, word = "", before
+        if not word or word in _STOP:
             continue
-        value = m.group(2)
+        value = m.group(3)
         band = read_band(value)
         if band is None:
             x = float(value)
             band = Band(x, x, text=value)
         out.append((word, band))
+        if before and before not in _STOP:
+            out.append((before, band))
     return out
 
 

@@ -33,7 +33,7 @@
   date keep the year bounds only. Slashed dates are not read (day-month and month-day orders clash);
 - recency: "latest", "most recent", "newest", "the last visit / note / appointment",
   "current(ly) (recommended)", "up to date", "up-to-date", "recent(ly)", "now", "nowadays", "today" ->
-  ``recency=True``. Note that this
+  ``recency=True``; not the "now" of "what now?" or "now what?" (what to do next, found by a new user). Note that this
   also fires on "recent MI" or "current smoker" (newer notes first is harmless there).
 
 A 4-digit number is a year only in 1900..``today.year + 1``, not glued to letters, digits,
@@ -168,7 +168,7 @@ _ROLLING = _rx(
 _THIS_YEAR = _rx(r"\bthis\s+(?:calendar\s+)?year\b")
 _RECENCY = _rx(
     r"\b(?:most\s+recent(?:ly)?|(?:most\s+)?up[-\s]?to[-\s]?date|latest|newest|current(?:ly)?(?:\s+recommended)?"
-    r"|recent(?:ly)?|nowadays|now|today"
+    r"|recent(?:ly)?|nowadays|(?<!what )(?<!do I do )now(?!\s+what)|today"
     r"|(?:last|latest|most\s+recent)\s+(?:visit|note|appointment|review|consultation|admission|encounter|clinic))\b"
 )
 
