@@ -38,6 +38,7 @@ def texts(doc: Document) -> list[str]:
         ("fell by 12%", "4", "fell by 12%[4]"),
         ("Hb 130 g/L", "a", "Hb 130 g/L[a]"),
         ("the 1", "st", "the 1st"),
+        ("fever above 38", "o", "fever above 38°"),  # a raised o after a number is a degree sign (new user)
         ("serum Ca", "2+", "serum Ca2+"),
         ("CD4", "+", "CD4+"),
         ("SO4", "2\u2212", "SO4^2-"),

@@ -108,14 +108,16 @@ def chat(
                 continue
             answer, _ = ask_turn(pipe, store, conv, line, scoped,
                                  log=lambda a: log_answer(pipe, a, source="cli"))
-            last = answer
+            if answer.citations:  # /sources reads the last answer that cited something (a refusal cites nothing)
+                last = answer
             typer.echo(render.format_answer(answer.to_dict()))
     finally:
         save()
 
 
 def _source(pipe: object, answer: object, line: str) -> str:
-    """The passage of citation ``N`` of the last answer (``/sources N``), whole, with its title and section."""
+    """The passage of citation ``N`` of the last answer that cited passages (``/sources N``), whole, with its
+    title and section."""
     parts = line.split()
     if answer is None or not getattr(answer, "citations", None):
         return "no citations yet: ask a question first"

@@ -201,7 +201,7 @@ def ingest_summary(report: Any) -> list[str]:
     """The lines after ``clinqa ingest`` for an :class:`~clinqa.pipeline.IngestReport`: counts and
     seconds, OCR pages, each skipped file with its reason, each file with sentences addressed to an
     AI model (indexed, never quoted)."""
-    lines = [f"ingested {report.documents} documents ({report.chunks} chunks, {report.embedded} newly "
+    lines = [f"ingested {_n(report.documents, 'document')} ({report.chunks} chunks, {report.embedded} newly "
              f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
              f"{len(report.skipped)} skipped, {len(report.failed)} failed"]
     if report.ocr_pages:
@@ -263,7 +263,7 @@ def migrate_lines(report: Any) -> list[str]:
 def demo_ingest_line(report: Any) -> str:
     """The one line ``clinqa demo`` prints after ingesting the bundled corpus."""
     left_out = sum(g["lines"] for g in report.boilerplate)
-    return (f"ingested {report.documents} documents ({report.chunks} chunks) in {report.seconds:.1f} s; "
+    return (f"ingested {_n(report.documents, 'document')} ({report.chunks} chunks) in {report.seconds:.1f} s; "
             f"{report.unchanged} unchanged, {len(report.failed)} failed"
             + (f"; {left_out} boilerplate line{_s(left_out)} left out" if left_out else ""))
 
@@ -513,3 +513,8 @@ def training_lines(res: Any, out: Path, kind: str) -> list[str]:
                                                                   if res.stopped_by_budget else ""),
             "held-out dev: " + ", ".join(f"{k} {v:.3f}" for k, v in res.dev.items()),
             f"saved {out} (model card: {out}/clinqa-training/CARD.md); use it with {use}: {out}"]
+
+
+def _n(count: int, noun: str) -> str:
+    """``"1 document"``, ``"2 documents"``."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -12,6 +12,7 @@ signed exponent (anywhere)  ``^`` + exponent                 min<sup>−1</sup> 
 one-letter symbol or "chi"                                   I<sup>2</sup> -> ``I^2``, R² -> ``R^2``, Chi²
                                                              -> ``Chi^2``
 ordinal after a number      joined                           1<sup>st</sup> -> ``1st``
+raised o after a number     the degree sign                  38<sup>o</sup>C -> ``38°C``
 charge (sign last)          joined, ``^`` after a digit      Ca<sup>2+</sup> -> ``Ca2+``, CD4⁺ -> ``CD4+``,
                                                              SO4<sup>2−</sup> -> ``SO4^2-``
 ® ™ © ℠ (and "TM")          joined                           Drug<sup>®</sup> -> ``Drug®``
@@ -112,6 +113,8 @@ def superscript(before: str, content: str) -> str:
     if c in _TRADEMARK:
         return _TRADEMARK[c]
     digit_before = last.isdigit()
+    if digit_before and c.lower() in ("o", "º", "°"):  # "38<sup>o</sup>C": a degree sign typed as a raised o
+        return "°"
     if digit_before and _ORDINAL.fullmatch(c):
         return c
     if _EXPONENT.fullmatch(c):
