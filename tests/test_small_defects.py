@@ -101,7 +101,7 @@ def test_a_date_question_without_a_patient_to_a_notes_store_points_to_patients(n
 def test_search_below_the_gate_that_ask_uses_says_no_passage_matched(tmp_path: Path) -> None:
     """Issue 42: `clinqa search "porter code"` listed 10 unrelated chunks. Below the scope's calibrated threshold
     (the one `ask` refuses below) it says so with the score; --all lists them anyway; JSON carries the test."""
-    from clinqa.decision.gate import gate_signal
+    from clinqa.decision.threshold import gate_signal
 
     (tmp_path / "vte.md").write_text("# Venous thromboembolism\n\n## Treatment\n\nApixaban 10 mg twice daily for "
                                      "7 days, then 5 mg twice daily, treats deep vein thrombosis.\n")

@@ -14,7 +14,7 @@ from clinqa.chunking import Chunk
 from clinqa.decision import gate as d_gate
 from clinqa.decision import quote as d_quote
 from clinqa.decision.answerability import Answerability
-from clinqa.decision.gate import GateDecision, RefusalGate
+from clinqa.decision.threshold import GateDecision, RefusalGate
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved

@@ -331,8 +331,8 @@ def test_a_real_english_word_is_not_repaired_to_a_corpus_word() -> None:
 def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() -> None:
     """Magnesium sulfate is in the asthma passage, prophylaxis in the brain-injury one, preeclampsia in
     the hypertension one: none speaks of the regimen asked about."""
-    from clinqa.decision.gate import GateDecision
     from clinqa.decision.key_terms import apart
+    from clinqa.decision.threshold import GateDecision
     from clinqa.decision.verdict import Evidence, Verdict
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters

@@ -21,7 +21,7 @@ from clinqa.decision import table as decision
 from clinqa.decision import verdict
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
-from clinqa.decision.gate import GateDecision, RefusalGate
+from clinqa.decision.threshold import GateDecision, RefusalGate
 from clinqa.question.terms import KeyTerm
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval.filters import Filters

@@ -14,12 +14,13 @@ if TYPE_CHECKING:
     from clinqa.answer.extractive import extract_answer
     from clinqa.answer.types import Answer, Citation
     from clinqa.chunking.units import units_of
-    from clinqa.decision.gate import GateDecision, RefusalGate, gate_signal
+    from clinqa.decision.threshold import GateDecision, RefusalGate, gate_signal
 
 #: public name -> the module that defines it (quotable units are chunking's)
 _HOMES = {"extract_answer": "clinqa.answer.extractive", "units_of": "clinqa.chunking.units",
-          "GateDecision": "clinqa.decision.gate", "RefusalGate": "clinqa.decision.gate",
-          "gate_signal": "clinqa.decision.gate", "Answer": "clinqa.answer.types", "Citation": "clinqa.answer.types"}
+          "GateDecision": "clinqa.decision.threshold", "RefusalGate": "clinqa.decision.threshold",
+          "gate_signal": "clinqa.decision.threshold", "Answer": "clinqa.answer.types",
+          "Citation": "clinqa.answer.types"}
 
 
 def __getattr__(name: str) -> Any:

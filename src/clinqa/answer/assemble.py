@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.types import Answer, Citation
 from clinqa.decision.coverage import unmentioned_in
-from clinqa.decision.gate import GateDecision, RefusalGate
+from clinqa.decision.threshold import GateDecision, RefusalGate
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.synonyms import term_matches

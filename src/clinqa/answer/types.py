@@ -6,7 +6,7 @@ import copy
 from dataclasses import dataclass, field, fields
 from typing import Any
 
-from clinqa.decision.gate import GateDecision
+from clinqa.decision.threshold import GateDecision
 from clinqa.store.filters import Filters
 
 
@@ -83,7 +83,7 @@ class Answer:
     find, as ``"Title > Section"`` strings) and no citations. ``mode`` is ``extractive``
     (quoted sentences), ``generated`` (an LLM's answer whose sentences were checked against
     their citations), ``no-context`` (the LLM alone, nothing cited or checked) or ``refusal``.
-    ``gate`` is the :class:`~clinqa.decision.gate.GateDecision` the answer was decided on (``signal``,
+    ``gate`` is the :class:`~clinqa.decision.threshold.GateDecision` the answer was decided on (``signal``,
     ``threshold``: the only place the numbers appear; human output shows them only on request; None
     in no-context mode), ``filters`` the :class:`~clinqa.store.filters.Filters` applied (None in
     no-context mode); both may be given in their ``to_dict`` form and are dicts in :meth:`to_dict`.

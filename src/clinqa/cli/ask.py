@@ -149,7 +149,7 @@ def search(
     the one `ask` refuses below; the line gives both, and --all lists the chunks anyway. When the store holds
     patient notes and no --patient was given, it says that notes are searched only with --patient. JSON
     carries the same test under "gate" (hits empty below it without --all). Exit code 0."""
-    from clinqa.decision.gate import gate_signal
+    from clinqa.decision.threshold import gate_signal
 
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)

@@ -5,8 +5,9 @@ the sentence a refusal reads.
   :class:`~clinqa.decision.table.Evidence` they read and the :class:`~clinqa.decision.table.Verdict` they return,
   and :func:`~clinqa.decision.table.run`;
 - the steps: :mod:`~clinqa.decision.no_note` (a patient question about a day with no note),
-  :mod:`~clinqa.decision.gate` (the calibrated similarity threshold; :mod:`~clinqa.decision.calibration` holds
-  the thresholds), :mod:`~clinqa.decision.dated_note`, :mod:`~clinqa.decision.support`,
+  :mod:`~clinqa.decision.gate` (the calibrated similarity threshold: :mod:`~clinqa.decision.threshold`;
+  :mod:`~clinqa.decision.calibration` holds the thresholds), :mod:`~clinqa.decision.dated_note`,
+  :mod:`~clinqa.decision.support`,
   :mod:`~clinqa.decision.key_terms` (a decisive key term no passage mentions: the key-term test is
   :mod:`~clinqa.decision.answerability`, its rules :mod:`~clinqa.decision.rules`, the learned decisive-word
   classifier :mod:`~clinqa.decision.decisive_words`, unknown words :mod:`~clinqa.decision.coverage`),

@@ -1,6 +1,6 @@
 """Answerability: are the things the question asks about in the passages that would be quoted?
 
-The dense gate (:mod:`clinqa.decision.gate`) measures topic: "What dose of amoxicillin is used
+The dense gate (:mod:`clinqa.decision.threshold`) measures topic: "What dose of amoxicillin is used
 for community-acquired pneumonia?" sits close enough to an asthma guideline to pass it, and the
 answer then quotes the asthma dose. This test looks at *what* the question asks. Its key terms
 are

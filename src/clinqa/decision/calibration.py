@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from clinqa.errors import ConfigError
 
 if TYPE_CHECKING:
-    from clinqa.decision.gate import RefusalGate
+    from clinqa.decision.threshold import RefusalGate
 
 SHIPPED = Path(__file__).with_name("calibrations.json")
 #: the values used when neither the settings nor a calibration give one: the gate threshold per signal
@@ -159,7 +159,7 @@ class Resolved:
     def gate(self) -> RefusalGate:
         """The refusal gate of this calibration; its label is the source, or says it is an uncalibrated
         fallback for ``model_id``."""
-        from clinqa.decision.gate import RefusalGate
+        from clinqa.decision.threshold import RefusalGate
 
         label = self.source if self.calibrated else f"uncalibrated fallback for {self.model_id}"
         return RefusalGate(self.threshold, self.signal, label, model_id=self.model_id, calibrated=self.calibrated)

@@ -14,7 +14,7 @@ The order, and why (each phase runs when its evidence exists):
     1. ``no_note_dated``: a patient question about a day on which the patient has no note. Searching
        would only find other days' notes, so it refuses before the search, naming the nearest dates.
 ``retrieval`` (after search, coverage and the key-term test)
-    2. ``gate``: the calibrated dense (or reranker) threshold (:class:`clinqa.decision.gate.RefusalGate`);
+    2. ``gate``: the calibrated dense (or reranker) threshold (:class:`clinqa.decision.threshold.RefusalGate`);
        the first verdict, never final, so the steps below may overturn it.
     3. ``dated_note``: a patient question about a time only ("What happened in 2023?") sits far from
        the notes in cosine; the time chose the notes, so the gate's refusal is overturned. Before the

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 if TYPE_CHECKING:
     from clinqa.decision.answerability import Answerability
     from clinqa.decision.calibration import Resolved
-    from clinqa.decision.gate import GateDecision, RefusalGate
+    from clinqa.decision.threshold import GateDecision, RefusalGate
     from clinqa.question.profile import QuestionProfile
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters

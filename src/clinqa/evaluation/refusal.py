@@ -2,7 +2,7 @@
 
 For every question the gate's signal is recorded under the production filters: the top-1
 dense cosine similarity, or the top reranker score (``answer.gate_signal``; see
-:mod:`clinqa.decision.gate`). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
+:mod:`clinqa.decision.threshold`). A threshold ``t`` refuses a question when ``signal < t``. Sweeping ``t``
 gives the refusal rate per bucket; the chosen threshold is the smallest ``t`` that refuses at
 least ``target_oos`` of out-of-scope questions, reported with the in-scope refusal it costs
 (the target is met only when that is <= ``max_in_scope``).
@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from tqdm.auto import tqdm
 
-from clinqa.decision.gate import gate_signal
+from clinqa.decision.threshold import gate_signal
 from clinqa.evaluation.datasets import Dataset
 from clinqa.pipeline import Pipeline
 

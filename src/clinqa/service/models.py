@@ -19,7 +19,7 @@ from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
 from clinqa.answer.types import Answer, Citation
-from clinqa.decision.gate import GateDecision
+from clinqa.decision.threshold import GateDecision
 from clinqa.logs.querylog import FAILURE_CATEGORIES
 from clinqa.store.filters import Filters
 from clinqa.text.unicode import is_blank
@@ -138,7 +138,7 @@ CitationModel = create_model(
 
 GateModel = create_model(
     "GateModel", __module__=__name__,
-    __doc__="""The refusal gate's decision (:class:`clinqa.decision.gate.GateDecision`): ``answer`` is false to
+    __doc__="""The refusal gate's decision (:class:`clinqa.decision.threshold.GateDecision`): ``answer`` is false to
     refuse; ``signal`` (null when nothing matched) was compared with ``threshold``.""",
     **fields_of(GateDecision, descriptions={
         "signal": "The gate signal (top-1 dense cosine by default); null when nothing matched.",

@@ -70,11 +70,6 @@ def _qdrant_edge(settings: Settings, data_dir: Path) -> Store:
     return EdgeStore(data_dir / "qdrant-edge")
 
 
-#: what to do instead of a second process on one Qdrant Edge folder (the Edge errors say it)
-EDGE_ALTERNATIVES = ("use one process (clinqa serve --workers 1), or move the store to a Qdrant server "
-                     "(clinqa migrate --to qdrant --qdrant-url URL; store.backend: qdrant) or to LanceDB "
-                     "(store.backend: lancedb), which several processes can open")
-
 
 def check_workers(settings: Settings, workers: int) -> None:
     """Raise :class:`clinqa.errors.ConfigError` when ``workers`` processes (``clinqa serve --workers``)
@@ -82,6 +77,7 @@ def check_workers(settings: Settings, workers: int) -> None:
     open it."""
     if settings.store.backend == "qdrant-edge" and workers > 1:
         from clinqa.errors import ConfigError
+        from clinqa.store.base import EDGE_ALTERNATIVES
 
         raise ConfigError(f"store.backend: qdrant-edge is held by one process, so clinqa serve runs one worker, "
                           f"not {workers}: {EDGE_ALTERNATIVES}")

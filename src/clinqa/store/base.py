@@ -43,6 +43,13 @@ def check_vectors(chunks: list[Chunk], vectors: np.ndarray, dim: int | None) -> 
     return v
 
 
+#: what to do instead of a second process on one Qdrant Edge folder (:mod:`clinqa.store.qdrant_edge`'s errors and
+#: ``clinqa serve --workers N`` say it)
+EDGE_ALTERNATIVES = ("use one process (clinqa serve --workers 1), or move the store to a Qdrant server "
+                     "(clinqa migrate --to qdrant --qdrant-url URL; store.backend: qdrant) or to LanceDB "
+                     "(store.backend: lancedb), which several processes can open")
+
+
 @dataclass
 class Hit:
     """One chunk in a ranked list. ``rank`` starts at 1; ``kind`` says what ``score`` is

@@ -35,7 +35,7 @@ import qdrant_edge as qe
 
 from clinqa.chunking.base import Chunk
 from clinqa.errors import ConfigError
-from clinqa.store import EDGE_ALTERNATIVES
+from clinqa.store.base import EDGE_ALTERNATIVES
 from clinqa.store.filters import qdrant_dialect
 from clinqa.store.qdrant_layout import DENSE, PAYLOAD_INDEXES, SPARSE, PointSpec, QdrantLayout
 
