@@ -186,13 +186,3 @@ def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
     hit = chunk_hit("n#seven#0", body, 3, [*path, "NEWS2 Score ≥ 7 — Emergency Response"])
     ext = extract_answer(enc.encode_queries(["x"])[0], [limits, hit], enc, max_sentences=1, question="NEWS2 of 7?")
     assert "Emergency assessment within 30 min" in ext.text and "Clinical Risk: High" in ext.text
-
-
-def test_a_band_row_that_names_the_questions_population_is_its_row() -> None:
-    """Found by a new user: "gentamicin in haemodialysis" quoted four rows of a CrCl table instead of the
-    "< 20 or dialysis" one."""
-    enc = FlatEncoder()
-    hit = chunk_hit("vanco#renal#0", VANCO, 1, ["Vancomycin", "Renal dose adjustment"])
-    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, question="vancomycin dose in haemodialysis?")
-    assert "< 15 or dialysis, Maintenance dose: 10 mg/kg; Interval: after each dialysis session" in ext.text
-    assert "every 12 hours" not in ext.text and "every 48 hours" not in ext.text

@@ -76,7 +76,6 @@ from clinqa.decision.bands import header_unit, heading_bands, heading_fit, named
 from clinqa.decision.coverage import STOPWORDS
 from clinqa.embedding.base import Encoder
 from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, read_asks
-from clinqa.question.terms import POPULATION_WORDS
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
@@ -399,17 +398,14 @@ def band_cell(unit: Unit, question: str) -> bool | None:
     the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
     that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
     :func:`clinqa.decision.bands.heading_fit`). ``question`` is dash-normalised; a range holds its ends
-    ("30-49", "50-90"). A band cell that also names a population of the question ("< 15 or dialysis" for
-    "vancomycin dose on haemodialysis"; :data:`clinqa.question.terms.POPULATION_WORDS`, one group) is its row too.
-    Only the first column keys a row: a dose cell "≤ 100 mg/day" is not a band of the question's "stage 4"."""
+    ("30-49", "50-90"). Only the first column keys a row: a dose cell "≤ 100 mg/day" is not a band of the
+    question's "stage 4"."""
     if unit.kind != "row" or len(unit.cells) < 2:
         return None
     header, cell = unit.cells[0]
     band = read_band(cell)
     if band is None:
         return heading_fit(cell, question)
-    if _names_population(cell[len(band.text):], question):  # "< 15 or dialysis" for "vancomycin on dialysis"
-        return True
     header_words = set(words_of(_norm_dash(header)))
     values = [v for w, v in named_values(question) if w in header_words]
     col_unit = band.unit or header_unit(header)
@@ -418,14 +414,6 @@ def band_cell(unit: Unit, question: str) -> bool | None:
     if not values:
         return None
     return any(band.holds(v) for v in values)
-
-
-def _names_population(text: str, question: str) -> bool:
-    """Does ``text`` name a population group (:data:`clinqa.question.terms.POPULATION_WORDS`) that ``question``
-    names too ("dialysis" and "haemodialysis" are one group)?"""
-    groups = {POPULATION_WORDS[w] for w in words_of(text.lower()) if w in POPULATION_WORDS}
-    return bool(groups) and bool(groups & {POPULATION_WORDS[w] for w in words_of(question.lower())
-                                           if w in POPULATION_WORDS})
 
 
 def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
