@@ -1,7 +1,11 @@
 """Hand-made passages and questions shared by several test folders (importable as ``tiny_data``:
 the tests folder is on sys.path; a module named ``conftest`` is not safe to import by name)."""
 
+import numpy as np
+
+from clinqa.chunking.base import Chunk
 from clinqa.chunking.tokens import WordCounter
+from clinqa.retrieval.hybrid import Retrieved
 
 #: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
 TINY_DOCS = {
@@ -35,3 +39,32 @@ class WordsPlusSpecial(WordCounter):
 
     def count_many(self, texts: list[str]) -> list[int]:
         return [self.count(t) for t in texts]
+
+
+class KeywordEncoder:
+    """A transparent stand-in for a bi-encoder in unit tests: one dimension per keyword."""
+
+    words = ("heparin", "insulin", "warfarin")
+    dim = 3
+    model_id = "kw"
+    max_tokens = 512
+
+    def encode_passages(self, texts, progress=False):
+        v = np.array([[t.lower().count(w) for w in self.words] for t in texts], dtype=np.float32) + 1e-6
+        return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+    encode_queries = encode_passages
+
+
+def chunk_hit(cid: str, body: str, rank: int, section: list[str], dense: float = 0.5) -> Retrieved:
+    chunk = Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title="T", section_path=section)
+    return Retrieved(chunk, 1 / (60 + rank), rank, scores={"dense": dense})
+
+
+class FlatEncoder(KeywordEncoder):
+    """Every text the same vector: selection is decided by the lexical and structural rules alone."""
+
+    def encode_passages(self, texts, progress=False):
+        return np.ones((len(texts), 3), dtype=np.float32) / np.sqrt(3)
+
+    encode_queries = encode_passages

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from clinqa.answer.types import Answer
+    from clinqa.embedding.base import Encoder
     from clinqa.pipeline import Pipeline
     from clinqa.retrieval.filters import Filters
 
@@ -35,18 +36,22 @@ def conversation_store(pipe: Pipeline) -> ConversationStore:
     return ConversationStore(pipe.data_dir / "conversations.sqlite", s.expire_days, s.max_turns)
 
 
+@lru_cache(maxsize=4096)
+def _term_vector(encoder: Encoder, term: str) -> np.ndarray:
+    """``(dim,)`` float32 unit query vector of ``term``, kept per encoder for the life of the process (a term of one
+    follow-up is compared again in the next ones)."""
+    return encoder.encode_queries([term])[0]
+
+
 def similarity(pipe: Pipeline) -> Callable[[str, str], float]:
     """How alike two terms are, for :func:`clinqa.question.followup.resolve`: 1 for two members of one drug class
     of the synonym table (:func:`clinqa.retrieval.synonyms.same_class`: "carvedilol", "bisoprolol"), else the
-    cosine of the encoder's query vectors ("tenecteplase" and "alteplase": 0.67 with all-MiniLM-L6-v2)."""
+    cosine of the encoder's query vectors ("tenecteplase" and "alteplase": 0.67 with all-MiniLM-L6-v2; the
+    vectors are cached per encoder across turns, :func:`_term_vector`)."""
     enc = pipe.encoder
 
-    @lru_cache(maxsize=1024)
-    def vector(term: str) -> np.ndarray:  # a (dim,) float32 unit vector
-        return enc.encode_queries([term])[0]
-
     def similar(a: str, b: str) -> float:
-        return 1.0 if same_class(a, b) else float(vector(a.lower()) @ vector(b.lower()))
+        return 1.0 if same_class(a, b) else float(_term_vector(enc, a.lower()) @ _term_vector(enc, b.lower()))
 
     return similar
 

@@ -12,6 +12,7 @@ from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
 from clinqa.settings import UnitScoring
 from clinqa.store.base import Hit
+from tiny_data import FlatEncoder, KeywordEncoder, chunk_hit
 
 
 def test_units_of_paragraphs_lists_and_tables() -> None:
@@ -36,21 +37,6 @@ def test_units_of_paragraphs_lists_and_tables() -> None:
         "Notes: Patient already on a beta-blocker? Yes: Continue. No: go to step 2.",
         "Do not start on the day of surgery. (Class III: Harm, Level of Evidence: B)",
     ]
-
-
-class KeywordEncoder:
-    """A transparent stand-in for a bi-encoder in unit tests: one dimension per keyword."""
-
-    words = ("heparin", "insulin", "warfarin")
-    dim = 3
-    model_id = "kw"
-    max_tokens = 512
-
-    def encode_passages(self, texts, progress=False):
-        v = np.array([[t.lower().count(w) for w in self.words] for t in texts], dtype=np.float32) + 1e-6
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-    encode_queries = encode_passages
 
 
 def hit(cid: str, body: str, rank: int) -> Retrieved:
@@ -101,20 +87,6 @@ def test_label_shown_once_per_run_and_section_leads() -> None:
     ext = extract_answer(enc.encode_queries(["heparin"])[0], [hit("d1#a#0", body, 1)], enc, min_score=0.5)
     assert ext.text == "Women: heparin rule one applies; heparin rule two applies. [1]"
     assert ext.citations[0].quote == "Women: heparin rule one applies. Women: heparin rule two applies."
-
-
-def chunk_hit(cid: str, body: str, rank: int, section: list[str], dense: float = 0.5) -> Retrieved:
-    chunk = Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title="T", section_path=section)
-    return Retrieved(chunk, 1 / (60 + rank), rank, scores={"dense": dense})
-
-
-class FlatEncoder(KeywordEncoder):
-    """Every text the same vector: selection is decided by the lexical and structural rules alone."""
-
-    def encode_passages(self, texts, progress=False):
-        return np.ones((len(texts), 3), dtype=np.float32) / np.sqrt(3)
-
-    encode_queries = encode_passages
 
 
 QSOFA = ("A patient meets the qSOFA criteria if they exhibit at least two of the following three clinical "

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from clinqa.answer.extractive import extract_answer
@@ -16,28 +15,14 @@ from clinqa.decision.bands import (
     header_unit,
     heading_bands,
     heading_fit,
-    named_values,
     read_band,
     row_holds_quantity,
     same_unit,
     table_rows,
 )
+from clinqa.question.asks import named_values
 from clinqa.question.terms import KeyTerm
-from clinqa.retrieval.hybrid import Retrieved
-
-
-class FlatEncoder:
-    """Every text the same vector: the rows and sections are chosen by the band rules alone."""
-
-    def encode_passages(self, texts, progress=False):
-        return np.ones((len(texts), 3), dtype=np.float32) / np.sqrt(3)
-
-    encode_queries = encode_passages
-
-
-def chunk_hit(cid: str, body: str, rank: int, section: list[str]) -> Retrieved:
-    chunk = Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title="T", section_path=section)
-    return Retrieved(chunk, 1 / (60 + rank), rank, scores={"dense": 0.5})
+from tiny_data import FlatEncoder, chunk_hit
 
 VANCO = ("Adjust the maintenance dose to creatinine clearance using the table below.\n\n"
          "| CrCl (mL/min) | Maintenance dose | Interval |\n|---|---|---|\n"
@@ -105,11 +90,11 @@ def test_the_key_term_test_finds_a_quantity_in_a_band_row() -> None:
 
 
 def test_values_the_question_gives_and_bands_headings_give() -> None:
-    assert named_values("NEWS2 score of 5 - what clinical response?") == [("score", 5.0)]
-    assert named_values("vanc dose CrCl 20?") == [("crcl", 20.0)]
-    assert named_values("67F, AF, CrCl 26 - apixaban dose?") == [("crcl", 26.0)]  # "67F" is an age, not a value
-    assert named_values("What FIB-4 cutoff means high risk?") == []
-    assert named_values("review in 2 weeks") == []
+    assert named_values("NEWS2 score of 5 - what clinical response?") == (("score", 5.0),)
+    assert named_values("vanc dose CrCl 20?") == (("crcl", 20.0),)
+    assert named_values("67F, AF, CrCl 26 - apixaban dose?") == (("crcl", 26.0),)  # "67F" is an age, not a value
+    assert named_values("What FIB-4 cutoff means high risk?") == ()
+    assert named_values("review in 2 weeks") == ()
     assert heading_bands("NEWS2 Score 5–6 — Urgent Response") == [("score", Band(5, 6, text="5-6")),
                                                                   ("news2", Band(5, 6, text="5-6"))]
     assert heading_bands("Score of 3 in Any Single Parameter") == [("score", Band(3, 3, text="3"))]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from service_data import GUIDES, NOTES, REGISTRY, settings_for
@@ -30,3 +32,26 @@ def service_pipe(tmp_path_factory: pytest.TempPathFactory, service_corpus: Path)
     report = p.ingest([service_corpus / "guides", service_corpus / "notes.jsonl"], progress=False)
     assert report.failed == [] and report.documents == len(GUIDES) + len(NOTES)
     return p
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium through Playwright, one per test module (the browser tests skip without it)."""
+    from playwright.sync_api import sync_playwright
+    from test_browser import CHROMIUM, CHROMIUM_ARGS
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def served(service_pipe: Pipeline) -> Iterator[Any]:
+    """The service over ``service_pipe`` on a free local port (``test_browser.Served``), one per test module."""
+    from test_browser import Served
+
+    from clinqa.service.app import create_app
+
+    with Served(create_app(service_pipe.settings, service_pipe)) as s:
+        yield s

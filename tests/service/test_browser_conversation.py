@@ -10,37 +10,19 @@ Skipped only when /usr/bin/chromium is absent."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Served, _enter_key, _phone_page
+from test_browser import CHROMIUM, Served, _enter_key, _phone_page
 
-from clinqa.pipeline import Pipeline
-from clinqa.service.app import PAGE_CSP, create_app
+from clinqa.service.app import PAGE_CSP
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="Debian's chromium is not installed at "
                                 "/usr/bin/chromium (apt-get install chromium); the browser test needs it")
 
 COUGH_4 = "Can the cough persist for 4 weeks after acute bronchitis?"
 COUGH_8 = "Can the cough persist for 8 weeks after acute bronchitis?"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def served(service_pipe: Pipeline) -> Iterator[Served]:
-    with Served(create_app(service_pipe.settings, service_pipe)) as s:
-        yield s
 
 
 def _ask_followup(page: Any, question: str) -> tuple[dict, dict]:

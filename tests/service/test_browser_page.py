@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from service_data import KEYS, headers, settings_for
-from test_browser import CHROMIUM, CHROMIUM_ARGS, Served, _enter_key, _phone_page
+from test_browser import CHROMIUM, Served, _enter_key, _phone_page
 
 from clinqa.pipeline import Pipeline
 from clinqa.service.app import create_app, highlight_spans
@@ -43,22 +43,6 @@ DOSE_GUIDE = """# Anticoagulation in atrial fibrillation
 | Apixaban | 2.5 mg BID |
 | Rivaroxaban | 15 mg once daily |
 """
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def served(service_pipe: Pipeline) -> Iterator[Served]:
-    with Served(create_app(service_pipe.settings, service_pipe)) as s:
-        yield s
 
 
 def _get(served: Served, path: str, key: str) -> Any:

@@ -67,6 +67,23 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return out
 
 
+def reachable(graph: dict[str, set[str]], roots: list[str]) -> set[str]:
+    """``roots`` and every module they import, however indirectly."""
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        m = todo.pop()
+        if m not in seen:
+            seen.add(m)
+            todo.extend(graph.get(m, ()))
+    return seen
+
+
+def package(graph: dict[str, set[str]], name: str) -> list[str]:
+    """The modules of package ``name`` (``clinqa.question``), the package itself included."""
+    return [m for m in graph if m == name or m.startswith(name + ".")]
+
+
 def test_cycle_finder_finds_a_circle() -> None:
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
     assert cycles({"a": {"b"}, "b": set()}) == []
@@ -96,45 +113,25 @@ def test_ingest_needs_nothing_of_the_answer_package() -> None:
     graph = import_graph()
     roots = ["clinqa.ingest", "clinqa.ingest_progress", "clinqa.chunking.units",
              *(m for m in graph if m.startswith(("clinqa.chunking.", "clinqa.documents.", "clinqa.store.")))]
-    seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        m = todo.pop()
-        if m not in seen:
-            seen.add(m)
-            todo.extend(graph.get(m, ()))
-    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []
+    assert sorted(m for m in reachable(graph, roots) if m.startswith("clinqa.answer")) == []
 
 
 def test_the_question_is_read_below_the_answer_package() -> None:
     """Issue 39: the question is read in :mod:`clinqa.question` (repair, time, asks, terms, profile, follow-ups),
-    which needs nothing of :mod:`clinqa.answer`, however indirectly: the answer package reads what it reads."""
+    which needs nothing of :mod:`clinqa.answer` nor of :mod:`clinqa.decision`, however indirectly: both read what
+    it reads."""
     graph = import_graph()
-    roots = [m for m in graph if m == "clinqa.question" or m.startswith("clinqa.question.")]
+    roots = package(graph, "clinqa.question")
     assert {"clinqa.question.terms", "clinqa.question.asks", "clinqa.question.profile", "clinqa.question.repair",
             "clinqa.question.time", "clinqa.question.followup"} <= set(roots)
-    seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        m = todo.pop()
-        if m not in seen:
-            seen.add(m)
-            todo.extend(graph.get(m, ()))
-    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []
+    assert sorted(m for m in reachable(graph, roots) if m.startswith(("clinqa.answer", "clinqa.decision"))) == []
 
 
 def test_the_decision_is_made_below_the_answer_package() -> None:
     """Issue 39: the decision steps (:mod:`clinqa.decision`) read the question's package and the evidence the
     answer package hands them, and import nothing of :mod:`clinqa.answer` themselves."""
     graph = import_graph()
-    roots = [m for m in graph if m == "clinqa.decision" or m.startswith("clinqa.decision.")]
+    roots = package(graph, "clinqa.decision")
     assert {"clinqa.decision.table", "clinqa.decision.gate", "clinqa.decision.key_terms", "clinqa.decision.quote",
             "clinqa.decision.answerability"} <= set(roots)
-    seen: set[str] = set()
-    todo = list(roots)
-    while todo:
-        m = todo.pop()
-        if m not in seen:
-            seen.add(m)
-            todo.extend(graph.get(m, ()))
-    assert sorted(m for m in seen if m.startswith("clinqa.answer")) == []
+    assert sorted(m for m in reachable(graph, roots) if m.startswith("clinqa.answer")) == []

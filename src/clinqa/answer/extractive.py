@@ -72,10 +72,10 @@ from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
 from clinqa.decision.answerability import stem
-from clinqa.decision.bands import header_unit, heading_bands, heading_fit, named_values, read_band, same_unit
+from clinqa.decision.bands import header_unit, heading_bands, heading_fit, read_band, same_unit
 from clinqa.decision.coverage import STOPWORDS
 from clinqa.embedding.base import Encoder
-from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, read_asks
+from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, named_values, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
@@ -258,7 +258,7 @@ def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrie
     "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
     rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
     same patient scope). A band section of another document is never added. Unchanged when the question gives
-    no named value (:func:`clinqa.decision.bands.named_values`) or a passage already holds it."""
+    no named value (:func:`clinqa.question.asks.named_values`) or a passage already holds it."""
     if not named_values(question) or any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
         return context
     banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
@@ -393,7 +393,7 @@ def band_cell(unit: Unit, question: str) -> bool | None:
     """Is a table row, keyed by a band in its first cell, the row of a value the question gives? ``True``
     when the band holds it, ``False`` when the row's band is of that thing and does not hold it, ``None`` when
     the row is keyed by no band of anything the question gives a value of. The question gives the value of
-    the first column by a word of its header followed by the number (:func:`clinqa.decision.bands.named_values`:
+    the first column by a word of its header followed by the number (:func:`clinqa.question.asks.named_values`:
     "INR 5" for "Baseline INR", whose row "4.0-6.0" holds 5; also "> 6.0", "≥ 7"), or by the unit typed after
     the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
     that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
@@ -539,13 +539,20 @@ def extract_answer(
         return stem_cache[key]
 
     valued = bool(question) and bool(named_values(question))
+    fit_cache: dict[tuple[int, str], bool | None] = {}
+
+    def filed_in_band(hi: int, u: Unit) -> bool | None:  # the band of the unit's headings and label, read once
+        key = (hi, u.label)
+        if key not in fit_cache:
+            fit_cache[key] = heading_fit(f"{headings(hi)} {u.label}", question)
+        return fit_cache[key]
 
     def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
         if BOILERPLATE.search(u.full) or is_suspicious(u.full):
             return False
         if need_overlap and q_stems and not (q_stems & unit_stems(hi, u)):
             return False
-        if valued and (heading_fit(f"{headings(hi)} {u.label}", question) is False
+        if valued and (filed_in_band(hi, u) is False
                        or band_cell(u, _norm_dash(question)) is False
                        or (u.kind != "row" and heading_fit(u.text, question) is False)):
             # filed under, keyed by or stating only a band that excludes the question's value: "NEWS2 Score 0"
@@ -580,8 +587,8 @@ def extract_answer(
         scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
                                     for hi, u in keep], dtype=np.float32)
     if valued:  # a unit filed under the band that holds the question's value ("NEWS2 Score 5-6" for 5)
-        scores = scores + np.array([qualifier_bonus if heading_fit(f"{headings(hi)} {u.label}", question) else 0.0
-                                    for hi, u in keep], dtype=np.float32)
+        scores = scores + np.array([qualifier_bonus if filed_in_band(hi, u) else 0.0 for hi, u in keep],
+                                   dtype=np.float32)
     kinds = profile.heading_kinds
     if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
         scores = scores + np.array([heading_bonus if filed_under(hits[hi].chunk, kinds) else 0.0 for hi, _ in keep],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,6 +26,10 @@ from clinqa.cli.common import (
     pipeline,
 )
 from clinqa.logs.conversations import LOCAL_OWNER
+
+if TYPE_CHECKING:
+    from clinqa.answer.types import Answer
+    from clinqa.pipeline import Pipeline
 
 HELP = ("Ask a question; follow-ups ('and if CrCl is 20?', 'what about pregnancy?') build on the last answer.\n"
         "  /sources N  the passage of citation [N] in full\n"
@@ -80,7 +84,7 @@ def chat(
     assert conv is not None
     save = _readline(str(pipe.data_dir / "chat_history"))
     typer.echo(HELP)
-    last = None
+    last: Answer | None = None
     try:
         while True:
             try:
@@ -115,17 +119,17 @@ def chat(
         save()
 
 
-def _source(pipe: object, answer: object, line: str) -> str:
+def _source(pipe: Pipeline, answer: Answer | None, line: str) -> str:
     """The passage of citation ``N`` of the last answer that cited passages (``/sources N``), whole, with its
     title and section."""
     parts = line.split()
-    if answer is None or not getattr(answer, "citations", None):
+    if answer is None or not answer.citations:
         return "no citations yet: ask a question first"
-    cites = answer.citations  # type: ignore[attr-defined]
+    cites = answer.citations
     if len(parts) != 2 or not parts[1].isdigit() or not 1 <= int(parts[1]) <= len(cites):
         return f"usage: /sources N, with N from 1 to {len(cites)}"
     cite = cites[int(parts[1]) - 1]
-    chunks = pipe.store.get_chunks([cite.chunk_id])  # type: ignore[attr-defined]
+    chunks = pipe.store.get_chunks([cite.chunk_id])
     if not chunks:
         return f"[{parts[1]}] {cite.chunk_id}: no longer in the store"
     c = chunks[0]

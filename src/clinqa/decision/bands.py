@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
+from clinqa.question.asks import VALUE_NAME, VALUE_STOP, named_values
 
 _DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 _NUM = r"(\d+(?:\.\d+)?)"
@@ -144,25 +145,11 @@ def row_holds_quantity(rows: tuple[Unit, ...] | list[Unit], value: float, unit: 
                for row in rows for _, header, band in row_bands(row))
 
 
-_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be", "total"})
-_WORD = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
-#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
-_NAMED_VALUE = re.compile(r"\b(" + _WORD + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
-                          re.IGNORECASE)
 #: a band a heading gives a named thing, with the word before that one: "NEWS2 Score 5–6 — Urgent Response",
-#: "Score ≥ 7", "Step 2", "Age 65-74"
-_HEADING_BAND = re.compile(r"(?:\b(" + _WORD + r")\s+)?\b(" + _WORD + r")(?:\s+of)?\s+"
+#: "Score ≥ 7", "Step 2", "Age 65-74" (names and stop words as the question's values read them)
+_HEADING_BAND = re.compile(r"(?:\b(" + VALUE_NAME + r")\s+)?\b(" + VALUE_NAME + r")(?:\s+of)?\s+"
                            r"((?:<=|>=|<|>|≤|≥)\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)"
                            r"(?!\w|\.\d)", re.IGNORECASE)
-
-
-def named_values(question: str) -> list[tuple[str, float]]:
-    """``(word, value)`` for each number the question gives a named thing, the word lower case: "NEWS2
-    score of 5" -> ``[("score", 5.0)]``, "CrCl 20" -> ``[("crcl", 20.0)]``. A number inside a token
-    ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks")."""
-    text = _DASHES.sub("-", question)
-    return [(m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(text)
-            if m.group(1).lower() not in _STOP]
 
 
 def heading_bands(context: str) -> list[tuple[str, Band]]:
@@ -174,9 +161,9 @@ def heading_bands(context: str) -> list[tuple[str, Band]]:
     out = []
     for m in _HEADING_BAND.finditer(text):
         before, word = (m.group(1) or "").lower(), m.group(2).lower()
-        if word in _STOP:  # "Score of 3": the name is the word before "of"
+        if word in VALUE_STOP:  # "Score of 3": the name is the word before "of"
             before, word = "", before
-        if not word or word in _STOP:
+        if not word or word in VALUE_STOP:
             continue
         value = m.group(3)
         band = read_band(value)
@@ -184,17 +171,17 @@ def heading_bands(context: str) -> list[tuple[str, Band]]:
             x = float(value)
             band = Band(x, x, text=value)
         out.append((word, band))
-        if before and before not in _STOP:
+        if before and before not in VALUE_STOP:
             out.append((before, band))
     return out
 
 
 def heading_fit(context: str, question: str) -> bool | None:
     """Does a heading or label (``context``) give a band of something the question gives a value of
-    (:func:`named_values`, :func:`heading_bands`, matched by the word before the number)? ``True`` when a band
-    holds the question's value, ``False`` when bands of it are given and none holds it ("NEWS2 Score 0" and
-    "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when the heading names
-    no such band. The same band mechanism as the table rows above, read from section headings."""
+    (:func:`clinqa.question.asks.named_values`, :func:`heading_bands`, matched by the word before the number)?
+    ``True`` when a band holds the question's value, ``False`` when bands of it are given and none holds it
+    ("NEWS2 Score 0" and "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when
+    the heading names no such band. The same band mechanism as the table rows above, read from section headings."""
     values = named_values(question)
     if not values:
         return None

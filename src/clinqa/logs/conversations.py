@@ -114,7 +114,7 @@ class ConversationStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with closing(self._conn()) as conn, conn:
             conn.executescript(_SCHEMA)
-        self.expired = self.expire(expire_days)
+        self.expire(expire_days)
 
     def _conn(self) -> sqlite3.Connection:
         conn = sqlite3.connect(self.path, timeout=30.0)

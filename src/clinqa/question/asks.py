@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from clinqa.question.terms import POPULATION_WORDS, default_rarity
@@ -195,3 +196,26 @@ def has_qualifiers(question: str) -> bool:
     """Does ``question`` carry a qualifier with an opposite (with/without X, first-line, outpatient,
     adults, children, acute ...; :data:`OPPOSITES`)?"""
     return bool(qualifiers_of(question))
+
+
+#: words that never name a value ("in 2 weeks", "a 5"): :func:`named_values`, and the bands headings give
+#: (:func:`clinqa.decision.bands.heading_bands`)
+VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be",
+                        "total"})
+#: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")
+VALUE_NAME = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
+#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
+_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
+                          re.IGNORECASE)
+_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
+
+
+@lru_cache(maxsize=256)
+def named_values(question: str) -> tuple[tuple[str, float], ...]:
+    """``(word, value)`` for each number the question gives a named thing, the word lower case: "NEWS2
+    score of 5" -> ``(("score", 5.0),)``, "CrCl 20" -> ``(("crcl", 20.0),)``. A number inside a token
+    ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks"). Read once per
+    question text (cached): the bands of every heading and row of an answer's passages are read against it."""
+    text = _DASHES.sub("-", question)
+    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(text)
+                 if m.group(1).lower() not in VALUE_STOP)

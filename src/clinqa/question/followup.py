@@ -70,7 +70,7 @@ TIMING = ("before", "after", "during", "pre", "post", "prior to")
 #: routes, each replacing the others
 ROUTES = {"iv": "IV", "intravenous": "IV", "intravenously": "IV", "po": "oral", "oral": "oral", "orally": "oral",
           "im": "IM", "intramuscular": "IM", "sc": "SC", "subcut": "SC", "subcutaneous": "SC", "ett": "endotracheal",
-          "et": "endotracheal", "endotracheal": "endotracheal", "intranasal": "intranasal", "in": ""}
+          "et": "endotracheal", "endotracheal": "endotracheal", "intranasal": "intranasal"}
 SEVERITY = ("mild", "moderate", "severe", "non-severe", "critical")
 SETTING = ("inpatient", "outpatient", "icu", "ward", "ed", "community", "hospital", "home")
 DIALYSIS = re.compile(r"\b(?:haemo|hemo|peritoneal )?dialysis\b|\bhd\b|\bcapd\b|\besrd\b|\besrf\b", re.IGNORECASE)
@@ -119,11 +119,6 @@ class Resolution:
     drew_on: list[int] = field(default_factory=list)
     replaced: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready dict."""
-        return {"standalone_question": self.standalone, "kind": self.kind, "drew_on": list(self.drew_on),
-                "replaced": [list(r) for r in self.replaced]}
 
 
 def _content(text: str) -> list[str]:
