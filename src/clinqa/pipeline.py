@@ -136,14 +136,15 @@ class Pipeline:
 
     def search(self, query: str, filters: Filters | None = None, k: int | None = None,
                rerank: bool = True, recency: bool = False, query_vector: np.ndarray | None = None,
-               depth: int | None = None) -> RetrievalResult:
+               depth: int | None = None, more: dict[str, tuple[str, ...]] | None = None) -> RetrievalResult:
         """The search of :func:`clinqa.retrieval.search.search` (reranked when ``rerank`` and ``rerank.model``),
         ``k`` hits (default ``retrieval.top_k``); ``query_vector`` skips encoding the query again; ``depth``
-        deepens both ranked lists for this call (:func:`clinqa.retrieval.search.deepened`)."""
+        deepens both ranked lists for this call (:func:`clinqa.retrieval.search.deepened`); ``more``: other names
+        of question words (the lexicon's) added to the BM25 query."""
         self._check_model()
         rs = deepened(self.settings.retrieval, depth)
         return search(self.store, self.encoder, query, filters or self.filters(), rs, k or rs.top_k,
-                      self.reranker if rerank else None, recency, query_vector)
+                      self.reranker if rerank else None, recency, query_vector, more)
 
     def calibration(self, scope: str = "reference") -> Resolved:
         """The calibration in force for ``scope`` (``reference`` or ``patient``) for the gate's model

@@ -310,6 +310,14 @@ class AnswerSettings(BaseModel):
         "mentioned by none of the passages that would be quoted, refuse and name it, warn in the answer, "
         "or ignore it.",
     )
+    lexicon: bool = Field(
+        True,
+        description="Read words through clinqa's lexicon (clinqa.lexicon: drug names from "
+        "drug-named-entity-recognition, WordNet 3.0, British/American spellings, ward and dosing shorthand, "
+        "abbreviations the corpus explains): a passage mentions a key term under any of its names, a brand "
+        "name searches for its INN, a known word is never 'repaired', and an ordinary English word, a typo or a "
+        "vignette's number does not refuse. Off: the curated synonym table alone (the behaviour before issue 49).",
+    )
     decisive_words: Literal["rules", "model"] = Field(
         "rules",
         description="Which missing key term refuses: the hand-written rules (clinqa.decision.answerability."

@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,8 @@ from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
+from clinqa.lexicon import Lexicon
+from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead, read_asks
 from clinqa.question.profile import QuestionProfile
 
@@ -86,18 +88,31 @@ class KeyTermTest:
     profile: QuestionProfile | None = None
     rarity: WordRarity | None = None
     decider: DecisiveModel | None = None
+    use_lexicon: bool = True
 
     @cached_property
     def question_profile(self) -> QuestionProfile:
         """:attr:`profile` when it holds key terms read from :attr:`question`, else the profile read here once
         (vocabulary, ``max_zipf`` and the synonym table's equivalents)."""
-        from clinqa.retrieval import synonyms
-
         p = self.profile
         if p is not None and p.key_terms is not None and p.reads(self.question):
             return p
         return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
-                                    equivalents=synonyms.equivalents, rarity=self.rarity)
+                                    equivalents=self.equivalents, rarity=self.rarity, lexicon=self.lexicon)
+
+    @property
+    def lexicon(self) -> Lexicon | None:
+        """The lexicon bound to :attr:`vocab` (``answer.lexicon``), or None when off."""
+        return lexicon_for(self.vocab) if self.use_lexicon else None
+
+    @property
+    def equivalents(self) -> Callable[[str], Iterable[str]]:
+        """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the
+        curated synonym table's alone when the lexicon is off."""
+        from clinqa.retrieval import synonyms
+
+        lex = self.lexicon
+        return lex.texts if lex is not None else synonyms.equivalents
 
     def on(self, hits: Sequence[Any]) -> Answerability:
         """The test against every hit of ``hits`` (each with ``.chunk.text``): :meth:`on_texts` of their texts."""
@@ -110,7 +125,7 @@ class KeyTermTest:
 
         profile = self.question_profile
         return check_answerability(self.question, [without_suspicious(t) for t in texts], self.vocab,
-                                   self.max_zipf, profile.phrases, synonyms.equivalents, synonyms.term_matches,
+                                   self.max_zipf, profile.phrases, self.equivalents, synonyms.term_matches,
                                    profile=profile, rarity=self.rarity, decider=self.decider)
 
 
@@ -147,6 +162,23 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
                    in_corpus={**check.in_corpus, **{t.text: False for t in added}})
 
 
+def with_unknown_things(check: Answerability, missing: Sequence[str], lex: Lexicon) -> Answerability:
+    """``check`` plus, as missing key terms, the words of ``missing`` (the question's content words no visible
+    chunk has) that the lexicon knows as concrete things with no clinical sense and no name the corpus has
+    (:meth:`clinqa.lexicon.Lexicon.kind` ``concrete``, no :meth:`~clinqa.lexicon.Lexicon.corpus_name`): "pizza"
+    in "can I give my septic patient pizza" is what the question is about, however common the word (Zipf 4.6:
+    no key term by rarity). Such a term is decisive by the rule ``not_in_corpus``."""
+    from clinqa.question.terms import KeyTerm
+
+    known = {t.text for t in check.key_terms}
+    added = [KeyTerm(w, "specific", w, typed=w, lexical="concrete") for w in dict.fromkeys(m.lower() for m in missing)
+             if w not in known and w.isalpha() and lex.kind(w) == "concrete" and lex.corpus_name(w) is None]
+    if not added:
+        return check
+    return replace(check, key_terms=[*check.key_terms, *added], missing=[*check.missing, *added],
+                   in_corpus={**check.in_corpus, **{t.text: False for t in added}})
+
+
 def in_years(chunk: Chunk, filters: Filters) -> bool:
     """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
     bounds of ``filters``; an undated chunk lies outside any bound."""
@@ -159,7 +191,8 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
-                   profile: AsksRead | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
+                   profile: AsksRead | None = None, more: dict[str, tuple[str, ...]] | None = None,
+                   ) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
@@ -167,17 +200,18 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
     and any deeper one in ``context`` (timings summed). ``profile``: what was read of the question
     (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
-    here when None or read from another text)."""
+    here when None or read from another text). ``more``: the lexicon's names of question words the corpus lacks,
+    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
     if profile is None or not profile.reads(asked):
         profile = read_asks(asked)
-    result = stages.search(asked, filters, recency=recency, query_vector=query_vector)
+    result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
     context = fitting_hits(result.hits, asked, s.context_chunks, profile=profile)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
             and len(fitting_hits(result.hits, asked, top_k, subtypes=False, profile=profile)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
         deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
-                               query_vector=result.query_vector)
+                               query_vector=result.query_vector, more=more)
         context = fitting_hits(deeper.hits, asked, s.context_chunks, profile=profile)
         pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
@@ -294,24 +328,28 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     scope's vocabulary and the calibration's ``key_term_max_zipf``, these only when ``answer.key_terms`` is not
     ``ignore``), which every later reader of the question takes."""
     from clinqa.question.repair import repair_question
-    from clinqa.retrieval import synonyms
 
     s, filters = stages.settings.answer, ev.filters
     t0 = time.perf_counter()
-    asked, repairs = (repair_question(ev.question, stages.vocabulary, s.rarity.repair_below)
+    vocab = stages.vocabulary
+    test = KeyTermTest(ev.question, vocab, 0.0, None, s.rarity, None, s.lexicon)
+    lex = test.lexicon
+    asked, repairs = (repair_question(ev.question, vocab, s.rarity.repair_below,
+                                      known=lex.knows if lex is not None else None,
+                                      rename=lex.corpus_name if lex is not None else None)
                       if stages.settings.retrieval.repair_spelling else (ev.question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
     ev.calibration = stages.calibration
-    vocab = stages.vocabulary
     zipf = ev.calibration.key_term_max_zipf
     ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
-                                                equivalents=synonyms.equivalents, rarity=s.rarity)
-    result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile)
+                                                equivalents=test.equivalents, rarity=s.rarity, lexicon=lex)
+    more = lex.search_terms(asked) if lex is not None and stages.settings.retrieval.expand_synonyms else None
+    result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile, more)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
     ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms,
                                 s.rarity.misspelt_common_above)
-    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s))
+    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
         context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
@@ -326,6 +364,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     context, check = deeper_context(test, asked, result.hits, context, check, s.context_chunks)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
         check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
+    if check is not None and ev.missing and lex is not None and filters.patient_id is None:
+        check = with_unknown_things(check, ev.missing, lex)
     ev.check = check
     model = stages.answer_model if filters.patient_id is None else None
     if model is not None and context:

@@ -827,6 +827,17 @@ def _rare_word(c: DecisiveCase) -> bool | None:
 #: in it at all) and the word's own shape (a modifier, a clinical suffix, rarity in English), which only
 #: apply to a plain specific word; ``rare_word`` closes the table and always decides.
 DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
+    Rule("vignette_number",
+         "A number with its unit (a weight, a creatinine, an age, a dose being checked) is the patient's story: "
+         "missing, it warns. It still selects the band or row of a table or heading that holds it "
+         "(quantity_within_stated_bound). Only with the lexicon (answer.lexicon); issue 49.",
+         lambda c: False if c.term.kind == "quantity" and c.term.lexical == "context" else None,
+         Golden(KeyTerm("92 kg", "quantity", "92", lexical="context"), expected=False)),
+    Rule("ward_shorthand",
+         "Dosing or ward shorthand (the lexicon's curated table: 'QDS', 'nocte', 'PRN', 'outpt') says how or "
+         "where, not what about: missing, it warns, also typed in capitals.",
+         lambda c: False if c.term.lexical == "shorthand" else None,
+         Golden(KeyTerm("qds", "specific", "qds", typed="QDS", lexical="shorthand"), expected=False)),
     Rule("population_quantity_phrase",
          "A population, a quantity or a synonym-table phrase is always decisive (a dose for adults is no "
          "answer for children).",
@@ -847,6 +858,12 @@ DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
          lambda c: False if c.term.answer_type else None,
          Golden(KeyTerm("organelle", "specific", "organelle", typed="organelle", answer_type=True),
                 in_corpus=False, expected=False)),
+    Rule("ordinary_word",
+         "A word the lexicon knows as ordinary English with no clinical sense in WordNet ('okay', 'chase', "
+         "'hold') or as a typo of a common word ('recieve') frames the question: missing, it warns.",
+         lambda c: False if c.term.lexical in ("ordinary", "typo") and not c.term.modifies else None,
+         Golden(KeyTerm("okay", "specific", "okay", typed="okay", lexical="ordinary"), in_corpus=False,
+                expected=False)),
     Rule("common_verb_form",
          "A word with a verb ending (-ed, -ing) of Zipf >= 3.0 is the question's frame ('weighing', "
          "'treated'), not decisive, even where a small corpus lacks the form.",

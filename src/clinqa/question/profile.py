@@ -26,6 +26,7 @@ from clinqa.text.quantities import UNITS
 from clinqa.text.words import WORD
 
 if TYPE_CHECKING:
+    from clinqa.lexicon import Lexicon
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import WordRarity
@@ -93,18 +94,19 @@ class QuestionProfile(TermsRead, AsksRead):
     def read(cls, question: str, intent: TimeIntent | None = None, vocabulary: Vocabulary | None = None,
              max_zipf: float | None = None, phrases: Iterable[str] | None = None,
              equivalents: Callable[[str], Iterable[str]] | None = None,
-             rarity: WordRarity | None = None) -> QuestionProfile:
+             rarity: WordRarity | None = None, lexicon: Lexicon | None = None) -> QuestionProfile:
         """The profile of ``question`` (see the class docstring). ``intent``: the time intent already read for
         it. The key terms are read only when ``max_zipf`` is given, with ``vocabulary`` (spelling repair,
         corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
         and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
-        None: none). ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure
+        None: none). ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults);
+        ``lexicon``: marks each key term with what the lexicon says it is (:attr:`KeyTerm.lexical`). Pure
         function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
         rarity = rarity or terms.default_rarity()
         expansion = synonyms.expand(question)
-        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
+        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion, lexicon)
         asked = asks.read_asks(question, expansion, rarity.condition_below)
         aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}

@@ -25,7 +25,9 @@ GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": 
                "κ": "kappa", "λ": "lambda", "τ": "tau", "ω": "omega"}
 
 
-def repair_question(question: str, vocab: Vocabulary, below: float | None = None) -> tuple[str, dict[str, str]]:
+def repair_question(question: str, vocab: Vocabulary, below: float | None = None,
+                    known: Callable[[str], bool] | None = None,
+                    rename: Callable[[str], str | None] | None = None) -> tuple[str, dict[str, str]]:
     """``question`` with its misspelt words replaced by the corpus words they most likely mean
     (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
 
@@ -37,7 +39,11 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
     name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
     Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
     corpus lacks the word as typed and has the spelled form or each of its parts). ``vocab``: the
-    corpus vocabulary (for a patient-scoped query, plus that patient's own notes)."""
+    corpus vocabulary (for a patient-scoped query, plus that patient's own notes). ``known(word)``: a word it
+    knows is never repaired (the lexicon's :meth:`clinqa.lexicon.Lexicon.knows`: a drug or brand name, a WordNet
+    word, ward shorthand such as "outpt", an abbreviation the corpus defines). ``rename(word)``: the corpus's own
+    name of a word the corpus lacks (the lexicon's :meth:`clinqa.lexicon.Lexicon.corpus_name`: "Eliquis" ->
+    "apixaban", "frusemide" -> "furosemide", "SVT" -> "supraventricular tachycardia"), used in its place."""
     from clinqa.question.terms import default_rarity, fold
     from clinqa.retrieval.synonyms import names_a_class_member
     from clinqa.text.zipf import zipf
@@ -64,8 +70,15 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
             last = m.end()
             continue
         if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
-                or zipf(low) >= below or names_a_class_member(low)):
-            continue  # a drug's own name ("dapagliflozin" for a patient never on it) is no typo
+                or zipf(low) >= below or names_a_class_member(low) or (known is not None and known(low))):
+            # a drug's own name ("dapagliflozin" for a patient never on it) is no typo; a name the lexicon knows
+            # is read as the corpus's name for it ("Eliquis" -> "apixaban")
+            named = rename(w) if rename is not None and low not in vocab else None
+            if named:
+                fixes[w] = named
+                out.append(question[last:m.start()] + named)
+                last = m.end()
+            continue
         fixed = vocab.repair(low)
         if fixed:
             fixes[w] = fixed

@@ -28,6 +28,7 @@ from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
+    from clinqa.lexicon import Lexicon
     from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import WordRarity
 
@@ -200,7 +201,9 @@ class KeyTerm:
     for, the head of the phrase right after "which" or "what" ("which cell organelle", "which bacteria"):
     the answering passage names a member ("the nucleus"), not the kind (:func:`answer_type_words`).
     ``verb``: the corpus also has the word with a verb ending ("secrete": "secreted", "secreting";
-    :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`)."""
+    :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`).
+    ``lexical``: what the lexicon says the word is (:meth:`clinqa.lexicon.Lexicon.kind`: ``clinical``,
+    ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules."""
 
     text: str
     kind: str
@@ -211,6 +214,7 @@ class KeyTerm:
     answer_type: bool = False
     verb: bool = False
     dosed: bool = False
+    lexical: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -577,12 +581,14 @@ class TermsRead:
 
 def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
                phrases: Iterable[str] | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
-               rarity: WordRarity | None = None, expansion: Expansion | None = None) -> TermsRead:
+               rarity: WordRarity | None = None, expansion: Expansion | None = None,
+               lexicon: Lexicon | None = None) -> TermsRead:
     """:class:`TermsRead` of ``question``. The key terms are read only when ``max_zipf`` is given, with
     ``vocabulary`` (spelling repair, corpus verbs; None: neither), ``phrases`` (None: the synonym table's,
     :func:`synonym_phrases` of ``expansion``) and ``equivalents`` (the question's own definitions added);
-    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
-    inputs; never raises for any string."""
+    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults); ``lexicon``: when given,
+    each key term's :attr:`KeyTerm.lexical` is what it says the term is. Pure function of its inputs; never
+    raises for any string."""
     text = normalize(question)
     aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
@@ -597,6 +603,10 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
         eq = with_definitions(equivalents, known) if known else equivalents
         terms = tuple(key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity))
+        if lexicon is not None:
+            # a number with its unit is the patient's story ("context"), whatever the lexicon says
+            terms = tuple(replace(t, lexical="context" if t.kind == "quantity" else lexicon.kind(t.typed or t.match))
+                          for t in terms)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
                      definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms)

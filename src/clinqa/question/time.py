@@ -17,7 +17,9 @@
   asker's history, not a date of the documents, and is ignored; with ``reference=True`` (a question
   to the reference documents, not to one patient's notes) so is "in 2023" or "last year" in a
   sentence about a person ("She fell last year; what fall risk assessment ...?", "my patient had an
-  MI in 2019"): the patient's history, not the year of a guideline;
+  MI in 2019"): the patient's history, not the year of a guideline; and with ``reference=True`` a rolling
+  period or "this year" applies only in a sentence that names the documents, guidance or evidence ("guidance from
+  the last 5 years"), never in the patient's story ("an MI last month", "had a stroke last year": issue 49);
 - rolling periods: "(over / in / within ...) the last / past N years / decades / months / weeks /
   days" -> ``year_min`` = the year N units before ``today``, ``year_max`` None ("the past year",
   "in the last year" are rolling: ``today.year - 1``). N is digits, one..twenty, "a couple of"
@@ -205,6 +207,20 @@ def _history(text: str, at: int, reference: bool) -> bool:
     return bool(_FIRST_PERSON.search(sentence) or (reference and _PERSON.search(sentence)))
 
 
+#: words that make a relative time phrase about the documents, not about the patient ("guidance from the last
+#: 5 years", "what changed this year in the recommendations")
+_EVIDENCE = _rx(r"\b(?:guidelines?|guidance|recommend\w*|evidence|stud(?:y|ies)|trials?|publi\w*|updated?s?|advice|"
+                r"literature|papers?|articles?|reviews?|consensus|statements?|editions?|versions?|data|research|"
+                r"documents?|sources?|changed?|new)\b")
+
+
+def _about_patient(text: str, at: int, reference: bool) -> bool:
+    """For a ``reference`` question: is the relative time phrase at ``at`` about the patient's story (its sentence
+    names no document, guidance or evidence: "an MI last month", "two falls this winter", "since last year on
+    warfarin")? Such a phrase is context, not a filter on the documents' dates (issue 49)."""
+    return reference and not _EVIDENCE.search(_sentence_of(text, at))
+
+
 def _bounds(kind: str, years: list[int]) -> tuple[int | None, int | None]:
     if kind == "range":
         return min(years), max(years)
@@ -317,10 +333,12 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
         lo, hi = _rolling_bounds(m, today)
         if lo is not None and lo == hi and reference and _history(question, m.start(), reference):
             continue  # "She fell last year": when she fell, not which year's documents
+        if _about_patient(question, m.start(), reference):
+            continue  # "an MI last month": the patient's story, not which documents
         if free(m):
             found.append((m.start(), m.end(), lo, hi))
     for m in _THIS_YEAR.finditer(question):
-        if free(m):
+        if free(m) and not _about_patient(question, m.start(), reference):
             found.append((m.start(), m.end(), today.year, today.year))
     found.sort()
     rec = next((m for m in _RECENCY.finditer(question) if free(m)), None)

@@ -24,7 +24,7 @@ from clinqa.chunking.base import Chunk, content_levels
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import FLOORS, convex, parent_convex, parent_rrf, rrf
-from clinqa.retrieval.synonyms import expand
+from clinqa.retrieval.synonyms import Expansion, expand
 from clinqa.settings import RetrievalSettings
 from clinqa.text import normalize
 
@@ -81,6 +81,7 @@ def hybrid_search(
     settings: RetrievalSettings,
     top_k: int | None = None,
     query_vector: np.ndarray | None = None,
+    more: dict[str, tuple[str, ...]] | None = None,
 ) -> RetrievalResult:
     """Dense + BM25 retrieval fused as configured (:func:`fuse_scored`); returns the top ``top_k`` fused chunks
     (default ``settings.top_k``). ``query_vector`` skips encoding when already known. The BM25 list
@@ -88,7 +89,9 @@ def hybrid_search(
     ``RetrievalResult.expansion``); the dense list always the query as typed. The document list
     (``settings.document_k`` overview chunks, ``RetrievalResult.documents``) is searched only when
     ``settings.document_weight`` is above 0 and ``filters`` leave overview chunks out (the
-    question-answering filters; a search that asks for overview chunks gets them as chunks)."""
+    question-answering filters; a search that asks for overview chunks gets them as chunks). ``more``: a question
+    word -> other names of it (the lexicon's, :meth:`clinqa.lexicon.Lexicon.search_terms`), appended to the BM25
+    query with the table's when ``settings.expand_synonyms``."""
     t0 = time.perf_counter()
     query = normalize(query)  # as chunk text is: "ﬁbrillation" and "μmol" find "fibrillation" and "µmol"
     qv = encoder.encode_queries([query])[0] if query_vector is None else query_vector
@@ -96,6 +99,11 @@ def hybrid_search(
     # both lists in one store call: LanceDB ranks them from ids and scores (BM25 in a second thread beside
     # the dense product), then reads all their rows in one take (Store.hybrid_lists)
     expansion = expand(query) if settings.expand_synonyms else None
+    if expansion is not None and more:
+        extra = [t for ts in more.values() for t in ts if t not in expansion.text]
+        added_more = {w: ts for w, ts in more.items() if w not in expansion.added}
+        expansion = Expansion({**expansion.added, **added_more},
+                              expansion.text + (" " + " ".join(dict.fromkeys(extra)) if extra else ""))
     dense, bm25, list_ms = store.hybrid_lists(qv, expansion.text if expansion else query, settings.dense_k,
                                               settings.bm25_k, filters)
     extra: dict[str, float] = {}

@@ -49,7 +49,7 @@ def deepened(rs: RetrievalSettings, depth: int | None) -> RetrievalSettings:
 
 def search(store: Store, encoder: Encoder, query: str, filters: Filters, rs: RetrievalSettings, k: int,
            reranker: Reranker | None = None, recency: bool = False,
-           query_vector: np.ndarray | None = None) -> RetrievalResult:
+           query_vector: np.ndarray | None = None, more: dict[str, tuple[str, ...]] | None = None) -> RetrievalResult:
     """Hybrid retrieval (:func:`clinqa.retrieval.hybrid.hybrid_search`) over the candidate pool (union of
     dense top-``rs.dense_k`` and BM25 top-``rs.bm25_k``), then, in order: near-copies folded together for
     patient-scoped queries (``rs.copy_threshold``, :func:`clinqa.retrieval.dedup.collapse_near_duplicates`;
@@ -59,7 +59,7 @@ def search(store: Store, encoder: Encoder, query: str, filters: Filters, rs: Ret
     fold = filters.patient_id is not None and rs.copy_threshold is not None
     whole_pool = reranker is not None or recency or fold
     result = hybrid_search(store, encoder, query, filters, rs, top_k=rs.dense_k + rs.bm25_k if whole_pool else k,
-                           query_vector=query_vector)
+                           query_vector=query_vector, more=more)
     hits = result.hits
     if fold:
         groups = collapse_near_duplicates(hits, lambda h: h.chunk.body, threshold=rs.copy_threshold or 0.0)

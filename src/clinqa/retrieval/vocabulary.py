@@ -30,7 +30,7 @@ from clinqa.text.words import WORD, words_of
 
 __all__ = ["VOCAB_VERSION", "WORD", "Vocabulary", "words_of"]
 
-VOCAB_VERSION = 1
+VOCAB_VERSION = 2
 
 
 @dataclass
@@ -40,14 +40,21 @@ class Vocabulary:
     counts: dict[str, int] = field(default_factory=dict)
     store_version: int = -1
     _speller: Any = field(default=None, repr=False, compare=False)
+    #: the corpus's phrases and the abbreviations it defines (:mod:`clinqa.lexicon.corpus`), mined with the counts
+    phrases: dict[str, int] = field(default_factory=dict)
+    defined: dict[str, dict[str, int]] = field(default_factory=dict)
 
     @classmethod
     def from_texts(cls, texts: list[str], store_version: int = -1) -> Vocabulary:
-        """Count, for every word of :func:`words_of`, the texts it occurs in."""
+        """Count, for every word of :func:`words_of`, the texts it occurs in; mine the phrases and the
+        abbreviations the texts define (:func:`clinqa.lexicon.corpus.phrases_of`,
+        :func:`~clinqa.lexicon.corpus.defined_in`)."""
+        from clinqa.lexicon.corpus import defined_in, phrases_of
+
         df: Counter[str] = Counter()
         for t in texts:
             df.update(set(words_of(t)))
-        return cls(dict(df), store_version)
+        return cls(dict(df), store_version, phrases=phrases_of(texts), defined=defined_in(texts))
 
     @classmethod
     def for_store(cls, store: Store, data_dir: Path | None = None) -> Vocabulary:
@@ -60,7 +67,7 @@ class Vocabulary:
             try:
                 raw = json.loads(path.read_text())
                 if raw.get("store_version") == version and raw.get("format") == VOCAB_VERSION:
-                    return cls(raw["counts"], version)
+                    return cls(raw["counts"], version, phrases=raw["phrases"], defined=raw["defined"])
             except (ValueError, KeyError, TypeError):
                 pass  # a damaged cache file is rebuilt
         texts = store.export(["text"], Filters()).column("text").to_pylist() if store.count() else []
@@ -68,7 +75,8 @@ class Vocabulary:
         if path is not None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(".tmp")
-            tmp.write_text(json.dumps({"format": VOCAB_VERSION, "store_version": version, "counts": vocab.counts}))
+            tmp.write_text(json.dumps({"format": VOCAB_VERSION, "store_version": version, "counts": vocab.counts,
+                                      "phrases": vocab.phrases, "defined": vocab.defined}))
             tmp.replace(path)
         return vocab
 
@@ -77,7 +85,14 @@ class Vocabulary:
         counts = dict(self.counts)
         for w, n in other.counts.items():
             counts[w] = counts.get(w, 0) + n
-        return Vocabulary(counts, self.store_version)
+        phrases = dict(self.phrases)
+        for w, n in other.phrases.items():
+            phrases[w] = phrases.get(w, 0) + n
+        defined = {k: dict(v) for k, v in self.defined.items()}
+        for k, v in other.defined.items():
+            for long, n in v.items():
+                defined.setdefault(k, {})[long] = defined.get(k, {}).get(long, 0) + n
+        return Vocabulary(counts, self.store_version, phrases=phrases, defined=defined)
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and word.lower() in self.counts

@@ -1,0 +1,290 @@
+"""clinqa's lexicon: the one source of equivalent words, and of what a word is, built from kept resources.
+
+:class:`Lexicon` answers two questions about a term, each answer saying where it came from:
+
+- :meth:`Lexicon.equivalents`: the other names a passage may use for it, each an :class:`Equivalent` with its
+  ``source``:
+
+  ========== ========================================================================================================
+  ``table``  the curated lay-word, abbreviation and drug-class table (:mod:`clinqa.retrieval.synonyms`)
+  ``ward``   Latin dosing shorthand and ward slang (:mod:`clinqa.lexicon.shorthand`: "QDS", "nocte", "outpt")
+  ``drugs``  brand, British, older and international drug names (:mod:`clinqa.lexicon.drugs`: "Eliquis" ->
+             apixaban)
+  ``spell``  British and American spellings (the ``breame`` package's dual-spelling lists, and the "ae"/"oe"
+             folding of :func:`clinqa.question.terms.fold`: "oedema" -> "edema")
+  ``wordnet`` WordNet 3.0 synonyms of a clinical sense, derived forms and pertainyms (:mod:`clinqa.lexicon.wordnet`:
+             "cirrhotic" -> "cirrhosis", "renal" -> "kidney")
+  ``corpus`` what the ingested corpus explains (:mod:`clinqa.lexicon.corpus`): abbreviations it defines, phrases an
+             initialism spells ("SVT" -> "supraventricular tachycardia"), words a clipping begins ("amox")
+  ========== ========================================================================================================
+
+- :meth:`Lexicon.kind`: what the word is: ``clinical`` (a drug, condition, procedure, organism or body part by any
+  resource), ``concrete`` (an object, food or substance with no clinical sense: "pizza"), ``ordinary`` (no clinical
+  sense, and a common English word (Zipf >= 3: "okay", "chase", "drip"), a verb or an adverb that is no noun in WordNet
+  ("beforehand"), or a person: "mum"), ``typo`` (unknown anywhere, one edit from a common English word:
+  "recieve"), ``shorthand`` (a ward or dosing abbreviation), or ``""`` (unknown, or a rare noun or adjective
+  without a clinical category: "plasmapheresis", "erectile": it names what is asked about).
+
+It is used by the key-term test (a passage mentions a term under any of its equivalents), spelling repair (a word
+the lexicon knows is never "repaired"), retrieval expansion (a brand name searches for its INN) and the decisive-word
+rules (an ordinary word or a typo does not refuse). No network: every resource ships in a package.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from clinqa.lexicon.shorthand import SHORTHAND, long_forms
+
+if TYPE_CHECKING:
+    from clinqa.retrieval.vocabulary import Vocabulary
+
+__all__ = ["SHORTHAND", "Equivalent", "Lexicon", "lexicon"]
+
+#: general-English Zipf frequency from which a known word with no clinical sense is "ordinary" (the decisive rules' cut)
+ORDINARY_ZIPF = 3.0
+#: the most common words a typo may be of (Zipf at least this)
+TYPO_OF_ZIPF = 3.5
+_WORDISH = re.compile(r"[a-z][a-z'-]*")
+
+
+@dataclass(frozen=True)
+class Equivalent:
+    """One other name of a term: ``text`` (lower case) and the ``source`` it came from (module docstring)."""
+
+    text: str
+    source: str
+
+
+def _spellings(word: str) -> list[str]:
+    from breame.spelling import get_american_spelling, get_british_spelling
+
+    from clinqa.question.terms import fold
+
+    out = []
+    for v in (get_american_spelling(word), get_british_spelling(word), fold(word)):
+        if v and v != word and v not in out:
+            out.append(v)
+    return out
+
+
+def _combination_forms(name: str) -> list[str]:
+    """A combination product's usual spellings: "valsartan and sacubitril" -> "sacubitril/valsartan", ..."""
+    parts = [p.strip() for p in name.split(" and ")]
+    if len(parts) != 2 or not all(parts):
+        return [name]
+    a, b = parts
+    return [f"{x}{sep}{y}" for x, y in ((a, b), (b, a)) for sep in ("/", "-", " and ")]
+
+
+class Lexicon:
+    """The lexicon (module docstring), bound to a corpus ``vocabulary`` (its words, phrases and defined
+    abbreviations) or to none. Cheap to make: the shared resources load once per process, on first use."""
+
+    def __init__(self, vocabulary: Vocabulary | None = None) -> None:
+        self.vocabulary = vocabulary
+        self._eq: dict[str, tuple[Equivalent, ...]] = {}
+        self._kind: dict[str, str] = {}
+
+    # -- equivalents ------------------------------------------------------------------------------------------
+    def equivalents(self, term: str) -> tuple[Equivalent, ...]:
+        """The other names of ``term`` (any case), each with its source, in the order of the module docstring's
+        table, each text once and never ``term`` itself."""
+        key = term.strip()
+        if key not in self._eq:
+            self._eq[key] = self._find(key)
+        return self._eq[key]
+
+    def texts(self, term: str) -> frozenset[str]:
+        """``term`` (lower case) and its equivalents' texts: the drop-in for the key-term test's ``equivalents``."""
+        return frozenset({term.lower().strip(), *(e.text for e in self.equivalents(term))})
+
+    def _find(self, term: str) -> tuple[Equivalent, ...]:
+        from clinqa.lexicon.drugs import drug_names
+        from clinqa.lexicon.wordnet import wordnet
+        from clinqa.retrieval.synonyms import equivalents as table
+
+        low = term.lower()
+        out: dict[str, str] = {}
+
+        def add(texts, source: str) -> None:
+            for t in texts:
+                t = " ".join(t.lower().split())
+                if t and t != low and t not in out:
+                    out[t] = source
+
+        add(table(term), "table")
+        add(long_forms(low), "ward")
+        if " " not in low or len(low.split()) <= 3:
+            names = drug_names().names(low)
+            add([f for n in names for f in _combination_forms(n)], "drugs")
+        words = low.split()
+        if all(_WORDISH.fullmatch(w) for w in words):
+            if len(words) == 1:
+                add(_spellings(low), "spell")
+            else:
+                for i, w in enumerate(words):
+                    add([" ".join([*words[:i], s, *words[i + 1:]]) for s in _spellings(w)], "spell")
+            wn = wordnet()
+            for form in [low, *[t for t, s in out.items() if s == "spell"]]:
+                add(wn.synonyms(form), "wordnet")
+                if " " not in form:
+                    add(wn.derived(form), "wordnet")
+        v = self.vocabulary
+        if v is not None:
+            add(sorted(v.defined.get(low, {}), key=lambda k: -v.defined[low][k])[:3], "corpus")
+            letters = low.replace("-", "")
+            typed_short = letters.isalpha() and 2 <= len(letters) <= 6 and " " not in low
+            if typed_short and not out and any(ch.isupper() for ch in term) and not term.istitle():
+                add(_initialisms(term, v, self), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
+            if typed_short and term.islower() and low not in v and self.kind(low) == "":
+                from clinqa.lexicon.corpus import clipped
+
+                found = clipped(low, v.counts, most=8)
+                clinical = [f for f in found if self.kind(f) == "clinical"]
+                add((clinical or list(found))[:3], "corpus")
+        return tuple(Equivalent(t, s) for t, s in out.items())
+
+    # -- what a word is ---------------------------------------------------------------------------------------
+    def kind(self, word: str) -> str:
+        """What ``word`` (a single word or a phrase; any case) is: ``clinical``, ``concrete``, ``ordinary``,
+        ``typo``, ``shorthand`` or ``""`` (module docstring). A phrase is clinical when any word or the whole is."""
+        key = word.lower().strip()
+        if key not in self._kind:
+            self._kind[key] = self._judge(key)
+        return self._kind[key]
+
+    def _judge(self, w: str) -> str:
+        from clinqa.lexicon.drugs import drug_names
+        from clinqa.lexicon.wordnet import CLINICAL, CONCRETE, wordnet
+        from clinqa.text.words import CLINICAL_SUFFIX
+        from clinqa.text.zipf import zipf
+
+        if w in SHORTHAND:
+            return "shorthand"
+        wn = wordnet()
+        if drug_names().is_drug(w) or wn.categories(w) & CLINICAL or CLINICAL_SUFFIX.search(w):
+            return "clinical"
+        if " " in w:
+            from clinqa.retrieval.synonyms import equivalents as table
+
+            if len(table(w)) > 1:
+                return "clinical"  # a lay phrase of the curated table ("blood thinner")
+            kinds = [self.kind(p) for p in w.split()]
+            return "clinical" if "clinical" in kinds else ("concrete" if "concrete" in kinds else "")
+        for form in [w, *_spellings(w)]:
+            if wn.categories(form) & CLINICAL:
+                return "clinical"
+            if wn.derived(form) and any(wn.categories(d) & CLINICAL for d in wn.derived(form)):
+                return "clinical"
+        senses = wn.senses(w)
+        common = zipf(w) >= ORDINARY_ZIPF
+        if senses:
+            first_noun = next((s for s in senses if s.pos == "n"), None)
+            people = any(s.lexname == "noun.person" for s in senses if s.pos == "n")  # "mum": the patient's story
+            if senses[0].pos == "n" and first_noun is not None and first_noun.lexname in CONCRETE and not people:
+                return "concrete"
+            verbal = first_noun is None and any(s.pos in "vr" for s in senses)
+            if common or verbal or people:
+                return "ordinary"  # a common word ("okay", "hold"), a verb or adverb that is no noun ("beforehand")
+            return ""  # a rare noun or adjective ("plasmapheresis", "erectile") names what is asked about
+        if common:
+            return "ordinary"
+        if self.vocabulary is not None and w in self.vocabulary:
+            return ""
+        return "typo" if typo_of(w) else ""
+
+    def corpus_name(self, word: str) -> str | None:
+        """The name the corpus uses for ``word`` when the corpus lacks ``word`` itself (needs a bound vocabulary):
+        the first equivalent from a resource (not the curated table, whose terms are added by the synonym
+        expansion) every word of which the corpus has: "Eliquis" -> "apixaban", "frusemide" -> "furosemide",
+        "cirrhotic" -> "cirrhosis", "amox" -> "amoxicillin". None when the corpus has ``word`` or no name of it."""
+        v = self.vocabulary
+        if v is None or word.lower() in v:
+            return None
+        clinical = self.kind(word) in ("clinical", "shorthand")
+        initialisms = set(_initialisms(word, v, self)) if word.isupper() else set()
+        for e in self.equivalents(word):
+            if e.source == "table" or (e.source == "wordnet" and not clinical) or e.text in initialisms:
+                continue  # WordNet's forms rename clinical words only ("thinner" is not "thin"); a phrase an
+                # initialism may spell is a mention, never the question's word
+
+            if all(x in v for x in re.findall(r"[a-z0-9]+", e.text)):
+                return e.text
+        return None
+
+    def search_terms(self, question: str) -> dict[str, tuple[str, ...]]:
+        """For each word of ``question`` the corpus lacks (needs a bound vocabulary), the lexicon's names of it that
+        the corpus has (every word of the name in the vocabulary), at most three: what the BM25 query adds
+        ("Eliquis" -> apixaban; "frusemide" -> furosemide; "QDS" -> four times daily). {} without a vocabulary."""
+        v = self.vocabulary
+        if v is None:
+            return {}
+        out: dict[str, tuple[str, ...]] = {}
+        for m in re.finditer(r"[A-Za-z][A-Za-z-]*", question):
+            w = m.group(0)
+            if len(w) < 2 or w.lower() in v or w in out:
+                continue
+            names = [e.text for e in self.equivalents(w) if e.source != "table"
+                     and all(x in v for x in re.findall(r"[a-z0-9]+", e.text))]
+            if names:
+                out[w] = tuple(names[:3])
+        return out
+
+    def knows(self, word: str) -> bool:
+        """Does any resource know ``word`` (a drug, a WordNet lemma, shorthand, a corpus-defined abbreviation)?
+        Such a word is never "repaired" to another."""
+        from clinqa.lexicon.drugs import drug_names
+        from clinqa.lexicon.wordnet import wordnet
+
+        w = word.lower()
+        return (w in SHORTHAND or drug_names().is_drug(w) or wordnet().is_lemma(w)
+                or (self.vocabulary is not None and w in self.vocabulary.defined))
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
+    """The common English word (wordfreq Zipf >= ``min_zipf``) that ``word`` (5+ letters, no WordNet lemma, itself
+    rare: Zipf < 3) is one edit from (deletion, insertion, substitution, adjacent transposition: Damerau 1964),
+    the most common such word; None when there is none. "recieve" -> "receive"; "seperate" -> "separate"."""
+    from clinqa.lexicon.wordnet import wordnet
+    from clinqa.text.zipf import zipf
+
+    w = word.lower()
+    if len(w) < 5 or not w.isalpha() or zipf(w) >= 3.0 or wordnet().is_lemma(w):
+        return None
+    splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
+    edits = ({a + b[1:] for a, b in splits if b}
+             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
+             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
+             | {a + c + b for a, b in splits for c in _LETTERS})
+    best = max(((zipf(e), e) for e in edits if e != w), default=(0.0, ""))
+    return best[1] if best[0] >= min_zipf else None
+
+
+def _initialisms(term: str, vocabulary: Vocabulary, lex: Lexicon) -> tuple[str, ...]:
+    from clinqa.lexicon.corpus import initialism_phrases
+    from clinqa.lexicon.wordnet import wordnet
+
+    wn = wordnet()
+    return initialism_phrases(term, vocabulary.phrases, is_term=lambda w: lex.kind(w) == "clinical",
+                              is_word=lambda w: w in vocabulary or wn.is_lemma(w))
+
+
+_SHARED: dict[int, Lexicon] = {}
+
+
+def lexicon(vocabulary: Vocabulary | None = None) -> Lexicon:
+    """The lexicon bound to ``vocabulary`` (kept for the last few vocabularies, so one question's readers share
+    one cache)."""
+    key = id(vocabulary)
+    lex = _SHARED.get(key)
+    if lex is None or lex.vocabulary is not vocabulary:
+        if len(_SHARED) > 8:
+            _SHARED.clear()
+        lex = _SHARED[key] = Lexicon(vocabulary)
+    return lex

@@ -1,0 +1,145 @@
+"""The lexicon (issue 49): each resource's answers checked against values read by hand from the resource."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from clinqa.lexicon import Lexicon, typo_of
+from clinqa.lexicon.corpus import clipped, initialism_phrases, phrases_of, spells
+from clinqa.lexicon.drugs import drug_names
+from clinqa.lexicon.shorthand import SHORTHAND, long_forms
+from clinqa.lexicon.wordnet import wordnet
+from clinqa.lexicon.wordnet_build import build
+from clinqa.retrieval.vocabulary import Vocabulary
+
+
+def test_drug_names_link_brand_british_and_older_names_to_the_inn():
+    d = drug_names()
+    assert d.canonical("Eliquis") == ("apixaban",)
+    assert d.canonical("Brilinta") == ("ticagrelor",)
+    assert d.canonical("frusemide") == ("furosemide",)
+    assert d.canonical("Lasix") == ("furosemide",)
+    assert d.canonical("paracetamol") == ("acetaminophen",)
+    assert "apixaban" in d.names("eliquis") and "eliquis" not in d.names("eliquis")
+    assert not d.is_drug("pizza")
+
+
+def test_wordnet_senses_categories_and_derived_forms():
+    wn = wordnet()
+    assert wn.categories("pizza") == {"food"}
+    assert "condition" in wn.categories("neutropenia")
+    assert "drug" in wn.categories("warfarin")
+    assert wn.derived("renal") == ("kidney",)  # pertainym pointer
+    assert wn.derived("cirrhotic") == ("cirrhosis",)  # not in WordNet: the mined "-tic" ~ "-sis" alternation
+    assert wn.derived("neutropenic") == ("neutropenia",)  # "-ic" ~ "-ia" (anemic ~ anemia)
+    assert wn.synonyms("oedema")[:1] == ("edema",)
+    assert wn.synonyms("chase") == ()  # no clinical sense among the first two: no synonyms
+    assert wn.synonyms("cold") == ("common cold",)  # WordNet's first noun sense of "cold" is the illness
+    assert ("tic", "sis") in wn.alternations
+
+
+def test_shorthand_table_names_a_source_for_every_entry():
+    assert long_forms("QDS")[0] == "four times daily"
+    assert long_forms("nocte")[0] == "at night"
+    assert {src for _, src in SHORTHAND.values()} <= {"latin", "route", "ward"}
+
+
+def test_initialism_alignment_counts_word_initial_letters():
+    # S-upra|V-entricular T-achycardia: S and T begin words, V begins the inner word "ventricular"
+    assert spells("SVT", "supraventricular tachycardia") == 2
+    assert spells("PPH", "post-partum haemorrhage") == 3  # a hyphen parts words
+    assert spells("HFrEF", "heart failure with reduced ejection fraction") == 5  # "with" is glue
+    assert spells("AKI", "acute liver injury") is None
+    # with a vocabulary, an inner letter must begin a known word: "vity" of "sensitivity" is none
+    known = {"ventricular", "acidosis"}.__contains__
+    assert spells("SVT", "supraventricular tachycardia", known) == 2
+    assert spells("SVT", "sensitivity for vegetations", known) is None
+
+
+def test_initialism_phrases_rank_by_initial_letters_then_chunks():
+    phrases = {"acute kidney injury": 5, "acute kidney": 9, "diabetic ketoacidosis": 3, "duke activity": 7,
+               "diabetic kidney assessment": 2}
+    assert initialism_phrases("AKI", phrases) == ("acute kidney injury",)
+    # "duke" is too short to give an inner "k"; 3 initials beat 2, whatever the chunk counts
+    assert initialism_phrases("DKA", phrases) == ("diabetic kidney assessment", "diabetic ketoacidosis")
+    assert initialism_phrases("DKA", phrases, is_term=lambda w: w.endswith("osis")) == ("diabetic ketoacidosis",)
+
+
+def test_phrases_and_clipped_words_from_texts():
+    texts = ["Acute kidney injury (AKI) is staged.", "Acute kidney injury: stop NSAIDs.", "Give amoxicillin."]
+    p = phrases_of(texts)
+    assert p["acute kidney injury"] == 2 and p["acute kidney"] == 2
+    assert "is staged" not in p  # starts with a stop word; and only one chunk
+    assert clipped("amox", {"amoxicillin": 3, "amoxil": 1}) == ("amoxicillin",)  # "amoxil" is too short a tail
+    assert clipped("amoxicillin", {"amoxicillin": 3}) == ()  # in the corpus: no clipping
+
+
+def test_kind_tells_clinical_concrete_ordinary_typo_and_shorthand():
+    lex = Lexicon()
+    assert lex.kind("apixaban") == "clinical"
+    assert lex.kind("Eliquis") == "clinical"
+    assert lex.kind("cirrhotic") == "clinical"
+    assert lex.kind("pizza") == "concrete"
+    assert lex.kind("okay") == "ordinary"
+    assert lex.kind("recieve") == "typo"
+    assert lex.kind("QDS") == "shorthand"
+    assert lex.kind("blood thinner") == "clinical"  # a lay phrase of the curated table
+    assert typo_of("seperate") == "separate"
+
+
+def test_equivalents_say_where_each_came_from():
+    texts = ["Apixaban 5 mg twice daily.", "Diabetic ketoacidosis: give insulin.", "Diabetic ketoacidosis again.",
+             "Oedema of the legs.", "Cirrhosis with ascites.", "Furosemide 40 mg."]
+    lex = Lexicon(Vocabulary.from_texts(texts))
+    got = {(e.text, e.source) for e in lex.equivalents("Eliquis")}
+    assert ("apixaban", "drugs") in got
+    assert ("edema", "spell") in {(e.text, e.source) for e in lex.equivalents("oedema")}
+    assert ("cirrhosis", "wordnet") in {(e.text, e.source) for e in lex.equivalents("cirrhotic")}
+    assert ("four times daily", "ward") in {(e.text, e.source) for e in lex.equivalents("QDS")}
+    assert lex.corpus_name("Eliquis") == "apixaban"
+    assert lex.corpus_name("frusemide") == "furosemide"
+    assert lex.corpus_name("cirrhotic") == "cirrhosis"
+    assert lex.corpus_name("apixaban") is None  # the corpus has it
+    assert lex.corpus_name("thinner") is None  # WordNet renames clinical words only
+    assert lex.search_terms("Eliquis dose in DKA?") == {"Eliquis": ("apixaban",)}
+
+
+def test_wordnet_build_reads_the_database_format(tmp_path: Path):
+    """A four-synset database in WordNet's own format (wndb(5WN)), read by hand: "drug" (sense 1 gloss matches a
+    root), "aspirin" under it, "renal" (adjective, pertainym of "kidney"), "kidney"."""
+    noun = ("  1 licence header line\n"
+            "00000100 06 n 01 drug 0 000 | a substance that is used as a medicine or narcotic\n"
+            "00000200 06 n 02 aspirin 0 acetylsalicylic_acid 0 001 @ 00000100 n 0000 | a salicylate\n"
+            "00000300 08 n 01 kidney 0 001 \\ 00000100 a 0101 | an organ\n")
+    adj = "00000100 01 a 01 renal 0 001 \\ 00000300 n 0101 | of the kidneys\n"
+    (tmp_path / "data.noun").write_text(noun)
+    (tmp_path / "data.adj").write_text(adj)
+    for pos in ("verb", "adv"):
+        (tmp_path / f"data.{pos}").write_text("")
+        (tmp_path / f"index.{pos}").write_text("")
+    (tmp_path / "index.noun").write_text("aspirin n 1 1 @ 1 0 00000200\ndrug n 1 0 1 0 00000100\n"
+                                         "kidney n 1 0 1 0 00000300\n")
+    (tmp_path / "index.adj").write_text("renal a 1 0 1 0 00000100\n")
+    d = build(tmp_path)
+    lemmas = d["lemmas"]
+    assert lemmas == sorted(["acetylsalicylic acid", "aspirin", "drug", "kidney", "renal"])
+    aspirin = d["synsets"][d["senses"][lemmas.index("aspirin")][0]]
+    assert d["lexnames"][aspirin[0]] == "noun.artifact" and aspirin[1] & 1  # bit 0: drug, through the hypernym
+    assert [sorted((lemmas[a], lemmas[b])) for a, b in d["derived"]] == [["kidney", "renal"]]
+    with pytest.raises(FileNotFoundError, match=r"data\.verb"):
+        (tmp_path / "data.verb").unlink()
+        build(tmp_path)
+
+
+def test_shipped_wordnet_file_is_whole():
+    from clinqa.lexicon.wordnet import DATA
+
+    with gzip.open(DATA, "rt") as fh:
+        d = json.load(fh)
+    assert d["source"] == "Princeton WordNet 3.0"
+    assert len(d["lemmas"]) == 147306 and len(d["synsets"]) == 117659  # WordNet 3.0's published counts
+    assert (DATA.parent / "WORDNET_LICENSE").read_text().startswith("This software and database")
