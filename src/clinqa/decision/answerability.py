@@ -102,8 +102,8 @@ class Answerability:
     (their text) outside the sentence that asks (:func:`asked_sentence`), populations excepted: the
     patient's story; missing, they warn instead of refusing. ``decisive_below``: the Zipf cut of
     :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default). ``searched``: per missing term
-    (its text), the other forms the passages were searched for (:func:`term_forms`, lower case, the term's
-    own text and match left out: plurals, spellings, the synonym table's equivalents); a term added after the
+    (its text), the other forms the passages were searched for (:func:`searched_forms`: plurals, spellings, the
+    synonym table's equivalents; the term's own text and match left out); a term added after the
     test (:func:`clinqa.answer.evidence.with_unknown_compounds`) has none. The missing-term notes a language
     model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
 
@@ -647,8 +647,17 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                          [t.text for t in terms if t.text in background or (
                              background and t.text not in decisive and not is_decisive(t, True, below))],
                          below, learned, decider.threshold if decider is not None else 0.5,
-                         searched={t.text: [f for f in term_forms(t, equivalents) if f not in own_forms(t)]
-                                   for t in missing})
+                         searched={t.text: searched_forms(t, equivalents) for t in missing})
+
+
+def searched_forms(term: KeyTerm, equivalents: Callable[[str], Iterable[str]] | None) -> list[str]:
+    """The forms a passage was searched for besides ``term`` itself (:func:`own_forms`), lower case, each once:
+    :func:`term_forms`, then the ``equivalents`` of the term as typed (a capitalised abbreviation, "CAP", is
+    looked up as typed by the matcher: :func:`clinqa.retrieval.synonyms.term_matches`). Drug-class members
+    reached only by a suffix rule are not listed."""
+    typed = [e.lower() for e in equivalents(term.typed)] if equivalents is not None and term.typed else []
+    own = own_forms(term)
+    return [f for f in dict.fromkeys([*term_forms(term, equivalents), *typed]) if f not in own]
 
 
 def own_forms(term: KeyTerm) -> set[str]:

@@ -30,10 +30,11 @@ def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) when a decisive key term of the question is in no quotable passage
     (``answer.key_terms: refuse``), with :func:`clinqa.decision.key_terms.missing_reason`'s sentence, or,
     when every missing one is named only as something to prevent, that sentence. Passes when a language model
-    writes the answer (``ev.model_writes``): the model is told what is missing (:func:`missing_notes`) and
-    decides; its refusal is step ``model_refused``."""
+    writes the answer (``ev.model_writes``) and the verdict so far answers: the model is told what is missing
+    (:func:`missing_notes`) and decides; its refusal is step ``model_refused``. (When the gate already refused,
+    no model is asked and nothing later answers, so the sentence naming the term is the reason given.)"""
     check = ev.check
-    if check is None or not check.decisive or ev.key_terms != "refuse" or ev.model_writes:
+    if check is None or not check.decisive or ev.key_terms != "refuse" or (ev.model_writes and v.answer):
         return None
     names = check.decisive_names()
     reason = missing_reason(names, check.in_corpus, ev.scoped)
@@ -45,9 +46,9 @@ def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
 def apart(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) a treatment question whose decisive terms the passages name only apart
     (``check.apart``; ``answer.key_terms: refuse``). Passes when a language model writes the answer
-    (``ev.model_writes``), as :func:`key_terms` does."""
+    (``ev.model_writes``) and the verdict so far answers, as :func:`key_terms` does."""
     check = ev.check
-    if check is None or not check.apart or ev.key_terms != "refuse" or ev.model_writes:
+    if check is None or not check.apart or ev.key_terms != "refuse" or (ev.model_writes and v.answer):
         return None
     return _key_refusal(v, f"The passages found do not mention {join_words(check.apart, 'and')} together.",
                         "apart")

@@ -27,7 +27,9 @@ The order, and why (each phase runs when its evidence exists):
        the same thing under another name ("Eliquis" for apixaban, an abbreviation spelled out) that the word
        rules cannot see and a model can, so the model is given the passages with a note per missing term
        (:func:`clinqa.decision.key_terms.missing_notes`: "the passages do not mention 'Eliquis'; equivalents
-       searched: ...") and decides (step 12); a refusal then comes from the gate or the model's reply.
+       searched: ...") and decides (step 12); a refusal then comes from the gate or the model's reply. (A
+       question the gate refused is never shown to the model and nothing below answers it, so there the
+       sentence naming the missing term stays the reason.)
     6. ``apart``: the decisive terms only in separate passages of a treatment question, or of any question
        when one of them is a population ("allopurinol" and "pregnancy"), refuses, final. Not when a
        language model writes the answer, as ``key_terms`` (its note: "... only in separate passages").
