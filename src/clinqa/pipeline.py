@@ -250,7 +250,8 @@ class Pipeline:
         intent (:meth:`time_intent`); the scope's evidence (:mod:`clinqa.answer.scope`); the evidence
         (:func:`clinqa.answer.evidence.gather`); the decision (:data:`clinqa.decision.table.STEPS`, phase by
         phase); the refusal or the quote (:mod:`clinqa.answer.assemble`); with ``llm.backend`` and ``generate``,
-        the model's checked answer (``closed``: a leading Yes/No/Maybe). ``query_vector`` reuses a stored
+        the model's checked answer (``closed``: a leading Yes/No/Maybe), which then decides on a missing key term
+        itself, told what is missing (:func:`clinqa.answer.evidence.model_notes`). ``query_vector`` reuses a stored
         embedding of the question (replay). Raises :class:`ConfigError` for an empty question or store."""
         t0, s = time.perf_counter(), self.settings.answer
         filters, intent = self.time_intent(question, self._checked(question, filters))
@@ -259,6 +260,8 @@ class Pipeline:
         if decision.verdict.final:
             return scope.no_note_answer(ev, t0)
         stages = self.stages(ev.filters)
+        # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
+        ev.model_writes = generate and self.settings.llm.backend != "none"
         found = gather.gather(stages, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
         draft = gather.draft(stages, ev, found, decision)
@@ -277,7 +280,7 @@ class Pipeline:
             from clinqa.answer.generate import generated_answer
 
             answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
-                                      decision)
+                                      decision, gather.model_notes(stages, ev, found))
         return answer
 
     def ask_no_context(self, question: str, closed: bool = False) -> Answer:

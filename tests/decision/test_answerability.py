@@ -838,3 +838,19 @@ def test_a_population_apart_from_the_drug_refuses_whatever_is_asked() -> None:
     assert check("Is allopurinol safe in pregnancy?", [gout, asthma]).apart == ["allopurinol", "pregnancy"]
     assert check("Is allopurinol safe in pregnancy?", [gout + " It is avoided in pregnancy."]).apart == []
     assert check("Is allopurinol safe with colchicine?", [gout, "Colchicine is given for flares."]).apart == []
+
+
+def test_the_check_lists_the_equivalents_searched_for_each_missing_term() -> None:
+    """Answerability.searched (what the --llm missing-term notes list): per missing term, the forms tried besides
+    the term itself: a spelling (fold), a population's listed forms, an abbreviation's synonym-table long form
+    looked up as typed; a brand name the table does not know has none; a term found has no entry."""
+    from clinqa.retrieval.synonyms import equivalents, term_matches
+
+    af = "Apixaban 5 mg twice daily for atrial fibrillation in adults."
+    got = check("Eliquis dose for AF?", [af], equivalents=equivalents, matcher=term_matches)
+    assert [t.text for t in got.missing] == ["eliquis"] and got.searched == {"eliquis": []}
+    got = check("How is haemorrhage managed in children?", [af], equivalents=equivalents, matcher=term_matches)
+    assert got.searched["haemorrhage"] == ["hemorrhage"]
+    assert got.searched["children"][:4] == ["child", "paediatric", "pediatric", "kids"]
+    got = check("What is the treatment of CAP?", [af], equivalents=equivalents, matcher=term_matches)
+    assert got.searched == {"cap": ["community-acquired pneumonia"]}

@@ -60,7 +60,8 @@ def test_the_table_order_and_phases() -> None:
         ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
         ("key_terms", "retrieval"), ("apart", "retrieval"), ("answer_model", "retrieval"),
         ("key_term_warning", "retrieval"),
-        ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate")]
+        ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate"),
+        ("unjudged_key_terms", "generate")]
     assert all(s.doc for s in decision.STEPS)
 
 
@@ -204,3 +205,64 @@ def test_model_refused_is_the_generate_phase() -> None:
 def test_the_gate_of_a_fallback_calibration_says_so() -> None:
     g = replace(_cal(), source="fallback", calibrated=False).gate()
     assert isinstance(g, RefusalGate) and (g.calibrated, g.calibration) == (False, "uncalibrated fallback for m@1")
+
+
+ELIQUIS = KeyTerm("eliquis", "specific", "eliquis", typed="Eliquis")
+
+
+def test_with_a_language_model_the_key_term_steps_pass_and_the_model_decides() -> None:
+    """``--llm`` (Evidence.model_writes): a missing decisive term or terms only apart no longer refuse in the
+    retrieval phase; the gate's verdict stands (an answer, or its own refusal), and the key-term warning is given."""
+    check = Answerability(key_terms=[ELIQUIS], missing=[ELIQUIS], in_corpus={"eliquis": False})
+    ev = _ev(0.6, check=check, model_writes=True)
+    assert d_key_terms.key_terms(ev, _gate(True, 0.6)) is None
+    apart = Answerability(key_terms=[AMOXICILLIN, CHILDREN], in_corpus={}, apart=["amoxicillin", "children"])
+    assert d_key_terms.apart(_ev(0.6, check=apart, model_writes=True), _gate(True, 0.6)) is None
+    d = decision.run(ev, "retrieval", decision.Decision(_gate(True, 0.6)))
+    assert d.verdict.answer and not d.verdict.final and d.verdict.step == "gate"
+    assert d.verdict.warnings == ("the passages found do not mention 'Eliquis': check that they answer the question",)
+    # the gate still refuses (no model is asked), with the sentence naming the missing term
+    low = decision.run(_ev(0.40, check=check, model_writes=True), "retrieval")
+    assert (low.verdict.answer, low.verdict.step, low.verdict.reason) == (
+        False, "key_terms", "The documents do not mention Eliquis.")
+    assert low.after("gate").reason == d_gate.NOT_COVERED and low.verdict.gate.kind == "dense_cosine"  # type: ignore[union-attr]
+    # the model's reply decides: its refusal phrase refuses, final
+    ev.model_refused = True
+    out = decision.run(ev, "generate", d).verdict
+    assert (out.answer, out.step, out.final) == (False, "model_refused", True)
+    assert out.reason == d_model_refused.MODEL_REFUSED
+
+
+def test_a_model_that_gives_no_usable_answer_leaves_the_key_term_refusal() -> None:
+    check = Answerability(key_terms=[ELIQUIS], missing=[ELIQUIS], in_corpus={"eliquis": False})
+    ev = _ev(0.6, check=check, model_writes=True)
+    d = decision.run(ev, "retrieval", decision.Decision(_gate(True, 0.6)))
+    assert decision.run(ev, "generate", d).verdict.answer  # the model answered: nothing to restore
+    ev.model_failed = True
+    out = decision.run(ev, "generate", d).verdict
+    assert (out.answer, out.step, out.final) == (False, "key_terms", True)
+    assert out.reason == "The documents do not mention Eliquis."
+    apart = Answerability(key_terms=[AMOXICILLIN, CHILDREN], in_corpus={}, apart=["amoxicillin", "children"])
+    v = d_key_terms.unjudged_key_terms(_ev(0.6, check=apart, model_writes=True, model_failed=True), _gate(True, 0.6))
+    assert v is not None and v.reason == "The passages found do not mention amoxicillin and children together."
+    # without a model deciding, the step has nothing to restore
+    assert d_key_terms.unjudged_key_terms(_ev(0.6, check=check, model_failed=True), _gate(True, 0.6)) is None
+
+
+def test_missing_notes_name_each_decisive_term_and_the_equivalents_searched() -> None:
+    check = Answerability(key_terms=[ELIQUIS, CHILDREN], missing=[ELIQUIS, CHILDREN],
+                          in_corpus={"eliquis": False, "children": True},
+                          searched={"eliquis": [], "children": ["child", "paediatric", "pediatric"]})
+    assert d_key_terms.missing_notes(check) == [
+        "the passages do not mention 'Eliquis'; equivalents searched: none",
+        "the passages do not mention 'children'; equivalents searched: child, paediatric, pediatric"]
+    many = Answerability(key_terms=[CHILDREN], missing=[CHILDREN], in_corpus={"children": True},
+                         searched={"children": [f"w{i}" for i in range(15)]})
+    assert d_key_terms.missing_notes(many) == [
+        "the passages do not mention 'children'; equivalents searched: w0, w1, w2, w3, w4, w5, w6, w7, w8, w9, w10, "
+        "w11 and 3 more"]
+    apart = Answerability(key_terms=[AMOXICILLIN, CHILDREN], in_corpus={}, apart=["amoxicillin", "children"])
+    assert d_key_terms.missing_notes(apart) == [
+        "the passages mention 'amoxicillin' and 'children' only in separate passages"]
+    assert d_key_terms.missing_notes(None) == []
+    assert d_key_terms.missing_notes(Answerability(key_terms=[AMOXICILLIN], complete_in=0)) == []

@@ -426,6 +426,21 @@ def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
     return outside if wider_ok else []
 
 
+def model_notes(stages: Stages, ev: Evidence, found: Gathered) -> list[str]:
+    """The missing-term notes the language model is given with its passages
+    (:func:`clinqa.decision.key_terms.missing_notes`), when the key-term rules would have refused (``ev.check``
+    has a decisive missing term, or decisive terms only apart) and the model decides instead: the key-term test
+    is run again on the passages the model is shown (the first ``generation.evidence_chunks`` hits, which are
+    not the quotable context the rules read), so each note is true of what the model reads. ``[]`` otherwise."""
+    from clinqa.decision.key_terms import missing_notes
+
+    check = ev.check
+    if check is None or not (check.decisive or check.apart) or ev.key_terms != "refuse":
+        return []
+    shown = found.result.hits[: stages.settings.generation.evidence_chunks]
+    return missing_notes(found.test.on(shown))
+
+
 def refusal(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gathered) -> Answer:
     """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
     and the question answers without it (:func:`outside_years`;

@@ -9,7 +9,7 @@ answer; the full list of sentences with ``supported: true|false`` goes to ``--js
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -88,15 +88,16 @@ def _screen(text: str, evidence_texts: list[str]) -> tuple[str, list[dict[str, A
 
 
 def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, gen: GenerationSettings,
-                    llm: LLMSettings, closed: bool = False) -> Generated:
-    """Answer ``question`` from ``hits`` (best first; the top ``gen.evidence_chunks`` are shown).
+                    llm: LLMSettings, closed: bool = False, notes: Sequence[str] = ()) -> Generated:
+    """Answer ``question`` from ``hits`` (best first; the top ``gen.evidence_chunks`` are shown), with the
+    missing-term ``notes`` after the evidence (:func:`clinqa.answer.prompt.build_messages`).
 
     Raises what the backend raises (:class:`clinqa.llm.base.LLMUnavailable` when it cannot be
     reached); callers fall back to the extractive answer.
     """
     shown = hits[: gen.evidence_chunks]
     evidence = number_evidence(shown, gen.evidence_tokens)
-    completion = backend.complete(build_messages(question, evidence, closed),
+    completion = backend.complete(build_messages(question, evidence, closed, notes),
                                   max_tokens=llm.max_tokens, temperature=llm.temperature)
     raw = completion.text.strip()
     by_n = {e.n: e for e in evidence}
@@ -131,22 +132,40 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
                      None, [], identifiers, redacted)
 
 
-def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
-                     settings: Settings, closed: bool, t0: float, ev: DecisionEvidence, decision: Decision) -> Answer:
-    """The generated answer (:func:`generate_answer`) for a question the decision answered, or
-    ``extractive`` with a warning when the model (built by ``backend()``, which may raise
-    :class:`clinqa.llm.base.LLMError` too) fails or none of its sentences is supported. The model's own
-    refusal is the decision's ``generate`` phase (:func:`clinqa.decision.table.model_refused`).
-    ``t0``: :func:`time.perf_counter` at the start of the question (``timings_ms["total"]``)."""
+def _refused(extractive: Answer, reason: str, hits: list[Retrieved], settings: Settings, **fields: Any) -> Answer:
+    """``extractive`` turned into the refusal for ``reason`` (the decision's ``generate`` phase), with the
+    related topics of ``hits`` and any other ``fields`` of the answer (timings, sentences, usage)."""
     from clinqa.answer import assemble
+
+    topics = assemble.related(hits, settings.answer.related_topics)
+    return replace(extractive, refused=True, answer=reason, citations=[],
+                   related_topics=[assemble.topic_label(t) for t in topics], related=topics,
+                   reason=reason, mode="refusal", **fields)
+
+
+def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
+                     settings: Settings, closed: bool, t0: float, ev: DecisionEvidence, decision: Decision,
+                     notes: Sequence[str] = ()) -> Answer:
+    """The generated answer (:func:`generate_answer`, the missing-term ``notes`` after the evidence) for a
+    question the decision answered, or ``extractive`` with a warning when the model (built by ``backend()``,
+    which may raise :class:`clinqa.llm.base.LLMError` too) fails or none of its sentences is supported. The
+    model's own refusal, and the key-term refusal when the model that was to decide on a missing term gave no
+    usable answer (``ev.model_failed``), are the decision's ``generate`` phase
+    (:func:`clinqa.decision.table.model_refused`, :func:`clinqa.decision.key_terms.unjudged_key_terms`).
+    ``t0``: :func:`time.perf_counter` at the start of the question (``timings_ms["total"]``)."""
     from clinqa.decision.table import run
     from clinqa.llm.base import LLMError
 
     try:
         llm = backend()
         assert llm is not None
-        g = generate_answer(extractive.question, hits, llm, settings.generation, settings.llm, closed)
+        g = generate_answer(extractive.question, hits, llm, settings.generation, settings.llm, closed, notes)
     except LLMError as exc:
+        ev.model_failed = True
+        verdict = run(ev, "generate", decision).verdict
+        if not verdict.answer:
+            return _refused(extractive, verdict.reason, hits, settings,
+                            llm={"backend": settings.llm.backend, "error": str(exc)})
         extractive.warnings.append(f"no generated answer ({exc}); this is the extractive answer")
         extractive.llm = {"backend": settings.llm.backend, "error": str(exc)}
         return extractive
@@ -158,12 +177,10 @@ def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callabl
     extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(), "identifiers": g.identifiers}
     n = len(check.sentences)
     ev.model_refused = check.refusal
+    ev.model_failed = not check.refusal and not g.text
     verdict = run(ev, "generate", decision).verdict
     if not verdict.answer:
-        topics = assemble.related(hits, settings.answer.related_topics)
-        return replace(extractive, refused=True, answer=verdict.reason, citations=[],
-                       related_topics=[assemble.topic_label(t) for t in topics], related=topics,
-                       reason=verdict.reason, mode="refusal", timings_ms=timings, **extra)
+        return _refused(extractive, verdict.reason, hits, settings, timings_ms=timings, **extra)
     if not g.text:
         extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
                                    "cites; this is the extractive answer")

@@ -101,7 +101,11 @@ class Answerability:
     (:func:`prevention_masked`). ``background``: in a question of several sentences, the key terms
     (their text) outside the sentence that asks (:func:`asked_sentence`), populations excepted: the
     patient's story; missing, they warn instead of refusing. ``decisive_below``: the Zipf cut of
-    :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default)."""
+    :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default). ``searched``: per missing term
+    (its text), the other forms the passages were searched for (:func:`searched_forms`: plurals, spellings, the
+    synonym table's equivalents; the term's own text and match left out); a term added after the
+    test (:func:`clinqa.answer.evidence.with_unknown_compounds`) has none. The missing-term notes a language
+    model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -116,6 +120,7 @@ class Answerability:
     learned: dict[str, float] | None = None
     learned_threshold: float = 0.5
     answer_score: float | None = None
+    searched: dict[str, list[str]] = field(default_factory=dict)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -326,30 +331,36 @@ class MentionCase:
 
     @property
     def forms(self) -> tuple[list[str], list[str]]:
-        """The forms (lower case, in order, each once) a passage may name the term by, split into phrases
-        (words apart, or a hyphenated form the passage lacks as one word) and single words: a
-        population's listed forms (:data:`POPULATIONS`) or the term with its irregular plural
-        (:func:`clinqa.decision.coverage.variants`), a combination product's other spellings, their
-        synonym-table equivalents and American spellings (:func:`fold`)."""
+        """The forms of :func:`term_forms` (lower case, in order, each once) a passage may name the term by,
+        split into phrases (words apart, or a hyphenated form the passage lacks as one word) and single
+        words."""
         if self._forms is None:
-            term = self.term
-            if term.kind == "population":
-                cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
-            else:
-                cands = [term.match, term.text, *variants(term.match)]
-            if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
-                cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
-            if self.equivalents is not None:
-                for c in list(cands):
-                    cands.extend(self.equivalents(c))
-            cands.extend(fold(c) for c in list(cands))
             ws = self.ws
             phrases: list[str] = []
             words: list[str] = []
-            for c in dict.fromkeys(x.lower() for x in cands if x):
+            for c in term_forms(self.term, self.equivalents):
                 (phrases if " " in c or ("-" in c and c not in ws) else words).append(c)
             self._forms = (phrases, words)
         return self._forms
+
+
+def term_forms(term: KeyTerm, equivalents: Callable[[str], Iterable[str]] | None = None) -> list[str]:
+    """The forms (lower case, in order, each once) a passage may name ``term`` by: a population's listed forms
+    (:data:`POPULATIONS`) or the term with its irregular plural (:func:`clinqa.decision.coverage.variants`), a
+    combination product's other spellings, their ``equivalents`` (the synonym table's,
+    :func:`clinqa.retrieval.synonyms.equivalents`) and American spellings (:func:`fold`). What
+    :attr:`MentionCase.forms` searches, and what :attr:`Answerability.searched` lists for a missing term."""
+    if term.kind == "population":
+        cands: list[str] = [*POPULATIONS.get(term.match, ()), term.text]
+    else:
+        cands = [term.match, term.text, *variants(term.match)]
+    if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
+        cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
+    if equivalents is not None:
+        for c in list(cands):
+            cands.extend(equivalents(c))
+    cands.extend(fold(c) for c in list(cands))
+    return list(dict.fromkeys(x.lower() for x in cands if x))
 
 
 def _beside_head(c: MentionCase) -> bool | None:
@@ -635,7 +646,23 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                          [t.text for t in missing if t.text in prevented],
                          [t.text for t in terms if t.text in background or (
                              background and t.text not in decisive and not is_decisive(t, True, below))],
-                         below, learned, decider.threshold if decider is not None else 0.5)
+                         below, learned, decider.threshold if decider is not None else 0.5,
+                         searched={t.text: searched_forms(t, equivalents) for t in missing})
+
+
+def searched_forms(term: KeyTerm, equivalents: Callable[[str], Iterable[str]] | None) -> list[str]:
+    """The forms a passage was searched for besides ``term`` itself (:func:`own_forms`), lower case, each once:
+    :func:`term_forms`, then the ``equivalents`` of the term as typed (a capitalised abbreviation, "CAP", is
+    looked up as typed by the matcher: :func:`clinqa.retrieval.synonyms.term_matches`). Drug-class members
+    reached only by a suffix rule are not listed."""
+    typed = [e.lower() for e in equivalents(term.typed)] if equivalents is not None and term.typed else []
+    own = own_forms(term)
+    return [f for f in dict.fromkeys([*term_forms(term, equivalents), *typed]) if f not in own]
+
+
+def own_forms(term: KeyTerm) -> set[str]:
+    """The forms that are ``term`` itself, not an equivalent of it: its text, match and typed form, lower case."""
+    return {f.lower() for f in (term.text, term.match, term.typed) if f}
 
 
 #: the words before a condition named as something to prevent: "to reduce the incidence of", "prevention of",

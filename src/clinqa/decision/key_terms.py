@@ -1,13 +1,22 @@
 """Steps ``key_terms``, ``apart`` and ``key_term_warning`` (phase ``retrieval``): a decisive key term that no
 quotable passage mentions refuses, and so do decisive terms only in separate passages; a missing non-decisive
-term warns. The key-term test itself is :mod:`clinqa.decision.answerability`; the sentences are here."""
+term warns. When a language model writes the answer (``Evidence.model_writes``: ``--llm``), ``key_terms`` and
+``apart`` pass instead: the model reads the passages with :func:`missing_notes` ("the passages do not mention
+'Eliquis'; equivalents searched: none") and decides itself, because a missing spelling is often the same thing
+under another name (a brand for its INN, an abbreviation spelled out) that a model knows and the word rules do
+not; step ``unjudged_key_terms`` (phase ``generate``) restores their refusal when the model gives no usable
+answer. The key-term test itself is :mod:`clinqa.decision.answerability`; the sentences are here."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Evidence, Verdict
+
+if TYPE_CHECKING:
+    from clinqa.decision.answerability import Answerability
 
 
 def _key_refusal(v: Verdict, reason: str, step: str) -> Verdict:
@@ -20,9 +29,12 @@ def _key_refusal(v: Verdict, reason: str, step: str) -> Verdict:
 def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) when a decisive key term of the question is in no quotable passage
     (``answer.key_terms: refuse``), with :func:`clinqa.decision.key_terms.missing_reason`'s sentence, or,
-    when every missing one is named only as something to prevent, that sentence."""
+    when every missing one is named only as something to prevent, that sentence. Passes when a language model
+    writes the answer (``ev.model_writes``) and the verdict so far answers: the model is told what is missing
+    (:func:`missing_notes`) and decides; its refusal is step ``model_refused``. (When the gate already refused,
+    no model is asked and nothing later answers, so the sentence naming the term is the reason given.)"""
     check = ev.check
-    if check is None or not check.decisive or ev.key_terms != "refuse":
+    if check is None or not check.decisive or ev.key_terms != "refuse" or (ev.model_writes and v.answer):
         return None
     names = check.decisive_names()
     reason = missing_reason(names, check.in_corpus, ev.scoped)
@@ -33,12 +45,52 @@ def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
 
 def apart(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) a treatment question whose decisive terms the passages name only apart
-    (``check.apart``; ``answer.key_terms: refuse``)."""
+    (``check.apart``; ``answer.key_terms: refuse``). Passes when a language model writes the answer
+    (``ev.model_writes``) and the verdict so far answers, as :func:`key_terms` does."""
     check = ev.check
-    if check is None or not check.apart or ev.key_terms != "refuse":
+    if check is None or not check.apart or ev.key_terms != "refuse" or (ev.model_writes and v.answer):
         return None
     return _key_refusal(v, f"The passages found do not mention {join_words(check.apart, 'and')} together.",
                         "apart")
+
+
+def unjudged_key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
+    """Phase ``generate``: when the language model that was to decide on a missing decisive term gave no usable
+    answer (``ev.model_failed``: unreachable, or none of its sentences supported), the extractive answer would
+    stand in for it unjudged, so :func:`key_terms` and :func:`apart` decide as without a model (refuse,
+    final, with their sentences)."""
+    if not ev.model_failed or not ev.model_writes:
+        return None
+    rules = replace(ev, model_writes=False)
+    return key_terms(rules, v) or apart(rules, v)
+
+
+#: at most this many equivalents are listed in one missing-term note (then "and N more")
+NOTE_EQUIVALENTS = 12
+
+
+def missing_notes(check: Answerability | None) -> list[str]:
+    """What a language model is told besides the passages when :func:`key_terms` or :func:`apart` would have
+    refused (``check``: the key-term test of the passages it is shown; None or nothing decisive: ``[]``). One
+    note per decisive missing term, "the passages do not mention 'Eliquis'; equivalents searched: none" (the
+    term as typed; the forms of :attr:`Answerability.searched`, at most :data:`NOTE_EQUIVALENTS`), and for
+    terms named only apart, "the passages mention 'a' and 'b' only in separate passages". Plain sentences of
+    one line: the prompt shows them as data (:func:`clinqa.answer.prompt.build_messages`)."""
+    from clinqa.question.terms import shown_name
+
+    if check is None:
+        return []
+    notes = []
+    for t in check.decisive:
+        forms = check.searched.get(t.text, [])
+        listed = ", ".join(forms[:NOTE_EQUIVALENTS]) or "none"
+        if len(forms) > NOTE_EQUIVALENTS:
+            listed += f" and {len(forms) - NOTE_EQUIVALENTS} more"
+        notes.append(f"the passages do not mention '{shown_name(t)}'; equivalents searched: {listed}")
+    if check.apart:
+        named = join_words([f"'{a}'" for a in check.apart], "and")
+        notes.append(f"the passages mention {named} only in separate passages")
+    return [" ".join(n.split()) for n in notes]
 
 
 def key_term_warning(ev: Evidence, v: Verdict) -> Verdict | None:

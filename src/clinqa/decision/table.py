@@ -22,9 +22,17 @@ The order, and why (each phase runs when its evidence exists):
     4. ``support``: a weaker dense match whose first quotable passage mentions every key term answers
        (the calibrated support threshold). Before the key-term refusals, which may still refuse it.
     5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
-       mentions refuses, final, also when the gate refused (its sentence is the better reason).
+       mentions refuses, final, also when the gate refused (its sentence is the better reason). Not when a
+       language model writes the answer (``Evidence.model_writes``, ``--llm``): the missing spelling is often
+       the same thing under another name ("Eliquis" for apixaban, an abbreviation spelled out) that the word
+       rules cannot see and a model can, so the model is given the passages with a note per missing term
+       (:func:`clinqa.decision.key_terms.missing_notes`: "the passages do not mention 'Eliquis'; equivalents
+       searched: ...") and decides (step 12); a refusal then comes from the gate or the model's reply. (A
+       question the gate refused is never shown to the model and nothing below answers it, so there the
+       sentence naming the missing term stays the reason.)
     6. ``apart``: the decisive terms only in separate passages of a treatment question, or of any question
-       when one of them is a population ("allopurinol" and "pregnancy"), refuses, final.
+       when one of them is a population ("allopurinol" and "pregnancy"), refuses, final. Not when a
+       language model writes the answer, as ``key_terms`` (its note: "... only in separate passages").
     7. ``answer_model``: the learned answer model (:mod:`clinqa.decision.answer_model`, ``answer.answer_model``)
        finds that none of the first quotable passages answers: refuse, final. After the lexical steps, whose
        sentences name what is missing and are the better reason when they apply.
@@ -32,8 +40,13 @@ The order, and why (each phase runs when its evidence exists):
 ``quote`` (after the extractive answer was quoted)
     9. ``no_quote``: nothing quotable: refuse, final.
     10. ``no_amount``: a dose or duration question quoted without one: refuse, final.
-``generate`` (after the language model's answer was checked)
-    11. ``model_refused``: the model said the passages do not answer: refuse, final.
+``generate`` (after the language model's answer was checked; the citation and number checks of
+:mod:`clinqa.answer.citations` have already dropped unsupported sentences)
+    11. ``model_refused``: the model said the passages do not answer: refuse, final. With ``--llm`` this is
+        where a question whose key term no passage names is refused, by the model that read the notes.
+    12. ``unjudged_key_terms``: the model that was to decide on a missing key term gave no usable answer
+        (unreachable, or none of its sentences supported: ``Evidence.model_failed``): the extractive answer
+        would stand in unjudged, so ``key_terms`` and ``apart`` refuse as without a model, final.
 """
 
 from __future__ import annotations
@@ -44,7 +57,7 @@ from dataclasses import dataclass, field
 from clinqa.decision.answer_model import answer_model
 from clinqa.decision.dated_note import dated_note
 from clinqa.decision.gate import gate
-from clinqa.decision.key_terms import apart, key_term_warning, key_terms
+from clinqa.decision.key_terms import apart, key_term_warning, key_terms, unjudged_key_terms
 from clinqa.decision.model_refused import model_refused
 from clinqa.decision.no_note import no_note_dated
 from clinqa.decision.quote import no_amount, no_quote
@@ -57,13 +70,16 @@ STEPS: tuple[Step, ...] = (
     Step("gate", "retrieval", gate, "the calibrated similarity (or reranker) threshold"),
     Step("dated_note", "retrieval", dated_note, "a question about a time the patient has notes of"),
     Step("support", "retrieval", support, "a weaker match whose best passage names every key term"),
-    Step("key_terms", "retrieval", key_terms, "a decisive key term no quotable passage mentions"),
-    Step("apart", "retrieval", apart, "decisive terms only in separate passages"),
+    Step("key_terms", "retrieval", key_terms,
+         "a decisive key term no quotable passage mentions (with --llm the model decides, told what is missing)"),
+    Step("apart", "retrieval", apart, "decisive terms only in separate passages (with --llm the model decides)"),
     Step("answer_model", "retrieval", answer_model, "the answer model finds no passage that answers"),
     Step("key_term_warning", "retrieval", key_term_warning, "a non-decisive key term missing: warn"),
     Step("no_quote", "quote", no_quote, "nothing quotable"),
     Step("no_amount", "quote", no_amount, "a dose or duration asked, none quoted"),
     Step("model_refused", "generate", model_refused, "the language model found no answer"),
+    Step("unjudged_key_terms", "generate", unjudged_key_terms,
+         "the model that was to decide on a missing key term gave no usable answer: the key-term rules refuse"),
 )
 
 

@@ -44,7 +44,10 @@ class Evidence:
     :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
     question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
     Quote phase: ``extract`` (the extractive answer, :class:`clinqa.answer.extractive.Extract`: the steps read
-    its ``text``). Generate phase: ``model_refused``."""
+    its ``text``). ``model_writes``: a language model writes the answer (``--llm``, generation on; set before the
+    retrieval phase): steps ``key_terms`` and ``apart`` then pass and the model decides with the missing-term
+    notes. Generate phase: ``model_refused`` (the model's reply is the refusal phrase), ``model_failed`` (the
+    model gave no usable answer: unreachable, or none of its sentences supported)."""
 
     question: str
     filters: Filters
@@ -61,6 +64,8 @@ class Evidence:
     calibration: Resolved | None = None
     extract: Quoted | None = None
     model_refused: bool = False
+    model_writes: bool = False
+    model_failed: bool = False
     answer_score: float | None = None
     answer_threshold: float | None = None
     profile: QuestionProfile | None = None
