@@ -5,7 +5,9 @@ A brand name ("Eliquis") is in no passage: without a model the key-term rule ref
 mention Eliquis."); with one, the model gets the passages with the note "the passages do not mention 'Eliquis';
 equivalents searched: none" and answers (its scripted reply cites the apixaban passage, checked as any
 generated answer) or refuses with its own refusal phrase. A model that gives no usable answer leaves the key-term
-refusal."""
+refusal. The lexicon (issue 49 item 1) knows Eliquis is apixaban, so these tests turn it off
+(``answer.lexicon: false``) to have a term that stays missing; with it on, the brand question is answered by the
+rules alone (the last test)."""
 
 from __future__ import annotations
 
@@ -44,7 +46,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
     corpus = tmp_path_factory.mktemp("decides-corpus")
     for name, text in DOCS.items():
         (corpus / name).write_text(text, encoding="utf-8")
-    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("decides-store")))
+    p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("decides-store"), answer={"lexicon": False}))
     assert p.ingest([corpus], progress=False).failed == []
     return p
 
@@ -134,10 +136,20 @@ def test_cli_ask_llm_answers_the_brand_question(base: Pipeline, chat_server: Cha
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     data = str(Path(base.data_dir))
     r = CliRunner().invoke(app, ["ask", BRAND_Q, "--llm", "openai", "--llm-model", "gpt-4o-mini", "--json",
-                                 "--data-dir", data])
+                                 "--data-dir", data, "--set", "answer.lexicon=false"])
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert out["mode"] == "generated" and out["refused"] is False
     assert BRAND_NOTE in chat_server.requests[-1]["messages"][-1]["content"]
-    plain = json.loads(CliRunner().invoke(app, ["ask", BRAND_Q, "--json", "--data-dir", data]).output)
+    plain = json.loads(CliRunner().invoke(app, ["ask", BRAND_Q, "--json", "--data-dir", data,
+                                                "--set", "answer.lexicon=false"]).output)
     assert plain["refused"] is True and plain["answer"] == "The documents do not mention Eliquis."
+
+
+def test_with_the_lexicon_the_rules_answer_the_brand_question_without_a_model(base: Pipeline) -> None:
+    s = base.settings.model_copy(update={"answer": base.settings.answer.model_copy(update={"lexicon": True})})
+    p = Pipeline(s)
+    p._encoder = base.encoder
+    ans = p.ask(BRAND_Q)
+    assert not ans.refused and "Apixaban 5 mg twice daily" in ans.answer
+    assert ans.query_repair == {"Eliquis": "apixaban"}  # read as the corpus's name for it
