@@ -89,25 +89,95 @@ def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
     return "|".join(re.escape(s) for s in dict.fromkeys(spellings))
 
 
+# --- the number, range and bound grammar: every reader of a number, a band or a bound builds on these ---------
+#: a number as a band, a bound or a named value writes it: digits with an optional decimal point ("70", "4.0")
+NUMBER = r"\d+(?:\.\d+)?"
+#: a number that may have a decimal comma ("1,5"; :func:`_value` reads "1,000" as a thousand): a question's
+#: quantities (:data:`clinqa.question.terms.QUANTITY`) and a generated sentence's (:func:`extract_quantities`)
+NUMBER_OR_COMMA = r"\d+(?:[.,]\d+)?"
+#: what joins a range's two ends: a hyphen, an en dash or "to", spaces around allowed ("50-90", "50–90",
+#: "50 to 90"; text folded by :func:`clinqa.text.unicode.fold_dashes` has only the hyphen)
+RANGE_JOIN = r"\s*(?:-|–|to)\s*"
+#: bounds written in words, as the symbol each means: "under 50 kg" is "< 50 kg", "up to 4 g" is "≤ 4 g"
+BOUND_WORDS: dict[str, str] = {
+    "under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
+    "up to": "≤", "at most": "≤", "no more than": "≤", "not more than": "≤",
+    "over": ">", "above": ">", "more than": ">", "greater than": ">", "higher than": ">",
+    "at least": "≥", "no less than": "≥", "not less than": "≥",
+}
+#: the ASCII spellings of the two non-strict bounds (":func:`clinqa.text.unicode.normalize` writes ">=" and
+#: "<=" as "≥" and "≤" already; a table cell may still say "=>")
+BOUND_SYMBOLS: dict[str, str] = {"<=": "≤", ">=": "≥", "=<": "≤", "=>": "≥"}
+
+
+def _words_alternation(words: list[str] | tuple[str, ...]) -> str:
+    """``words`` escaped, longest first, a space matching any run of whitespace ("less\\s+than")."""
+    return "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True))
+
+
+#: a bound as written, a symbol or words (no group; lower-case words: match case-insensitively or on lower-case
+#: text): "≤", "<=", "under", "no more than". Read its meaning with :func:`bound_op`
+BOUND = r"(?:<=|>=|=<|=>|<|>|≤|≥|" + _words_alternation(tuple(BOUND_WORDS)) + r")"
+
+
+def bound_pattern(*ops: str, extra: tuple[str, ...] = ()) -> str:
+    """A regex alternation (no group) of the bound words of :data:`BOUND_WORDS` that mean one of ``ops``
+    ("<", "≤", ">", "≥"), longest first, then "<=" / ">=" (for "≤" / "≥"; not "=<" / "=>", an arrow in notes),
+    then ``ops``, then ``extra`` (regex alternatives as given): ``bound_pattern("<", "≤")`` matches "under",
+    "no more than", "<=", "<", "≤"."""
+    words = [w for w, op in BOUND_WORDS.items() if op in ops]
+    symbols = [s for s in ("<=", ">=") if BOUND_SYMBOLS[s] in ops] + list(ops)
+    return "|".join([_words_alternation(words), *(re.escape(s) for s in symbols), *extra])
+
+
+def bound_op(raw: str) -> str:
+    """The symbol a bound as written means ("<", "≤", ">", "≥"): ``"Less  Than"`` -> ``"<"``, ``"=>"`` ->
+    ``"≥"``, ``"≤"`` -> ``"≤"``. Case and runs of whitespace are ignored. Raises ``ValueError`` for anything
+    that :data:`BOUND` does not match."""
+    key = " ".join(raw.lower().split())
+    op = BOUND_WORDS.get(key) or BOUND_SYMBOLS.get(key) or (key if key in ("<", "≤", ">", "≥") else None)
+    if op is None:
+        raise ValueError(f"not a bound: {raw!r}")
+    return op
+
+
+def within_bound(value: float, op: str, bound: float) -> bool:
+    """Does ``value`` satisfy ``op bound`` (``op`` one of "<", "≤", ">", "≥")? ``within_bound(55, "<", 60)``
+    is ``True``, ``within_bound(60, "<", 60)`` ``False``."""
+    return {"<": value < bound, "≤": value <= bound, ">": value > bound, "≥": value >= bound}[op]
+
+
+#: any unit-shaped word written after a number, not only the unit table's: letters, "/", "%", digits after a
+#: letter ("mL/min", "kg", "%", "mL/min/1.73m2")
+UNIT_WORD = r"[a-zµμ%][\w/.%µμ]*(?:/[\w.]+)*"
+
+
+def number_with_unit(units: str, number: str = NUMBER) -> str:
+    """The number-with-unit pattern: a number not inside a word or a decimal (``(?<![\\w.])``), then the unit
+    after optional spaces; group 1 the number, group 2 the unit. ``units`` is a regex alternation (no group):
+    :func:`unit_pattern` of a subset of :data:`UNITS`, or :data:`UNIT_WORD`; ``number``: :data:`NUMBER` or
+    :data:`NUMBER_OR_COMMA`. Nothing is said about what follows the unit: callers add their end."""
+    return r"(?<![\w.])(" + number + r")\s*(" + units + r")"
+
+
 _CHECKED = {u: UNITS[u] for u in CHECKED_UNITS}
 _UNIT_RE = unit_pattern(sorted(CHECKED_UNITS, key=len, reverse=True))
 
-_QUALIFIERS = [  # (pattern before the number, class); longest first within the alternation
-    (r"no more than|not more than|not exceeding|not to exceed|less than|fewer than|up to|at most|within|"
-     r"under|below|maximum of|maximum|max\.?|<=|≤|<", "upper"),
-    (r"at least|more than|greater than|no less than|not less than|exceeding|above|over|minimum of|minimum|"
-     r"min\.?|>=|≥|>", "lower"),
+_QUALIFIERS = [  # (pattern before the number, class): the bound words (:data:`BOUND_WORDS`) by side, then the rest
+    (bound_pattern("<", "≤", extra=("not exceeding", "not to exceed", "within", "maximum of", "maximum", r"max\.?")),
+     "upper"),
+    (bound_pattern(">", "≥", extra=("exceeding", "minimum of", "minimum", r"min\.?")), "lower"),
     (r"persists? for|persisting for|lasts? for|lasting|for", "duration"),
     (r"approximately|about|around|roughly|nearly|almost|~|≈", "approx"),
     (r"after", "after"),
     (r"before|prior to", "before"),
     (r"every|each|per", "every"),
 ]
-_NUM = r"\d+(?:[.,]\d+)?"
+_NUM = NUMBER_OR_COMMA
 _SPELLED = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
 _VALUE = rf"(?:{_NUM}|{_SPELLED})"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<low>{_VALUE})(?:\s*(?:-|–|to)\s*(?P<high>{_VALUE}))?"
+    rf"(?<![\w.])(?P<low>{_VALUE})(?:{RANGE_JOIN}(?P<high>{_VALUE}))?"
     rf"(?:\s*(?P<unit>{_UNIT_RE})(?![\w]))?",
     re.IGNORECASE,
 )
