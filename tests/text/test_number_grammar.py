@@ -24,6 +24,7 @@ from clinqa.text.quantities import (
     UNIT_WORD,
     bound_op,
     bound_pattern,
+    extract_quantities,
     number_with_unit,
     unit_pattern,
     within_bound,
@@ -156,3 +157,18 @@ def test_no_reader_keeps_its_own_copy_of_the_grammar() -> None:
         assert not hasattr(module, "_DASHES")
     assert extractive._norm_dash("NEWS2 5\u20136") == "news2 5-6"
     assert extractive._Q_QUANTITY.pattern == number_with_unit(UNIT_WORD)
+
+
+@pytest.mark.parametrize(("text", "qualifier", "cue"), [
+    ("lower than 5 mg", "upper", "lower than"),  # the quantity check lacked "lower than" / "higher than"
+    ("higher than 300 mg/dL", "lower", "higher than"),
+    ("no less than 5 days", "lower", "no less than"),  # was "upper" from its last two words "less than"
+    ("not less than 12 days", "lower", "not less than"),
+    ("not more than 4 g", "upper", "not more than"),
+    ("not exceeding 4 g", "upper", "not exceeding"),
+    ("less than 5 mg", "upper", "less than"),
+    ("for 5 days", "duration", "for"),
+])
+def test_the_quantity_check_reads_the_same_bound_words(text: str, qualifier: str, cue: str) -> None:
+    (q,) = extract_quantities(text)
+    assert (q.qualifier, q.cue) == (qualifier, cue)

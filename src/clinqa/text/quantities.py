@@ -8,9 +8,10 @@ unit and qualifier class agree (:func:`agrees`).
 
 Qualifier classes (the one to three words, or the symbol, just before the number):
 
-* ``upper``: within, up to, no more than, at most, less than, fewer than, under, below,
-  maximum, not exceeding, ``<``, ``≤``
-* ``lower``: at least, more than, greater than, over, above, exceeding, minimum, ``>``, ``≥``
+* ``upper``: within, up to, no more than, not more than, at most, less than, lower than, fewer than,
+  under, below, maximum, not exceeding, ``<``, ``≤`` (the bound words of :data:`BOUND_WORDS` and a few more)
+* ``lower``: at least, no less than, not less than, more than, greater than, higher than, over, above,
+  exceeding, minimum, ``>``, ``≥``
 * ``duration``: for, lasting, persists for
 * ``approx``: about, approximately, around, roughly, nearly, ``~``
 * ``after`` / ``before`` / ``every``: after, before, every / each / per
@@ -219,12 +220,16 @@ def _value(raw: str) -> float:
 
 
 def _qualifier(before: str) -> tuple[str, str]:
+    """``(class, cue)`` of the qualifier that ends ``before`` (the text up to a number), else ``("", "")``. The
+    longest cue wins, so "no less than" is ``lower`` although it ends in the ``upper`` cue "less than"; between
+    cues of one length the first class of :data:`_QUALIFIERS` wins."""
     tail = before[-30:]
-    for pattern, cls in _QUALIFIER_BEFORE:
-        m = pattern.search(tail)
-        if m:
-            return cls, m.group(0).strip(" (,;")
-    return "", ""
+    found = [(m.start(), i, cls, m.group(0)) for i, (pattern, cls) in enumerate(_QUALIFIER_BEFORE)
+             if (m := pattern.search(tail)) is not None]
+    if not found:
+        return "", ""
+    _, _, cls, cue = min(found)
+    return cls, cue.strip(" (,;")
 
 
 _DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
