@@ -14,6 +14,7 @@ import clinqa.decision.bands as bands
 import clinqa.question.asks as asks
 from clinqa.decision.answerability import within_stated_bound
 from clinqa.decision.bands import read_band
+from clinqa.decision.quote import DURATION
 from clinqa.question.terms import QUANTITY, KeyTerm
 from clinqa.text.quantities import (
     BOUND,
@@ -21,6 +22,7 @@ from clinqa.text.quantities import (
     NUMBER,
     NUMBER_OR_COMMA,
     RANGE_JOIN,
+    SPELLED_NUMBERS,
     UNIT_WORD,
     bound_op,
     bound_pattern,
@@ -172,3 +174,20 @@ def test_no_reader_keeps_its_own_copy_of_the_grammar() -> None:
 def test_the_quantity_check_reads_the_same_bound_words(text: str, qualifier: str, cue: str) -> None:
     (q,) = extract_quantities(text)
     assert (q.qualifier, q.cue) == (qualifier, cue)
+
+
+def test_one_spelled_number_table() -> None:
+    from clinqa.question.time import NUMBER_WORDS
+
+    assert SPELLED_NUMBERS["one"] == 1 and SPELLED_NUMBERS["twenty"] == 20 and len(SPELLED_NUMBERS) == 20
+    assert NUMBER_WORDS == {**SPELLED_NUMBERS, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
+
+
+@pytest.mark.parametrize(("text", "is_duration"), [
+    ("for 3-6 months", True), ("for 3–6 months", True), ("3 to 6 months", True), ("7 days", True),
+    ("six weeks", True), ("several weeks", True), ("a few days", True), ("1.5 years", True),
+    ("fourteen days", True),  # "one" to "twelve" only before: the duration table now spells to twenty
+    ("lifelong", True), ("twice daily", False), ("5 mg", False),
+])
+def test_a_stated_duration_reads_the_same_numbers(text: str, is_duration: bool) -> None:
+    assert bool(DURATION.search(text)) is is_duration

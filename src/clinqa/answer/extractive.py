@@ -79,7 +79,7 @@ from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, named
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT, UNIT_WORD, number_with_unit
+from clinqa.text.quantities import DOSE_AMOUNT, NUMBER, UNIT_WORD, number_with_unit
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
@@ -385,7 +385,7 @@ def _norm_dash(text: str) -> str:
     return fold_dashes(text.lower())
 
 
-_Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
+_Q_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
 #: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
 _Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
 

@@ -30,7 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WORD_NUMBERS = {
+#: numbers spelled out, one to twenty (lower case) -> their value: the quantity check's, the question's time
+#: phrases' (:data:`clinqa.question.time.NUMBER_WORDS` adds "a few", "a couple of") and a stated duration's
+#: (:data:`clinqa.decision.quote.DURATION` adds "several", "a few")
+SPELLED_NUMBERS: dict[str, int] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
@@ -175,7 +178,7 @@ _QUALIFIERS = [  # (pattern before the number, class): the bound words (:data:`B
     (r"every|each|per", "every"),
 ]
 _NUM = NUMBER_OR_COMMA
-_SPELLED = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+_SPELLED = "|".join(sorted(SPELLED_NUMBERS, key=len, reverse=True))
 _VALUE = rf"(?:{_NUM}|{_SPELLED})"
 _QUANTITY = re.compile(
     rf"(?<![\w.])(?P<low>{_VALUE})(?:{RANGE_JOIN}(?P<high>{_VALUE}))?"
@@ -211,8 +214,8 @@ class Quantity:
 
 def _value(raw: str) -> float:
     raw = raw.lower()
-    if raw in _WORD_NUMBERS:
-        return float(_WORD_NUMBERS[raw])
+    if raw in SPELLED_NUMBERS:
+        return float(SPELLED_NUMBERS[raw])
     if "," in raw:  # 1,000 is a thousand; 1,5 (decimal comma) is read as 1.5
         head, tail = raw.split(",", 1)
         raw = head + tail if len(tail) == 3 else head + "." + tail
@@ -249,7 +252,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     text = _DATE.sub(lambda m: " " * len(m.group(0)), text)
     for m in _QUANTITY.finditer(text):
         low_raw, high_raw, unit_raw = m.group("low"), m.group("high"), m.group("unit")
-        spelled = low_raw.lower() in _WORD_NUMBERS
+        spelled = low_raw.lower() in SPELLED_NUMBERS
         if spelled and not unit_raw:
             continue
         if unit_raw and unit_raw.lower() in ("s", "d", "h", "m", "l", "u", "g") and text[m.end():m.end() + 1] == "-":
