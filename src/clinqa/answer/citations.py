@@ -46,7 +46,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
-from clinqa.text.quantities import unsupported_quantities
+from clinqa.text.quantities import NUMBER, unsupported_quantities
 from clinqa.text.sentences import MARKER as _MARKER
 from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
 from clinqa.text.sentences import split_answer, split_sentences, split_source_sentences
@@ -174,7 +174,7 @@ def _best_span(claim: str, sentences: list[str], weight: dict[str, float], defau
     words = set(content_words(claim))
     if not words:
         return None
-    numbers = set(re.findall(r"\d+(?:\.\d+)?", claim))
+    numbers = set(re.findall(NUMBER, claim))
     total = sum(weight.get(w, default) for w in words)
     best: _Span | None = None
     for sent in sentences:
@@ -189,7 +189,7 @@ def _best_span(claim: str, sentences: list[str], weight: dict[str, float], defau
                 recall = hit / total
                 precision = hit / sum(weight.get(w, default) for w in have)
                 score = 2 * recall * precision / (recall + precision)
-                score += 0.01 * len(numbers & set(re.findall(r"\d+(?:\.\d+)?", span)))
+                score += 0.01 * len(numbers & set(re.findall(NUMBER, span)))
                 if best is None or score > best.score + 1e-9:
                     best = _Span(span, sent, score)
     return best

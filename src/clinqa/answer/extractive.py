@@ -79,7 +79,8 @@ from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, named
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT
+from clinqa.text.quantities import DOSE_AMOUNT, NUMBER, UNIT_WORD, number_with_unit
+from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
     from clinqa.settings import UnitScoring
@@ -381,12 +382,12 @@ def _has_number(u: Unit, dose: bool = False) -> bool:
 
 
 def _norm_dash(text: str) -> str:
-    return re.sub(r"[\u2010-\u2015\u2212]", "-", text.lower())
+    return fold_dashes(text.lower())
 
 
-_Q_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
+_Q_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
 #: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
-_Q_QUANTITY = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*([a-zµμ%][\w/.%µμ]*(?:/[\w.]+)*)", re.IGNORECASE)
+_Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
 
 
 def band_cell(unit: Unit, question: str) -> bool | None:

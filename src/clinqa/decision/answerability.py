@@ -67,6 +67,7 @@ from clinqa.question.terms import (
 )
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
+from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op, within_bound
 from clinqa.text.stems import s_stem
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
@@ -275,21 +276,16 @@ def _unit(term: KeyTerm) -> str:
     return re.sub(r"\s+", "", m.group(2).lower()) if m else ""
 
 
-_NUM = r"(\d+(?:\.\d+)?)"
-#: bounds written in words ("body weight under 50 kg"), as their symbols
-_WORD_OPS = {"under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
-             "over": ">", "above": ">", "more than": ">", "greater than": ">", "higher than": ">",
-             "at least": "≥", "at most": "≤", "no more than": "≤", "not more than": "≤", "up to": "≤"}
-_BOUND_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORD_OPS), key=len, reverse=True))
+_NUM = "(" + NUMBER + ")"
 
 
 def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) -> bool:
     """Does the passage text ``low`` (lower case, normalised: "<=" is "≤") state a bound or a range, in
     the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
-    60 kg" (bounds in words: :data:`_WORD_OPS`) and in "50-59 kg", not in "> 60 kg": a patient's value is
-    answered by the threshold that covers it. A table row of ``rows`` (the passage's, read with its line
-    breaks: :func:`clinqa.decision.bands.table_rows`) counts too: "70 mL/min" lies in the "50-90" row of a
-    "CrCl (mL/min)" column (:func:`clinqa.decision.bands.row_holds_quantity`)."""
+    60 kg" (bounds in words: :data:`clinqa.text.quantities.BOUND_WORDS`) and in "50-59 kg", not in "> 60
+    kg": a patient's value is answered by the threshold that covers it. A table row of ``rows`` (the
+    passage's, read with its line breaks: :func:`clinqa.decision.bands.table_rows`) counts too: "70 mL/min"
+    lies in the "50-90" row of a "CrCl (mL/min)" column (:func:`clinqa.decision.bands.row_holds_quantity`)."""
     unit = _unit(term)
     try:
         value = float(term.match)
@@ -298,11 +294,10 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
     if not unit:
         return False
     u = re.escape(unit) + r"(?![a-z])"
-    for m in re.finditer(r"(≤|≥|<|>|" + _BOUND_WORDS + r")\s*" + _NUM + r"\s*" + u, low):
-        op, bound = _WORD_OPS.get(" ".join(m.group(1).split()), m.group(1)), float(m.group(2))
-        if {"≤": value <= bound, "≥": value >= bound, "<": value < bound, ">": value > bound}[op]:
+    for m in re.finditer("(" + BOUND + r")\s*" + _NUM + r"\s*" + u, low):
+        if within_bound(value, bound_op(m.group(1)), float(m.group(2))):
             return True
-    for m in re.finditer(_NUM + r"\s*(?:-|–|to)\s*" + _NUM + r"\s*" + u, low):
+    for m in re.finditer(_NUM + RANGE_JOIN + _NUM + r"\s*" + u, low):
         if float(m.group(1)) <= value <= float(m.group(2)):
             return True
     # a table row keyed by a band of the value, the unit in its column's header: "| CrCl (mL/min) |" ... "| 50-90 |"

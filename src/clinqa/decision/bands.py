@@ -29,22 +29,17 @@ from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
 from clinqa.question.asks import VALUE_NAME, VALUE_STOP, named_values
+from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op
+from clinqa.text.unicode import fold_dashes
 
-_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
-_NUM = r"(\d+(?:\.\d+)?)"
-#: bound words as their symbols ("under 50 kg" is "< 50 kg")
-_WORD_OPS = {"under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
-             "up to": "≤", "at most": "≤", "no more than": "≤", "over": ">", "above": ">",
-             "more than": ">", "greater than": ">", "at least": "≥", "no less than": "≥"}
-_OPS = {"<=": "≤", ">=": "≥", "=<": "≤", "=>": "≥"}
-_BOUND_WORDS = "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in _WORD_OPS), key=len, reverse=True))
+_NUM = "(" + NUMBER + ")"
 #: a unit written after a band in its cell, of at most two words ("mL/min/1.73 m2"), never "or"/"and"
 _UNIT_WORDS = r"(?!or\b|and\b)[a-zµμ%/][\w/.%µμ]*(?:\s+(?!or\b|and\b)[\w/.%µμ]+)?"
 #: what may follow the band in its cell: a unit, then nothing, " or dialysis", a parenthetical or a footnote
 #: mark (a value cell such as "10-15 mg/L for most infections" is no band)
 _REST = r"(?=\s*(?:" + _UNIT_WORDS + r")?\s*(?:$|\(|\bor\b|\band\b|[*†‡]))"
-_RANGE = re.compile(r"^\s*" + _NUM + r"\s*(?:-|to)\s*" + _NUM + _REST, re.IGNORECASE)
-_BOUND = re.compile(r"^\s*(<=|>=|=<|=>|<|>|≤|≥|" + _BOUND_WORDS + r")\s*" + _NUM + _REST, re.IGNORECASE)
+_RANGE = re.compile(r"^\s*" + _NUM + RANGE_JOIN + _NUM + _REST, re.IGNORECASE)
+_BOUND = re.compile(r"^\s*(" + BOUND + r")\s*" + _NUM + _REST, re.IGNORECASE)
 #: a unit in a column header: "CrCl (mL/min)", "Weight (kg)", "eGFR, mL/min/1.73 m2"
 _HEADER_UNIT = re.compile(r"(?:\(([^()]{1,24})\)|,\s*([^,()]{1,24}))\s*$")
 _UNIT_SHAPE = re.compile(r"^[a-zµμ%][a-zµμ%0-9./ ]*$", re.IGNORECASE)
@@ -74,13 +69,12 @@ def read_band(cell: str) -> Band | None:
     """The band a table cell starts with, else ``None``: ``"50-90"`` -> 50..90 (ends included),
     ``"> 6.0"`` -> (6, inf), ``"≥ 7"`` -> [7, inf), ``"< 15 or dialysis"`` -> (-inf, 15), ``"under 50 kg"``
     -> (-inf, 50). A range written high to low ("90-50") is read low to high. Markdown emphasis is ignored."""
-    text = _DASHES.sub("-", cell.replace("**", "").replace("__", "")).strip()
+    text = fold_dashes(cell.replace("**", "").replace("__", "")).strip()
     if (m := _RANGE.match(text)) is not None:
         a, b = float(m.group(1)), float(m.group(2))
         return Band(min(a, b), max(a, b), text=m.group(0).strip(), unit=_unit_after(text[m.end():]))
     if (m := _BOUND.match(text)) is not None:
-        raw = " ".join(m.group(1).lower().split())
-        op = _WORD_OPS.get(raw, _OPS.get(raw, raw))
+        op = bound_op(m.group(1))
         x = float(m.group(2))
         unit = _unit_after(text[m.end():])
         if op in ("<", "≤"):
@@ -148,7 +142,7 @@ def row_holds_quantity(rows: tuple[Unit, ...] | list[Unit], value: float, unit: 
 #: a band a heading gives a named thing, with the word before that one: "NEWS2 Score 5–6 — Urgent Response",
 #: "Score ≥ 7", "Step 2", "Age 65-74" (names and stop words as the question's values read them)
 _HEADING_BAND = re.compile(r"(?:\b(" + VALUE_NAME + r")\s+)?\b(" + VALUE_NAME + r")(?:\s+of)?\s+"
-                           r"((?:<=|>=|<|>|≤|≥)\s*\d+(?:\.\d+)?|\d+(?:\.\d+)?(?:\s*(?:-|to)\s*\d+(?:\.\d+)?)?)"
+                           r"((?:<=|>=|<|>|≤|≥)\s*" + NUMBER + "|" + NUMBER + "(?:" + RANGE_JOIN + NUMBER + r")?)"
                            r"(?!\w|\.\d)", re.IGNORECASE)
 
 
@@ -157,7 +151,7 @@ def heading_bands(context: str) -> list[tuple[str, Band]]:
     "NEWS2 Score 5–6 — Urgent Response" -> ``[("score", 5..6), ("news2", 5..6)]`` (the word before the name
     names it too: "NEWS2 of 7" asks about it), "Score of 3 in Any Single Parameter" -> ``[("score", 3..3)]``
     (a single number is a band of one value), "Step 2" -> ``[("step", 2..2)]``."""
-    text = _DASHES.sub("-", context)
+    text = fold_dashes(context)
     out = []
     for m in _HEADING_BAND.finditer(text):
         before, word = (m.group(1) or "").lower(), m.group(2).lower()

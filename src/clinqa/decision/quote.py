@@ -8,7 +8,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Evidence, Verdict
-from clinqa.text.quantities import DURATION_UNITS, unit_pattern
+from clinqa.text.quantities import DURATION_UNITS, NUMBER, RANGE_JOIN, SPELLED_NUMBERS, unit_pattern
 
 if TYPE_CHECKING:
     from clinqa.question.asks import AsksRead
@@ -65,11 +65,11 @@ def missing_amount_reason(question: str, text: str, profile: AsksRead | None = N
     return NO_DOSE
 
 
-_NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|several|a few"
+_NUMBER_WORDS = "|".join([*SPELLED_NUMBERS, "several", "a few"])
 
 
 #: a stated duration: "3-6 months", "7 days", "six weeks", "indefinitely", "lifelong", "until ..."
-DURATION = re.compile(r"(?:\d+(?:\.\d+)?|" + _NUMBER_WORDS + r")\s*(?:-|–|to)?\s*(?:\d+(?:\.\d+)?\s*)?"
+DURATION = re.compile(r"(?:" + NUMBER + "|" + _NUMBER_WORDS + r")(?:" + RANGE_JOIN + r")?\s*(?:" + NUMBER + r"\s*)?"
                       r"(?:" + unit_pattern(DURATION_UNITS) + r")\b"
                       r"|\bindefinite(?:ly)?\b|\blife-?long\b|\blong-term\b|\buntil\b|\bextended\b",
                       re.IGNORECASE)

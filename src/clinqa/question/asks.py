@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING
 
 from clinqa.question.terms import POPULATION_WORDS, default_rarity
 from clinqa.retrieval.vocabulary import words_of
-from clinqa.text.quantities import unit_pattern
+from clinqa.text.quantities import NUMBER, unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
+from clinqa.text.unicode import fold_dashes
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -205,9 +206,8 @@ VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "
 #: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")
 VALUE_NAME = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
 #: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
-_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(\d+(?:\.\d+)?)(?!\w|\.\d)",
+_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(" + NUMBER + r")(?!\w|\.\d)",
                           re.IGNORECASE)
-_DASHES = re.compile(r"[\u2010-\u2015\u2212]")
 
 
 @lru_cache(maxsize=256)
@@ -216,6 +216,6 @@ def named_values(question: str) -> tuple[tuple[str, float], ...]:
     score of 5" -> ``(("score", 5.0),)``, "CrCl 20" -> ``(("crcl", 20.0),)``. A number inside a token
     ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks"). Read once per
     question text (cached): the bands of every heading and row of an answer's passages are read against it."""
-    text = _DASHES.sub("-", question)
+    text = fold_dashes(question)
     return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(text)
                  if m.group(1).lower() not in VALUE_STOP)

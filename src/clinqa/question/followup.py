@@ -39,6 +39,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from clinqa.question.terms import POPULATION_WORDS
+from clinqa.text.quantities import NUMBER, unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
 
 #: an announced change of topic at the start of a follow-up, up to its separator
@@ -78,12 +79,14 @@ DIALYSIS = re.compile(r"\b(?:haemo|hemo|peritoneal )?dialysis\b|\bhd\b|\bcapd\b|
 AGE = re.compile(r"\b(?:a\s+)?\d{1,3}\s?(?:-?\s?(?:year|yr|y)s?[- ]?old|yo|y/o|yrs?|[mf])\b(?:\s+(?:man|woman|male|"
                  r"female|boy|girl|child|kid|pt|patient))?", re.IGNORECASE)
 #: a named value: "CrCl 45", "K+ 3.1", "Wells 3.5", "eGFR 25", "NEWS2 of 7", "score of 3", "INR = 5"
-NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=)|\s*[=:])?\s*(\d+(?:\.\d+)?)(?!\d)"
-                         r"(\s*(?:%|mg/dl|mmol/l|mmhg|ml/min|kg|mg|units?|iu)(?![a-z]))?", re.IGNORECASE)
+_VALUE_UNITS = ("%", "mg/dl", "mmol/l", "mmhg", "ml/min", "kg", "mg", "units", "unit", "iu")  # the one unit table's
+NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=)|\s*[=:])?\s*(" + NUMBER + r")(?!\d)"
+                         r"(\s*(?:" + unit_pattern(_VALUE_UNITS) + r")(?![a-z]))?", re.IGNORECASE)
 #: a value with its unit alone: "22%", "95kg", "< 250"
-UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(\d+(?:\.\d+)?)\s*(%|kg|mg/dl|mmol/l|mmhg|ml/min|mg|wks?|weeks?)"
-                        r"(?![a-z])", re.IGNORECASE)
-BARE_NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]|\.\d)")
+_ALONE_UNITS = ("%", "kg", "mg/dl", "mmol/l", "mmhg", "ml/min", "mg", "wks", "wk", "weeks", "week")
+UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(" + NUMBER + r")\s*(" + unit_pattern(_ALONE_UNITS) + r")(?![a-z])",
+                        re.IGNORECASE)
+BARE_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?![\w.]|\.\d)")
 _WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")
 
 

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
-from clinqa.text.quantities import AGE_UNITS, QUESTION_UNITS, unit_pattern
+from clinqa.text.quantities import AGE_UNITS, NUMBER_OR_COMMA, QUESTION_UNITS, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
@@ -184,7 +184,7 @@ def age_population(text: str) -> str | None:
 
 
 #: a number with its unit in a question ("500 mg", "55 kg"; units: :data:`clinqa.text.quantities.QUESTION_UNITS`)
-QUANTITY = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(" + unit_pattern(QUESTION_UNITS) + r")(?![\w])", re.IGNORECASE)
+QUANTITY = re.compile(number_with_unit(unit_pattern(QUESTION_UNITS), NUMBER_OR_COMMA) + r"(?![\w])", re.IGNORECASE)
 
 
 @dataclass(frozen=True)

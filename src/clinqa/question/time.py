@@ -55,6 +55,8 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
+from clinqa.text.quantities import SPELLED_NUMBERS
+
 
 @dataclass(frozen=True)
 class TimeIntent:
@@ -115,10 +117,8 @@ class TimeIntent:
         return d
 
 
-_WORDS = "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen".split()
-NUMBER_WORDS: dict[str, int] = {w: i + 1 for i, w in enumerate(_WORDS)}
-NUMBER_WORDS |= {"seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20}
-NUMBER_WORDS |= {"a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
+#: numbers in words of a time phrase: one to twenty (:data:`clinqa.text.quantities.SPELLED_NUMBERS`), "a few"
+NUMBER_WORDS: dict[str, int] = {**SPELLED_NUMBERS, "a couple of": 2, "couple of": 2, "a few": 3, "few": 3}
 _NUM = "|".join(w.replace(" ", r"\s+") for w in sorted(NUMBER_WORDS, key=len, reverse=True))
 
 _UNITS = (

@@ -10,7 +10,9 @@ Lucene IDF::
     score(q, d) = sum_{t in q} idf(t) * tf(t,d) * (k1 + 1) / (tf(t,d) + k1 * (1 - b + b * dl(d) / avgdl))
     idf(t)      = ln(1 + (N - df(t) + 0.5) / (df(t) + 0.5))      (computed by the store)
 
-with ``k1 = 1.2`` and ``b = 0.75`` (the usual defaults, also LanceDB's/tantivy's).
+with ``k1 = 1.2`` and ``b = 0.75`` (the usual defaults, also LanceDB's/tantivy's). This is bm25s's
+"lucene" method times ``k1 + 1`` (Lucene 8 dropped that factor from the term-frequency part; it scales
+every score alike): tests/store/test_bm25_reference.py checks it against bm25s on a 20-document corpus.
 
 Tokenizer (:func:`index_terms`), ours, applied to documents and queries alike: lower-case;
 word tokens are runs of letters and digits (``[^\\W_]+``: hyphens, apostrophes and all other

@@ -8,9 +8,10 @@ unit and qualifier class agree (:func:`agrees`).
 
 Qualifier classes (the one to three words, or the symbol, just before the number):
 
-* ``upper``: within, up to, no more than, at most, less than, fewer than, under, below,
-  maximum, not exceeding, ``<``, ``≤``
-* ``lower``: at least, more than, greater than, over, above, exceeding, minimum, ``>``, ``≥``
+* ``upper``: within, up to, no more than, not more than, at most, less than, lower than, fewer than,
+  under, below, maximum, not exceeding, ``<``, ``≤`` (the bound words of :data:`BOUND_WORDS` and a few more)
+* ``lower``: at least, no less than, not less than, more than, greater than, higher than, over, above,
+  exceeding, minimum, ``>``, ``≥``
 * ``duration``: for, lasting, persists for
 * ``approx``: about, approximately, around, roughly, nearly, ``~``
 * ``after`` / ``before`` / ``every``: after, before, every / each / per
@@ -29,7 +30,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_WORD_NUMBERS = {
+#: numbers spelled out, one to twenty (lower case) -> their value: the quantity check's, the question's time
+#: phrases' (:data:`clinqa.question.time.NUMBER_WORDS` adds "a few", "a couple of") and a stated duration's
+#: (:data:`clinqa.decision.quote.DURATION` adds "several", "a few")
+SPELLED_NUMBERS: dict[str, int] = {
     "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
@@ -89,25 +93,95 @@ def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
     return "|".join(re.escape(s) for s in dict.fromkeys(spellings))
 
 
+# --- the number, range and bound grammar: every reader of a number, a band or a bound builds on these ---------
+#: a number as a band, a bound or a named value writes it: digits with an optional decimal point ("70", "4.0")
+NUMBER = r"\d+(?:\.\d+)?"
+#: a number that may have a decimal comma ("1,5"; :func:`_value` reads "1,000" as a thousand): a question's
+#: quantities (:data:`clinqa.question.terms.QUANTITY`) and a generated sentence's (:func:`extract_quantities`)
+NUMBER_OR_COMMA = r"\d+(?:[.,]\d+)?"
+#: what joins a range's two ends: a hyphen, an en dash or "to", spaces around allowed ("50-90", "50–90",
+#: "50 to 90"; text folded by :func:`clinqa.text.unicode.fold_dashes` has only the hyphen)
+RANGE_JOIN = r"\s*(?:-|–|to)\s*"
+#: bounds written in words, as the symbol each means: "under 50 kg" is "< 50 kg", "up to 4 g" is "≤ 4 g"
+BOUND_WORDS: dict[str, str] = {
+    "under": "<", "below": "<", "less than": "<", "lower than": "<", "fewer than": "<",
+    "up to": "≤", "at most": "≤", "no more than": "≤", "not more than": "≤",
+    "over": ">", "above": ">", "more than": ">", "greater than": ">", "higher than": ">",
+    "at least": "≥", "no less than": "≥", "not less than": "≥",
+}
+#: the ASCII spellings of the two non-strict bounds (":func:`clinqa.text.unicode.normalize` writes ">=" and
+#: "<=" as "≥" and "≤" already; a table cell may still say "=>")
+BOUND_SYMBOLS: dict[str, str] = {"<=": "≤", ">=": "≥", "=<": "≤", "=>": "≥"}
+
+
+def _words_alternation(words: list[str] | tuple[str, ...]) -> str:
+    """``words`` escaped, longest first, a space matching any run of whitespace ("less\\s+than")."""
+    return "|".join(sorted((re.escape(w).replace(r"\ ", r"\s+") for w in words), key=len, reverse=True))
+
+
+#: a bound as written, a symbol or words (no group; lower-case words: match case-insensitively or on lower-case
+#: text): "≤", "<=", "under", "no more than". Read its meaning with :func:`bound_op`
+BOUND = r"(?:<=|>=|=<|=>|<|>|≤|≥|" + _words_alternation(tuple(BOUND_WORDS)) + r")"
+
+
+def bound_pattern(*ops: str, extra: tuple[str, ...] = ()) -> str:
+    """A regex alternation (no group) of the bound words of :data:`BOUND_WORDS` that mean one of ``ops``
+    ("<", "≤", ">", "≥"), longest first, then "<=" / ">=" (for "≤" / "≥"; not "=<" / "=>", an arrow in notes),
+    then ``ops``, then ``extra`` (regex alternatives as given): ``bound_pattern("<", "≤")`` matches "under",
+    "no more than", "<=", "<", "≤"."""
+    words = [w for w, op in BOUND_WORDS.items() if op in ops]
+    symbols = [s for s in ("<=", ">=") if BOUND_SYMBOLS[s] in ops] + list(ops)
+    return "|".join([_words_alternation(words), *(re.escape(s) for s in symbols), *extra])
+
+
+def bound_op(raw: str) -> str:
+    """The symbol a bound as written means ("<", "≤", ">", "≥"): ``"Less  Than"`` -> ``"<"``, ``"=>"`` ->
+    ``"≥"``, ``"≤"`` -> ``"≤"``. Case and runs of whitespace are ignored. Raises ``ValueError`` for anything
+    that :data:`BOUND` does not match."""
+    key = " ".join(raw.lower().split())
+    op = BOUND_WORDS.get(key) or BOUND_SYMBOLS.get(key) or (key if key in ("<", "≤", ">", "≥") else None)
+    if op is None:
+        raise ValueError(f"not a bound: {raw!r}")
+    return op
+
+
+def within_bound(value: float, op: str, bound: float) -> bool:
+    """Does ``value`` satisfy ``op bound`` (``op`` one of "<", "≤", ">", "≥")? ``within_bound(55, "<", 60)``
+    is ``True``, ``within_bound(60, "<", 60)`` ``False``."""
+    return {"<": value < bound, "≤": value <= bound, ">": value > bound, "≥": value >= bound}[op]
+
+
+#: any unit-shaped word written after a number, not only the unit table's: letters, "/", "%", digits after a
+#: letter ("mL/min", "kg", "%", "mL/min/1.73m2")
+UNIT_WORD = r"[a-zµμ%][\w/.%µμ]*(?:/[\w.]+)*"
+
+
+def number_with_unit(units: str, number: str = NUMBER) -> str:
+    """The number-with-unit pattern: a number not inside a word or a decimal (``(?<![\\w.])``), then the unit
+    after optional spaces; group 1 the number, group 2 the unit. ``units`` is a regex alternation (no group):
+    :func:`unit_pattern` of a subset of :data:`UNITS`, or :data:`UNIT_WORD`; ``number``: :data:`NUMBER` or
+    :data:`NUMBER_OR_COMMA`. Nothing is said about what follows the unit: callers add their end."""
+    return r"(?<![\w.])(" + number + r")\s*(" + units + r")"
+
+
 _CHECKED = {u: UNITS[u] for u in CHECKED_UNITS}
 _UNIT_RE = unit_pattern(sorted(CHECKED_UNITS, key=len, reverse=True))
 
-_QUALIFIERS = [  # (pattern before the number, class); longest first within the alternation
-    (r"no more than|not more than|not exceeding|not to exceed|less than|fewer than|up to|at most|within|"
-     r"under|below|maximum of|maximum|max\.?|<=|≤|<", "upper"),
-    (r"at least|more than|greater than|no less than|not less than|exceeding|above|over|minimum of|minimum|"
-     r"min\.?|>=|≥|>", "lower"),
+_QUALIFIERS = [  # (pattern before the number, class): the bound words (:data:`BOUND_WORDS`) by side, then the rest
+    (bound_pattern("<", "≤", extra=("not exceeding", "not to exceed", "within", "maximum of", "maximum", r"max\.?")),
+     "upper"),
+    (bound_pattern(">", "≥", extra=("exceeding", "minimum of", "minimum", r"min\.?")), "lower"),
     (r"persists? for|persisting for|lasts? for|lasting|for", "duration"),
     (r"approximately|about|around|roughly|nearly|almost|~|≈", "approx"),
     (r"after", "after"),
     (r"before|prior to", "before"),
     (r"every|each|per", "every"),
 ]
-_NUM = r"\d+(?:[.,]\d+)?"
-_SPELLED = "|".join(sorted(_WORD_NUMBERS, key=len, reverse=True))
+_NUM = NUMBER_OR_COMMA
+_SPELLED = "|".join(sorted(SPELLED_NUMBERS, key=len, reverse=True))
 _VALUE = rf"(?:{_NUM}|{_SPELLED})"
 _QUANTITY = re.compile(
-    rf"(?<![\w.])(?P<low>{_VALUE})(?:\s*(?:-|–|to)\s*(?P<high>{_VALUE}))?"
+    rf"(?<![\w.])(?P<low>{_VALUE})(?:{RANGE_JOIN}(?P<high>{_VALUE}))?"
     rf"(?:\s*(?P<unit>{_UNIT_RE})(?![\w]))?",
     re.IGNORECASE,
 )
@@ -140,8 +214,8 @@ class Quantity:
 
 def _value(raw: str) -> float:
     raw = raw.lower()
-    if raw in _WORD_NUMBERS:
-        return float(_WORD_NUMBERS[raw])
+    if raw in SPELLED_NUMBERS:
+        return float(SPELLED_NUMBERS[raw])
     if "," in raw:  # 1,000 is a thousand; 1,5 (decimal comma) is read as 1.5
         head, tail = raw.split(",", 1)
         raw = head + tail if len(tail) == 3 else head + "." + tail
@@ -149,12 +223,16 @@ def _value(raw: str) -> float:
 
 
 def _qualifier(before: str) -> tuple[str, str]:
+    """``(class, cue)`` of the qualifier that ends ``before`` (the text up to a number), else ``("", "")``. The
+    longest cue wins, so "no less than" is ``lower`` although it ends in the ``upper`` cue "less than"; between
+    cues of one length the first class of :data:`_QUALIFIERS` wins."""
     tail = before[-30:]
-    for pattern, cls in _QUALIFIER_BEFORE:
-        m = pattern.search(tail)
-        if m:
-            return cls, m.group(0).strip(" (,;")
-    return "", ""
+    found = [(m.start(), i, cls, m.group(0)) for i, (pattern, cls) in enumerate(_QUALIFIER_BEFORE)
+             if (m := pattern.search(tail)) is not None]
+    if not found:
+        return "", ""
+    _, _, cls, cue = min(found)
+    return cls, cue.strip(" (,;")
 
 
 _DATE = re.compile(r"(?<![\w-])(\d{4})-(\d{2})-(\d{2})(?![\w-])")
@@ -174,7 +252,7 @@ def extract_quantities(text: str) -> list[Quantity]:
     text = _DATE.sub(lambda m: " " * len(m.group(0)), text)
     for m in _QUANTITY.finditer(text):
         low_raw, high_raw, unit_raw = m.group("low"), m.group("high"), m.group("unit")
-        spelled = low_raw.lower() in _WORD_NUMBERS
+        spelled = low_raw.lower() in SPELLED_NUMBERS
         if spelled and not unit_raw:
             continue
         if unit_raw and unit_raw.lower() in ("s", "d", "h", "m", "l", "u", "g") and text[m.end():m.end() + 1] == "-":

@@ -51,6 +51,8 @@ from __future__ import annotations
 
 import re
 
+from clinqa.text.unicode import DASHES
+
 __all__ = ["SUBSCRIPT_CHARS", "SUPERSCRIPT_CHARS", "subscript", "superscript", "unicode_scripts"]
 
 #: Unicode superscript characters -> ASCII (digits, signs, parentheses, n, i)
@@ -67,7 +69,7 @@ SUBSCRIPT_CHARS: dict[str, str] = {
     "\u2098": "m", "\u2099": "n", "\u209a": "p", "\u209b": "s", "\u209c": "t",
 }
 _UNICODE_RUN = re.compile(f"([{''.join(SUPERSCRIPT_CHARS)}]+)|([{''.join(SUBSCRIPT_CHARS)}]+)")
-_MINUS = str.maketrans({c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2212\ufe63\uff0d"})
+_MINUS = str.maketrans({c: "-" for c in DASHES})
 _WS = re.compile(r"\s+")
 #: an exponent: a number, maybe signed ("9", "-3", "0.5", "+2")
 _EXPONENT = re.compile(r"[+-]?\d+(?:\.\d+)?")

@@ -25,10 +25,12 @@ import re
 import unicodedata
 from functools import lru_cache
 
-_DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
+#: every dash and minus sign clinqa reads as "-" (‐ ‑ ‒ – — ― − ﹣ －): the normaliser's and :func:`fold_dashes`'
+DASHES = "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe63\uff0d"
+_DASH_TABLE = str.maketrans({c: "-" for c in DASHES})
 _SINGLE_QUOTES = "\u2018\u2019\u201a\u201b\u2032\u2039\u203a"
 _DOUBLE_QUOTES = "\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb"
-_TABLE = {**{ord(c): "-" for c in _DASHES}, **{ord(c): "'" for c in _SINGLE_QUOTES},
+_TABLE = {**{ord(c): "-" for c in DASHES}, **{ord(c): "'" for c in _SINGLE_QUOTES},
           **{ord(c): '"' for c in _DOUBLE_QUOTES}, ord("\u00b5"): "\u03bc"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_BOUNDS = re.compile(r">=|<=")
@@ -52,6 +54,14 @@ def normalize(text: str) -> str:
     if not text.isascii():
         text = _NON_ASCII.sub(lambda m: _char(m.group(0)), unicodedata.normalize("NFC", text))
     return _ASCII_BOUNDS.sub(lambda m: "≥" if m.group(0) == ">=" else "≤", text) if "=" in text else text
+
+
+def fold_dashes(text: str) -> str:
+    """``text`` with every dash and minus sign of :data:`DASHES` written "-" (same length; nothing else
+    changes): "5–6" -> "5-6", "−2" -> "-2". The one dash folding of clinqa: the number and band grammar
+    (:mod:`clinqa.text.quantities`), bands, named values and the extractive answer's row naming use it;
+    :func:`normalize` folds the same characters."""
+    return text.translate(_DASH_TABLE)
 
 
 def is_blank(text: str) -> bool:
