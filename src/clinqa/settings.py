@@ -466,7 +466,10 @@ class ServiceSettings(BaseModel):
     host: str = Field("127.0.0.1", description="Interface to listen on.")
     port: int = Field(8000, ge=1, le=65535, description="TCP port.")
     max_body_bytes: int = Field(64_000, ge=1024, description="Larger request bodies get 413.")
-    max_question_chars: int = Field(2000, ge=10, description="Longer questions get 422.")
+    max_question_chars: int = Field(
+        2000, ge=10, description="Longest question or query, in characters, of the API (422 beyond) and of "
+        "clinqa ask, search and chat (refused before anything is searched, with the same message: "
+        "clinqa.question.limit).")
     api_keys: list[ApiKey] = Field(default_factory=list, description="Accepted keys (header X-API-Key). "
                                    "None configured: open access to everything except patient notes.")
 

@@ -33,6 +33,7 @@ from clinqa.cli.common import (
 )
 from clinqa.errors import ClinqaError
 from clinqa.logs.conversations import LOCAL_OWNER
+from clinqa.question.limit import check_question_length
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
@@ -80,6 +81,7 @@ def ask(
 
     require_text(question)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
+    check_question_length(question, pipe.settings.service.max_question_chars)  # before anything is searched
 
     def log(answer: Answer) -> str | None:
         return log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
@@ -153,6 +155,7 @@ def search(
 
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    check_question_length(query, pipe.settings.service.max_question_chars, "query")
     pipe.require_store()
     pipe.warm_up()
     res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)

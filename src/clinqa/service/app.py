@@ -85,6 +85,7 @@ from clinqa.errors import ClinqaError, ConfigError
 from clinqa.logs.conversations import Conversation, ConversationStore
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
 from clinqa.pipeline import Pipeline
+from clinqa.question.limit import too_long_message
 from clinqa.retrieval import Filters
 from clinqa.service.auth import KeyRing, Principal, principal
 from clinqa.service.models import (
@@ -470,11 +471,12 @@ class Service:
             raise HTTPException(409, "the store is empty: run `clinqa ingest PATH` first")
 
     def check_length(self, text: str, field: str) -> None:
-        """422 (as a validation error) when ``text`` exceeds ``service.max_question_chars``."""
+        """422 (as a validation error) when ``text`` exceeds ``service.max_question_chars``, with the message the
+        CLI and the chat give (:func:`clinqa.question.limit.too_long_message`)."""
         limit = self.settings.service.max_question_chars
         if len(text) > limit:
             raise RequestValidationError([{"type": "string_too_long", "loc": ("body", field),
-                                           "msg": f"String should have at most {limit} characters",
+                                           "msg": too_long_message(len(text), limit, field),
                                            "input": text[:100] + "...", "ctx": {"max_length": limit}}])
 
     def documents(self) -> list[dict[str, Any]]:
