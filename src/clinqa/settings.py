@@ -55,6 +55,10 @@ class IngestSettings(BaseModel):
         "auto", description="OCR of PDF pages (tesseract, through the `ocr` extra: pip install 'clinqa[ocr]' "
         "and Debian's tesseract-ocr): auto reads the pages that have an image and no text layer (a mixed "
         "PDF keeps its text pages), always reads every page from its image, never reads none.")
+    progress_interval_s: float = Field(
+        10.0, gt=0, allow_inf_nan=False, description="Seconds between the progress lines of clinqa ingest and "
+        "clinqa demo when the output is not a terminal (a log file, a pipe): documents done/total, chunks, "
+        "chunks/s and ETA. On a terminal a progress bar is drawn instead.")
     boilerplate: bool = Field(
         True, description="Leave corpus boilerplate out of the chunks: lines whose opening (first 8 words, names "
         "and numbers masked) is in at least 20% and at least 5 of the reference documents of a source or of "
