@@ -56,7 +56,7 @@ def input_sizes(paths: Sequence[Path]) -> dict[str, tuple[int, int]]:
 
 def clock(seconds: float) -> str:
     """``35s``, ``4m10s``, ``1h02m`` (an ETA or an elapsed time; ``seconds`` >= 0)."""
-    s = int(round(seconds))
+    s = round(seconds)
     if s < 60:
         return f"{s}s"
     if s < 3600:
