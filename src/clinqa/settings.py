@@ -175,6 +175,12 @@ class RetrievalSettings(BaseModel):
         description="Chunk levels excluded from question answering: overview chunks and the chunks of "
         "reference lists (sections titled References, Bibliography, ...) by default.",
     )
+    keep_undated: bool = Field(
+        False,
+        description="Keep documents without a year under a year filter (--since/--until, 'since 2021' in the "
+        "question): false leaves them out, and clinqa ask says how many it left out; true lets them pass any "
+        "year bound. A document's year: its metadata, a 'Year:'/'Date:' line near its top, or a registry sidecar.",
+    )
     parse_time: bool = Field(
         True,
         description="Read the question's time intent ('since 2021', 'in 2023', 'latest') into year "
