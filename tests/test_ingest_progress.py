@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import json
+import re
+import time
 from pathlib import Path
 
 from typer.testing import CliRunner
 
 from clinqa.cli import app
-from clinqa.ingest_progress import IngestProgress, input_sizes
+from clinqa.ingest_progress import IngestProgress, clock, input_sizes
+
+
+class _Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
 
 
 def _corpus(root: Path) -> Path:
@@ -33,7 +43,7 @@ def test_input_sizes_counts_bytes_and_records(tmp_path: Path) -> None:
 def test_progress_credits_a_share_per_document_and_a_folder_once(tmp_path: Path) -> None:
     root = _corpus(tmp_path / "c")
     notes = (root / "notes.jsonl").stat().st_size
-    p = IngestProgress([root])
+    p = IngestProgress([root], stream=_Terminal())  # a bar, as on a terminal
     p.document(str(root / "notes.jsonl"))
     assert abs(p.bar.n - notes / 3) < 1e-6
     p.document(str(root / "sub"))  # a registry-grouped folder: every file under it
@@ -76,10 +86,11 @@ def test_dry_run_screens_as_the_ingest_does(tmp_path: Path) -> None:
     assert (est["documents"], est["failed"]) == (report["documents"], len(report["failed"])) == (5, 1)
 
 
-def test_an_error_line_starts_its_own_line_not_on_the_bar(tmp_path, capsys) -> None:
+def test_an_error_line_starts_its_own_line_not_on_the_bar(tmp_path, capsys, monkeypatch) -> None:
     """Issue 42: an ingest error was printed onto the progress bar ("…7.39kB/s]error: …")."""
     import sys
 
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the bar is drawn on a terminal only
     f = tmp_path / "a.md"
     f.write_text("# A\n\nText.\n")
     with IngestProgress([f], enabled=True) as tracker:
@@ -91,3 +102,67 @@ def test_an_error_line_starts_its_own_line_not_on_the_bar(tmp_path, capsys) -> N
     assert "]error:" not in err
     before = err[:err.index("error: b.pdf: not a PDF\n")]
     assert before.endswith("\r")  # the bar's line was cleared and the cursor sent back before the message
+
+
+LINE = re.compile(r"^ingest: (\d+)/(\d+) documents, ([\d,]+) chunks, ([\d.]+) chunks/s, ETA (\S+)$")
+
+
+def _wait_for_lines(stream: io.StringIO, n: int, timeout: float = 5.0) -> list[str]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        lines = stream.getvalue().splitlines()
+        if len(lines) >= n:
+            return lines
+        time.sleep(0.01)
+    raise AssertionError(f"fewer than {n} progress lines in {timeout} s: {stream.getvalue()!r}")
+
+
+def test_without_a_terminal_a_line_is_printed_every_interval(tmp_path: Path) -> None:
+    """Issue 51 item 4: piped to a log, an ingest showed nothing for five minutes."""
+    root = _corpus(tmp_path / "c")
+    out = io.StringIO()  # not a terminal
+    p = IngestProgress([root], interval=0.02, stream=out)
+    assert p.lines and p.bar.disable and p.total_docs == 5  # a.md, b.md and the three notes
+    first = LINE.match(_wait_for_lines(out, 1)[0])
+    assert first is not None and first.group(1, 2, 3, 5) == ("0", "5", "0", "?")  # nothing done: no ETA yet
+    p.document(str(root / "a.md"))
+    p.document(str(root / "notes.jsonl"))
+    p.stored(1234)
+    n = len(out.getvalue().splitlines())
+    last = LINE.match(_wait_for_lines(out, n + 2)[-1])
+    assert last is not None and last.group(1, 2, 3) == ("2", "5", "1,234")
+    assert float(last.group(4)) > 0 and last.group(5) != "?"
+    done = p.done
+    assert abs(done - (root / "a.md").stat().st_size - (root / "notes.jsonl").stat().st_size / 3) < 1e-6
+    p.close()
+    count = len(out.getvalue().splitlines())
+    time.sleep(0.1)
+    assert len(out.getvalue().splitlines()) == count  # closed: no more lines
+    assert all(LINE.match(x) for x in out.getvalue().splitlines())
+    assert "\r" not in out.getvalue()  # no bar was drawn
+
+
+def test_on_a_terminal_no_lines_only_the_bar(tmp_path: Path) -> None:
+    root = _corpus(tmp_path / "c")
+    term = _Terminal()
+    with IngestProgress([root], interval=0.01, stream=term) as p:
+        p.document(str(root / "a.md"))
+        time.sleep(0.1)
+    assert not p.lines and " documents, " not in term.getvalue() and "\r" in term.getvalue()
+
+
+def test_eta_clock() -> None:
+    assert [clock(s) for s in (0, 35.4, 60, 250, 3599, 3720, 36_000)] == [
+        "0s", "35s", "1m00s", "4m10s", "59m59s", "1h02m", "10h00m"]
+
+
+def test_ingest_piped_prints_progress_lines(tmp_path: Path) -> None:
+    """`clinqa ingest` with stderr not a terminal (CliRunner's): progress lines at ingest.progress_interval_s."""
+    root = _corpus(tmp_path / "c")
+    r = CliRunner().invoke(app, ["ingest", str(root), "--set", "ingest.progress_interval_s=0.01",
+                                 "--data-dir", str(tmp_path / "data")])
+    assert r.exit_code == 0, r.output
+    lines = [x for x in r.output.splitlines() if x.startswith("ingest: ")]
+    assert lines and all(LINE.match(x) for x in lines), r.output
+    assert all(LINE.match(x).group(2) == "5" for x in lines)
+    assert "\r" not in r.output  # neither the byte bar nor an embedding bar

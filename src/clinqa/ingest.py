@@ -39,7 +39,8 @@ class IngestReport:
     is non-zero when ``failed`` is not empty. ``suspicious`` entries are ``(path, n)``: the files
     ingested in this run holding ``n`` distinct sentences addressed to an AI model
     (:func:`clinqa.text.injection.is_suspicious`), indexed but never quoted. ``ocr_pages`` counts
-    the PDF pages of the ingested documents whose text was read by OCR. ``boilerplate`` is what
+    the PDF pages of the ingested documents whose text was read by OCR; ``no_year`` the ingested documents
+    without a year (metadata, a ``Year:``/``Date:`` line or a registry sidecar gives one). ``boilerplate`` is what
     :mod:`clinqa.documents.boilerplate` left out of this run's documents, per group
     (:meth:`~clinqa.documents.boilerplate.Boilerplate.summary`: group, kinds, lines, documents, examples)."""
 
@@ -54,6 +55,7 @@ class IngestReport:
     seconds: float = 0.0
     suspicious: list[tuple[str, int]] = field(default_factory=list)
     ocr_pages: int = 0  # PDF pages read from their image by OCR
+    no_year: int = 0  # of documents, those without a year (a year filter leaves them out: retrieval.keep_undated)
     boilerplate: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
@@ -143,6 +145,7 @@ def ingest_documents(
         pending_docs.append(doc.doc_id)
         pending_chunks.extend(chunks)
         report.documents += 1
+        report.no_year += doc.year is None
         n_suspicious = suspicious_count(chunks)
         if n_suspicious:
             suspicious[doc.path] = suspicious.get(doc.path, 0) + n_suspicious

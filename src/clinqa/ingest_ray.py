@@ -217,6 +217,7 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
                         report.failed.append((path, error))
                         continue
                     report.documents += 1
+                    report.no_year += bool(chunks) and chunks[0].year is None
                     report.ocr_pages += ocr.get(doc_id, 0)
                     n_sus = suspicious_count(chunks)
                     if n_sus:

@@ -55,6 +55,10 @@ class IngestSettings(BaseModel):
         "auto", description="OCR of PDF pages (tesseract, through the `ocr` extra: pip install 'clinqa[ocr]' "
         "and Debian's tesseract-ocr): auto reads the pages that have an image and no text layer (a mixed "
         "PDF keeps its text pages), always reads every page from its image, never reads none.")
+    progress_interval_s: float = Field(
+        10.0, gt=0, allow_inf_nan=False, description="Seconds between the progress lines of clinqa ingest and "
+        "clinqa demo when the output is not a terminal (a log file, a pipe): documents done/total, chunks, "
+        "chunks/s and ETA. On a terminal a progress bar is drawn instead.")
     boilerplate: bool = Field(
         True, description="Leave corpus boilerplate out of the chunks: lines whose opening (first 8 words, names "
         "and numbers masked) is in at least 20% and at least 5 of the reference documents of a source or of "
@@ -170,6 +174,12 @@ class RetrievalSettings(BaseModel):
         default_factory=lambda: ["document", "references"],
         description="Chunk levels excluded from question answering: overview chunks and the chunks of "
         "reference lists (sections titled References, Bibliography, ...) by default.",
+    )
+    keep_undated: bool = Field(
+        False,
+        description="Keep documents without a year under a year filter (--since/--until, 'since 2021' in the "
+        "question): false leaves them out, and clinqa ask says how many it left out; true lets them pass any "
+        "year bound. A document's year: its metadata, a 'Year:'/'Date:' line near its top, or a registry sidecar.",
     )
     parse_time: bool = Field(
         True,
@@ -474,7 +484,10 @@ class ServiceSettings(BaseModel):
     host: str = Field("127.0.0.1", description="Interface to listen on.")
     port: int = Field(8000, ge=1, le=65535, description="TCP port.")
     max_body_bytes: int = Field(64_000, ge=1024, description="Larger request bodies get 413.")
-    max_question_chars: int = Field(2000, ge=10, description="Longer questions get 422.")
+    max_question_chars: int = Field(
+        2000, ge=10, description="Longest question or query, in characters, of the API (422 beyond) and of "
+        "clinqa ask, search and chat (refused before anything is searched, with the same message: "
+        "clinqa.question.limit).")
     api_keys: list[ApiKey] = Field(default_factory=list, description="Accepted keys (header X-API-Key). "
                                    "None configured: open access to everything except patient notes.")
 

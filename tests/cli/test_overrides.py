@@ -116,8 +116,8 @@ def test_bad_overrides_are_one_line_naming_the_option(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("args", "message"), [
     (["--set", "retrieval.rrf=10"],
      "error: --set retrieval.rrf=10: unknown setting 'retrieval.rrf' (retrieval has: dense_k, bm25_k, fusion, rrf_k, "
-     "dense_weight, bm25_weight, top_k, document_weight, document_k, exclude_levels, parse_time, recency_weight, "
-     "expand_synonyms, copy_threshold, repair_spelling)"),
+     "dense_weight, bm25_weight, top_k, document_weight, document_k, exclude_levels, keep_undated, parse_time, "
+     "recency_weight, expand_synonyms, copy_threshold, repair_spelling)"),
     (["--set", "retrieval.rrf_k=ten"],
      "error: --set retrieval.rrf_k=ten: invalid value for retrieval.rrf_k: Input should be a valid integer, "
      "unable to parse string as an integer"),

@@ -9,7 +9,7 @@ import pytest
 
 from clinqa.documents.loaders import Skipped, iter_documents
 from clinqa.documents.loaders._common import slug
-from clinqa.documents.model import Document
+from clinqa.documents.model import Document, source_origin
 from clinqa.documents.registry import load_registry
 from clinqa.errors import LoadError
 
@@ -124,3 +124,25 @@ def test_bad_registry_is_a_load_error_naming_it(tmp_path: Path, name: str, conte
     out = list(iter_documents([tmp_path]))
     assert [str(o) for o in out if isinstance(o, LoadError)] == [str(err.value)]
     assert [o.doc_id for o in out if isinstance(o, Document)] == [f"{slug(tmp_path.name)}/a"]
+
+
+@pytest.mark.parametrize("meta", ["citation_publisher", "DC.publisher"])
+def test_html_publisher_gives_the_source_unless_a_registry_does(tmp_path: Path, meta: str) -> None:
+    """Issue 51 item 7: the publisher meta was ignored; the source was the folder's name."""
+    page = (f'<html><head><title>Gout</title><meta name="{meta}" content="  American College of '
+            'Rheumatology "></head><body><p>Colchicine treats a gout flare.</p></body></html>')
+    folder = tmp_path / "downloads"
+    folder.mkdir()
+    (folder / "gout.html").write_text(page, encoding="utf-8")
+    (doc,) = iter_documents([folder])
+    assert (doc.source, doc.organization) == ("American College of Rheumatology", "American College of Rheumatology")
+    assert source_origin(doc) == "metadata"
+    # a journal title still comes first
+    (folder / "gout.html").write_text(page.replace("</head>", '<meta name="citation_journal_title" '
+                                                   'content="Arthritis Care"></head>'), encoding="utf-8")
+    (doc,) = iter_documents([folder])
+    assert doc.source == "Arthritis Care"
+    # a registry sidecar's organization wins
+    (folder / "registry.json").write_text(json.dumps([{"id": "gout", "organization": "EULAR"}]), encoding="utf-8")
+    (doc,) = split(list(iter_documents([folder])))[0].values()
+    assert (doc.source, doc.organization) == ("EULAR", "EULAR")

@@ -116,12 +116,15 @@ def test_key_without_the_patient_gets_403_on_every_route(client: TestClient, ser
             client.get("/documents", params={"patient_id": "P2"}, headers=h),
             client.get("/documents/note:P2:N1", headers=h),
             client.get("/chunks/" + p2_chunk.replace("#", "%23"), headers=h),
-            client.post("/feedback", json={"query_id": p2_query_id, "score": 0.2}, headers=h),
-            client.get(f"/queries/{p2_query_id}", headers=h),
         ]
         for r in checks:
             assert r.status_code == 403, (key, r.request.url, r.text)
-            assert "P2" in r.json()["detail"] and "warfarin" not in r.text.lower()
+            assert "outside its scope" in r.json()["detail"], r.text
+            assert "P2" not in r.text and "warfarin" not in r.text.lower()  # the patient is never named
+        # another key's query (here about P2) is answered as an unknown id: the key is checked first
+        for r in (client.post("/feedback", json={"query_id": p2_query_id, "score": 0.2}, headers=h),
+                  client.get(f"/queries/{p2_query_id}", headers=h)):
+            assert r.status_code == 404 and r.json() == {"detail": f"no query {p2_query_id!r} in the query log"}
     # nothing was recorded by the refused feedback
     assert QueryLog.for_pipeline(service_pipe).get(p2_query_id)["feedback"] == []
     # key "all" reads it back
@@ -227,8 +230,12 @@ def test_service_sees_an_ingest_made_by_another_pipeline(tmp_path: Path, service
 def test_status_codes_for_bad_requests(client: TestClient) -> None:
     h = headers("all")
     too_long = client.post("/ask", json={"question": "why " * 100}, headers=h)
-    assert too_long.status_code == 422 and "at most 300 characters" in too_long.text
-    assert client.post("/search", json={"query": "x" * 301}, headers=h).status_code == 422
+    # the message the CLI and the chat give too (tests/cli/test_question_limit.py)
+    assert too_long.status_code == 422 and too_long.json()["detail"][0]["msg"] == (
+        "the question is 400 characters long; the limit is 300 (service.max_question_chars)")
+    r = client.post("/search", json={"query": "x" * 301}, headers=h)
+    assert r.status_code == 422 and r.json()["detail"][0]["msg"] == (
+        "the query is 301 characters long; the limit is 300 (service.max_question_chars)")
     assert client.post("/ask", json={"question": "cough", "since": 2020, "until": 2010}, headers=h).status_code == 422
     assert client.post("/ask", json={"question": "cough", "bogus": 1}, headers=h).status_code == 422
     assert client.get("/documents/nope", headers=h).status_code == 404
@@ -307,11 +314,11 @@ def test_a_key_reads_and_rates_only_its_own_queries(client: TestClient, service_
     a = client.post("/ask", json=GUIDE_Q, headers=headers("p1")).json()
     for key in ("none", "all"):  # no patient involved: only the key name decides, "*" included
         h = headers(key)
-        r = client.get(f"/queries/{a['query_id']}", headers=h)
-        assert r.status_code == 403 and "own queries" in r.json()["detail"], (key, r.text)
+        r = client.get(f"/queries/{a['query_id']}", headers=h)  # the same 404 as an unknown id
+        assert r.status_code == 404 and r.json() == {"detail": f"no query {a['query_id']!r} in the query log"}
         assert GUIDE_Q["question"] not in r.text
         r = client.post("/feedback", json={"query_id": a["query_id"], "score": 0.2}, headers=h)
-        assert r.status_code == 403, (key, r.text)
+        assert r.status_code == 404, (key, r.text)
     assert QueryLog.for_pipeline(service_pipe).get(a["query_id"])["feedback"] == []  # nothing recorded
     assert client.post("/feedback", json={"query_id": a["query_id"], "score": 1.0},
                        headers=headers("p1")).status_code == 200

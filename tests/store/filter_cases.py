@@ -77,4 +77,10 @@ FILTER_CASES: list[tuple[Filters, set[str]]] = [
     (Filters(patient_id="O'Brien", year_max=2023), set()),
     (Filters(sources=("ehr",), exclude_levels=()), set()),  # the notes' source without a patient: nothing
     (Filters(year_min=2023), set()),  # only notes lie in 2023-2024: no patient, no notes
+    # retrieval.keep_undated (issue 51): a document without a year passes any year bound, the others as before
+    (Filters(year_min=2020, keep_undated=True), {"g2#s#0", "g3#p#0"}),
+    (Filters(year_max=2015, keep_undated=True, exclude_levels=()), {"g1#document#0", "g1#s#1", "g3#p#0"}),
+    (Filters(year_min=2015, year_max=2021, keep_undated=True), {"g3#p#0"}),
+    (Filters(patient_id="A", year_min=2024, keep_undated=True), set()),  # every note has a year
+    (Filters(keep_undated=True), GENERAL),  # no bound: nothing changes
 ]

@@ -76,7 +76,7 @@ def qdrant(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFact
 def test_the_table_covers_every_field() -> None:
     """The table exercises every field of Filters, alone and combined, and isolation of every patient."""
     fields = {name for f, _ in FILTER_CASES for name, v in vars(f).items() if v != getattr(Filters(), name)}
-    assert fields == {"patient_id", "year_min", "year_max", "sources", "exclude_levels", "doc_ids"}
+    assert fields == {"patient_id", "year_min", "year_max", "sources", "exclude_levels", "doc_ids", "keep_undated"}
     patients = {c.patient_id for c in CHUNKS} - {None}
     assert patients <= {f.patient_id for f, want in FILTER_CASES if want}
     assert sum(not want for _, want in FILTER_CASES) >= 10  # cases that must admit nothing

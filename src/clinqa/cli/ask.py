@@ -33,9 +33,11 @@ from clinqa.cli.common import (
 )
 from clinqa.errors import ClinqaError
 from clinqa.logs.conversations import LOCAL_OWNER
+from clinqa.question.limit import check_question_length
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
+    from clinqa.retrieval import Filters
 
 LogPath = Annotated[Path | None, typer.Option("--log", help="Query log file (default: log.path, else "
                                               "<data-dir>/querylog.sqlite).")]
@@ -80,6 +82,7 @@ def ask(
 
     require_text(question)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
+    check_question_length(question, pipe.settings.service.max_question_chars)  # before anything is searched
 
     def log(answer: Answer) -> str | None:
         return log_answer(pipe, answer, source="cli", on_error=lambda exc: typer.echo(
@@ -104,13 +107,34 @@ def ask(
         answer = pipe.ask(question, filters(pipe, patient, since, until, source))
         query_id = log(answer)
     ans = answer.to_dict()
+    undated = undated_left_out(pipe, answer.filters)
     if as_json:
         ans["query_id"] = query_id
+        ans["undated_left_out"] = undated
         typer.echo(json.dumps(ans, indent=2, default=str))
         return
     typer.echo(render.format_answer(ans, verbose=verbose))
+    if undated:
+        typer.echo(undated_note(undated), err=True)
     if query_id:
         typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
+
+
+def undated_left_out(pipe: Any, f: Filters | None) -> int:
+    """How many documents the year bounds of ``f`` left out for having no year: documents of ``f``'s scope
+    (its patient's notes, else the documents of no patient) and sources, without a year; 0 when ``f`` has no
+    year bound or keeps undated documents (``retrieval.keep_undated``)."""
+    if f is None or not f.has_years or f.keep_undated:
+        return 0
+    sources = {s.lower() for s in f.sources}
+    return sum(1 for d in pipe.store.documents() if d["year"] is None and d["patient_id"] == f.patient_id
+               and (not sources or (d["source"] or "").lower() in sources))
+
+
+def undated_note(n: int) -> str:
+    """The line ``clinqa ask`` prints when a year filter left out ``n`` > 0 documents without a year."""
+    return (f"note: the year filter left out {n} document{'s' if n != 1 else ''} that {'have' if n != 1 else 'has'} "
+            "no year; --set retrieval.keep_undated=true keeps them (docs/settings.md)")
 
 
 def _hit_rows(res: Any) -> list[dict[str, Any]]:
@@ -153,6 +177,7 @@ def search(
 
     require_text(query)
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker)
+    check_question_length(query, pipe.settings.service.max_question_chars, "query")
     pipe.require_store()
     pipe.warm_up()
     res = pipe.search(query, filters(pipe, patient, since, until, source), k=k)

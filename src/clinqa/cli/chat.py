@@ -26,6 +26,7 @@ from clinqa.cli.common import (
     pipeline,
 )
 from clinqa.logs.conversations import LOCAL_OWNER
+from clinqa.question.limit import too_long_message
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
@@ -82,6 +83,7 @@ def chat(
     conv = store.open(conversation, LOCAL_OWNER, scoped.patient_id) if conversation else \
         store.start(LOCAL_OWNER, scoped.patient_id)
     assert conv is not None
+    limit = pipe.settings.service.max_question_chars
     save = _readline(str(pipe.data_dir / "chat_history"))
     typer.echo(HELP)
     last: Answer | None = None
@@ -109,6 +111,9 @@ def chat(
                 continue
             if line.startswith("/"):
                 typer.echo(f"unknown command {line.split()[0]}; /help lists them")
+                continue
+            if len(line) > limit:  # refused before anything is searched; the chat goes on
+                typer.echo(f"error: {too_long_message(len(line), limit)}", err=True)
                 continue
             answer, _ = ask_turn(pipe, store, conv, line, scoped,
                                  log=lambda a: log_answer(pipe, a, source="cli"))

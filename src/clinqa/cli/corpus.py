@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -190,7 +189,7 @@ def demo(
     pipe = pipeline(data_dir, config, preset, sets)
     path = guidelines_path()
     typer.echo(f"Ingesting the open-medicine guideline summaries from {path} (open-medicine by RamosFBC, MIT)")
-    report = pipe.ingest([path], progress=sys.stderr.isatty())
+    report = pipe.ingest([path], progress=True)  # a bar on a terminal, else a line every ingest.progress_interval_s
     typer.echo(render.demo_ingest_line(report))
     for q in DEMO_QUESTIONS:
         typer.echo("\n" + "=" * 78)

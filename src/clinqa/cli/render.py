@@ -204,6 +204,10 @@ def ingest_summary(report: Any) -> list[str]:
     lines = [f"ingested {_n(report.documents, 'document')} ({report.chunks} chunks, {report.embedded} newly "
              f"embedded) in {report.seconds:.1f} s; {report.unchanged} unchanged, "
              f"{len(report.skipped)} skipped, {len(report.failed)} failed"]
+    if getattr(report, "no_year", 0):
+        lines.append(f"  {_n(report.no_year, 'document')} {'has' if report.no_year == 1 else 'have'} no year: a year "
+                     "filter (--since, --until) leaves them out unless retrieval.keep_undated is true (a 'Year:' "
+                     "line near the top or a registry sidecar gives a year)")
     if report.ocr_pages:
         lines.append(f"  OCR: read {report.ocr_pages} scanned PDF page{_s(report.ocr_pages)} "
                      "from their images (chunks marked ocr: true)")

@@ -35,7 +35,7 @@ def query_filters(rs: RetrievalSettings, patient_id: str | None = None, since: i
             raise ConfigError("the patient id is empty")
     levels = () if include_overview else tuple(rs.exclude_levels)
     return Filters(patient_id=patient_id, year_min=since, year_max=until, sources=tuple(sources),
-                   exclude_levels=levels)
+                   exclude_levels=levels, keep_undated=rs.keep_undated)
 
 
 def deepened(rs: RetrievalSettings, depth: int | None) -> RetrievalSettings:

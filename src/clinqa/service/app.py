@@ -85,6 +85,7 @@ from clinqa.errors import ClinqaError, ConfigError
 from clinqa.logs.conversations import Conversation, ConversationStore
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, model_id_of
 from clinqa.pipeline import Pipeline
+from clinqa.question.limit import too_long_message
 from clinqa.retrieval import Filters
 from clinqa.service.auth import KeyRing, Principal, principal
 from clinqa.service.models import (
@@ -470,11 +471,12 @@ class Service:
             raise HTTPException(409, "the store is empty: run `clinqa ingest PATH` first")
 
     def check_length(self, text: str, field: str) -> None:
-        """422 (as a validation error) when ``text`` exceeds ``service.max_question_chars``."""
+        """422 (as a validation error) when ``text`` exceeds ``service.max_question_chars``, with the message the
+        CLI and the chat give (:func:`clinqa.question.limit.too_long_message`)."""
         limit = self.settings.service.max_question_chars
         if len(text) > limit:
             raise RequestValidationError([{"type": "string_too_long", "loc": ("body", field),
-                                           "msg": f"String should have at most {limit} characters",
+                                           "msg": too_long_message(len(text), limit, field),
                                            "input": text[:100] + "...", "ctx": {"max_length": limit}}])
 
     def documents(self) -> list[dict[str, Any]]:
@@ -487,17 +489,24 @@ class Service:
         return self.pipe.store.export(columns, f).to_pylist()
 
     def query_record(self, query_id: str, who: Principal) -> dict[str, Any]:
-        """The logged query, checked against ``who``'s scope: 409 log disabled, 404 unknown id,
-        403 a query scoped to a patient ``who`` may not read, 403 (when API keys are configured)
-        a query logged under another key's name. Without keys every request is anonymous and may
-        read any non-patient query."""
+        """The logged query ``query_id`` if ``who`` may read it. The asking key is checked first: with API keys
+        configured a query logged under another key's name gets the same 404 as an unknown id (same status, same
+        message: which ids exist is never told), whatever its patient. The key's own query whose patient has left
+        the key's scope is 403, without naming the patient. Without keys every request is anonymous and reads
+        any query of no patient; a patient-scoped query (asked from the CLI) is then 404 as well. 409: the log
+        is disabled."""
         rec = self.require_querylog().get(query_id)
+        unknown = HTTPException(404, f"no query {query_id!r} in the query log")
         if rec is None:
-            raise HTTPException(404, f"no query {query_id!r} in the query log")
-        who.require_patient((rec.get("filters") or {}).get("patient_id"))
-        if self.keys.required and rec.get("api_key_name") != who.name:
-            raise HTTPException(403, f"query {query_id!r} was not asked with API key {who.name!r}: a key reads and "
-                                     "rates only its own queries")
+            raise unknown
+        patient = (rec.get("filters") or {}).get("patient_id")
+        if self.keys.required:
+            if rec.get("api_key_name") != who.name:
+                raise unknown
+            if not who.may_read(patient):
+                raise HTTPException(403, who.out_of_scope(f"query {query_id!r} any more: it was asked about a patient"))
+        elif not who.may_read(patient):
+            raise unknown
         return rec
 
     def require_id_scope(self, doc_id: str, who: Principal) -> list[str]:
@@ -703,6 +712,7 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         conv = None
         if req.conversation_id is not None:
             conv = svc.conversation(req.conversation_id, who)
+            who.require_patient(conv.patient_id)  # a patient that left the key's scope: 403, never named
             if conv.patient_id != req.patient_id:
                 where = f"patient {conv.patient_id}" if conv.patient_id else "no patient (documents of no patient only)"
                 raise HTTPException(409, f"conversation {conv.conversation_id!r} is scoped to {where}: a follow-up "
@@ -854,8 +864,9 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
     def feedback(req: FeedbackRequest, who: Principal = auth) -> dict[str, Any]:
         """Grade a logged answer: ``score`` 1.0 (Excellent), 0.6 (Acceptable) or 0.2 (Very poor), an
         optional comment and failure category. Returns every feedback entry of the query, read
-        back from the log. 404 unknown query; 403 a query scoped to a patient outside the key's
-        scope, or (API keys configured) asked with another key; 409 query log disabled."""
+        back from the log. 404 unknown query or (API keys configured) one asked with another key, never told
+        apart; 403 the key's own query about a patient that has left its scope; 409 query log disabled
+        (:meth:`Service.query_record`)."""
         svc.query_record(req.query_id, who)
         log = svc.require_querylog()
         try:
@@ -873,7 +884,8 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
         """A conversation this key started (``POST /ask`` with ``conversation: true``) with its turns,
         oldest first: each the question as typed, the standalone question answered, how it was read,
         the turns it drew on, its query id and whether it was refused. 404 when it is unknown, expired
-        or another key's (never told apart); 403 when its patient is no longer in the key's scope."""
+        or another key's (the same status and message: never told apart); 403 when its patient is no longer in the
+        key's scope (the patient is not named)."""
         conv = svc.conversation(conversation_id, who)
         who.require_patient(conv.patient_id)
         d = conv.to_dict()
@@ -883,8 +895,9 @@ def create_app(settings: Settings, pipeline: Pipeline | None = None) -> FastAPI:
              responses=_errors(401, 403, 404, 409))
     def query(query_id: str, who: Principal = auth) -> JSONResponse:
         """The logged query (question, answer, filters, key name, cache hit, ...) with its
-        feedback, for reading feedback back. 404 unknown; 403 a query scoped to a patient outside
-        the key's scope, or (API keys configured) asked with another key; 409 query log disabled."""
+        feedback, for reading feedback back. 404 unknown or (API keys configured) asked with another key, never
+        told apart; 403 the key's own query about a patient that has left its scope; 409 query log disabled
+        (:meth:`Service.query_record`)."""
         rec = svc.query_record(query_id, who)
         out = _plain({k: v for k, v in rec.items() if not k.endswith(("vector", "embedding"))})
         out.setdefault("query_id", query_id)

@@ -47,10 +47,16 @@ class Principal:
         return patient_id is None or self.all_patients or patient_id in self.patients
 
     def require_patient(self, patient_id: str | None) -> None:
-        """Raise HTTP 403 when this key may not read ``patient_id``'s notes."""
+        """Raise HTTP 403 when this key may not read ``patient_id``'s notes. The message never names the
+        patient (a response tells nothing about a patient outside the key's scope, not even its id)."""
         if not self.may_read(patient_id):
-            who = f"API key {self.name!r}" if self.name else "anonymous access"
-            raise HTTPException(403, f"{who} may not read the notes of patient {patient_id!r}")
+            raise HTTPException(403, self.out_of_scope())
+
+    def out_of_scope(self, what: str = "the notes of that patient") -> str:
+        """The 403 message of a patient outside the scope: ``"API key 'p1' may not read the notes of that patient
+        (patient_id outside its scope)"``; the patient is never named."""
+        who = f"API key {self.name!r}" if self.name else "anonymous access"
+        return f"{who} may not read {what} (patient_id outside its scope)"
 
     def scope(self) -> list[str] | str:
         """``"*"`` or the sorted patient ids, for showing the scope (``GET /whoami``)."""

@@ -39,7 +39,8 @@ class Filters:
       (guidelines, articles); a value restricts it to that one patient's notes. No query
       ever mixes two patients.
     - ``year_min`` / ``year_max``: inclusive bounds on the document year (a note's year is
-      its date's year); documents without a year are excluded when a bound is set.
+      its date's year); documents without a year are excluded when a bound is set, unless
+      ``keep_undated`` (``retrieval.keep_undated``): then they pass any year bound.
     - ``sources``: keep only these ``source`` values, compared case-insensitively (empty: all).
     - ``exclude_levels``: chunk levels to leave out (``document`` overview chunks for Q&A).
     - ``doc_ids``: keep only these documents (empty: all).
@@ -51,6 +52,7 @@ class Filters:
     sources: tuple[str, ...] = ()
     exclude_levels: tuple[str, ...] = ("document",)
     doc_ids: tuple[str, ...] = field(default=())
+    keep_undated: bool = False
 
     @property
     def has_years(self) -> bool:
@@ -63,13 +65,15 @@ class Filters:
         d["sources"] = list(self.sources)
         d["exclude_levels"] = list(self.exclude_levels)
         d["doc_ids"] = list(self.doc_ids)
+        if not self.keep_undated:  # shown (and part of logged and cached filters) only when set
+            del d["keep_undated"]
         return d
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> Filters:
         """The filters a :meth:`to_dict` dict describes (a logged or cached one): lists become tuples,
         unknown keys are ignored, missing ones (and a null list) take the defaults."""
-        kw: dict[str, Any] = {k: d[k] for k in ("patient_id", "year_min", "year_max") if k in d}
+        kw: dict[str, Any] = {k: d[k] for k in ("patient_id", "year_min", "year_max", "keep_undated") if k in d}
         for key in ("sources", "exclude_levels", "doc_ids"):
             if d.get(key) is not None:
                 kw[key] = tuple(d[key])
@@ -90,10 +94,15 @@ def to_sql(f: Filters) -> str:
     """
     parts: list[str] = []
     parts.append("patient_id IS NULL" if f.patient_id is None else f"patient_id = {sql_literal(f.patient_id)}")
+    years = []
     if f.year_min is not None:
-        parts.append(f"year >= {int(f.year_min)}")
+        years.append(f"year >= {int(f.year_min)}")
     if f.year_max is not None:
-        parts.append(f"year <= {int(f.year_max)}")
+        years.append(f"year <= {int(f.year_max)}")
+    if years and f.keep_undated:
+        parts.append(f"(year IS NULL OR ({' AND '.join(years)}))")
+    else:
+        parts.extend(years)
     if f.sources:  # case-insensitive: "bts" finds "BTS"
         parts.append(f"lower(source) IN ({', '.join(sql_literal(s.lower()) for s in f.sources)})")
     if f.exclude_levels:
@@ -166,10 +175,13 @@ def to_mask(f: Filters, cols: FilterColumns) -> np.ndarray:
         if code is None:
             return np.zeros(n, dtype=bool)
         m = cols.patient == code
-    if f.year_min is not None:
-        m &= (cols.year != NO_YEAR) & (cols.year >= int(f.year_min))
-    if f.year_max is not None:
-        m &= (cols.year != NO_YEAR) & (cols.year <= int(f.year_max))
+    if f.has_years:
+        inside = cols.year != NO_YEAR
+        if f.year_min is not None:
+            inside &= cols.year >= int(f.year_min)
+        if f.year_max is not None:
+            inside &= cols.year <= int(f.year_max)
+        m &= (inside | (cols.year == NO_YEAR)) if f.keep_undated else inside
     if f.sources:
         wanted = [cols.sources[s.lower()] for s in f.sources if s.lower() in cols.sources]
         m &= np.isin(cols.source, np.array(wanted, dtype=np.int32))
@@ -218,6 +230,10 @@ class QdrantDialect:
         """All of ``must`` and none of ``must_not`` (``None`` when empty)."""
         raise NotImplementedError
 
+    def any_of(self, conditions: list[Any]) -> Any:
+        """A nested filter that at least one of ``conditions`` passes (Qdrant's ``should``)."""
+        raise NotImplementedError
+
 
 class _ClientDialect(QdrantDialect):
     name = "client"
@@ -245,6 +261,9 @@ class _ClientDialect(QdrantDialect):
     def filter(self, must: list[Any], must_not: list[Any] | None = None) -> Any:
         return self.m.Filter(must=must, must_not=must_not or None)
 
+    def any_of(self, conditions: list[Any]) -> Any:
+        return self.m.Filter(should=conditions)
+
 
 class _EdgeDialect(QdrantDialect):
     name = "edge"
@@ -271,6 +290,9 @@ class _EdgeDialect(QdrantDialect):
 
     def filter(self, must: list[Any], must_not: list[Any] | None = None) -> Any:
         return self.m.Filter(must=must, must_not=must_not or None)
+
+    def any_of(self, conditions: list[Any]) -> Any:
+        return self.m.Filter(should=conditions)
 
 
 _DIALECTS: dict[str, QdrantDialect] = {}
@@ -304,7 +326,8 @@ def to_qdrant(f: Filters, dialect: QdrantDialect | None = None) -> qm.Filter:
     d = dialect or qdrant_dialect("client")
     must: list[Any] = [qdrant_patient_condition(f.patient_id, d)]
     if f.has_years:
-        must.append(d.range("year", f.year_min, f.year_max))
+        inside = d.range("year", f.year_min, f.year_max)
+        must.append(d.any_of([inside, d.is_empty("year")]) if f.keep_undated else inside)
     if f.sources:
         must.append(d.match_any("source_lc", [s.lower() for s in f.sources]))
     if f.doc_ids:

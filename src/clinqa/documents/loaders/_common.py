@@ -62,6 +62,33 @@ def parse_year(value: Any) -> int | None:
     return None
 
 
+#: a "Year: 2025" / "Date: 12 March 2024" line (also "**Year:** 2025", "- Date: 2024-03-12")
+_YEAR_LINE = re.compile(r"^[ \t]*(?:[-*+][ \t]+)?(?:\*\*|__)?(?:year|date)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?"
+                        r"[ \t]*(\S.*)$", re.IGNORECASE)
+#: how many lines from the top a year line is looked for in
+YEAR_LINES = 10
+
+
+def year_line(text: str, lines: int = YEAR_LINES) -> int | None:
+    """The year of the first ``Year:`` or ``Date:`` line among the first ``lines`` non-blank lines of ``text``
+    (Markdown and plain-text documents that carry their date in the text, not in front matter):
+    ``"Year: 2025"`` -> 2025, ``"**Date:** 12 March 2024"`` -> 2024; None when there is none or its value holds
+    no plausible year (:func:`parse_year`)."""
+    seen = 0
+    for raw in text.splitlines():
+        if not raw.strip():
+            continue
+        seen += 1
+        if seen > lines:
+            break
+        m = _YEAR_LINE.match(raw)
+        if m:
+            year = parse_year(m.group(1))
+            if year is not None:
+                return year
+    return None
+
+
 def str_list(value: Any) -> list[str]:
     """A list of non-empty stripped strings from a string or a list (other items dropped)."""
     if isinstance(value, str):

@@ -272,8 +272,9 @@ def load(path: Path) -> list[Document]:
     Title: ``citation_title``/``dc.title`` meta, else ``<title>``, else the first ``h1``.
     Authors from ``citation_author`` (or ``dc.creator``), year from ``citation_date``,
     ``citation_publication_date``, ``dc.date``. doc_id = the slugged stem; source =
-    ``citation_journal_title`` or the parent directory name. The text must be UTF-8 or in
-    the charset its ``<meta charset>`` declares. Raises LoadError for unreadable, empty,
+    ``citation_journal_title``, else the publisher (``citation_publisher``, else ``DC.publisher``; also the
+    organization), else the parent directory name; a registry sidecar's organization overrides it. The text
+    must be UTF-8 or in the charset its ``<meta charset>`` declares. Raises LoadError for unreadable, empty,
     binary or undecodable files, pages with no text, and pages past libxml2's limits (nested
     more than 256 elements deep, a text run over 10 MB).
     """
@@ -325,7 +326,8 @@ def load(path: Path) -> list[Document]:
             break
     if not url and doi:
         url = f"https://doi.org/{doi}"
-    source = (metas.get("citation_journal_title") or [""])[0] or path.parent.name
+    publisher = (metas.get("citation_publisher") or metas.get("dc.publisher") or [""])[0]
+    source = (metas.get("citation_journal_title") or [""])[0] or publisher or path.parent.name
 
     for el, _why in hidden_elements(root):  # before <style> goes: what a browser would not show is not text
         if el.getparent() is not None:
@@ -355,6 +357,7 @@ def load(path: Path) -> list[Document]:
             authors=authors,
             year=year,
             source=source,
+            organization=publisher,
             url=url,
             doi=doi,
             path=str(path),

@@ -36,6 +36,7 @@ from clinqa.documents.loaders._common import (
     path_doc_id,
     pipe_table,
     str_list,
+    year_line,
 )
 from clinqa.documents.loaders._io import check_deadline, check_line_lengths, read_text
 from clinqa.documents.loaders._scripts import flatten_scripts
@@ -272,7 +273,8 @@ def load(path: Path) -> list[Document]:
     """Load one Markdown file as one Document.
 
     doc_id = the slugged file stem, title = front-matter title, else the first heading if
-    it is an H1, else the humanised stem; source = the parent directory name.
+    it is an H1, else the humanised stem; source = the parent directory name; year = the front
+    matter's ``year``/``date``, else a ``Year:``/``Date:`` line among the first lines (:func:`year_line`).
     Raises LoadError for unreadable, empty, binary or non-UTF-8 files, for files with no
     text content and for files over the limits (module docstring).
     """
@@ -292,4 +294,6 @@ def load(path: Path) -> list[Document]:
     )
     if meta:
         _apply_front_matter(doc, meta)
+    if doc.year is None:  # no front-matter year: a "Year:" / "Date:" line near the top
+        doc.year = year_line(body)
     return [doc]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from clinqa.documents.loaders._common import path_doc_id
+from clinqa.documents.loaders._common import path_doc_id, year_line
 from clinqa.documents.loaders._io import check_line_lengths, read_text
 from clinqa.documents.model import Block, Document, Section
 
@@ -30,7 +30,8 @@ def load(path: Path) -> list[Document]:
 
     Title = the first line when it is shorter than 120 characters (that line is then not
     repeated as a paragraph if it stands alone), else the file stem. doc_id = the slugged
-    stem, source = the parent directory name. Raises LoadError for unreadable, empty,
+    stem, source = the parent directory name, year = a ``Year:``/``Date:`` line among the first lines
+    (:func:`~clinqa.documents.loaders._common.year_line`). Raises LoadError for unreadable, empty,
     binary or non-UTF-8 files and for a line longer than ``ingest.max_block_chars``.
     """
     text = read_text(path)
@@ -51,6 +52,7 @@ def load(path: Path) -> list[Document]:
             source=path.parent.name,
             path=str(path),
             format="text",
+            year=year_line(text),
             sections=[section],
         )
     ]
