@@ -11,16 +11,23 @@ there; qdrant-client's local mode keeps it as given) and a named sparse vector
 ``source_lc`` (the lower-cased source, for case-insensitive source filters) and ``doc_chunks`` (how
 many chunks the document has in the write that stored it). The filtered fields have payload indexes
 (:data:`PAYLOAD_INDEXES`; ``patient_id`` as the tenant key) where the transport has them. Beside the
-points, meta data: the store's version counter, the BM25 ``avgdl`` and the dimension.
+points, meta data: the store's version counter, the BM25 ``avgdl``, the dimension, ``bm25_scopes``, and
+the BM25 statistics of each scope.
 
 Filters become Qdrant conditions by the one mapping :func:`clinqa.store.filters.to_qdrant`, in the
 transport's :class:`~clinqa.store.filters.QdrantDialect`; they are passed inside every query
 (pre-filtering). Dense search is exact (``exact=True``): filtered recall is 1.0, as in LanceDB.
 
 BM25 (:mod:`clinqa.store.sparse`): each point's ``bm25`` vector holds the BM25 term-frequency part
-``tf * (k1+1) / (tf + k1 * (1 - b + b * dl/avgdl))`` of its terms; Qdrant multiplies matching terms
-by ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` at query time, N and df over the whole collection;
-the query has weight 1 per term. ``avgdl`` is fixed when the collection is created: the ``avgdl``
+``tf * (k1+1) / (tf + k1 * (1 - b + b * dl/avgdl))`` of its terms; the query carries, per term,
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` with N and df over what the search's scope may see (the
+reference chunks, plus the patient's for a patient-scoped search: :mod:`clinqa.store.bm25_stats`), and
+Qdrant takes the plain dot product (no IDF modifier). The counts of each scope are kept beside the points
+(``_t_stats_read`` / ``_t_stats_write``) and updated by every write from the chunks it replaces or deletes
+(:meth:`QdrantLayout._restat`), so a deletion counts at once. A collection made before issue 51 (the
+sparse vector with Qdrant's ``Modifier.IDF``, idf over the whole collection; no ``bm25_scopes`` in its
+meta) keeps weight 1 per query term (:meth:`QdrantLayout.scoped_bm25`).
+``avgdl`` is fixed when the collection is created: the ``avgdl``
 given (``clinqa migrate`` passes the corpus mean), else the mean term count of the first write.
 
 Writes. A batch is checked before anything is written (:func:`clinqa.store.base.check_vectors`: as
