@@ -1,5 +1,6 @@
 """Qdrant Edge (``store.backend: qdrant-edge``) beyond the shared contract (``test_contract.py`` runs the
-whole contract on it): the BM25 score computed by the engine's own IDF, worked out by hand; the payload
+whole contract on it): the BM25 score with the idf of the search's scope, worked out by hand, also after a
+deletion; the payload
 indexes the layout asks for; one process per shard (a second process gets a clinqa error naming the
 folder and the alternatives, ``clinqa serve --workers 2`` is refused); build_store and the settings."""
 
@@ -30,26 +31,27 @@ def chunk(cid: str, text: str, **kw) -> Chunk:
     return Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=text, body=text, **kw)
 
 
-def test_bm25_score_is_the_formula_with_the_engines_idf(tmp_path: Path) -> None:
+def test_bm25_score_is_the_formula_with_the_scopes_idf(tmp_path: Path) -> None:
     s = EdgeStore(tmp_path / "e")
     cs = [chunk("d0#s#0", "warfarin dosing"), chunk("d1#s#0", "statins after MI"),
           chunk("d2#s#0", "warfarin warfarin INR target")]
     s.replace_documents(["d0", "d1", "d2"], cs, np.eye(4, dtype=np.float32)[:3])
     assert s.avgdl() == pytest.approx(3.0)
     hits = s.bm25_search("warfarin", 5, Filters())
-    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # N = 3 chunks, df = 2: counted by the engine
+    idf = math.log(1 + (3 - 2 + 0.5) / (2 + 0.5))  # N = 3 chunks, df = 2
     w0 = 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 3))
     w2 = 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 4 / 3))
     assert [h.chunk.chunk_id for h in hits] == ["d2#s#0", "d0#s#0"]
-    assert [h.score for h in hits] == pytest.approx([idf * w2, idf * w0], rel=1e-5)
-    # a deletion: N falls to 2, df stays 2. The open shard's IDF still counts the deleted point (the
-    # engine keeps the statistics of its segments incrementally); a reload counts the live points
+    assert [h.score for h in hits] == pytest.approx([idf * w2, idf * w0], rel=1e-6)
+    # a deletion: N falls to 2, df stays 2, at once (the engine's own IDF modifier kept counting the
+    # deleted point until the shard was loaded again; the idf is now the query's, from the scope statistics)
     s.delete_document("d1")
     assert s.count() == 2
-    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(idf * w2, rel=1e-5)
+    after = math.log(1 + 0.5 / 2.5) * w2
+    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(after, rel=1e-6)
     s.close()
     s = EdgeStore(tmp_path / "e")
-    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(math.log(1 + 0.5 / 2.5) * w2, rel=1e-5)
+    assert s.bm25_search("warfarin", 1, Filters())[0].score == pytest.approx(after, rel=1e-6)
     s.close()
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import threading
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -122,6 +123,11 @@ def _close_local_clients() -> None:
         _LOCAL.clear()
 
 
+def _stats_point(key: str) -> str:
+    """The meta collection's point id of a scope's BM25 statistics: ``uuid5(NAMESPACE, "bm25:" + key)``."""
+    return str(uuid.uuid5(NAMESPACE, f"bm25:{key}"))
+
+
 def _already_exists(exc: Exception) -> bool:
     return "already exists" in str(exc).lower()
 
@@ -201,7 +207,7 @@ class QdrantStore(QdrantLayout):
                     self._client.create_collection(
                         self.collection,
                         vectors_config={DENSE: qm.VectorParams(size=dim, distance=qm.Distance.COSINE)},
-                        sparse_vectors_config={SPARSE: qm.SparseVectorParams(modifier=qm.Modifier.IDF)},
+                        sparse_vectors_config={SPARSE: qm.SparseVectorParams()},  # idf: the query's
                         sharding_method=qm.ShardingMethod.CUSTOM if self.shard_by_patient else None,
                     )
                     if not self.local:  # local mode has no payload indexes (and warns when asked for one)
@@ -240,6 +246,25 @@ class QdrantStore(QdrantLayout):
             for name in (self.collection, self.meta_collection):
                 if self._client.collection_exists(name):
                     self._client.delete_collection(name)
+
+    def _t_stats_read(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """The scope statistics from the meta collection (one point per scope, id :func:`_stats_point`)."""
+        if not keys:
+            return {}
+        with self._lock:
+            recs = self._client.retrieve(self.meta_collection, [_stats_point(k) for k in keys], with_payload=True)
+        return {str(r.payload["key"]): dict(r.payload) for r in recs if r.payload}
+
+    def _t_stats_write(self, records: dict[str, dict[str, Any]]) -> None:
+        """One upsert of every changed scope's point (an emptied scope's point deleted)."""
+        keep = [qm.PointStruct(id=_stats_point(k), vector=[1.0], payload={"key": k, **r})
+                for k, r in records.items() if r.get("n")]
+        gone = [_stats_point(k) for k, r in records.items() if not r.get("n")]
+        with self._lock:
+            if keep:
+                self._client.upsert(self.meta_collection, keep)
+            if gone:
+                self._client.delete(self.meta_collection, qm.PointIdsList(points=gone))
 
     def _shard_key(self, patient_id: str | None) -> str | None:
         return (patient_id or GENERAL_SHARD) if self.shard_by_patient else None

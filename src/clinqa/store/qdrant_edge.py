@@ -9,7 +9,8 @@ conditions (:func:`clinqa.store.filters.to_qdrant` in the Edge dialect). So the 
 IDF and the patient isolation a cluster runs are run by the engine a cluster runs.
 
 On disk, in ``path`` (``<data_dir>/qdrant-edge``): ``shard/`` (the Edge shard: segments and WAL) and
-``meta.json`` (version counter, BM25 ``avgdl``, dimension; replaced atomically).
+``meta.json`` (version counter, BM25 ``avgdl``, dimension; replaced atomically) and ``stats/`` (the BM25
+statistics of each scope, :mod:`clinqa.store.bm25_stats`: one JSON file per scope, replaced atomically).
 
 One process. An Edge shard is held by one process: a second ``EdgeShard.load`` of an open folder fails
 (the WAL is locked). Within a process all stores on one folder share one shard (and one lock); another
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import hashlib
 import json
 import os
 import shutil
@@ -41,6 +43,7 @@ from clinqa.store.qdrant_layout import DENSE, PAYLOAD_INDEXES, SPARSE, PointSpec
 
 SHARD = "shard"
 META = "meta.json"
+STATS = "stats"
 _SCROLL = 1024
 
 
@@ -158,7 +161,7 @@ class EdgeStore(QdrantLayout):
                 return
             self._write_meta({"version": 0, "avgdl": float(avgdl), "dim": dim})
             cfg = qe.EdgeConfig(vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
-                                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)})
+                                sparse_vectors={SPARSE: qe.EdgeSparseVectorParams()})  # idf: the query's
             shard = qe.EdgeShard.create(str(self.path / SHARD), cfg)
             for name, kind in PAYLOAD_INDEXES:
                 shard.update(qe.UpdateOperation.create_field_index(name, _index_schema(name, kind)))
@@ -186,7 +189,31 @@ class EdgeStore(QdrantLayout):
                 self._sh.shard.close()
                 self._sh.shard = None
             shutil.rmtree(self.path / SHARD, ignore_errors=True)
+            shutil.rmtree(self.path / STATS, ignore_errors=True)
             (self.path / META).unlink(missing_ok=True)
+
+    def _stats_file(self, key: str) -> Path:
+        return self.path / STATS / f"{hashlib.sha1(key.encode('utf-8')).hexdigest()}.json"
+
+    def _t_stats_read(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        out = {}
+        for k in keys:
+            with contextlib.suppress(FileNotFoundError):
+                out[k] = json.loads(self._stats_file(k).read_text())
+        return out
+
+    def _t_stats_write(self, records: dict[str, dict[str, Any]]) -> None:
+        """One file per scope (``stats/<sha1 of the key>.json``), each replaced atomically; an empty scope's
+        file is deleted."""
+        (self.path / STATS).mkdir(parents=True, exist_ok=True)
+        for k, rec in records.items():
+            f = self._stats_file(k)
+            if not rec.get("n"):
+                f.unlink(missing_ok=True)
+                continue
+            tmp = f.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"key": k, **rec}))
+            os.replace(tmp, f)
 
     def _t_write(self, chunks: list[Chunk], points: list[PointSpec], deletes: list[Any]) -> None:
         """The upsert, then each delete: separate engine operations, each logged to the WAL whole."""

@@ -11,16 +11,23 @@ there; qdrant-client's local mode keeps it as given) and a named sparse vector
 ``source_lc`` (the lower-cased source, for case-insensitive source filters) and ``doc_chunks`` (how
 many chunks the document has in the write that stored it). The filtered fields have payload indexes
 (:data:`PAYLOAD_INDEXES`; ``patient_id`` as the tenant key) where the transport has them. Beside the
-points, meta data: the store's version counter, the BM25 ``avgdl`` and the dimension.
+points, meta data: the store's version counter, the BM25 ``avgdl``, the dimension, ``bm25_scopes``, and
+the BM25 statistics of each scope.
 
 Filters become Qdrant conditions by the one mapping :func:`clinqa.store.filters.to_qdrant`, in the
 transport's :class:`~clinqa.store.filters.QdrantDialect`; they are passed inside every query
 (pre-filtering). Dense search is exact (``exact=True``): filtered recall is 1.0, as in LanceDB.
 
 BM25 (:mod:`clinqa.store.sparse`): each point's ``bm25`` vector holds the BM25 term-frequency part
-``tf * (k1+1) / (tf + k1 * (1 - b + b * dl/avgdl))`` of its terms; Qdrant multiplies matching terms
-by ``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` at query time, N and df over the whole collection;
-the query has weight 1 per term. ``avgdl`` is fixed when the collection is created: the ``avgdl``
+``tf * (k1+1) / (tf + k1 * (1 - b + b * dl/avgdl))`` of its terms; the query carries, per term,
+``idf = ln(1 + (N - df + 0.5) / (df + 0.5))`` with N and df over what the search's scope may see (the
+reference chunks, plus the patient's for a patient-scoped search: :mod:`clinqa.store.bm25_stats`), and
+Qdrant takes the plain dot product (no IDF modifier). The counts of each scope are kept beside the points
+(``_t_stats_read`` / ``_t_stats_write``) and updated by every write from the chunks it replaces or deletes
+(:meth:`QdrantLayout._restat`), so a deletion counts at once. A collection made before issue 51 (the
+sparse vector with Qdrant's ``Modifier.IDF``, idf over the whole collection; no ``bm25_scopes`` in its
+meta) keeps weight 1 per query term (:meth:`QdrantLayout.scoped_bm25`).
+``avgdl`` is fixed when the collection is created: the ``avgdl``
 given (``clinqa migrate`` passes the corpus mean), else the mean term count of the first write.
 
 Writes. A batch is checked before anything is written (:func:`clinqa.store.base.check_vectors`: as
@@ -36,6 +43,7 @@ every write, so an answer cached under the old version is missed also after a ki
 from __future__ import annotations
 
 import contextlib
+import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -48,6 +56,7 @@ import pyarrow as pa
 from clinqa.chunking.base import Chunk, Level
 from clinqa.errors import ConfigError
 from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, check_vectors, document_row
+from clinqa.store.bm25_stats import Bm25Stats, ScopeStats, scope_key
 from clinqa.store.filters import Filters, QdrantDialect, to_qdrant
 from clinqa.store.schema import chunk_schema
 from clinqa.store.sparse import bm25_weights, index_terms, query_weights
@@ -105,6 +114,10 @@ class QdrantLayout(Store):
     def _layout_init(self, avgdl: float | None) -> None:
         self._avgdl = avgdl
         self._exists = False
+        self._scopes: bool | None = None  # per-scope BM25 statistics kept (meta ``bm25_scopes``)
+        self._stats_lock = threading.Lock()
+        self._stats_version = -1
+        self._stats_cache: dict[str, ScopeStats] = {}
 
     # -- the transport ----------------------------------------------------------------------------
     def _t_exists(self) -> bool:
@@ -143,6 +156,15 @@ class QdrantLayout(Store):
         raise NotImplementedError
 
     def _t_drop(self) -> None:
+        raise NotImplementedError
+
+    def _t_stats_read(self, keys: list[str]) -> dict[str, dict[str, Any]]:
+        """``{key: record}`` of the stored BM25 scope statistics named (:mod:`clinqa.store.bm25_stats`;
+        keys never written are left out)."""
+        raise NotImplementedError
+
+    def _t_stats_write(self, records: dict[str, dict[str, Any]]) -> None:
+        """Store (replace) these scope statistics; a record with ``n == 0`` may be deleted instead."""
         raise NotImplementedError
 
     # -- collection and meta ------------------------------------------------------------------
@@ -186,6 +208,9 @@ class QdrantLayout(Store):
         self._t_drop()
         self._exists = False
         self._avgdl = None
+        self._scopes = None
+        with self._stats_lock:
+            self._stats_version, self._stats_cache = -1, {}
 
     # -- writes -------------------------------------------------------------------------------
     def _points(self, chunks: list[Chunk], vectors: np.ndarray) -> list[PointSpec]:
@@ -198,6 +223,7 @@ class QdrantLayout(Store):
         if not self.sync():
             avgdl = self._avgdl or max(float(np.mean([len(t) for t in terms])), 1.0)
             self._t_create(int(vectors.shape[1]), avgdl)
+            self._t_set_meta({"bm25_scopes": True})
             self._exists = True
         avgdl = self.avgdl() or 1.0
         per_doc: dict[str, int] = {}
@@ -225,8 +251,11 @@ class QdrantLayout(Store):
         points = self._points(chunks, vectors)
         if not self.sync():  # nothing stored and nothing to store
             return
+        d = self._dialect
+        old = self._old_chunks(d.filter([d.match_any("doc_id", list(doc_ids))]))
         self._bump()
         self._t_write(chunks, points, self._stale(doc_ids, chunks, points))
+        self._restat(old, chunks)
         self._bump()
 
     def upsert_chunks(self, chunks: list[Chunk], vectors: np.ndarray) -> None:
@@ -234,8 +263,11 @@ class QdrantLayout(Store):
         :mod:`clinqa.store.migrate`, which writes whole documents; ingest uses :meth:`replace_documents`)."""
         points = self._points(chunks, vectors)
         if points:
+            old = ([(p.get("patient_id"), p.get("text") or "") for p in self._t_retrieve([p.id for p in points])]
+                   if self.scoped_bm25() else [])
             self._bump()
             self._t_write(chunks, points, [])
+            self._restat(old, chunks)
             self._bump()
 
     def delete_document(self, doc_id: str) -> int:
@@ -245,10 +277,60 @@ class QdrantLayout(Store):
         f = self._dialect.filter([self._dialect.match("doc_id", doc_id)])
         n = self._t_count(f)
         if n:
+            old = self._old_chunks(f)
             self._bump()
             self._t_write([], [], [f])
+            self._restat(old, [])
             self._bump()
         return int(n)
+
+    # -- per-scope BM25 statistics ------------------------------------------------------------
+    def scoped_bm25(self) -> bool:
+        """Whether this collection keeps per-scope BM25 statistics and ranks by them (every collection
+        created since issue 51: its sparse vector has no IDF modifier, the query carries the idf). An
+        older collection (``Modifier.IDF``, idf over the whole collection) is searched as before until
+        it is re-created (``clinqa migrate --overwrite``)."""
+        if self._scopes is None and self.sync():
+            self._scopes = bool(self._t_meta().get("bm25_scopes"))
+        return bool(self._scopes)
+
+    def _old_chunks(self, flt: Any) -> list[tuple[str | None, str]]:
+        """``(patient_id, text)`` of the stored chunks under ``flt`` (what a write will replace or delete),
+        ``[]`` where no statistics are kept."""
+        if not self.scoped_bm25():
+            return []
+        return [(p.get("patient_id"), p.get("text") or "") for p, _ in self._t_scroll(["patient_id", "text"], flt)]
+
+    def _restat(self, old: list[tuple[str | None, str]], new: list[Chunk]) -> None:
+        """Take the ``old`` chunks out of their scopes' statistics and count the ``new`` ones in (read,
+        changed and written back under the store's lock; between the two version bumps of the write)."""
+        if not self.scoped_bm25() or not (old or new):
+            return
+        keys = sorted({scope_key(pid) for pid, _ in old} | {scope_key(c.patient_id) for c in new})
+        with self._lock:
+            stats = Bm25Stats.from_records(self._t_stats_read(keys))
+            stats.remove(old)
+            stats.add((c.patient_id, c.text) for c in new)
+            self._t_stats_write(stats.to_records(list(stats.changed())))
+
+    def bm25_stats(self, patient_id: str | None) -> Bm25Stats:
+        """The statistics a search in ``patient_id``'s scope ranks with (the reference scope's and, for a
+        patient, theirs), as stored at the current version (read once per version and scope)."""
+        version = self.version()
+        keys = [scope_key(None)] + ([] if patient_id is None else [scope_key(patient_id)])
+        with self._stats_lock:
+            if version != self._stats_version:
+                self._stats_version, self._stats_cache = version, {}
+            have = {k: self._stats_cache[k] for k in keys if k in self._stats_cache}
+        missing = [k for k in keys if k not in have]
+        if missing:
+            recs = self._t_stats_read(missing)
+            fresh = {k: ScopeStats.from_record(recs[k]) if k in recs else ScopeStats() for k in missing}
+            with self._stats_lock:
+                if version == self._stats_version:
+                    self._stats_cache.update(fresh)
+            have.update(fresh)
+        return Bm25Stats(have)
 
     def refresh_indexes(self) -> None:
         """Nothing to do: Qdrant updates the sparse and payload indexes with every write."""
@@ -292,6 +374,10 @@ class QdrantLayout(Store):
         weights = query_weights(query)
         if k < 1 or not weights or not self.sync():
             return []
+        if self.scoped_bm25():  # the idf of what the scope may see (see the module docstring)
+            weights = self.bm25_stats(filters.patient_id).idf(weights, filters.patient_id)
+            if not weights:
+                return []
         sv = (list(weights), list(weights.values()))
         res = self._t_query(SPARSE, sv, k, self._filter(filters), True, filters.patient_id)
         return [Hit(payload_chunk(p), s, i + 1, "bm25") for i, (p, s) in enumerate(res)]
