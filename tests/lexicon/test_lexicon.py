@@ -66,7 +66,9 @@ def test_initialism_phrases_rank_by_initial_letters_then_chunks():
     assert initialism_phrases("AKI", phrases) == ("acute kidney injury",)
     # "duke" is too short to give an inner "k"; 3 initials beat 2, whatever the chunk counts
     assert initialism_phrases("DKA", phrases) == ("diabetic kidney assessment", "diabetic ketoacidosis")
-    assert initialism_phrases("DKA", phrases, is_term=lambda w: w.endswith("osis")) == ("diabetic ketoacidosis",)
+    # a phrase that takes letters from inside a word must end in a term; a strict initialism need not
+    assert initialism_phrases("DKA", phrases, is_term=lambda w: False) == ("diabetic kidney assessment",)
+    assert initialism_phrases("RR", {"respiratory rate": 3, "require renal": 2}) == ("respiratory rate",)
 
 
 def test_phrases_and_clipped_words_from_texts():

@@ -19,7 +19,7 @@ from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
-from clinqa.lexicon import Lexicon
+from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead, read_asks
 from clinqa.question.profile import QuestionProfile
@@ -165,14 +165,22 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
 def with_unknown_things(check: Answerability, missing: Sequence[str], lex: Lexicon) -> Answerability:
     """``check`` plus, as missing key terms, the words of ``missing`` (the question's content words no visible
     chunk has) that the lexicon knows as concrete things with no clinical sense and no name the corpus has
-    (:meth:`clinqa.lexicon.Lexicon.kind` ``concrete``, no :meth:`~clinqa.lexicon.Lexicon.corpus_name`): "pizza"
-    in "can I give my septic patient pizza" is what the question is about, however common the word (Zipf 4.6:
-    no key term by rarity). Such a term is decisive by the rule ``not_in_corpus``."""
+    (:meth:`clinqa.lexicon.Lexicon.kind` ``concrete``, no :meth:`~clinqa.lexicon.Lexicon.corpus_name`) and that
+    WordNet files first as a food, a plant or an animal: "pizza" in "can I give my septic patient pizza" is what
+    the question is about, however common the word (Zipf 4.6: no key term by rarity). The ward's own things
+    ("labs", "theatre", "drip", "swab": artifacts) are left to the other rules (on blind dev, "labs" refused an
+    answerable question). Such a term is decisive by the rule ``not_in_corpus``."""
+    from clinqa.lexicon.wordnet import wordnet
     from clinqa.question.terms import KeyTerm
+
+    def edible_or_living(w: str) -> bool:  # foods, plants, animals; not the ward's things ("labs", "theatre", "drip")
+        first = next((s for s in wordnet().senses(w) if s.pos == "n"), None)
+        return first is not None and first.lexname in ("noun.food", "noun.plant", "noun.animal")
 
     known = {t.text for t in check.key_terms}
     added = [KeyTerm(w, "specific", w, typed=w, lexical="concrete") for w in dict.fromkeys(m.lower() for m in missing)
-             if w not in known and w.isalpha() and lex.kind(w) == "concrete" and lex.corpus_name(w) is None]
+             if w not in known and w.isalpha() and lex.kind(w) == "concrete" and edible_or_living(w)
+             and lex.corpus_name(w) is None]
     if not added:
         return check
     return replace(check, key_terms=[*check.key_terms, *added], missing=[*check.missing, *added],
@@ -336,7 +344,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     lex = test.lexicon
     asked, repairs = (repair_question(ev.question, vocab, s.rarity.repair_below,
                                       known=lex.knows if lex is not None else None,
-                                      rename=lex.corpus_name if lex is not None else None)
+                                      rename=lex.corpus_name if lex is not None else None,
+                                      typo=typo_of if lex is not None else None)
                       if stages.settings.retrieval.repair_spelling else (ev.question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
     ev.calibration = stages.calibration

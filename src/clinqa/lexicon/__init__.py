@@ -190,8 +190,7 @@ class Lexicon:
             if common or verbal or people:
                 return "ordinary"  # a common word ("okay", "hold"), a verb or adverb that is no noun ("beforehand")
             return ""  # a rare noun or adjective ("plasmapheresis", "erectile") names what is asked about
-        if common:
-            return "ordinary"
+        # a word WordNet lacks is never "ordinary" by frequency alone: "Kawasaki", "Ozempic" are names
         if self.vocabulary is not None and w in self.vocabulary:
             return ""
         return "typo" if typo_of(w) else ""

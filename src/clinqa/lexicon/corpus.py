@@ -115,8 +115,9 @@ def initialism_phrases(short: str, phrases: Mapping[str, int], most: int = 3,
                        is_word: Callable[[str], bool] | None = None) -> tuple[str, ...]:
     """The corpus phrases ``short`` may stand for (:func:`spells`), best first: most word-initial letters, then
     most chunks; at most ``most``. Phrases with fewer than half the letters word-initial are left out (chance
-    spellings), and so are those whose last word ``is_term`` rejects (the lexicon passes "names a clinical
-    entity": "diabetic ketoacidosis", not "severe traumatic")."""
+    spellings); a phrase that takes letters from inside a word must also end in a word ``is_term`` accepts (the
+    lexicon passes "names a clinical entity": "diabetic ketoacidosis", not "severe traumatic"); a two-letter
+    initialism needs a phrase in at least three chunks ("respiratory rate", not a chance pair)."""
     letters = "".join(ch for ch in short.lower() if ch.isalpha())
     if not 2 <= len(letters) <= 6:
         return ()
@@ -125,7 +126,9 @@ def initialism_phrases(short: str, phrases: Mapping[str, int], most: int = 3,
         if p[0] != letters[0]:
             continue
         s = spells(letters, p, is_word)
-        if s is not None and 2 * s >= len(letters) and (is_term is None or is_term(p.split()[-1])):
+        if s is None or 2 * s < len(letters) or (len(letters) == 2 and n < 3):
+            continue
+        if s == len(letters) or is_term is None or is_term(p.split()[-1]):
             found.append((s, n, p))
     found.sort(key=lambda t: (-t[0], -t[1], t[2]))
     return tuple(p for _, _, p in found[:most])

@@ -29,6 +29,9 @@ CLINICAL = frozenset({"drug", "condition", "procedure", "organism", "body"})
 #: lexicographer files of concrete things: such a noun names an object, not a frame of the question
 CONCRETE = frozenset({"noun.food", "noun.artifact", "noun.substance", "noun.plant", "noun.animal", "noun.object",
                       "noun.body"})
+#: lexicographer files whose synonyms name the same thing ("adrenaline" = "epinephrine", a hormone filed under
+#: noun.body; not artifacts: "metro" is no "tube")
+NAMED_THINGS = frozenset({"noun.body", "noun.substance"})
 _MORPHY = {"n": (("ies", "y"), ("ses", "s"), ("xes", "x"), ("ches", "ch"), ("shes", "sh"), ("s", "")),
            "v": (("ies", "y"), ("es", "e"), ("es", ""), ("ed", "e"), ("ed", ""), ("ing", "e"), ("ing", "")),
            "a": (("er", ""), ("est", ""), ("er", "e"), ("est", "e"))}
@@ -97,12 +100,12 @@ class WordNet:
 
     def synonyms(self, word: str, senses: int = 2) -> tuple[str, ...]:
         """Other lemmas of the first ``senses`` noun senses of ``word`` that name a clinical entity
-        (:data:`CLINICAL`), in order: "edema" -> "oedema", "hydrops", "dropsy". Ordinary senses give none
-        ("cold" is not "coldness")."""
+        (:data:`CLINICAL`) or a thing (:data:`NAMED_THINGS`), in order: "edema" -> "oedema", "hydrops", "dropsy";
+        "adrenaline" -> "epinephrine". Ordinary senses give none (an attribute: "cold" is not "coldness")."""
         lemma = self.lemma(word)
         out: list[str] = []
         for s in [s for s in self.senses(word) if s.pos == "n"][:senses]:
-            if s.categories & CLINICAL:
+            if s.categories & CLINICAL or s.lexname in NAMED_THINGS:
                 out.extend(x for x in s.lemmas if x != lemma and x not in out and x.replace(" ", "").replace(
                     "-", "").isalpha())
         return tuple(out)

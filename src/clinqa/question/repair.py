@@ -27,7 +27,8 @@ GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": 
 
 def repair_question(question: str, vocab: Vocabulary, below: float | None = None,
                     known: Callable[[str], bool] | None = None,
-                    rename: Callable[[str], str | None] | None = None) -> tuple[str, dict[str, str]]:
+                    rename: Callable[[str], str | None] | None = None,
+                    typo: Callable[[str], str | None] | None = None) -> tuple[str, dict[str, str]]:
     """``question`` with its misspelt words replaced by the corpus words they most likely mean
     (:meth:`clinqa.retrieval.vocabulary.Vocabulary.repair`), and the replacements made.
 
@@ -43,7 +44,9 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
     knows is never repaired (the lexicon's :meth:`clinqa.lexicon.Lexicon.knows`: a drug or brand name, a WordNet
     word, ward shorthand such as "outpt", an abbreviation the corpus defines). ``rename(word)``: the corpus's own
     name of a word the corpus lacks (the lexicon's :meth:`clinqa.lexicon.Lexicon.corpus_name`: "Eliquis" ->
-    "apixaban", "frusemide" -> "furosemide", "SVT" -> "supraventricular tachycardia"), used in its place."""
+    "apixaban", "frusemide" -> "furosemide", "cirrhotic" -> "cirrhosis"), used in its place. ``typo(word)``: the common
+    English word a misspelling is one edit from (:func:`clinqa.lexicon.typo_of`: "atack" -> "attack"), tried before
+    the corpus's nearest word, which may be a rarer one ("ATACH", a trial)."""
     from clinqa.question.terms import default_rarity, fold
     from clinqa.retrieval.synonyms import names_a_class_member
     from clinqa.text.zipf import zipf
@@ -79,7 +82,7 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
                 out.append(question[last:m.start()] + named)
                 last = m.end()
             continue
-        fixed = vocab.repair(low)
+        fixed = (typo(low) if typo is not None else None) or vocab.repair(low)
         if fixed:
             fixes[w] = fixed
             out.append(question[last:m.start()] + fixed)

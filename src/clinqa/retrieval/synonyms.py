@@ -185,8 +185,6 @@ TABLE: tuple[Entry, ...] = (
     # drug short forms as typed on wards
     _abbr("vanc", "vanco", "vancomycin"),
     _abbr("pip-tazo", "pip/tazo", "piperacillin-tazobactam", "piperacillin/tazobactam"),
-    _abbr("amox", "amoxicillin"),
-    _abbr("cipro", "ciprofloxacin"),
     _abbr("doxy", "doxycycline"),
     _abbr("metro", "metronidazole"),
     # -- drug classes -> members, with INN suffix rules --------------------------------------
