@@ -47,10 +47,22 @@ def similarity(pipe: Pipeline) -> Callable[[str, str], float]:
     """How alike two terms are, for :func:`clinqa.question.followup.resolve`: 1 for two members of one drug class
     of the synonym table (:func:`clinqa.retrieval.synonyms.same_class`: "carvedilol", "bisoprolol"), else the
     cosine of the encoder's query vectors ("tenecteplase" and "alteplase": 0.67 with all-MiniLM-L6-v2; the
-    vectors are cached per encoder across turns, :func:`_term_vector`)."""
+    vectors are cached per encoder across turns, :func:`_term_vector`). With ``answer.lexicon`` a brand or older
+    drug name is read as its international name first (:mod:`clinqa.lexicon.drugs`: "Xarelto" is rivaroxaban, so
+    "what about Xarelto?" replaces apixaban as a drug of its class)."""
     enc = pipe.encoder
+    named = pipe.settings.answer.lexicon
+
+    def inn(term: str) -> str:
+        if not named:
+            return term
+        from clinqa.lexicon.drugs import drug_names
+
+        names = drug_names().canonical(term)
+        return names[0] if len(names) == 1 else term
 
     def similar(a: str, b: str) -> float:
+        a, b = inn(a), inn(b)
         return 1.0 if same_class(a, b) else float(_term_vector(enc, a.lower()) @ _term_vector(enc, b.lower()))
 
     return similar

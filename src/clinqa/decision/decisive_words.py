@@ -18,7 +18,9 @@ its shape (capitals, digits, an age/sex tag such as "67F", a dose, its length, v
 suffixes), whether it was repaired as a typo, whether it is the thing dosed or qualifies a condition, and how
 close the passages come to it in spelling (best character-trigram Jaccard to a passage word, a shared
 5-letter prefix, the start or end of a longer passage word: :func:`clipped`, the initials of consecutive
-passage words: "RVR"), and whether it ends like a drug's international name (:data:`INN_STEM`). Weights are a
+passage words: "RVR"), whether it ends like a drug's international name (:data:`INN_STEM`), and what the lexicon
+says the word is (issue 49: :meth:`clinqa.lexicon.Lexicon.kind`, one-hot: a clinical entity by any resource, a
+concrete thing, an ordinary English word, a typo of one, ward shorthand). Weights are a
 JSON file (:data:`SHIPPED`), read without scikit-learn; ``clinqa train decisive-words`` fits them
 (scikit-learn's LogisticRegression, L2).
 """
@@ -57,6 +59,7 @@ class Term(Protocol):
     answer_type: bool
     verb: bool
     dosed: bool
+    lexical: str
 
 #: the shipped weights (trained by ``clinqa train decisive-words``; data and figures in its ``card``)
 SHIPPED = Path(__file__).with_name("decisive_words.json")
@@ -66,6 +69,7 @@ FEATURES = (
     "population", "quantity", "phrase", "upper", "mixed_case", "has_digit", "age_sex", "length", "ends_ed_ing",
     "ends_ly", "ends_s", "clinical_suffix", "repaired", "dosed", "modifies", "answer_type", "verb",
     "best_trigram", "prefix5", "share_missing", "one_term", "inn_stem", "clipped", "acronym",
+    "lex_clinical", "lex_concrete", "lex_ordinary", "lex_typo", "lex_shorthand",
 )
 #: endings of WHO International Nonproprietary Names (the INN stem book): a word ending so names a drug
 #: ("cangrelor", "tofacitinib"), where a brand or shorthand ("Eliquis", "MTX") does not
@@ -148,6 +152,7 @@ def features(term: Term, in_corpus: bool, vocabulary: Vocabulary | None, passage
         float(term.kind == "specific" and len(m) >= 6 and INN_STEM.search(m) is not None),
         float(term.kind == "specific" and clipped(m, passage)),
         float(term.kind == "specific" and 2 <= len(m) <= 5 and m.isalpha() and m in passage.initials),
+        *(float(term.lexical == k) for k in ("clinical", "concrete", "ordinary", "typo", "shorthand")),
     ]
 
 
