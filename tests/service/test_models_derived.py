@@ -34,7 +34,7 @@ def test_ask_response_is_the_answer_less_internal_fields() -> None:
     assert body["mode"] == "extractive"
     assert body["gate"] is None  # no decision ({} in --json)
     assert body["filters"] == {"patient_id": None, "year_min": None, "year_max": None, "sources": [],
-                               "exclude_levels": ["document"], "doc_ids": []}
+                               "exclude_levels": ["document"], "doc_ids": [], "keep_undated": False}
     gated = Answer(question="q", refused=True, answer="no", filters={"patient_id": "P1"}, mode="refusal",
                    gate={"answer": False, "signal": 0.2, "threshold": 0.3764, "reason": "below"})
     body = AskResponse.model_validate({"query_id": None, "cache_hit": False, **gated.to_dict()}).model_dump(mode="json")

@@ -850,10 +850,11 @@ def _rare_word(c: DecisiveCase) -> bool | None:
 #: apply to a plain specific word; ``rare_word`` closes the table and always decides.
 DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
     Rule("vignette_number",
-         "A number with its unit (a weight, a creatinine, an age, a dose being checked) is the patient's story: "
-         "missing, it warns. It still selects the band or row of a table or heading that holds it "
-         "(quantity_within_stated_bound). Only with the lexicon (answer.lexicon); issue 49.",
-         lambda c: False if c.term.kind == "quantity" and c.term.lexical == "context" else None,
+         "A number with its unit (a weight, a creatinine, an age, a dose being checked), or a thing the question "
+         "gives a value ('RR 22', 'eGFR 48'), is the patient's story: missing, it warns. A number still selects "
+         "the band or row of a table or heading that holds it (quantity_within_stated_bound). Only with the "
+         "lexicon (answer.lexicon); issue 49.",
+         lambda c: False if c.term.lexical == "context" else None,
          Golden(KeyTerm("92 kg", "quantity", "92", lexical="context"), expected=False)),
     Rule("ward_shorthand",
          "Dosing or ward shorthand (the lexicon's curated table: 'QDS', 'nocte', 'PRN', 'outpt') says how or "

@@ -61,7 +61,7 @@ class Equivalent:
 def _spellings(word: str) -> list[str]:
     from breame.spelling import get_american_spelling, get_british_spelling
 
-    from clinqa.question.terms import fold
+    from clinqa.text.spelling import fold
 
     out = []
     for v in (get_american_spelling(word), get_british_spelling(word), fold(word)):
@@ -132,6 +132,14 @@ class Lexicon:
                 add(wn.synonyms(form), "wordnet")
                 if " " not in form:
                     add(wn.derived(form), "wordnet")
+        parts = low.split("-")
+        if len(parts) == 2 and all(parts) and " " not in low:
+            # "bx-proven" -> "biopsy-proven", "biopsy proven"; "10-yr" -> "10-year": each part under its own names
+            for i, part in enumerate(parts):
+                for e in self.equivalents(part)[:3]:
+                    if e.source in ("ward", "drugs", "spell", "corpus"):
+                        new = [*parts[:i], e.text, *parts[i + 1:]]
+                        add(["-".join(new), " ".join(new)], e.source)
         v = self.vocabulary
         if v is not None:
             add(sorted(v.defined.get(low, {}), key=lambda k: -v.defined[low][k])[:3], "corpus")
@@ -203,16 +211,23 @@ class Lexicon:
         v = self.vocabulary
         if v is None or word.lower() in v:
             return None
-        clinical = self.kind(word) in ("clinical", "shorthand")
         initialisms = set(_initialisms(word, v, self)) if word.isupper() else set()
         for e in self.equivalents(word):
-            if e.source == "table" or (e.source == "wordnet" and not clinical) or e.text in initialisms:
-                continue  # WordNet's forms rename clinical words only ("thinner" is not "thin"); a phrase an
-                # initialism may spell is a mention, never the question's word
-
+            if e.source == "table" or e.text in initialisms or not self._renames(word, e):
+                continue  # a phrase an initialism may spell is a mention, never the question's word
             if all(x in v for x in re.findall(r"[a-z0-9]+", e.text)):
                 return e.text
         return None
+
+    def _renames(self, word: str, e: Equivalent) -> bool:
+        """May ``e`` stand in for ``word`` in the question (a rename, or a BM25 term)? WordNet's forms only for a
+        clinical word ("thinner" is not "thin"); a corpus clipping only when the word it gives is clinical
+        ("incl" is not "include", "Vit" not "vitals")."""
+        if e.source == "wordnet":
+            return self.kind(word) in ("clinical", "shorthand")
+        if e.source == "corpus" and " " not in e.text:
+            return self.kind(e.text) == "clinical"
+        return True
 
     def search_terms(self, question: str) -> dict[str, tuple[str, ...]]:
         """For each word of ``question`` the corpus lacks (needs a bound vocabulary), the lexicon's names of it that
@@ -226,7 +241,7 @@ class Lexicon:
             w = m.group(0)
             if len(w) < 2 or w.lower() in v or w in out:
                 continue
-            names = [e.text for e in self.equivalents(w) if e.source != "table"
+            names = [e.text for e in self.equivalents(w) if e.source != "table" and self._renames(w, e)
                      and all(x in v for x in re.findall(r"[a-z0-9]+", e.text))]
             if names:
                 out[w] = tuple(names[:3])

@@ -15,8 +15,9 @@ DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.text.quan
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
 from clinqa.question import asks, terms
@@ -106,12 +107,27 @@ class QuestionProfile(TermsRead, AsksRead):
 
         rarity = rarity or terms.default_rarity()
         expansion = synonyms.expand(question)
-        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion, lexicon)
+        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
+        if lexicon is not None and termed.key_terms is not None:
+            termed = replace(termed, key_terms=_lexical(termed.key_terms, termed.normalized, lexicon))
         asked = asks.read_asks(question, expansion, rarity.condition_below)
         aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
         return cls(**read, populations=_populations(aged, termed.answer_types), quantities=_quantities(aged),
                    time_intent=intent, max_zipf=max_zipf)
+
+
+def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lexicon) -> tuple[terms.KeyTerm, ...]:
+    """``key_terms`` each marked with what the lexicon says it is (:attr:`clinqa.question.terms.KeyTerm.lexical`,
+    :meth:`clinqa.lexicon.Lexicon.kind`). A number with its unit, or a thing the question gives a value ("RR 22",
+    "eGFR 48": :func:`clinqa.question.asks.named_values`) and asks nothing else of, is the patient's story:
+    ``context``, whatever the lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP)."""
+    aged = terms.without_ages(normalized)
+    given = [w for w, _ in asks.named_values(aged)]
+    valued = {w for w in given if len(re.findall(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", aged, re.I))
+              <= given.count(w)}
+    return tuple(replace(t, lexical="context" if t.kind == "quantity" or t.text in valued
+                         else lexicon.kind(t.typed or t.match)) for t in key_terms)
 
 
 def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:

@@ -21,6 +21,7 @@ from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
 from clinqa.text.quantities import AGE_UNITS, NUMBER_OR_COMMA, QUESTION_UNITS, number_with_unit, unit_pattern
+from clinqa.text.spelling import fold
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
@@ -28,7 +29,6 @@ from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
-    from clinqa.lexicon import Lexicon
     from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import WordRarity
 
@@ -107,17 +107,6 @@ def default_rarity() -> WordRarity:
     from clinqa.settings import WordRarity
 
     return WordRarity()
-
-
-_ISE = re.compile(r"(?<=[a-z]{3})(is|ys)(e|es|ed|ing|ation|ations|er|ers)$")
-
-
-def fold(word: str) -> str:
-    """British to American spelling for matching: "haemorrhage" -> "hemorrhage", "oedema" -> "edema",
-    "ischaemic" -> "ischemic", "paediatric" -> "pediatric" (the digraphs ae/oe become e), and the -ise/-yse
-    verbs with their derivatives to -ize/-yze ("visualise" -> "visualize", "randomisation" ->
-    "randomization", "analysed" -> "analyzed"; Oxford Dictionaries' -ise/-ize variants)."""
-    return _ISE.sub(lambda m: m.group(1)[0] + "z" + m.group(2), word.replace("ae", "e").replace("oe", "e"))
 
 
 def is_scaffold(word: str) -> bool:
@@ -581,14 +570,12 @@ class TermsRead:
 
 def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
                phrases: Iterable[str] | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
-               rarity: WordRarity | None = None, expansion: Expansion | None = None,
-               lexicon: Lexicon | None = None) -> TermsRead:
+               rarity: WordRarity | None = None, expansion: Expansion | None = None) -> TermsRead:
     """:class:`TermsRead` of ``question``. The key terms are read only when ``max_zipf`` is given, with
     ``vocabulary`` (spelling repair, corpus verbs; None: neither), ``phrases`` (None: the synonym table's,
     :func:`synonym_phrases` of ``expansion``) and ``equivalents`` (the question's own definitions added);
-    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults); ``lexicon``: when given,
-    each key term's :attr:`KeyTerm.lexical` is what it says the term is. Pure function of its inputs; never
-    raises for any string."""
+    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
+    inputs; never raises for any string."""
     text = normalize(question)
     aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
@@ -603,10 +590,6 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
         eq = with_definitions(equivalents, known) if known else equivalents
         terms = tuple(key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity))
-        if lexicon is not None:
-            # a number with its unit is the patient's story ("context"), whatever the lexicon says
-            terms = tuple(replace(t, lexical="context" if t.kind == "quantity" else lexicon.kind(t.typed or t.match))
-                          for t in terms)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
                      definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms)
