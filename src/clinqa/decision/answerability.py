@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -599,10 +599,15 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
     complete = [j for j in range(len(idx)) if covers(j, by_text)] if terms else []
     decisive: list[str] = []
     below = rarity.decisive_below if rarity is not None else None
+    focal: list[str] = []
     for t in terms:  # alternatives ("colchicine or ibuprofen") are one thing asked about
         if is_decisive(t, True, below) and not alternatives.get(t.text, set()) & set(decisive):
             decisive.append(t.text)
-    slack = 0 if len(decisive) <= 2 else 1  # see Answerability.focused
+        # which passages to focus on is read without the lexicon's judgement: a vignette's "lactate 4.5" does
+        # not refuse when missing, but a passage that names it is still the closer one
+        if is_decisive(replace(t, lexical=""), True, below) and not alternatives.get(t.text, set()) & set(focal):
+            focal.append(t.text)
+    slack = 0 if len(focal) <= 2 else 1  # see Answerability.focused
     groups = {t.text for t in terms if t.kind == "population"}
 
     def focus(names: list[str], slack: int) -> list[int]:
@@ -611,7 +616,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
         return [j for j in range(len(idx)) if covers(j, [t for t in names if t in groups])
                 and sum(not covers(j, [t]) for t in names if t not in groups) <= slack]
 
-    focused = focus(decisive, slack) if decisive else []
+    focused = focus(focal, slack) if focal else []
     asked = profile.asked_sentence
     background: list[str] = []
     if decisive and asked:

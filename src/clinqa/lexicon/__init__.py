@@ -20,10 +20,11 @@
 
 - :meth:`Lexicon.kind`: what the word is: ``clinical`` (a drug, condition, procedure, organism or body part by any
   resource), ``concrete`` (an object, food or substance with no clinical sense: "pizza"), ``ordinary`` (no clinical
-  sense, and a common English word (Zipf >= 3: "okay", "chase", "drip"), a verb or an adverb that is no noun in WordNet
-  ("beforehand"), or a person: "mum"), ``typo`` (unknown anywhere, one edit from a common English word:
-  "recieve"), ``shorthand`` (a ward or dosing abbreviation), or ``""`` (unknown, or a rare noun or adjective
-  without a clinical category: "plasmapheresis", "erectile": it names what is asked about).
+  sense, and a common English word (Zipf >= 3: "okay", "chase", "drip"), a verb or an adverb that is no noun in
+  WordNet ("beforehand"), a person ("mum"), or a clipping of ordinary words only ("incl")), ``typo`` (unknown
+  anywhere, one edit from a common English word: "recieve"), ``shorthand`` (a ward or dosing abbreviation), or
+  ``""`` (unknown, or a rare noun or adjective without a clinical category: "plasmapheresis", "erectile": it
+  names what is asked about).
 
 It is used by the key-term test (a passage mentions a term under any of its equivalents), spelling repair (a word
 the lexicon knows is never "repaired"), retrieval expansion (a brand name searches for its INN) and the decisive-word
@@ -201,7 +202,15 @@ class Lexicon:
         # a word WordNet lacks is never "ordinary" by frequency alone: "Kawasaki", "Ozempic" are names
         if self.vocabulary is not None and w in self.vocabulary:
             return ""
-        return "typo" if typo_of(w) else ""
+        if typo_of(w):
+            return "typo"
+        if self.vocabulary is not None and 3 <= len(w) <= 6 and w.isalpha():
+            from clinqa.lexicon.corpus import clipped
+
+            found = clipped(w, self.vocabulary.counts, most=5)
+            if found and all(self.kind(f) == "ordinary" for f in found):
+                return "ordinary"  # a clipped ordinary word: "incl" begins only "include", "including", ...
+        return ""
 
     def corpus_name(self, word: str) -> str | None:
         """The name the corpus uses for ``word`` when the corpus lacks ``word`` itself (needs a bound vocabulary):
