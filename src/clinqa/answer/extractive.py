@@ -476,6 +476,182 @@ class Extract:
     quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
+class Candidates:
+    """The units an extractive answer may quote (:attr:`keep`, ``(hit index, unit)`` in passage order) and what
+    the score terms (:data:`SCORE_TERMS`) read of them, each read once: a unit's content stems with its intro and
+    section path, the band its headings are filed under, the table cell the question names.
+
+    ``units``: every unit of ``hits`` (at most ``answer.scoring.max_units``), in retrieval order. :attr:`keep`
+    is those that can answer: not boilerplate nor text addressed to an AI model, sharing a content stem with
+    the question (through their label or section path too; all usable units when none does), not filed under
+    or keyed by a band that excludes a value the question gives, not headed by the opposite of a qualifier of
+    the question; and every step of a flowchart one of whose steps is kept."""
+
+    def __init__(self, hits: list[Retrieved], question: str, profile: AsksRead,
+                 units: list[tuple[int, Unit]]) -> None:
+        self.hits, self.question, self.profile, self.units = hits, question, profile, units
+        self.q_stems = _stems(question) if question else set()
+        self.quals = list(profile.qualifiers)
+        self.valued = bool(question) and bool(named_values(question))
+        self._stem_cache: dict[tuple[int, int], set[str]] = {}
+        self._fit_cache: dict[tuple[int, str], bool | None] = {}
+        keep = [(hi, u) for hi, u in units if self.usable(hi, u)]
+        flows = {(hi, u.group) for hi, u in keep if u.flow}
+        if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole
+            kept = {id(u) for _, u in keep}
+            keep = [(hi, u) for hi, u in units if id(u) in kept
+                    or (u.flow and (hi, u.group) in flows and self.usable(hi, u, need_overlap=False))]
+        if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
+            keep = [(hi, u) for hi, u in units if self.usable(hi, u, need_overlap=False)]
+        self.keep = keep
+        aliases = " ".join(profile.aliases) if question else ""
+        #: index into :attr:`keep` -> the row as quoted when the question names it (:func:`_cell_answer`)
+        self.cell_text: dict[int, str | None] = (
+            {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {})
+        self.base = np.zeros(len(keep), dtype=np.float32)
+
+    def headings(self, hi: int) -> str:
+        """The section path of hit ``hi`` below the document title, joined by spaces."""
+        return " ".join(self.hits[hi].chunk.section_path)
+
+    def unit_stems(self, hi: int, u: Unit) -> set[str]:
+        """The unit's content stems with its intro and section path (read once per unit)."""
+        key = (hi, u.order)
+        if key not in self._stem_cache:
+            self._stem_cache[key] = _stems(f"{u.full} {u.intro} {self.headings(hi)}")
+        return self._stem_cache[key]
+
+    def filed_in_band(self, hi: int, u: Unit) -> bool | None:
+        """:func:`clinqa.decision.bands.heading_fit` of the unit's headings and label (read once per label)."""
+        key = (hi, u.label)
+        if key not in self._fit_cache:
+            self._fit_cache[key] = heading_fit(f"{self.headings(hi)} {u.label}", self.question)
+        return self._fit_cache[key]
+
+    def usable(self, hi: int, u: Unit, need_overlap: bool = True) -> bool:
+        """May the unit answer (see the class docstring)?"""
+        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
+            return False
+        if need_overlap and self.q_stems and not (self.q_stems & self.unit_stems(hi, u)):
+            return False
+        if self.valued and (self.filed_in_band(hi, u) is False
+                            or band_cell(u, _norm_dash(self.question)) is False
+                            or (u.kind != "row" and heading_fit(u.text, self.question) is False)):
+            # filed under, keyed by or stating only a band that excludes the question's value: "NEWS2 Score 0"
+            # for a score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5
+            return False
+        return not (self.quals and _contradicts(f"{self.headings(hi)} {u.label}", self.quals))
+
+    def embed(self, question_vector: np.ndarray, encoder: Encoder, unit_weight: float) -> None:
+        """Set :attr:`base`, ``(len(keep),)``: ``unit_weight * cos(question, unit) + (1 - unit_weight) *
+        cos(question, chunk)``, the chunk's cosine being the dense search's score when the hit has one
+        (``scores["dense"]``), else computed; units are embedded by :func:`embedding_text`."""
+        hits, keep = self.hits, self.keep
+        known = [h.scores.get("dense") for h in hits]
+        need = [i for i, s in enumerate(known) if s is None]
+        last = [unit_heading(h.chunk.section_path) for h in hits]
+        vecs = encoder.encode_passages([embedding_text(u, last[hi]) for hi, u in keep]
+                                       + [hits[i].chunk.text for i in need])
+        unit_sims = vecs[: len(keep)] @ question_vector
+        chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
+        for j, i in enumerate(need):
+            chunk_sims[i] = vecs[len(keep) + j] @ question_vector
+        self.base = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
+
+    def flags(self, test: Callable[[int, Unit], object]) -> np.ndarray:
+        """``(len(keep),)`` float32: 1.0 where ``test(hit index, unit)`` is true, else 0.0."""
+        return np.array([1.0 if test(hi, u) else 0.0 for hi, u in self.keep], dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class ScoreTerm:
+    """One term of a unit's score (:data:`SCORE_TERMS`): ``score(candidates)`` gives one value per candidate
+    unit (``(len(keep),)``, float32; None when the term does not apply to the question), which
+    :func:`extract_answer` multiplies by the :class:`clinqa.settings.UnitScoring` field named ``setting`` and
+    adds to the base score; ``reason`` says in one line why it counts."""
+
+    name: str
+    setting: str
+    reason: str
+    score: Callable[[Candidates], np.ndarray | None]
+
+
+def _lexical_term(c: Candidates) -> np.ndarray | None:
+    """:func:`_overlap` of the question's stems with each unit's (intro and section path included)."""
+    if not c.q_stems:
+        return None
+    return _overlap(c.q_stems, [c.unit_stems(hi, u) for hi, u in c.keep])
+
+
+def _qualifier_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit's section path or label states a qualifier of the question (:func:`_states`)."""
+    return c.flags(lambda hi, u: _states(f"{c.headings(hi)} {u.label}", c.quals)) if c.quals else None
+
+
+def _band_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit is filed under the band that holds a value the question gives."""
+    return c.flags(c.filed_in_band) if c.valued else None
+
+
+def _heading_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit's passage's last heading names the kind of answer asked for (:func:`filed_under`)."""
+    kinds = c.profile.heading_kinds
+    return c.flags(lambda hi, u: filed_under(c.hits[hi].chunk, kinds)) if kinds else None
+
+
+def _list_term(c: Candidates) -> np.ndarray | None:
+    """For a list question, a list item's or row's share of the question's stems in its intro, label and section
+    path (0 for a sentence)."""
+    if not (c.profile.wants_list and c.q_stems):
+        return None
+    n = len(c.q_stems)
+    return np.array([len(c.q_stems & _stems(f"{u.intro} {u.label} {c.headings(hi)}")) / n
+                     if u.kind != "sentence" else 0.0 for hi, u in c.keep], dtype=np.float64)
+
+
+def _date_term(c: Candidates) -> np.ndarray | None:
+    """For a "when was ..." question, 1 when the unit gives a date (:data:`_DATE`)."""
+    return c.flags(lambda hi, u: _DATE.search(u.text)) if c.profile.asks_date else None
+
+
+def _number_term(c: Candidates) -> np.ndarray | None:
+    """For a number question, 1 when the unit states a number (a dose question: an amount with its unit)."""
+    dose = c.profile.asks_dose
+    return c.flags(lambda hi, u: _has_number(u, dose)) if c.profile.asks_number else None
+
+
+def _cell_term(c: Candidates) -> np.ndarray | None:
+    """1 for a table row the question names (:func:`_cell_answer`)."""
+    if not any(c.cell_text.values()):
+        return None
+    return np.array([1.0 if c.cell_text.get(i) else 0.0 for i in range(len(c.keep))], dtype=np.float32)
+
+
+#: the terms of a unit's score, added to the base score in this order (bm25s-style: each term chosen from
+#: one place, with its weight's setting, :class:`clinqa.settings.UnitScoring`, and why it counts)
+SCORE_TERMS: tuple[ScoreTerm, ...] = (
+    ScoreTerm("lexical", "lexical_weight", "the question's rarer words in the unit tell units of one topic apart",
+              _lexical_term),
+    ScoreTerm("qualifier", "qualifier_bonus", "a unit under 'Without Shock' answers 'w/o shock'", _qualifier_term),
+    ScoreTerm("band", "qualifier_bonus", "a unit under 'NEWS2 Score 5-6' answers 'NEWS2 of 5'", _band_term),
+    ScoreTerm("heading", "heading_bonus", "a dose is filed under 'Dosing'", _heading_term),
+    ScoreTerm("list", "list_bonus", "criteria are a list introduced by the question's words", _list_term),
+    ScoreTerm("date", "number_bonus", "'when was X approved' is answered by a date", _date_term),
+    ScoreTerm("number", "number_bonus", "a dose, threshold or duration is a number", _number_term),
+    ScoreTerm("cell", "cell_bonus", "the row the question names by its label or band is the answer", _cell_term),
+)
+
+def unit_scores(cands: Candidates, scoring: UnitScoring) -> np.ndarray:
+    """``(len(cands.keep),)`` float32: the base score (:meth:`Candidates.embed`) plus, for each term of
+    :data:`SCORE_TERMS` that applies, its setting's value in ``scoring`` times its values, in table order."""
+    scores = cands.base
+    for term in SCORE_TERMS:
+        values = term.score(cands)
+        if values is not None:
+            scores = scores + (getattr(scoring, term.setting) * values).astype(np.float32, copy=False)
+    return scores
+
+
 @lru_cache(maxsize=1)
 def default_scoring() -> UnitScoring:
     """:class:`clinqa.settings.UnitScoring` at its defaults (``answer.scoring``): what :func:`extract_answer` uses
@@ -514,104 +690,20 @@ def extract_answer(
     (read here when None or of another text).
     """
     sc = scoring or default_scoring()
-    unit_weight, lexical_weight, list_bonus, number_bonus = sc.unit_weight, sc.lexical_weight, sc.list_bonus, \
-        sc.number_bonus
-    qualifier_bonus, cell_bonus, heading_bonus = sc.qualifier_bonus, sc.cell_bonus, sc.heading_bonus
-    max_units, max_list_items, max_words = sc.max_units, sc.max_list_items, sc.max_words
+    max_list_items, max_words = sc.max_list_items, sc.max_words
     profile = _profile(question, profile)
-    quals = list(profile.qualifiers)
     hits = fitting_hits(hits, question, max_hits, profile=profile)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
-    units = units[:max_units]
-    q_stems = _stems(question) if question else set()
-
-    def headings(hi: int) -> str:  # the section path below the document title
-        return " ".join(hits[hi].chunk.section_path)
-
-    stem_cache: dict[tuple[int, int], set[str]] = {}
-
-    def unit_stems(hi: int, u: Unit) -> set[str]:  # the unit's content stems with its intro and section path
-        key = (hi, u.order)
-        if key not in stem_cache:
-            stem_cache[key] = _stems(f"{u.full} {u.intro} {headings(hi)}")
-        return stem_cache[key]
-
-    valued = bool(question) and bool(named_values(question))
-    fit_cache: dict[tuple[int, str], bool | None] = {}
-
-    def filed_in_band(hi: int, u: Unit) -> bool | None:  # the band of the unit's headings and label, read once
-        key = (hi, u.label)
-        if key not in fit_cache:
-            fit_cache[key] = heading_fit(f"{headings(hi)} {u.label}", question)
-        return fit_cache[key]
-
-    def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
-        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
-            return False
-        if need_overlap and q_stems and not (q_stems & unit_stems(hi, u)):
-            return False
-        if valued and (filed_in_band(hi, u) is False
-                       or band_cell(u, _norm_dash(question)) is False
-                       or (u.kind != "row" and heading_fit(u.text, question) is False)):
-            # filed under, keyed by or stating only a band that excludes the question's value: "NEWS2 Score 0"
-            # for a score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5
-            return False
-        return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
-
-    keep = [(hi, u) for hi, u in units if usable(hi, u)]
-    flows = {(hi, u.group) for hi, u in keep if u.flow}
-    if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole (below)
-        kept = {id(u) for _, u in keep}
-        keep = [(hi, u) for hi, u in units if id(u) in kept
-                or (u.flow and (hi, u.group) in flows and usable(hi, u, need_overlap=False))]
-    if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
-        keep = [(hi, u) for hi, u in units if usable(hi, u, need_overlap=False)]
-    if not keep:
+    cands = Candidates(hits, question, profile, units[:sc.max_units])
+    if not cands.keep:
         return Extract("", [])
-    q = np.asarray(question_vector, dtype=np.float32)
-    known = [h.scores.get("dense") for h in hits]
-    need = [i for i, s in enumerate(known) if s is None]
-    last = [unit_heading(h.chunk.section_path) for h in hits]
-    vecs = encoder.encode_passages([embedding_text(u, last[hi]) for hi, u in keep]
-                                   + [hits[i].chunk.text for i in need])
-    unit_sims = vecs[: len(keep)] @ q
-    chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
-    for j, i in enumerate(need):
-        chunk_sims[i] = vecs[len(keep) + j] @ q
-    scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
-    if q_stems:
-        scores = scores + lexical_weight * _overlap(q_stems, [unit_stems(hi, u) for hi, u in keep])
-    if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
-        scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
-                                    for hi, u in keep], dtype=np.float32)
-    if valued:  # a unit filed under the band that holds the question's value ("NEWS2 Score 5-6" for 5)
-        scores = scores + np.array([qualifier_bonus if filed_in_band(hi, u) else 0.0 for hi, u in keep],
-                                   dtype=np.float32)
-    kinds = profile.heading_kinds
-    if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
-        scores = scores + np.array([heading_bonus if filed_under(hits[hi].chunk, kinds) else 0.0 for hi, _ in keep],
-                                   dtype=np.float32)
-    listing = profile.wants_list
-    if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
-        bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
-                          if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
-        scores = scores + bonus
-    if profile.asks_date:  # "When was X approved?": a unit that gives a date
-        scores = scores + np.array([number_bonus if _DATE.search(u.text) else 0.0 for _, u in keep],
-                                   dtype=np.float32)
-    if profile.asks_number:  # a dose, threshold or duration is a number
-        dose = profile.asks_dose  # ... and a dose is an amount with its unit
-        scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
-                                   dtype=np.float32)
-    # a row named in the question (row label and column) is quoted as "label, column: cell"
-    aliases = " ".join(profile.aliases) if question else ""
-    cell_text = {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {}
+    keep = cands.keep
+    cands.embed(np.asarray(question_vector, dtype=np.float32), encoder, sc.unit_weight)
+    scores = unit_scores(cands, sc)
+    listing, valued, cell_text = profile.wants_list, cands.valued, cands.cell_text
     named_rows = {i for i, t in cell_text.items() if t}
-    if named_rows:  # the cell the question names is the answer
-        scores = scores + np.array([cell_bonus if i in named_rows else 0.0 for i in range(len(keep))],
-                                   dtype=np.float32)
     named_tables = {_headers(keep[i][1]) for i in named_rows}  # a table split over chunks keeps its headers
     order = sorted(range(len(keep)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
@@ -631,7 +723,7 @@ def extract_answer(
     # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
     # ... and the list of a section filed under the band that holds the question's value ("NEWS2 Score ≥ 7":
     # its risk, monitoring and response items are the answer for that band, together)
-    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(headings(hi), question)}
+    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(cands.headings(hi), question)}
     lists = {(keep[i][0], keep[i][1].group) for i in chosen
              if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow or keep[i][0] in in_band
                                                    or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}
