@@ -62,7 +62,9 @@ from clinqa.evaluation.metrics import bootstrap_ci, paired_test
 from clinqa.pipeline import Pipeline
 
 KINDS = ("dose", "threshold", "criteria", "duration", "first_line", "contraindication", "yes_no", "temporal",
-         "abbreviation", "misspelling", "uncovered")
+         "abbreviation", "misspelling", "uncovered",
+         # the on-target sets (bench/answers/ontarget_*.jsonl): what sibling line the question must not quote
+         "score_band", "whole_list", "treatment", "drug", "setting", "population", "severity", "comorbidity", "step")
 N_RESAMPLES = 2000
 
 
