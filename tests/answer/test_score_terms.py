@@ -86,9 +86,10 @@ def test_unit_scores_sum_by_hand() -> None:
     # FlatEncoder: every cosine 1; chunk_hit's dense score 0.5 -> base 0.6 * 1 + 0.4 * 0.5 = 0.8
     assert [round(float(x), 5) for x in c.base] == [0.8, 0.8]
     sc = UnitScoring()
-    # unit 1: stems {heparin, dose, outpati}: all three (idf-weighted share 1); qualifier, heading, number
-    # unit 2: heparin only: idf(heparin) = ln(1 + 2/3), idf(dose) = idf(outpati) = ln(1 + 2/2)
+    # unit 1: stems {heparin, dose, outpati}: all three (idf-weighted share 1); qualifier, heading, number and
+    # kind (a dose question asks what to give; "Heparin 5 mg." gives an amount)
+    # unit 2: heparin only: idf(heparin) = ln(1 + 2/3), idf(dose) = idf(outpati) = ln(1 + 2/2); no other term
     h, o = math.log(1 + 2 / 3), math.log(2.0)
     share2 = h / (h + 2 * o)
-    expected = [0.8 + 0.3 * 1.0 + 0.15 + 0.15 + 0.1, 0.8 + 0.3 * share2]
+    expected = [0.8 + 0.3 * 1.0 + 0.15 + 0.15 + 0.1 + 0.15, 0.8 + 0.3 * share2]
     assert [float(x) for x in unit_scores(c, sc)] == pytest.approx(expected, abs=1e-5)
