@@ -1017,6 +1017,7 @@ def extract_answer(
     named_rows = {i for i, t in cell_text.items() if t}
     named_tables = {_headers(keep[i][1]) for i in named_rows}  # a table split over chunks keeps its headers
     numbered = _number_term(cands)  # a unit with the number asked for (a dose with its unit for a dose)
+    others = _item_term(cands)  # -1: an item of a list whose asked drug is another item
 
     order = sorted(range(len(keep)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
@@ -1030,9 +1031,11 @@ def extract_answer(
             continue
         if chosen and (scores[i] < min_score or len(chosen) >= max_sentences):
             break  # the best ``max_sentences`` units scoring at least ``min_score`` ...
-        if (chosen and sc.drop_below_best is not None and hi != keep[chosen[0]][0]
-                and scores[i] < scores[chosen[0]] - sc.drop_below_best and not (numbered is not None and numbered[i])):
-            continue  # ... another passage's only near the best, or with the number asked for: the rest pads
+        if (chosen and sc.drop_below_best is not None and scores[i] < scores[chosen[0]] - sc.drop_below_best
+                and ((hi != keep[chosen[0]][0] and not (numbered is not None and numbered[i]))
+                     or (others is not None and others[i] < 0))):
+            continue  # ... far below the best, another passage's (unless it has the number asked for) or another
+            # drug's item than the one asked for: the rest pads the answer
         seen.add(key)
         chosen.append(i)
     # criteria / components / steps: the whole list or table; a flowchart always whole (a branch without
