@@ -45,6 +45,16 @@ Selection (:func:`extract_answer`), in order:
    header after ("CrCl (mL/min) 15-29, Maintenance dose: 10 mg/kg; Interval: every 48 hours"): a dose
    without its interval or route misleads.
 
+6. (Issue 50.) Every score above is a row of :data:`SCORE_TERMS` (name, :class:`clinqa.settings.UnitScoring`
+   setting, reason, one value per unit), looped over by :func:`unit_scores`; three more rows: ``kind`` (a
+   "what to give" question favours treatment lines over definitions, criteria and risk factors), ``value``
+   (the row or item that gives the band holding the question's value, :func:`value_holders`) and ``item``
+   (the asked drug's item of a list, not its neighbours'). A unit of another passage far below the best
+   (``drop_below_best``) and without the number asked for is cut, as is another drug's item; a passage
+   quoted from under a qualifier heading the question did not name is followed by it (:func:`under_note`).
+   Before scoring, :func:`sibling_sections` swaps a passage under a qualifier heading for a sibling section
+   that fits the question's qualifiers better.
+
 Units are embedded by :func:`embedding_text`: list items and table rows with the chunk's last
 section heading before them, since "Regimen: 1.2 mg orally immediately" says nothing of colchicine
 on its own. Two-column tables whose first header is generic ("Parameter", "#") read as
