@@ -93,3 +93,49 @@ def test_unit_scores_sum_by_hand() -> None:
     share2 = h / (h + 2 * o)
     expected = [0.8 + 0.3 * 1.0 + 0.15 + 0.15 + 0.1 + 0.15, 0.8 + 0.3 * share2]
     assert [float(x) for x in unit_scores(c, sc)] == pytest.approx(expected, abs=1e-5)
+
+
+def test_kind_term_by_hand() -> None:
+    c = candidates("asthma attack: what to give?", [
+        (["Asthma", "Definition"], "Asthma is a chronic disease of the airways."),
+        (["Asthma", "Management"], "Give salbutamol 5 mg by nebuliser for an asthma attack.\n\nAsthma affects many."),
+    ])
+    # a definition line states no dose: -1; a line of giving: +1; a line of neither: 0
+    assert values("kind", c) == [-1.0, 1.0, 0.0]
+    assert values("kind", candidates("What are the asthma criteria?", [(["A"], "Asthma is common.")])) is None
+
+
+def test_value_term_by_hand() -> None:
+    table = ("| Risk Group | Score | Action |\n|---|---|---|\n| Low | 0-2 | Conservative strategy here |\n"
+             "| High | 5-7 | Angiography within a day |\n\nThe TIMI score runs from 0 to 7 points.")
+    c = candidates("TIMI score 5 risk", [(["TIMI"], table)])
+    # the 0-2 row is no candidate (its band excludes 5); the 5-7 row holds 5; the sentence's range is no
+    # choice among bands
+    assert [u.kind for _, u in c.keep] == ["row", "sentence"]
+    assert values("value", c) == [1.0, 0.0]
+    assert values("value", candidates("TIMI risk", [(["TIMI"], table)])) is None
+
+
+def test_item_term_by_hand() -> None:
+    body = ("- Quinaban: Standard dose is 5 mg twice daily.\n- Dabinex: Standard dose is 150 mg twice daily.\n"
+            "- Edonex: Standard dose is 60 mg once daily.")
+    c = candidates("Dabinex dose?", [(["Anticoagulants", "DOAC Dosing"], body)])
+    assert values("item", c) == [-1.0, 1.0, -1.0]  # "dabinex" names one item of three
+    # items labelled by what they give ("Eligibility:", "Dose:") under a heading that names the drug: all name it
+    labelled = "- Eligibility: severe eosinophilic asthma in adults.\n- Dose: 100 mg SC every 4 weeks for adults."
+    m = candidates("mepolizumab dose for eosinophilic asthma", [(["Biologics", "Mepolizumab"], labelled)])
+    assert values("item", m) == [0.0, 0.0]
+    # not a dose or treatment question: no term
+    assert values("item", candidates("What is Dabinex?", [(["A"], body)])) is None
+
+
+def test_text_bands_are_bands_without_a_unit_of_measure() -> None:
+    from clinqa.answer.extractive import text_bands
+
+    inf = math.inf
+    assert text_bands("High risk 5-7") == [(5.0, 7.0, True, True)]
+    assert text_bands("ABCD2 ≥ 3 should be hospitalized") == [(3.0, inf, True, True)]
+    assert text_bands("score > 2 points") == [(2.0, inf, False, True)]
+    assert text_bands("< 15") == [(-inf, 15.0, True, False)]
+    # an amount, a percentage, a rate or a duration is no score band
+    assert text_bands("5-10 mg daily; SpO2 >= 94%; CrCl 30-50 mL/min; for 4-6 hours") == []

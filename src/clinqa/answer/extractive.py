@@ -99,7 +99,7 @@ from clinqa.question.terms import POPULATION_WORDS, is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT
+from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
 
 if TYPE_CHECKING:
     from clinqa.settings import UnitScoring
@@ -812,11 +812,11 @@ def _kind_term(c: Candidates) -> np.ndarray | None:
     return np.array([kind(hi, u) for hi, u in c.keep], dtype=np.float32)
 
 
-#: a band written in a unit's text with no unit of measure after it ("High risk 5-7", "(0-2)", "≥ 7 points"): a
-#: score band
+#: a band written in a unit's text with no unit of measure after it (:data:`clinqa.text.quantities.UNITS`;
+#: "High risk 5-7", "(0-2)", "≥ 7 points", "ABCD2 ≥ 3 should be"): a score band
 _TEXT_BAND = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)"
                         r"|(<=|>=|≤|≥|<|>)\s*(\d+(?:\.\d+)?))(?!\.?\d)"
-                        r"(?!\s*(?:%|(?!points?\b|pts\b)[a-zµμ/]))", re.IGNORECASE)
+                        r"(?!\s*(?:%|(?:" + unit_pattern(tuple(UNITS)) + r")(?![\w/])))", re.IGNORECASE)
 
 
 def text_bands(text: str) -> list[tuple[float, float, bool, bool]]:
@@ -838,16 +838,15 @@ def text_bands(text: str) -> list[tuple[float, float, bool, bool]]:
 
 def _value_term(c: Candidates) -> np.ndarray | None:
     """For a question that gives a value ("TIMI score 5"), 1 for a unit that gives the band holding it
-    (:func:`value_holders`, among its siblings of one passage), else 0."""
+    (:func:`value_holders`, among the units of its passage, candidates or not), else 0."""
     if not c.valued:
         return None
 
-    out = np.zeros(len(c.keep), dtype=np.float32)
+    held: set[int] = set()  # read over every unit of the passage: the other bands' rows are no candidates
     for hi in {h for h, _ in c.keep}:
-        at = [i for i, (h, _) in enumerate(c.keep) if h == hi]
-        for i, held in zip(at, value_holders([c.keep[i][1] for i in at], c.question), strict=True):
-            out[i] = 1.0 if held else 0.0
-    return out
+        units = [u for h, u in c.units if h == hi]
+        held |= {id(u) for u, v in zip(units, value_holders(units, c.question), strict=True) if v}
+    return c.flags(lambda hi, u: id(u) in held)
 
 
 def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
@@ -906,11 +905,13 @@ def value_holders(units: Sequence[Unit], question: str) -> list[bool]:
 
 
 def _subject(u: Unit) -> str:
-    """What a list item or table row is about: a row's first cell, an item's first four words ("Dabigatran:
-    Standard dose is ...")."""
+    """What a list item or table row is about: a row's first cell; an item's label before a colon in its first
+    four words ("Dabigatran" of "Dabigatran: Standard dose is ...", "Eligibility" of "Eligibility: Severe
+    eosinophilic asthma ..."), else its first four words."""
     if u.kind == "row" and u.cells:
         return u.cells[0][1]
-    return _lead(u.text, 4)
+    lead = _lead(u.text, 4)
+    return lead.split(":", 1)[0] if ":" in lead else lead
 
 
 def _item_term(c: Candidates) -> np.ndarray | None:
