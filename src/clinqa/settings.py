@@ -246,6 +246,16 @@ class UnitScoring(BaseModel):
     cell_bonus: float = Field(0.15, ge=0.0, description="Added to a table row named by a number of the question.")
     heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
                                  "answer asked for ('Dosing' for a dose).")
+    kind_bonus: float = Field(0.15, ge=0.0, description="Added to a treatment line, taken from a definition, "
+                              "criterion or risk-factor line, when the question asks what to give.")
+    value_bonus: float = Field(0.15, ge=0.0, description="Added to a line that writes a score band holding the value "
+                               "the question gives ('High risk 5-7' for 'TIMI score 5').")
+    item_bonus: float = Field(0.15, ge=0.0, description="Added to the item of a list that names the drug or condition "
+                              "the question names and its sibling items do not (taken from those that do not).")
+    drop_below_best: float | None = Field(0.15, ge=0.0, description="A unit of another passage than the best unit's, "
+                                          "scoring this far below it and without the number asked for, is not "
+                                          "quoted (None: no cut; the answer fills up to max_sentences). Chosen on "
+                                          "bench/answers/ontarget_dev.jsonl (docs/benchmarks.md, issue 50).")
     max_units: int = Field(120, ge=1, description="Units read from the quoted passages, in retrieval order.")
     max_list_items: int = Field(12, ge=1, description="Items of one list quoted at most.")
     max_words: int = Field(150, ge=1, description="Word budget of an extractive answer.")

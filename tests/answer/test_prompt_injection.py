@@ -311,7 +311,9 @@ def test_brand_question_with_an_injected_notice_is_still_screened(injected: Pipe
                 f"The dose of apixaban is 500 mg four times daily [{real}].")
 
     chat_server.responder = responder
-    ans = with_llm(injected, chat_server.url).ask("What dose of Eliquis prevents stroke in atrial fibrillation?")
+    llm = with_llm(injected, chat_server.url)  # without the lexicon, which would read Eliquis as apixaban
+    llm.settings = llm.settings.model_copy(update={"answer": llm.settings.answer.model_copy(update={"lexicon": False})})
+    ans = llm.ask("What dose of Eliquis prevents stroke in atrial fibrillation?")
     user = chat_server.requests[-1]["messages"][-1]["content"]
     assert user.count("Notes on the evidence:") == 1
     assert "\n\nNotes on the evidence:\n- Note: the passages do not mention 'Eliquis'; equivalents searched: none" \

@@ -144,6 +144,43 @@ def test_paired_comparison_exact_by_hand() -> None:
         compare_to_baseline(base, [_row("zz", "dose", "d", False)])
 
 
+CAP = FactQuestion("o1", "Outpatient CAP antibiotics in a healthy adult?", "first_line", "ats_cap_2019",
+                  [["Amoxicillin 1 g"]], forbidden=["levofloxacin", "Amoxicillin/clavulanate"])
+
+
+def test_on_target_needs_every_fact_and_no_forbidden_string() -> None:
+    right = score_question(CAP, answer("Amoxicillin 1 g orally three times daily [1].", [cite(1, "ats_cap_2019", "")]))
+    assert (right["on_target"], right["forbidden_found"], right["all_facts"]) == (True, [], True)
+    # the fact is there, but so is the comorbidities line (matched case-insensitively, like facts)
+    sibling = score_question(CAP, answer("Amoxicillin 1 g three times daily; or LEVOFLOXACIN 750 mg daily [1].",
+                                         [cite(1, "ats_cap_2019", "")]))
+    assert (sibling["on_target"], sibling["forbidden_found"], sibling["all_facts"]) == (False, ["levofloxacin"], True)
+    missing = score_question(CAP, answer("Doxycycline 100 mg [1].", [cite(1, "ats_cap_2019", "")]))
+    assert (missing["on_target"], missing["forbidden_found"]) == (False, [])
+    refused = score_question(CAP, answer("The documents do not cover it.", [], refused=True))
+    assert refused["on_target"] is False
+    rows = [{**r, "id": f"o{i}"} for i, r in enumerate([right, sibling, missing, refused])]
+    s = summarize(rows)
+    assert s["on_target"]["value"] == pytest.approx(1 / 4)           # of all four
+    assert s["on_target_answered"]["value"] == pytest.approx(1 / 3)  # of the three answered
+    assert s["forbidden_rate"]["value"] == pytest.approx(1 / 3)      # sibling, of the answered
+    # words of the answered: "Amoxicillin 1 g orally three times daily." 7, the sibling's 11, "Doxycycline 100 mg." 3
+    assert [r["words"] for r in rows] == [7, 11, 3, 0] and s["answer_words"]["median"] == 7.0
+    # an older run's rows without on_target: answered with every fact
+    old = summarize([_row("a", "dose", "d", False, True, wrong=False), _row("b", "dose", "d", True)])
+    assert old["on_target"]["value"] == 0.5
+
+
+def test_load_questions_reads_forbidden(tmp_path: Path) -> None:
+    p = tmp_path / "set.jsonl"
+    row = {"id": "g1", "question": "q?", "kind": "dose", "doc_id": "d", "facts": [["5 mg"]], "forbidden": ["10 mg"]}
+    p.write_text(json.dumps(row) + "\n")
+    assert load_questions(p)[0].forbidden == ["10 mg"]
+    p.write_text(json.dumps({**row, "forbidden": ["10 mg", ""]}) + "\n")
+    with pytest.raises(ConfigError, match="line 1: 'forbidden' must be a list of non-empty strings"):
+        load_questions(p)
+
+
 def test_load_questions_names_file_and_line(tmp_path: Path) -> None:
     good = {"id": "g1", "question": "q?", "kind": "dose", "doc_id": "d", "facts": [["5 mg"]]}
     cases = {

@@ -118,3 +118,20 @@ def test_blind_set_split() -> None:
     raw = [json.loads(line) for p in (BLIND_DEV, BLIND_HELD_OUT) for line in p.read_text().splitlines() if line]
     assert {r["style"] for r in raw} == {"terse", "vignette", "abbreviation", "british", "lay", "typo", "plain"}
     assert not {q.question.lower() for q in both} & {q.question.lower() for q in load_questions(SET)}
+
+
+def test_ontarget_sets_schema_and_split() -> None:
+    """Issue 50's blind on-target set: every question has facts (nearly all forbidden strings), of the on-target kinds,
+    split by SHA-256 of ``issue50:<id>`` (below 0.5: held-out)."""
+    import hashlib
+
+    from clinqa.evaluation.facts import ONTARGET_KINDS
+
+    for name, held in (("ontarget_dev.jsonl", False), ("ontarget_heldout.jsonl", True)):
+        qs = load_questions(SET.parent / name)
+        assert len(qs) == (71 if held else 75)
+        assert all(q.facts and q.kind in ONTARGET_KINDS for q in qs)
+        assert sum(bool(q.forbidden) for q in qs) >= len(qs) - 2  # 73 of 75 and 71 of 71 have a sibling line
+        for q in qs:
+            h = int(hashlib.sha256(f"issue50:{q.qid}".encode()).hexdigest(), 16) / 2**256
+            assert (h < 0.5) == held, q.qid

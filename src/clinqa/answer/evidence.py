@@ -14,7 +14,14 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.extractive import band_sections, extract_answer, fitting_hits, heading_context, with_siblings
+from clinqa.answer.extractive import (
+    band_sections,
+    extract_answer,
+    fitting_hits,
+    heading_context,
+    sibling_sections,
+    with_siblings,
+)
 from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
@@ -393,15 +400,18 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
 
 def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
-    decision let through (:func:`clinqa.answer.assemble.quotable`, with their siblings). A question about a
+    decision let through (:func:`clinqa.answer.assemble.quotable`; a passage under a qualifier heading replaced by
+    a sibling section that fits the question's qualifiers better, :func:`clinqa.answer.extractive.sibling_sections`;
+    with their neighbouring chunks, :func:`clinqa.answer.extractive.with_siblings`). A question about a
     time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
     (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
     from clinqa.answer.assemble import quotable
 
     s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
-    quoted = with_siblings(quotable(found.context, check, max(s.context_chunks, len(found.context))), asked,
-                           stages.store.get_chunks, profile=ev.profile)
+    passages = sibling_sections(asked, quotable(found.context, check, max(s.context_chunks, len(found.context))),
+                                lambda doc: stages.doc_chunks(doc, ev.filters), profile=ev.profile)
+    quoted = with_siblings(passages, asked, stages.store.get_chunks, profile=ev.profile)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))

@@ -45,6 +45,16 @@ Selection (:func:`extract_answer`), in order:
    header after ("CrCl (mL/min) 15-29, Maintenance dose: 10 mg/kg; Interval: every 48 hours"): a dose
    without its interval or route misleads.
 
+6. (Issue 50.) Every score above is a row of :data:`SCORE_TERMS` (name, :class:`clinqa.settings.UnitScoring`
+   setting, reason, one value per unit), looped over by :func:`unit_scores`; three more rows: ``kind`` (a
+   "what to give" question favours treatment lines over definitions, criteria and risk factors), ``value``
+   (the row or item that gives the band holding the question's value, :func:`value_holders`) and ``item``
+   (the asked drug's item of a list, not its neighbours'). A unit of another passage far below the best
+   (``drop_below_best``) and without the number asked for is cut, as is another drug's item; a passage
+   quoted from under a qualifier heading the question did not name is followed by it (:func:`under_note`).
+   Before scoring, :func:`sibling_sections` swaps a passage under a qualifier heading for a sibling section
+   that fits the question's qualifiers better.
+
 Units are embedded by :func:`embedding_text`: list items and table rows with the chunk's last
 section heading before them, since "Regimen: 1.2 mg orally immediately" says nothing of colchicine
 on its own. Two-column tables whose first header is generic ("Parameter", "#") read as
@@ -60,6 +70,7 @@ before it (when it opens that chunk's quote). Past ``max_words`` words the answe
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,14 +83,23 @@ from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
 from clinqa.decision.answerability import stem
-from clinqa.decision.bands import header_unit, heading_bands, heading_fit, read_band, same_unit
+from clinqa.decision.bands import Band, header_unit, heading_bands, heading_fit, read_band, same_unit
 from clinqa.decision.coverage import STOPWORDS
 from clinqa.embedding.base import Encoder
-from clinqa.question.asks import LIST_QUESTION, AsksRead, condition_words, named_values, read_asks
+from clinqa.question.asks import (
+    LIST_QUESTION,
+    QUALIFIER_WORDS,
+    AsksRead,
+    Qualifier,
+    condition_words,
+    named_values,
+    read_asks,
+)
+from clinqa.question.terms import POPULATION_WORDS, is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT, NUMBER, UNIT_WORD, number_with_unit
+from clinqa.text.quantities import DOSE_AMOUNT, NUMBER, UNIT_WORD, UNITS, number_with_unit, unit_pattern
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
@@ -196,7 +216,9 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
-    the hit's heading names a list ("Score Components", "Absolute Contraindications") and its chunk
+    the hit's heading names a list ("Score Components", "Absolute Contraindications"), or the question asks
+    for a dose, a number, a treatment or the row of a value it gives (a dosing list of four drugs split after
+    the second: the asked drug may be the third), and its chunk
     starts or ends with a list item or table row (the neighbour on that side) or holds only
     boilerplate (both neighbours), or it is the first hit whose section path states a qualifier of the
     question (the "Adults With Comorbidities"
@@ -209,6 +231,8 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     hits = list(hits)
     profile = _profile(question, profile)
     listing = profile.wants_list
+    # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
+    structured = listing or profile.asks_number or profile.asks_treatment or bool(named_values(question))
     quals = list(profile.qualifiers)
     sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
     stated = False
@@ -217,7 +241,8 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
         if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
             sides[id(h)] = (before, after)
             stated = True  # the best passage of the section the question names
-        elif listing and after is not None and LIST_QUESTION.search(unit_heading(h.chunk.section_path)):
+        elif after is not None and (structured or (listing and LIST_QUESTION.search(
+                unit_heading(h.chunk.section_path)))):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
             units = [u for u in unit_records(h.chunk.body) if not BOILERPLATE.search(u.full)]
@@ -258,8 +283,11 @@ def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrie
     algorithm but neither "Score 5–6" nor "Score ≥ 7" (ranks beyond the search's ``top_k``); the document's own
     "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
     rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
-    same patient scope). A band section of another document is never added. Unchanged when the question gives
-    no named value (:func:`clinqa.question.asks.named_values`) or a passage already holds it."""
+    same patient scope). A band section of another document is never added. Else, when no passage of ``context``
+    has a row or item that gives the band holding the value (:func:`value_holders`: the "High Risk | 5-7" row for
+    "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
+    that has one is added. Unchanged when the question gives no named value
+    (:func:`clinqa.question.asks.named_values`) or a passage already holds it."""
     if not named_values(question) or any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
         return context
     banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
@@ -272,7 +300,124 @@ def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrie
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
+    if any(any(value_holders(unit_records(h.chunk.body), question)) for h in context):
+        return context
+    for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
+        holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+                   and any(value_holders(unit_records(c.body), question))]
+        if holding:
+            first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
+            return [*context, Retrieved(first, 0.0, last + 1)]
     return context
+
+
+#: word or stem -> population group (:data:`clinqa.question.terms.POPULATION_WORDS`, plus adults)
+_POPULATIONS: dict[str, str] = {**{k: v for w, v in POPULATION_WORDS.items() for k in (w, stem(w))},
+                                "adult": "adults", "adults": "adults"}
+_HEADING_WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
+
+
+def _compounds(text: str) -> list[str]:
+    """The words of ``text`` with hyphenated compounds kept whole ("child-pugh" is no child, "first-line" one
+    word)."""
+    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
+
+
+def qualifier_words(heading: str) -> list[str]:
+    """The words of ``heading`` (lower case) that qualify a population, severity, setting, step or line
+    (:data:`clinqa.question.asks.QUALIFIER_WORDS`) and the objects of its "with X" / "without X": "Adults With
+    Comorbidities" -> ``["adults", "comorbidities"]``."""
+    low = heading.lower()
+    words = [w for w in _compounds(low) if w in QUALIFIER_WORDS]
+    words += [m.group(2) for m in _HEADING_WITH.finditer(low) if m.group(2) not in words]
+    return words
+
+
+def qualifier_fit(heading: str, q_stems: set[str] | frozenset[str], quals: list[Qualifier]) -> float:
+    """How well a section heading's qualifiers fit the question (only the qualifier words count, not the topic
+    words a sibling repeats): +1 per qualifier word of the heading (:func:`qualifier_words`) the question names
+    (by stem: "Severe" for "severe CAP") and -0.5 per one it does not, +1 when the heading states a qualifier
+    of the question and -2 when it states the opposite (:data:`clinqa.question.asks.OPPOSITES`), -2 when it
+    names a population group and the question names only others ("Adults" for adolescents), -1 for a "with X"
+    whose X the question does not name (a patient not said to have comorbidities is the default population).
+    Examples for "outpatient CAP antibiotics healthy adult" (qualifiers outpatient, adults): "Adults With
+    Comorbidities" +1 (adults named) +1 (states adults) -1 (with comorbidities) = 1; "Healthy Adults Without
+    Comorbidities or Risk Factors for Resistant Pathogens" +1 (healthy) +1 (adults) +1 (states adults) -0.5
+    (resistant) = 2.5 (the object of "without" is neither named nor missed)."""
+    low = " ".join(heading.lower().split())
+    score = 0.0
+    objects = {m.group(2) for m in _HEADING_WITH.finditer(low)}
+    for w in qualifier_words(low):
+        if w in objects:
+            continue
+        score += 1.0 if _stems(w) & q_stems else -0.5
+    for m in _HEADING_WITH.finditer(low):
+        if m.group(1) == "with" and not (_stems(m.group(2)) & q_stems):
+            score -= 1.0
+    if quals and _states(low, quals):
+        score += 1.0
+    if quals and _contradicts(low, quals):
+        score -= 2.0
+    asked = _population_groups(" ".join(sorted(q_stems)))
+    named = _population_groups(low)
+    if asked and named and not asked & named:  # "for Adults" when the question is about adolescents
+        score -= 2.0
+    return score
+
+
+def _population_groups(text: str) -> set[str]:
+    """The population groups ``text`` names (:data:`clinqa.question.terms.POPULATION_WORDS`, plus adults), by
+    word or Snowball stem."""
+    out = set()
+    for w in words_of(text.lower()):
+        group = _POPULATIONS.get(w) or _POPULATIONS.get(stem(w))
+        if group:
+            out.add(group)
+    return out
+
+
+def sibling_sections(question: str, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
+                     profile: AsksRead | None = None, max_chunks: int = 3) -> list[Retrieved]:
+    """``hits`` with each hit under a qualifier heading ("Adults With Comorbidities", "Mild-Moderate", "Step 2")
+    replaced by the first ``max_chunks`` chunks (in order) of a sibling section of its document (the same parent
+    path, another last heading that is a qualifier heading too) whose heading fits the question's qualifiers
+    better (:func:`qualifier_fit`): "outpatient CAP antibiotics in a healthy adult" retrieved the "With
+    Comorbidities" regimen, and its sibling "Without Comorbidities" is read instead. The sibling's chunks carry
+    the hit's score and rank; a chunk already among the hits is not repeated. ``section_chunks(doc_id)``: the
+    chunks of that document the question's filters admit. Unchanged when no hit sits under a qualifier heading
+    or no sibling fits better."""
+    profile = _profile(question, profile)
+    q_stems = _stems(question) if question else set()
+    quals = list(profile.qualifiers)
+    if not q_stems:
+        return list(hits)
+    docs: dict[str, dict[tuple[str, ...], list[Chunk]]] = {}
+    out: list[Retrieved] = []
+    for h in hits:
+        path = tuple(h.chunk.section_path)
+        if len(path) < 2 or not qualifier_words(path[-1]):
+            out.append(h)
+            continue
+        if h.chunk.doc_id not in docs:
+            sections: dict[tuple[str, ...], list[Chunk]] = {}
+            for c in section_chunks(h.chunk.doc_id):
+                if c.doc_id == h.chunk.doc_id and c.patient_id == h.chunk.patient_id:
+                    sections.setdefault(tuple(c.section_path), []).append(c)
+            docs[h.chunk.doc_id] = sections
+        own = qualifier_fit(path[-1], q_stems, quals)
+        best, best_fit = None, own
+        for sib in docs[h.chunk.doc_id]:
+            if len(sib) == len(path) and sib[:-1] == path[:-1] and sib != path and qualifier_words(sib[-1]):
+                fit = qualifier_fit(sib[-1], q_stems, quals)
+                if fit >= best_fit + 1.0:  # clearly better, not by a stray word
+                    best, best_fit = sib, fit
+        if best is None:
+            out.append(h)
+            continue
+        chunks = sorted(docs[h.chunk.doc_id][best], key=lambda c: c.chunk_index)[:max_chunks]
+        out.extend(Retrieved(c, h.score, h.rank) for c in chunks)
+    seen: set[str] = set()
+    return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
 
 
 def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
@@ -381,6 +526,11 @@ def _has_number(u: Unit, dose: bool = False) -> bool:
     return bool(pattern.search(u.text))
 
 
+def _lead(text: str, n: int = 8) -> str:
+    """The first ``n`` words of ``text``: what a line is keyed by."""
+    return " ".join(text.split()[:n])
+
+
 def _norm_dash(text: str) -> str:
     return fold_dashes(text.lower())
 
@@ -477,6 +627,354 @@ class Extract:
     quotes: dict[str, list[str]] = field(default_factory=dict)
 
 
+class Candidates:
+    """The units an extractive answer may quote (:attr:`keep`, ``(hit index, unit)`` in passage order) and what
+    the score terms (:data:`SCORE_TERMS`) read of them, each read once: a unit's content stems with its intro and
+    section path, the band its headings are filed under, the table cell the question names.
+
+    ``units``: every unit of ``hits`` (at most ``answer.scoring.max_units``), in retrieval order. :attr:`keep`
+    is those that can answer: not boilerplate nor text addressed to an AI model, sharing a content stem with
+    the question (through their label or section path too; all usable units when none does), not filed under
+    or keyed by a band that excludes a value the question gives, not headed by the opposite of a qualifier of
+    the question; and every step of a flowchart one of whose steps is kept."""
+
+    def __init__(self, hits: list[Retrieved], question: str, profile: AsksRead,
+                 units: list[tuple[int, Unit]]) -> None:
+        self.hits, self.question, self.profile, self.units = hits, question, profile, units
+        self.q_stems = _stems(question) if question else set()
+        self.quals = list(profile.qualifiers)
+        self.valued = bool(question) and bool(named_values(question))
+        self._stem_cache: dict[tuple[int, int], set[str]] = {}
+        self._fit_cache: dict[tuple[int, str], bool | None] = {}
+        keep = [(hi, u) for hi, u in units if self.usable(hi, u)]
+        flows = {(hi, u.group) for hi, u in keep if u.flow}
+        if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole
+            kept = {id(u) for _, u in keep}
+            keep = [(hi, u) for hi, u in units if id(u) in kept
+                    or (u.flow and (hi, u.group) in flows and self.usable(hi, u, need_overlap=False))]
+        if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
+            keep = [(hi, u) for hi, u in units if self.usable(hi, u, need_overlap=False)]
+        self.keep = keep
+        aliases = " ".join(profile.aliases) if question else ""
+        #: index into :attr:`keep` -> the row as quoted when the question names it (:func:`_cell_answer`)
+        self.cell_text: dict[int, str | None] = (
+            {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {})
+        self.base = np.zeros(len(keep), dtype=np.float32)
+
+    def headings(self, hi: int) -> str:
+        """The section path of hit ``hi`` below the document title, joined by spaces."""
+        return " ".join(self.hits[hi].chunk.section_path)
+
+    def unit_stems(self, hi: int, u: Unit) -> set[str]:
+        """The unit's content stems with its intro and section path (read once per unit)."""
+        key = (hi, u.order)
+        if key not in self._stem_cache:
+            self._stem_cache[key] = _stems(f"{u.full} {u.intro} {self.headings(hi)}")
+        return self._stem_cache[key]
+
+    def filed_in_band(self, hi: int, u: Unit) -> bool | None:
+        """:func:`clinqa.decision.bands.heading_fit` of the unit's headings and label (read once per label)."""
+        key = (hi, u.label)
+        if key not in self._fit_cache:
+            self._fit_cache[key] = heading_fit(f"{self.headings(hi)} {u.label}", self.question)
+        return self._fit_cache[key]
+
+    def usable(self, hi: int, u: Unit, need_overlap: bool = True) -> bool:
+        """May the unit answer (see the class docstring)?"""
+        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
+            return False
+        if need_overlap and self.q_stems and not (self.q_stems & self.unit_stems(hi, u)):
+            return False
+        if self.valued and (self.filed_in_band(hi, u) is False
+                            or band_cell(u, _norm_dash(self.question)) is False
+                            or (u.kind == "row" and _excludes(u, self.question))
+                            or (u.kind != "row" and heading_fit(_lead(u.text), self.question) is False)):
+            # filed under, keyed by or led by a band that excludes the question's value: "NEWS2 Score 0" for a
+            # score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5 (not "Dabigatran: 150 mg
+            # BID. Reduce to 75 mg BID if CrCl 15-30" for CrCl 40: a band late in a line is its exception)
+            return False
+        return not (self.quals and _contradicts(f"{self.headings(hi)} {u.label}", self.quals))
+
+    def embed(self, question_vector: np.ndarray, encoder: Encoder, unit_weight: float) -> None:
+        """Set :attr:`base`, ``(len(keep),)``: ``unit_weight * cos(question, unit) + (1 - unit_weight) *
+        cos(question, chunk)``, the chunk's cosine being the dense search's score when the hit has one
+        (``scores["dense"]``), else computed; units are embedded by :func:`embedding_text`."""
+        hits, keep = self.hits, self.keep
+        known = [h.scores.get("dense") for h in hits]
+        need = [i for i, s in enumerate(known) if s is None]
+        last = [unit_heading(h.chunk.section_path) for h in hits]
+        vecs = encoder.encode_passages([embedding_text(u, last[hi]) for hi, u in keep]
+                                       + [hits[i].chunk.text for i in need])
+        unit_sims = vecs[: len(keep)] @ question_vector
+        chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
+        for j, i in enumerate(need):
+            chunk_sims[i] = vecs[len(keep) + j] @ question_vector
+        self.base = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
+
+    def flags(self, test: Callable[[int, Unit], object]) -> np.ndarray:
+        """``(len(keep),)`` float32: 1.0 where ``test(hit index, unit)`` is true, else 0.0."""
+        return np.array([1.0 if test(hi, u) else 0.0 for hi, u in self.keep], dtype=np.float32)
+
+
+@dataclass(frozen=True)
+class ScoreTerm:
+    """One term of a unit's score (:data:`SCORE_TERMS`): ``score(candidates)`` gives one value per candidate
+    unit (``(len(keep),)``, float32; None when the term does not apply to the question), which
+    :func:`extract_answer` multiplies by the :class:`clinqa.settings.UnitScoring` field named ``setting`` and
+    adds to the base score; ``reason`` says in one line why it counts."""
+
+    name: str
+    setting: str
+    reason: str
+    score: Callable[[Candidates], np.ndarray | None]
+
+
+def _lexical_term(c: Candidates) -> np.ndarray | None:
+    """:func:`_overlap` of the question's stems with each unit's (intro and section path included)."""
+    if not c.q_stems:
+        return None
+    return _overlap(c.q_stems, [c.unit_stems(hi, u) for hi, u in c.keep])
+
+
+def _qualifier_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit's section path or label states a qualifier of the question (:func:`_states`)."""
+    return c.flags(lambda hi, u: _states(f"{c.headings(hi)} {u.label}", c.quals)) if c.quals else None
+
+
+def _band_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit is filed under the band that holds a value the question gives."""
+    return c.flags(c.filed_in_band) if c.valued else None
+
+
+def _heading_term(c: Candidates) -> np.ndarray | None:
+    """1 when the unit's passage's last heading names the kind of answer asked for (:func:`filed_under`)."""
+    kinds = c.profile.heading_kinds
+    return c.flags(lambda hi, u: filed_under(c.hits[hi].chunk, kinds)) if kinds else None
+
+
+def _list_term(c: Candidates) -> np.ndarray | None:
+    """For a list question, a list item's or row's share of the question's stems in its intro, label and section
+    path (0 for a sentence)."""
+    if not (c.profile.wants_list and c.q_stems):
+        return None
+    n = len(c.q_stems)
+    return np.array([len(c.q_stems & _stems(f"{u.intro} {u.label} {c.headings(hi)}")) / n
+                     if u.kind != "sentence" else 0.0 for hi, u in c.keep], dtype=np.float64)
+
+
+def _date_term(c: Candidates) -> np.ndarray | None:
+    """For a "when was ..." question, 1 when the unit gives a date (:data:`_DATE`)."""
+    return c.flags(lambda hi, u: _DATE.search(u.text)) if c.profile.asks_date else None
+
+
+def _number_term(c: Candidates) -> np.ndarray | None:
+    """For a number question, 1 when the unit states a number (a dose question: an amount with its unit)."""
+    dose = c.profile.asks_dose
+    return c.flags(lambda hi, u: _has_number(u, dose)) if c.profile.asks_number else None
+
+
+def _cell_term(c: Candidates) -> np.ndarray | None:
+    """1 for a table row the question names (:func:`_cell_answer`)."""
+    if not any(c.cell_text.values()):
+        return None
+    return np.array([1.0 if c.cell_text.get(i) else 0.0 for i in range(len(c.keep))], dtype=np.float32)
+
+
+#: a unit that gives treatment: an amount with its unit, a route, or a verb of giving ("Give prednisolone 40 mg
+#: orally", "Start salbutamol by nebuliser", "Recommended: amoxicillin ...")
+TREATMENT_UNIT = re.compile(
+    r"\b(?:give|given|giving|administer(?:ed)?|start(?:ed)?|initiate[ds]?|begin|prescribe[ds]?|add(?:ed)?|switch|"
+    r"escalate|nebuli[sz](?:ed|er)|inhaled|orally|oral|iv|intravenous(?:ly)?|intramuscular(?:ly)?|im|"
+    r"subcutaneous(?:ly)?|po|bid|tid|qid|daily|dose[ds]?|dosing|regimens?|therapy|treat(?:ed|ment)?|"
+    r"first-line|second-line|preferred|recommended)\b", re.IGNORECASE)
+#: a heading, label or sentence that is not a treatment line: a definition, criteria, risk factors, a diagnosis,
+#: discharge or follow-up, background ("Definition", "Risk Factors for Fatal Asthma", "Discharge Criteria")
+NOT_TREATMENT = re.compile(
+    r"\b(?:definitions?|defined|criteria|criterion|diagnos\w*|risk factors?|discharge|epidemiology|"
+    r"pathophysiology|etiology|aetiology|causes|classification|prognosis|symptoms|background|"
+    r"overview|introduction|work-?up|follow-?up|screening|scoring|components?|history|key points?)\b",
+    re.IGNORECASE)
+
+
+def _kind_term(c: Candidates) -> np.ndarray | None:
+    """For a question asking what to give (:attr:`AsksRead.asks_treatment`): 1 for a unit that gives treatment
+    (:data:`TREATMENT_UNIT`) and is not headed, labelled or worded as a definition, criterion, risk factor,
+    discharge or follow-up line (:data:`NOT_TREATMENT`); -1 for such a line that states no dose amount; else 0."""
+    if not c.profile.asks_treatment:
+        return None
+
+    def kind(hi: int, u: Unit) -> float:
+        last = unit_heading(c.hits[hi].chunk.section_path)
+        other = bool(NOT_TREATMENT.search(f"{last} {u.label} {u.intro}") or NOT_TREATMENT.search(u.text))
+        if other:
+            return 0.0 if DOSE_AMOUNT.search(u.text) else -1.0
+        return 1.0 if TREATMENT_UNIT.search(u.text) or DOSE_AMOUNT.search(u.text) else 0.0
+
+    return np.array([kind(hi, u) for hi, u in c.keep], dtype=np.float32)
+
+
+#: a band written in a unit's text with no unit of measure after it (:data:`clinqa.text.quantities.UNITS`;
+#: "High risk 5-7", "(0-2)", "≥ 7 points", "ABCD2 ≥ 3 should be"): a score band
+_TEXT_BAND = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)"
+                        r"|(<=|>=|≤|≥|<|>)\s*(\d+(?:\.\d+)?))(?!\.?\d)"
+                        r"(?!\s*(?:%|(?:" + unit_pattern(tuple(UNITS)) + r")(?![\w/])))", re.IGNORECASE)
+
+
+def text_bands(text: str) -> list[tuple[float, float, bool, bool]]:
+    """``(low, high, low included, high included)`` of each score band written in ``text`` (:data:`_TEXT_BAND`):
+    "High risk 5-7" -> ``[(5, 7, True, True)]``, "score ≥ 7" -> ``[(7, inf, True, True)]``, "> 2" ->
+    ``[(2, inf, False, True)]``; "5-10 mg" and "90%" give none."""
+    out = []
+    for m in _TEXT_BAND.finditer(text):
+        if m.group(1) is not None:
+            out.append((float(m.group(1)), float(m.group(2)), True, True))
+        else:
+            op, x = m.group(3), float(m.group(4))
+            if op in ("<", "<=", "≤"):
+                out.append((-math.inf, x, True, op != "<"))
+            else:
+                out.append((x, math.inf, op != ">", True))
+    return out
+
+
+def _value_term(c: Candidates) -> np.ndarray | None:
+    """For a question that gives a value ("TIMI score 5"), 1 for a unit that gives the band holding it
+    (:func:`value_holders`, among the units of its passage, candidates or not), else 0."""
+    if not c.valued:
+        return None
+
+    held: set[int] = set()  # read over every unit of the passage: the other bands' rows are no candidates
+    for hi in {h for h, _ in c.keep}:
+        units = [u for h, u in c.units if h == hi]
+        held |= {id(u) for u, v in zip(units, value_holders(units, c.question), strict=True) if v}
+    return c.flags(lambda hi, u: id(u) in held)
+
+
+def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
+    """For each band the unit gives of a value the question gives, whether it holds that value: a table row's
+    cells that are bands in a column whose header names the value ("Score" | "5-7" for "score 5"; any column,
+    not only the first: a row keyed by its risk group; a single number only as the first cell, "RCRI Score" |
+    "2 risk factors"), a list item's score bands written in its text
+    (:func:`text_bands`: "High risk 5-7"). Sentences give none."""
+    if u.kind == "row":
+        out = []
+        for j, (header, cell) in enumerate(u.cells):
+            band = read_band(cell)
+            words = set(words_of(_norm_dash(header)))
+            single = _SINGLE.match(_norm_dash(cell)) if band is None and j == 0 else None
+            if single is not None:  # "2 risk factors" keying the row in the "RCRI Score" column: a band of one value
+                x = float(single.group(1))
+                band = Band(x, x, text=single.group(1))
+            if band is not None:
+                out += [band.holds(v) for w, v in values if w in words]
+        return out
+    if u.kind == "sentence":
+        return []
+    return [(lo < v or (lc and lo == v)) and (v < hi or (hc and v == hi))
+            for lo, hi, lc, hc in text_bands(u.text) for _, v in values]
+
+
+_SINGLE = re.compile(r"^\s*(\d+(?:\.\d+)?)(?![\d.,/%-])(?!\s*(?:-|to)\s*\d)")
+
+
+def _excludes(u: Unit, question: str) -> bool:
+    """Does the row give bands of a value the question gives (:func:`_value_bands`), none holding it (the "Low
+    Risk | 0-2" row for "TIMI score 5")?"""
+    bands = _value_bands(u, named_values(question))
+    return bool(bands) and not any(bands)
+
+
+def value_holders(units: Sequence[Unit], question: str) -> list[bool]:
+    """For each of ``units``: is it the row or item of its table or list that gives the band holding a value the
+    question gives (:func:`clinqa.question.asks.named_values`), among siblings that give other bands? "High Risk
+    | 5-7" among the "0-2" and "3-4" rows for "TIMI score 5"; not "Total Possible Score: 0 to 7 points", which
+    has no sibling band."""
+    values = named_values(question)
+    if not values:
+        return [False] * len(units)
+    bands = [_value_bands(u, values) for u in units]
+    groups: dict[int, list[int]] = {}
+    for i, u in enumerate(units):
+        if bands[i]:
+            groups.setdefault(u.group, []).append(i)
+    out = [False] * len(units)
+    for members in groups.values():
+        if any(not all(bands[i]) for i in members):  # another band of the same thing is given beside it
+            for i in members:
+                out[i] = any(bands[i])
+    return out
+
+
+def _subject(u: Unit) -> str:
+    """What a list item or table row is about: a row's first cell; an item's label before a colon in its first
+    four words ("Dabigatran" of "Dabigatran: Standard dose is ...", "Eligibility" of "Eligibility: Severe
+    eosinophilic asthma ..."), else its first four words."""
+    if u.kind == "row" and u.cells:
+        return u.cells[0][1]
+    lead = _lead(u.text, 4)
+    return lead.split(":", 1)[0] if ":" in lead else lead
+
+
+def _item_term(c: Candidates) -> np.ndarray | None:
+    """For a dose or treatment question, the items of the lists (or rows of the tables) of one section that tell
+    apart by a rare word of the
+    question (a drug, a condition: :attr:`AsksRead.conditions`, by stem) that some of them name as their subject
+    (:func:`_subject`) and others do not: 1 for an item that names it, -1 for one that does not ("dabigatran
+    dose": the dabigatran item of the dosing list, not the apixaban and edoxaban ones); 0 for every other unit.
+    A word every item names tells nothing apart, nor does one that half the items or more name."""
+    rare = {stem(w) for w in c.profile.conditions if not is_scaffold(w)}  # "dose" names no item
+    if not rare or not (c.profile.asks_dose or c.profile.asks_treatment):
+        return None
+    groups: dict[tuple[str, tuple[str, ...]], list[int]] = {}  # a list split over chunks of its section is one
+    for i, (hi, u) in enumerate(c.keep):
+        if u.kind != "sentence":
+            chunk = c.hits[hi].chunk
+            groups.setdefault((chunk.doc_id, tuple(chunk.section_path)), []).append(i)
+    out = np.zeros(len(c.keep), dtype=np.float32)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        # an item names what its section heading names ("Regimen: 1.2 mg ..." under "Colchicine for Acute Flare")
+        named = [rare & _stems(f"{_subject(c.keep[i][1])} {c.headings(c.keep[i][0])}") for i in members]
+        # a word half the items name or more tells none apart ("CrCl" in three dose-reduction lines of four)
+        telling = {w for w in set().union(*named) if 2 * sum(w in n for n in named) <= len(members)}
+        if not telling:
+            continue
+        for i, words in zip(members, named, strict=True):
+            out[i] = 1.0 if words & telling else -1.0
+    return out
+
+
+#: the terms of a unit's score, added to the base score in this order (bm25s-style: each term chosen from
+#: one place, with its weight's setting, :class:`clinqa.settings.UnitScoring`, and why it counts)
+SCORE_TERMS: tuple[ScoreTerm, ...] = (
+    ScoreTerm("lexical", "lexical_weight", "the question's rarer words in the unit tell units of one topic apart",
+              _lexical_term),
+    ScoreTerm("qualifier", "qualifier_bonus", "a unit under 'Without Shock' answers 'w/o shock'", _qualifier_term),
+    ScoreTerm("band", "qualifier_bonus", "a unit under 'NEWS2 Score 5-6' answers 'NEWS2 of 5'", _band_term),
+    ScoreTerm("heading", "heading_bonus", "a dose is filed under 'Dosing'", _heading_term),
+    ScoreTerm("list", "list_bonus", "criteria are a list introduced by the question's words", _list_term),
+    ScoreTerm("date", "number_bonus", "'when was X approved' is answered by a date", _date_term),
+    ScoreTerm("number", "number_bonus", "a dose, threshold or duration is a number", _number_term),
+    ScoreTerm("cell", "cell_bonus", "the row the question names by its label or band is the answer", _cell_term),
+    ScoreTerm("kind", "kind_bonus", "'what to give' is answered by a treatment line, not a definition or a "
+              "criterion", _kind_term),
+    ScoreTerm("value", "value_bonus", "'TIMI score 5' is answered by the 'High risk 5-7' line", _value_term),
+    ScoreTerm("item", "item_bonus", "'dabigatran dose' is the dabigatran item of the dosing list, not its "
+              "neighbours", _item_term),
+)
+
+def unit_scores(cands: Candidates, scoring: UnitScoring) -> np.ndarray:
+    """``(len(cands.keep),)`` float32: the base score (:meth:`Candidates.embed`) plus, for each term of
+    :data:`SCORE_TERMS` that applies, its setting's value in ``scoring`` times its values, in table order."""
+    scores = cands.base
+    for term in SCORE_TERMS:
+        values = term.score(cands)
+        if values is not None:
+            scores = scores + (getattr(scoring, term.setting) * values).astype(np.float32, copy=False)
+    return scores
+
+
 @lru_cache(maxsize=1)
 def default_scoring() -> UnitScoring:
     """:class:`clinqa.settings.UnitScoring` at its defaults (``answer.scoring``): what :func:`extract_answer` uses
@@ -515,105 +1013,24 @@ def extract_answer(
     (read here when None or of another text).
     """
     sc = scoring or default_scoring()
-    unit_weight, lexical_weight, list_bonus, number_bonus = sc.unit_weight, sc.lexical_weight, sc.list_bonus, \
-        sc.number_bonus
-    qualifier_bonus, cell_bonus, heading_bonus = sc.qualifier_bonus, sc.cell_bonus, sc.heading_bonus
-    max_units, max_list_items, max_words = sc.max_units, sc.max_list_items, sc.max_words
+    max_list_items, max_words = sc.max_list_items, sc.max_words
     profile = _profile(question, profile)
-    quals = list(profile.qualifiers)
     hits = fitting_hits(hits, question, max_hits, profile=profile)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
-    units = units[:max_units]
-    q_stems = _stems(question) if question else set()
-
-    def headings(hi: int) -> str:  # the section path below the document title
-        return " ".join(hits[hi].chunk.section_path)
-
-    stem_cache: dict[tuple[int, int], set[str]] = {}
-
-    def unit_stems(hi: int, u: Unit) -> set[str]:  # the unit's content stems with its intro and section path
-        key = (hi, u.order)
-        if key not in stem_cache:
-            stem_cache[key] = _stems(f"{u.full} {u.intro} {headings(hi)}")
-        return stem_cache[key]
-
-    valued = bool(question) and bool(named_values(question))
-    fit_cache: dict[tuple[int, str], bool | None] = {}
-
-    def filed_in_band(hi: int, u: Unit) -> bool | None:  # the band of the unit's headings and label, read once
-        key = (hi, u.label)
-        if key not in fit_cache:
-            fit_cache[key] = heading_fit(f"{headings(hi)} {u.label}", question)
-        return fit_cache[key]
-
-    def usable(hi: int, u: Unit, need_overlap: bool = True) -> bool:
-        if BOILERPLATE.search(u.full) or is_suspicious(u.full):
-            return False
-        if need_overlap and q_stems and not (q_stems & unit_stems(hi, u)):
-            return False
-        if valued and (filed_in_band(hi, u) is False
-                       or band_cell(u, _norm_dash(question)) is False
-                       or (u.kind != "row" and heading_fit(u.text, question) is False)):
-            # filed under, keyed by or stating only a band that excludes the question's value: "NEWS2 Score 0"
-            # for a score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5
-            return False
-        return not (quals and _contradicts(f"{headings(hi)} {u.label}", quals))
-
-    keep = [(hi, u) for hi, u in units if usable(hi, u)]
-    flows = {(hi, u.group) for hi, u in keep if u.flow}
-    if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole (below)
-        kept = {id(u) for _, u in keep}
-        keep = [(hi, u) for hi, u in units if id(u) in kept
-                or (u.flow and (hi, u.group) in flows and usable(hi, u, need_overlap=False))]
-    if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
-        keep = [(hi, u) for hi, u in units if usable(hi, u, need_overlap=False)]
-    if not keep:
+    cands = Candidates(hits, question, profile, units[:sc.max_units])
+    if not cands.keep:
         return Extract("", [])
-    q = np.asarray(question_vector, dtype=np.float32)
-    known = [h.scores.get("dense") for h in hits]
-    need = [i for i, s in enumerate(known) if s is None]
-    last = [unit_heading(h.chunk.section_path) for h in hits]
-    vecs = encoder.encode_passages([embedding_text(u, last[hi]) for hi, u in keep]
-                                   + [hits[i].chunk.text for i in need])
-    unit_sims = vecs[: len(keep)] @ q
-    chunk_sims = np.array([0.0 if s is None else s for s in known], dtype=np.float32)
-    for j, i in enumerate(need):
-        chunk_sims[i] = vecs[len(keep) + j] @ q
-    scores = unit_weight * unit_sims + (1 - unit_weight) * chunk_sims[[hi for hi, _ in keep]]
-    if q_stems:
-        scores = scores + lexical_weight * _overlap(q_stems, [unit_stems(hi, u) for hi, u in keep])
-    if quals:  # a unit whose heading or label states a qualifier of the question ("Without Shock")
-        scores = scores + np.array([qualifier_bonus if _states(f"{headings(hi)} {u.label}", quals) else 0.0
-                                    for hi, u in keep], dtype=np.float32)
-    if valued:  # a unit filed under the band that holds the question's value ("NEWS2 Score 5-6" for 5)
-        scores = scores + np.array([qualifier_bonus if filed_in_band(hi, u) else 0.0 for hi, u in keep],
-                                   dtype=np.float32)
-    kinds = profile.heading_kinds
-    if kinds:  # a unit filed under the kind of answer asked for ("Epinephrine > Dosing" for a dose)
-        scores = scores + np.array([heading_bonus if filed_under(hits[hi].chunk, kinds) else 0.0 for hi, _ in keep],
-                                   dtype=np.float32)
-    listing = profile.wants_list
-    if listing and q_stems:  # a list or table introduced (intro, label, heading) by the question's words
-        bonus = np.array([list_bonus * len(q_stems & _stems(f"{u.intro} {u.label} {headings(hi)}")) / len(q_stems)
-                          if u.kind != "sentence" else 0.0 for hi, u in keep], dtype=np.float32)
-        scores = scores + bonus
-    if profile.asks_date:  # "When was X approved?": a unit that gives a date
-        scores = scores + np.array([number_bonus if _DATE.search(u.text) else 0.0 for _, u in keep],
-                                   dtype=np.float32)
-    if profile.asks_number:  # a dose, threshold or duration is a number
-        dose = profile.asks_dose  # ... and a dose is an amount with its unit
-        scores = scores + np.array([number_bonus if _has_number(u, dose) else 0.0 for _, u in keep],
-                                   dtype=np.float32)
-    # a row named in the question (row label and column) is quoted as "label, column: cell"
-    aliases = " ".join(profile.aliases) if question else ""
-    cell_text = {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {}
+    keep = cands.keep
+    cands.embed(np.asarray(question_vector, dtype=np.float32), encoder, sc.unit_weight)
+    scores = unit_scores(cands, sc)
+    listing, valued, cell_text = profile.wants_list, cands.valued, cands.cell_text
     named_rows = {i for i, t in cell_text.items() if t}
-    if named_rows:  # the cell the question names is the answer
-        scores = scores + np.array([cell_bonus if i in named_rows else 0.0 for i in range(len(keep))],
-                                   dtype=np.float32)
     named_tables = {_headers(keep[i][1]) for i in named_rows}  # a table split over chunks keeps its headers
+    numbered = _number_term(cands)  # a unit with the number asked for (a dose with its unit for a dose)
+    others = _item_term(cands)  # -1: an item of a list whose asked drug is another item
+
     order = sorted(range(len(keep)), key=lambda i: (-scores[i], i))
     chosen: list[int] = []
     seen: set[str] = set()
@@ -625,14 +1042,19 @@ def extract_answer(
         if key in seen:
             continue
         if chosen and (scores[i] < min_score or len(chosen) >= max_sentences):
-            break
+            break  # the best ``max_sentences`` units scoring at least ``min_score`` ...
+        if (chosen and sc.drop_below_best is not None and scores[i] < scores[chosen[0]] - sc.drop_below_best
+                and ((hi != keep[chosen[0]][0] and not (numbered is not None and numbered[i]))
+                     or (others is not None and others[i] < 0))):
+            continue  # ... far below the best, another passage's (unless it has the number asked for) or another
+            # drug's item than the one asked for: the rest pads the answer
         seen.add(key)
         chosen.append(i)
     # criteria / components / steps: the whole list or table; a flowchart always whole (a branch without
     # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
     # ... and the list of a section filed under the band that holds the question's value ("NEWS2 Score ≥ 7":
     # its risk, monitoring and response items are the answer for that band, together)
-    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(headings(hi), question)}
+    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(cands.headings(hi), question)}
     lists = {(keep[i][0], keep[i][1].group) for i in chosen
              if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow or keep[i][0] in in_band
                                                    or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}
@@ -651,7 +1073,7 @@ def extract_answer(
     final = set(chosen)
     chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
-    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words)
+    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words, cands.q_stems)
 
 
 def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
@@ -687,8 +1109,28 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
     return out
 
 
-def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], max_words: int) -> Extract:
-    """The answer text and citations for the picked units (hit index, unit, cell answer), in order."""
+def under_note(section_path: Sequence[str], q_stems: set[str] | frozenset[str]) -> str:
+    """``" (under: Adults With Comorbidities)"``: the deepest heading of ``section_path`` (below its first, which
+    names the document) that qualifies a
+    population, severity, setting, step or line (:func:`qualifier_words`) with a qualifier word the question
+    (its content stems ``q_stems``) does not name, else ``""``. Shown after the quote of a passage so that a line
+    for another population says whom it is for."""
+    if not q_stems:
+        return ""
+    for heading in reversed(list(section_path)[1:]):  # the first names the document
+        # "Without Comorbidities" narrows to the population a question that names none is about
+        low = heading.lower()
+        cut = re.search(r"\b(?:without|no)\b", low)
+        negated = set(words_of(low[cut.start():])) if cut else set()  # "Without Comorbidities or Risk Factors"
+        if any(not (_stems(w) & q_stems) for w in qualifier_words(heading) if w not in negated):
+            return f" (under: {heading.strip()})"
+    return ""
+
+
+def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], max_words: int,
+            q_stems: set[str] | frozenset[str] = frozenset()) -> Extract:
+    """The answer text and citations for the picked units (hit index, unit, cell answer), in order; each passage's
+    quote followed by :func:`under_note` of its section path (with the question's content stems ``q_stems``)."""
     numbers: dict[int, int] = {}
     citations: list[Citation] = []
     quotes: dict[int, list[str]] = {}
@@ -743,7 +1185,7 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
         citations[n - 1].quote = " ".join(quotes[hi])
         text = _end("".join(pieces[hi]).strip())
         more = f" (more in [{n}])" if cut == n else ""
-        parts.append(f"{text}{more} [{n}]")
+        parts.append(f"{text}{more}{under_note(hits[hi].chunk.section_path, q_stems)} [{n}]")
     return Extract("\n".join(parts), citations, verbatim)
 
 

@@ -470,6 +470,9 @@ def facts_lines(result: dict[str, Any], questions: Path | None, bioasq: Path | N
                   F.fmt_rate(summary["wrong_passage_rate"])),
                  ("citation [1] from another guideline", F.fmt_rate(summary["first_citation_wrong_rate"])),
                  ("in-scope refusal rate", F.fmt_rate(summary["in_scope_refusal_rate"])),
+                 ("on target (all)", F.fmt_rate(summary.get("on_target", {}))),
+                 ("on target (of the answered)", F.fmt_rate(summary.get("on_target_answered", {}))),
+                 ("answered with a forbidden string", F.fmt_rate(summary.get("forbidden_rate", {}))),
                  ("uncovered refusal rate", F.fmt_rate(summary["uncovered_refusal_rate"])),
                  ("answer words median / p90", f"{F.median_or_dash(summary['answer_words']['median'])} / "
                                                f"{F.median_or_dash(summary['answer_words']['p90'])}"),

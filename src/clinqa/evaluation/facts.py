@@ -5,8 +5,9 @@ Two question sources:
 * **A fact-annotated question set** (``bench/answers/guidelines.jsonl``, JSON Lines): one
   question per line, ``{"id", "question", "kind", "doc_id", "facts": [[alt, alt, ...], ...]}``
   where each inner list is one required fact given as acceptable strings (any one satisfies
-  it), plus questions of kind ``uncovered`` (no facts; ``missing`` names the absent key term)
-  that the corpus does not answer and that should be refused.
+  it), optionally ``"forbidden": [string, ...]`` (strings that must not be quoted: the sibling line for
+  another population, severity, step, drug or score band), plus questions of kind ``uncovered`` (no
+  facts; ``missing`` names the absent key term) that the corpus does not answer and that should be refused.
 * **BioASQ** factoid and list questions (Tsatsaronis et al., BMC Bioinformatics 2015) whose
   ``metadata.exact_answer`` is a list of items, each a list of synonyms.
 
@@ -23,13 +24,16 @@ Per fact-set question (:func:`score_question`):
   ``all_facts_quotes`` (every fact in the quotes).
 * ``wrong_passage``: answered, and no cited chunk comes from the expected ``doc_id``;
   ``first_citation_wrong``: answered, and citation [1] comes from another document.
+* ``forbidden_found``: the forbidden strings the answer text holds; ``on_target``: answered, every
+  fact in the answer text and no forbidden string (matched as facts are).
 * ``words``: words of the answer text without markers (0 for a refusal).
 
 Summary (:func:`summarize`): fact recall = mean ``all_facts`` over *all* answerable questions
 (a refused one counts 0), any-fact recall, fact recall in the quotes, mean share of facts
 found, wrong-passage rate (and first-citation-wrong rate) over answered answerable questions,
 in-scope refusal rate, uncovered
-refusal rate, answer length (median and 90th percentile words over answered answerable
+refusal rate, on-target rate (of all answerable questions and of the answered ones), the rate of
+answers holding a forbidden string, answer length (median and 90th percentile words over answered answerable
 questions), ``ask`` latency, and the share of answerable questions whose facts all lie in
 the top chunks the answer quotes from (``facts_in_context``). Rates carry 95% percentile-bootstrap intervals
 (:func:`clinqa.evaluation.metrics.bootstrap_ci`, 2,000 resamples) clustered by the expected
@@ -59,6 +63,9 @@ from clinqa.pipeline import Pipeline
 
 KINDS = ("dose", "threshold", "criteria", "duration", "first_line", "contraindication", "yes_no", "temporal",
          "abbreviation", "misspelling", "uncovered")
+#: the kinds of the on-target sets (bench/answers/ontarget_*.jsonl): which sibling line the question must not quote
+ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "population", "severity",
+                  "comorbidity", "step")
 N_RESAMPLES = 2000
 
 
@@ -88,6 +95,7 @@ class FactQuestion:
     doc_id: str | None
     facts: list[list[str]] = field(default_factory=list)
     missing: str | None = None
+    forbidden: list[str] = field(default_factory=list)
 
     @property
     def answerable(self) -> bool:
@@ -100,8 +108,8 @@ def load_questions(path: Path) -> list[FactQuestion]:
 
     Raises :class:`ConfigError` naming the file and line for invalid JSON, a missing or
     mistyped field, an unknown ``kind``, a duplicate id, an answerable question without facts
-    or ``doc_id``, an empty acceptable string, or an uncovered question with facts or without
-    ``missing``."""
+    or ``doc_id``, an empty acceptable string, a ``forbidden`` that is not a list of non-empty strings, or
+    an uncovered question with facts or without ``missing``."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such question file")
@@ -125,12 +133,15 @@ def load_questions(path: Path) -> list[FactQuestion]:
             if qid in seen:
                 raise ConfigError(f"{where}: duplicate id {qid!r}")
             seen.add(qid)
-            if kind not in KINDS:
-                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {', '.join(KINDS)})")
+            if kind not in KINDS + ONTARGET_KINDS:
+                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {', '.join(KINDS + ONTARGET_KINDS)})")
             facts = row.get("facts", [])
             if not isinstance(facts, list) or not all(
                     isinstance(f, list) and f and all(isinstance(a, str) and a.strip() for a in f) for f in facts):
                 raise ConfigError(f"{where}: 'facts' must be a list of non-empty lists of non-empty strings")
+            forbidden = row.get("forbidden", [])
+            if not isinstance(forbidden, list) or not all(isinstance(a, str) and a.strip() for a in forbidden):
+                raise ConfigError(f"{where}: 'forbidden' must be a list of non-empty strings")
             if kind == "uncovered":
                 if facts:
                     raise ConfigError(f"{where}: an uncovered question has no facts")
@@ -141,7 +152,8 @@ def load_questions(path: Path) -> list[FactQuestion]:
                     raise ConfigError(f"{where}: an answerable question needs at least one fact")
                 if not isinstance(row.get("doc_id"), str) or not row["doc_id"].strip():
                     raise ConfigError(f"{where}: an answerable question needs 'doc_id'")
-            out.append(FactQuestion(qid, row["question"], kind, row.get("doc_id"), facts, row.get("missing")))
+            out.append(FactQuestion(qid, row["question"], kind, row.get("doc_id"), facts, row.get("missing"),
+                                    forbidden))
     if not out:
         raise ConfigError(f"{path}: no questions")
     return out
@@ -155,7 +167,9 @@ def answer_words(answer: Answer) -> int:
 def score_question(q: FactQuestion, answer: Answer, context: str | None = None) -> dict[str, Any]:
     """One per-question row (JSON-ready): the question, refusal, answer text, cited doc ids,
     cited chunk ids, the gate signal, per-fact hits in the answer text and in the quotes,
-    ``all_facts``, ``any_fact``, ``all_facts_quotes``, ``fact_share``, ``wrong_passage`` (None
+    ``all_facts``, ``any_fact``, ``all_facts_quotes``, ``fact_share``, ``forbidden_found`` (the
+    question's forbidden strings the answer text holds), ``on_target`` (answered, every fact and no
+    forbidden string), ``wrong_passage`` (None
     when refused; absent for uncovered questions), ``words`` and latency in ms. ``context`` (the
     passages the answer drew from, joined) adds ``all_facts_in_context``: every fact is in those
     passages, whether or not the answer quoted it (the ceiling of unit selection; a table or list
@@ -177,12 +191,15 @@ def score_question(q: FactQuestion, answer: Answer, context: str | None = None) 
         if key in answer.answerability:
             row[key] = answer.answerability[key]
     if q.answerable:
+        forbidden = [f for f in q.forbidden if contains(text, [f])]
         row.update({
             "facts_found": [f[0] for f, hit in zip(q.facts, in_answer, strict=True) if hit],
             "facts_missing": [f[0] for f, hit in zip(q.facts, in_answer, strict=True) if not hit],
             "facts_found_quotes": [f[0] for f, hit in zip(q.facts, in_quotes, strict=True) if hit],
             "all_facts": all(in_answer), "any_fact": any(in_answer), "all_facts_quotes": all(in_quotes),
             "fact_share": sum(in_answer) / len(in_answer),
+            "forbidden_found": forbidden,
+            "on_target": not answer.refused and all(in_answer) and not forbidden,
             "wrong_passage": None if answer.refused else q.doc_id not in cited,
             "first_citation_wrong": None if answer.refused or not cited else cited[0] != q.doc_id,
         })
@@ -207,6 +224,14 @@ def _percentile(values: list[float], p: float) -> float | None:
     return float(np.percentile(values, p)) if values else None
 
 
+def _on_target(row: dict[str, Any]) -> bool:
+    """``row["on_target"]``; for a row of an older run without it, answered with every fact (no forbidden
+    strings were checked then)."""
+    if "on_target" in row:
+        return bool(row["on_target"])
+    return not row["refused"] and bool(row["all_facts"])
+
+
 def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Summary of fact-set rows (see module docstring): rates with 95% cluster-bootstrap CIs,
     answer length and latency, and fact recall per kind (no CI)."""
@@ -217,7 +242,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     words = [r["words"] for r in answered]
     lat = [r["latency_ms"] for r in rows]
     by_kind: dict[str, Any] = {}
-    for kind in KINDS:
+    for kind in KINDS + ONTARGET_KINDS:
         sel = [r for r in ans if r["kind"] == kind]
         if sel:
             by_kind[kind] = {"n": len(sel), "fact_recall": sum(r["all_facts"] for r in sel) / len(sel),
@@ -235,6 +260,9 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "first_citation_wrong_rate": _rate({r["id"]: float(r["first_citation_wrong"]) for r in answered
                                             if r.get("first_citation_wrong") is not None}, clusters),
         "in_scope_refusal_rate": _rate({r["id"]: float(r["refused"]) for r in ans}, clusters),
+        "on_target": _rate({r["id"]: float(_on_target(r)) for r in ans}, clusters),
+        "on_target_answered": _rate({r["id"]: float(_on_target(r)) for r in answered}, clusters),
+        "forbidden_rate": _rate({r["id"]: float(bool(r.get("forbidden_found"))) for r in answered}, clusters),
         "uncovered_refusal_rate": _rate({r["id"]: float(r["refused"]) for r in unc}, clusters),
         "answer_words": {"median": _percentile(words, 50), "p90": _percentile(words, 90), "n": len(words)},
         "latency_ms": {"p50": _percentile(lat, 50), "p95": _percentile(lat, 95)},
@@ -261,7 +289,7 @@ def evaluate_fact_set(questions: list[FactQuestion], pipe: Pipeline, progress: b
 
 # --- paired comparison with an earlier run -------------------------------------------------
 
-PAIRED = ("all_facts", "any_fact", "all_facts_quotes", "refused")
+PAIRED = ("on_target", "all_facts", "any_fact", "all_facts_quotes", "refused")
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -284,7 +312,7 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 def compare_to_baseline(baseline: list[dict[str, Any]], current: list[dict[str, Any]],
                         n_resamples: int = 10000, seed: int = 0) -> dict[str, dict[str, float]]:
     """Paired sign-flip test of current vs baseline on each 0/1 per-question measure the rows
-    carry (``all_facts``, ``any_fact``, ``all_facts_quotes`` for answerable questions,
+    carry (``on_target``, ``all_facts``, ``any_fact``, ``all_facts_quotes`` for answerable questions,
     ``refused`` for all; BioASQ rows: ``contains``, ``item_share``), over the common ids.
     Returns ``{measure: {"baseline", "current" (means), "diff" (current - baseline), "p_value", "n"}}``.
     Raises :class:`ConfigError` when the runs share no question."""
@@ -404,6 +432,9 @@ def markdown(body: dict[str, Any], where: str = "") -> str:
             (f"wrong-passage rate ({s['wrong_passage_rate']['n']} answered)", fmt_rate(s["wrong_passage_rate"])),
             ("citation [1] from another guideline", fmt_rate(s["first_citation_wrong_rate"])),
             (f"in-scope refusal rate ({s['n_answerable']} questions)", fmt_rate(s["in_scope_refusal_rate"])),
+            ("on target: every fact, no forbidden string (all)", fmt_rate(s.get("on_target", {}))),
+            ("on target (of the answered)", fmt_rate(s.get("on_target_answered", {}))),
+            ("answered with a forbidden string", fmt_rate(s.get("forbidden_rate", {}))),
             (f"uncovered refusal rate ({s['n_uncovered']} questions)", fmt_rate(s["uncovered_refusal_rate"])),
             ("answer length, words: median / p90", f"{median_or_dash(w['median'])} / {median_or_dash(w['p90'])}"),
             ("`ask` latency ms: p50 / p95", f"{median_or_dash(lat['p50'])} / {median_or_dash(lat['p95'])}"),

@@ -63,6 +63,14 @@ DURATION_QUESTION = re.compile(r"\bhow long\b|\bduration\b|\bfor how many (?:"
                                + unit_pattern(("hours", "days", "weeks", "months", "years")) + r")\b", re.IGNORECASE)
 
 
+#: a question asking what to give or do ("what to give", "treatment", "management", "which antibiotics"): its
+#: answer is a treatment line, not a definition, a criterion or a risk factor (a dose question is one too)
+TREATMENT_ASK = re.compile(
+    r"\bwhat (?:to|should (?:i|we|you)|do (?:i|we|you)|can (?:i|we)) (?:give|start|use|prescribe|treat)\b|"
+    r"\b(?:treat(?:s|ed|ing|ment|ments)?|therap(?:y|ies)|manag(?:e|ed|ing|ement)|regimens?|antibiotics?|"
+    r"first-line|second-line|drug of choice|doses?|dosing|dosage)\b", re.IGNORECASE)
+
+
 #: qualifier -> the words that state its opposite (in a heading or label)
 OPPOSITES: dict[str, tuple[str, ...]] = {
     "first-line": ("second-line", "third-line", "refractory", "alternative"),
@@ -76,6 +84,20 @@ OPPOSITES: dict[str, tuple[str, ...]] = {
     "children": ("adult", "adults"),
     "adults": ("children", "child", "paediatric", "pediatric"),
 }
+
+
+#: words that make a heading a qualifier of the population, severity, setting, step or line its lines are for
+#: ("Adults With Comorbidities", "Severe Exacerbation", "Inpatient, ICU", "Penicillin Allergy", "Step 3"): such a
+#: heading chooses among sibling sections, and a line quoted from under one the question did not name says where
+#: it comes from
+QUALIFIER_WORDS = frozenset("""
+comorbidities comorbidity comorbid healthy uncomplicated complicated severe mild moderate non-severe
+life-threatening critical icu outpatient outpatients inpatient inpatients hospitalized hospitalised ward
+ambulatory emergency children child pediatric paediatric adults adult elderly older pregnancy pregnant infants
+infant neonates neonatal newborn adolescents first-line second-line third-line step allergy allergic
+renal hepatic dialysis resistant refractory initial maintenance acute chronic high-risk low-risk
+intermediate-risk frail postpartum stage
+""".split())
 
 
 _WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
@@ -151,7 +173,8 @@ class AsksRead:
     docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
     ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
     :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
-    (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``heading_kinds`` (:func:`heading_kinds`),
+    (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``asks_treatment`` (:data:`TREATMENT_ASK`, and not
+    a list of criteria, a count or a number other than a dose), ``heading_kinds`` (:func:`heading_kinds`),
     ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
     ``conditions`` (words that may name a condition: :func:`names_subtype`) and ``aliases`` (the terms the
     synonym table adds for the phrases it found, in order)."""
@@ -167,6 +190,7 @@ class AsksRead:
     qualifiers: tuple[Qualifier, ...]
     conditions: frozenset[str]
     aliases: tuple[str, ...]
+    asks_treatment: bool
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -190,7 +214,11 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
         heading_kinds=heading_kinds(question) if question else frozenset(),
         qualifiers=tuple(qualifiers_of(question)) if question else (),
         conditions=frozenset(condition_words(question, condition_below)) if question else frozenset(),
-        aliases=tuple(t for ts in expansion.added.values() for t in ts))
+        aliases=tuple(t for ts in expansion.added.values() for t in ts),
+        asks_treatment=bool(question and TREATMENT_ASK.search(question) and not wants_list(question)
+                            and not COUNT_QUESTION.search(question)
+                            # "At what ICP should treatment start?" asks for a threshold
+                            and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))))
 
 
 def has_qualifiers(question: str) -> bool:

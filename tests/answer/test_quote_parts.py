@@ -1,0 +1,165 @@
+"""Issue 50: quote the part that answers. Each mechanism on a case written for it (a made-up guideline, not
+from any benchmark set): sibling sections chosen by the question's qualifiers, a list split over chunks read
+on, treatment lines for "what to give", the band row of a score value, where a line comes from, and the cut
+of the other passages' padding."""
+
+from __future__ import annotations
+
+from clinqa.answer.extractive import (
+    extract_answer,
+    qualifier_fit,
+    sibling_sections,
+    under_note,
+    value_holders,
+    with_siblings,
+)
+from clinqa.chunking.base import Chunk
+from clinqa.chunking.units import unit_records
+from clinqa.question.asks import read_asks
+from clinqa.retrieval.hybrid import Retrieved
+from clinqa.settings import UnitScoring
+from tiny_data import FlatEncoder, chunk_hit
+
+ENC = FlatEncoder()
+Q = ENC.encode_queries(["x"])[0]
+
+
+def _chunk(cid: str, body: str, section: list[str], index: int = 0) -> Chunk:
+    return Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text=body, body=body, title="T", section_path=section,
+                 chunk_index=index)
+
+
+# --- 1. headings are text: a qualifier heading chooses among sibling sections ----------------------------
+
+COMORBID = ["Pneumonia", "Outpatient Treatment", "Adults With Comorbidities"]
+HEALTHY = ["Pneumonia", "Outpatient Treatment", "Healthy Adults Without Comorbidities"]
+INPATIENT = ["Pneumonia", "Inpatient Treatment"]
+
+
+def test_qualifier_fit_by_hand() -> None:
+    q = "outpatient pneumonia antibiotics for a healthy adult"
+    quals = list(read_asks(q).qualifiers)  # outpatient, adults
+    from clinqa.answer.extractive import _stems
+
+    stems = _stems(q)
+    # adults named +1, states "adults" +1, "with comorbidities" not asked -1
+    assert qualifier_fit("Adults With Comorbidities", stems, quals) == 1.0
+    # healthy +1, adults +1, states adults +1 (the object of "without" counts neither way)
+    assert qualifier_fit("Healthy Adults Without Comorbidities", stems, quals) == 3.0
+    # the opposite of "outpatient" -2, "inpatient" is a qualifier word the question does not name -0.5
+    assert qualifier_fit("Inpatient Treatment", stems, quals) == -2.5
+    # another population than the one asked -2, the opposite of "adults" -2, "children" unnamed -0.5
+    assert qualifier_fit("Children", stems, quals) == -4.5
+
+
+def test_a_sibling_section_that_fits_the_qualifiers_better_is_quoted_instead() -> None:
+    doc = [_chunk("cap#adults-with#0", "- Levofloxacin 750 mg orally once daily.", COMORBID),
+           _chunk("cap#healthy#0", "- Amoxicillin 1 g orally three times daily.", HEALTHY),
+           _chunk("cap#inpatient#0", "- Ceftriaxone 1 g IV daily plus azithromycin.", INPATIENT)]
+    hits = [chunk_hit("cap#adults-with#0", doc[0].body, 1, COMORBID)]
+    q = "outpatient pneumonia antibiotics for a healthy adult"
+    out = sibling_sections(q, hits, lambda d: doc)
+    assert [h.chunk.chunk_id for h in out] == ["cap#healthy#0"]
+    assert out[0].rank == 1  # in the place of the hit it replaces
+    ext = extract_answer(Q, out, ENC, question=q)
+    assert "Amoxicillin" in ext.text and "Levofloxacin" not in ext.text
+    # a question about comorbidities keeps its section
+    q2 = "outpatient pneumonia antibiotics for an adult with comorbidities"
+    assert [h.chunk.chunk_id for h in sibling_sections(q2, hits, lambda d: doc)] == ["cap#adults-with#0"]
+    # a heading that qualifies nothing ("Dosing") is never swapped
+    plain = [chunk_hit("cap#dosing#0", "- Amoxicillin 1 g.", 1, ["Pneumonia", "Dosing"])]
+    assert sibling_sections(q, plain, lambda d: doc) == plain
+
+
+# --- 2. whole structures: a dosing list split over two chunks ---------------------------------------------
+
+DOSING = ["Anticoagulation", "DOAC Dosing"]
+PART1 = ("Standard dosing in atrial fibrillation:\n\n- Quinaban: Standard dose is 5 mg BID.\n\n"
+         "- Rivoxaban: Standard dose is 20 mg once daily.")
+PART2 = "- Dabinex: Standard dose is 150 mg BID.\n\n- Edonex: Standard dose is 60 mg once daily."
+
+
+def test_a_dosing_list_split_over_chunks_is_read_on_and_the_asked_drug_quoted() -> None:
+    stored = {"af#dosing#1": _chunk("af#dosing#1", PART2, DOSING, 1)}
+    hits = [chunk_hit("af#dosing#0", PART1, 1, DOSING)]
+    q = "Dabinex dose in atrial fibrillation?"
+    quoted = with_siblings(hits, q, lambda ids: [stored[i] for i in ids if i in stored])
+    assert [h.chunk.chunk_id for h in quoted] == ["af#dosing#0", "af#dosing#1"]
+    ext = extract_answer(Q, quoted, ENC, question=q)
+    assert ext.text.startswith("Dabinex: Standard dose is 150 mg BID.")
+    assert "Quinaban" not in ext.text and "Edonex" not in ext.text  # the asked drug's item, not its neighbours'
+
+
+# --- 3. the asked-for kind ----------------------------------------------------------------------------------
+
+def test_what_to_give_quotes_treatment_lines_not_definitions_or_discharge_criteria() -> None:
+    hits = [chunk_hit("ast#def#0", "An exacerbation is an acute worsening of asthma symptoms.", 1,
+                      ["Asthma Exacerbation", "Definition"]),
+            chunk_hit("ast#dis#0", "- SpO2 at least 94% on room air in asthma exacerbation.", 2,
+                      ["Asthma Exacerbation", "Discharge Criteria"]),
+            chunk_hit("ast#tx#0", "- Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation.", 3,
+                      ["Asthma Exacerbation", "Management"])]
+    q = "asthma exacerbation: what to give?"
+    # every cosine 1 and the same lexical share: the kind term alone tells them apart (+0.15 the treatment line,
+    # -0.15 the definition and the discharge criterion), and the other passages' lines fall 0.3 below the best
+    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(drop_below_best=None))
+    assert len(full.citations) == 3
+    ext = extract_answer(Q, hits, ENC, question=q)
+    assert ext.text == "Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation. [1]"
+
+
+TIMI = ("| Risk Group | Score | Action |\n|---|---|---|\n| Low Risk | 0-2 | Conservative strategy |\n"
+        "| Intermediate Risk | 3-4 | Angiography within 24-72 hours |\n| High Risk | 5-7 | Angiography < 24 hours |")
+
+
+def test_a_score_value_quotes_the_row_whose_band_holds_it() -> None:
+    rows = unit_records(TIMI)
+    assert value_holders(rows, "TIMI score 5 risk") == [False, False, True]
+    # one band alone is no choice among bands ("Total Possible Score: 0 to 7 points")
+    assert value_holders(unit_records("- Total possible score: 0 to 7 points"), "TIMI score 5") == [False]
+    hit = chunk_hit("timi#strat#0", TIMI, 1, ["TIMI", "Risk Stratification"])
+    ext = extract_answer(Q, [hit], ENC, question="TIMI score 5 risk")
+    assert ext.text == ("Risk Group: High Risk; Score: 5-7; Action: Angiography < 24 hours. [1]")
+
+
+# --- 4. say where a line comes from -------------------------------------------------------------------------
+
+def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() -> None:
+    from clinqa.answer.extractive import _stems
+
+    q = "outpatient pneumonia antibiotics"
+    assert under_note(["Pneumonia", "Outpatient Treatment", "Adults With Comorbidities"], _stems(q)) == \
+        " (under: Adults With Comorbidities)"
+    assert under_note(["Pneumonia", "Outpatient Treatment"], _stems(q)) == ""  # named by the question
+    assert under_note(["Pneumonia", "Healthy Adults Without Comorbidities"], _stems(q + " healthy adult")) == ""
+    assert under_note(["Children", "Dosing"], _stems(q)) == ""  # the first heading names the document
+    hit = chunk_hit("cap#with#0", "- Levofloxacin 750 mg orally once daily for pneumonia.", 1, COMORBID)
+    ext = extract_answer(Q, [hit], ENC, question=q)
+    assert ext.text == ("Levofloxacin 750 mg orally once daily for pneumonia. (under: Adults With Comorbidities) "
+                        "[1]")
+
+
+# --- 5. less padding ------------------------------------------------------------------------------------------
+
+def test_another_passages_units_far_below_the_best_are_cut() -> None:
+    hits = [chunk_hit("gout#tx#0", "Colchicine 1.2 mg orally for a gout flare, then 0.6 mg one hour later.", 1,
+                      ["Gout", "Flare Treatment"]),
+            chunk_hit("gout#bg#0", "Gout is common in older men.", 2, ["Gout", "Background"], dense=0.1)]
+    q = "colchicine for a gout flare"
+    # scores (FlatEncoder: every cosine 1): unit 1 0.6 + 0.4 * 0.5 + 0.3 * 1.0 (all of colchicin, gout, flare);
+    # unit 2 0.6 + 0.4 * 0.1 + 0.3 * idf(gout) / (idf(colchicin) + idf(gout) + idf(flare)) = 0.64 + 0.3 * 0.226:
+    # 0.39 below the best, more than drop_below_best (0.15), and no number asked for
+    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(drop_below_best=None))
+    assert [c.chunk_id for c in full.citations] == ["gout#tx#0", "gout#bg#0"]
+    cut = extract_answer(Q, hits, ENC, question=q)
+    assert [c.chunk_id for c in cut.citations] == ["gout#tx#0"]
+    assert len(cut.text.split()) < len(full.text.split())
+    # a unit with the number asked for stays: a dose may stand in another passage
+    dosed = [hits[0], chunk_hit("gout#p#0", "Gout prophylaxis: colchicine 0.6 mg daily.", 2, ["Gout", "Other"],
+                                dense=0.1)]
+    assert len(extract_answer(Q, dosed, ENC, question="colchicine dose for gout").citations) == 2
+
+
+def test_sibling_sections_keeps_hits_without_a_section_path() -> None:
+    hits = [Retrieved(_chunk("d#x#0", "Text.", []), 0.5, 1)]
+    assert sibling_sections("severe asthma", hits, lambda d: []) == hits
