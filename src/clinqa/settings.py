@@ -246,6 +246,13 @@ class UnitScoring(BaseModel):
     cell_bonus: float = Field(0.15, ge=0.0, description="Added to a table row named by a number of the question.")
     heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
                                  "answer asked for ('Dosing' for a dose).")
+    parts: bool = Field(
+        False, description="Issue 50's quote-part mechanisms: a sibling section that fits the question's qualifiers "
+        "better replaces the one retrieved, lists and tables are read on into the next chunk for dose, number, "
+        "treatment and score-value questions, the kind/value/item score terms, the row holding the question's "
+        "value read from the document, a '(under: ...)' note, and the padding cut (drop_below_best). Off: on "
+        "the blind on-target held-out half they quoted fewer questions on target (0.352 -> 0.310) than without "
+        "(docs/benchmarks.md, issue 50).")
     kind_bonus: float = Field(0.15, ge=0.0, description="Added to a treatment line, taken from a definition, "
                               "criterion or risk-factor line, when the question asks what to give.")
     value_bonus: float = Field(0.15, ge=0.0, description="Added to a line that writes a score band holding the value "

@@ -20,6 +20,9 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import UnitScoring
 from tiny_data import FlatEncoder, chunk_hit
 
+#: issue 50's mechanisms are off by default (answer.scoring.parts): these tests turn them on
+PARTS = UnitScoring(parts=True)
+
 ENC = FlatEncoder()
 Q = ENC.encode_queries(["x"])[0]
 
@@ -61,7 +64,7 @@ def test_a_sibling_section_that_fits_the_qualifiers_better_is_quoted_instead() -
     out = sibling_sections(q, hits, lambda d: doc)
     assert [h.chunk.chunk_id for h in out] == ["cap#healthy#0"]
     assert out[0].rank == 1  # in the place of the hit it replaces
-    ext = extract_answer(Q, out, ENC, question=q)
+    ext = extract_answer(Q, out, ENC, question=q, scoring=PARTS)
     assert "Amoxicillin" in ext.text and "Levofloxacin" not in ext.text
     # a question about comorbidities keeps its section
     q2 = "outpatient pneumonia antibiotics for an adult with comorbidities"
@@ -85,7 +88,7 @@ def test_a_dosing_list_split_over_chunks_is_read_on_and_the_asked_drug_quoted() 
     q = "Dabinex dose in atrial fibrillation?"
     quoted = with_siblings(hits, q, lambda ids: [stored[i] for i in ids if i in stored])
     assert [h.chunk.chunk_id for h in quoted] == ["af#dosing#0", "af#dosing#1"]
-    ext = extract_answer(Q, quoted, ENC, question=q)
+    ext = extract_answer(Q, quoted, ENC, question=q, scoring=PARTS)
     assert ext.text.startswith("Dabinex: Standard dose is 150 mg BID.")
     assert "Quinaban" not in ext.text and "Edonex" not in ext.text  # the asked drug's item, not its neighbours'
 
@@ -102,9 +105,9 @@ def test_what_to_give_quotes_treatment_lines_not_definitions_or_discharge_criter
     q = "asthma exacerbation: what to give?"
     # every cosine 1 and the same lexical share: the kind term alone tells them apart (+0.15 the treatment line,
     # -0.15 the definition and the discharge criterion), and the other passages' lines fall 0.3 below the best
-    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(drop_below_best=None))
+    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(parts=True, drop_below_best=None))
     assert len(full.citations) == 3
-    ext = extract_answer(Q, hits, ENC, question=q)
+    ext = extract_answer(Q, hits, ENC, question=q, scoring=PARTS)
     assert ext.text == "Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation. [1]"
 
 
@@ -134,9 +137,11 @@ def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() ->
     assert under_note(["Pneumonia", "Healthy Adults Without Comorbidities"], _stems(q + " healthy adult")) == ""
     assert under_note(["Children", "Dosing"], _stems(q)) == ""  # the first heading names the document
     hit = chunk_hit("cap#with#0", "- Levofloxacin 750 mg orally once daily for pneumonia.", 1, COMORBID)
-    ext = extract_answer(Q, [hit], ENC, question=q)
+    ext = extract_answer(Q, [hit], ENC, question=q, scoring=PARTS)
     assert ext.text == ("Levofloxacin 750 mg orally once daily for pneumonia. (under: Adults With Comorbidities) "
                         "[1]")
+    assert extract_answer(Q, [hit], ENC, question=q).text == \
+        "Levofloxacin 750 mg orally once daily for pneumonia. [1]"  # the default: answer.scoring.parts off
 
 
 # --- 5. less padding ------------------------------------------------------------------------------------------
@@ -149,15 +154,15 @@ def test_another_passages_units_far_below_the_best_are_cut() -> None:
     # scores (FlatEncoder: every cosine 1): unit 1 0.6 + 0.4 * 0.5 + 0.3 * 1.0 (all of colchicin, gout, flare);
     # unit 2 0.6 + 0.4 * 0.1 + 0.3 * idf(gout) / (idf(colchicin) + idf(gout) + idf(flare)) = 0.64 + 0.3 * 0.226:
     # 0.39 below the best, more than drop_below_best (0.15), and no number asked for
-    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(drop_below_best=None))
+    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(parts=True, drop_below_best=None))
     assert [c.chunk_id for c in full.citations] == ["gout#tx#0", "gout#bg#0"]
-    cut = extract_answer(Q, hits, ENC, question=q)
+    cut = extract_answer(Q, hits, ENC, question=q, scoring=PARTS)
     assert [c.chunk_id for c in cut.citations] == ["gout#tx#0"]
     assert len(cut.text.split()) < len(full.text.split())
     # a unit with the number asked for stays: a dose may stand in another passage
     dosed = [hits[0], chunk_hit("gout#p#0", "Gout prophylaxis: colchicine 0.6 mg daily.", 2, ["Gout", "Other"],
                                 dense=0.1)]
-    assert len(extract_answer(Q, dosed, ENC, question="colchicine dose for gout").citations) == 2
+    assert len(extract_answer(Q, dosed, ENC, question="colchicine dose for gout", scoring=PARTS).citations) == 2
 
 
 def test_sibling_sections_keeps_hits_without_a_section_path() -> None:

@@ -85,7 +85,7 @@ def test_unit_scores_sum_by_hand() -> None:
     c.embed(np.ones(3, dtype=np.float32) / np.sqrt(3), FlatEncoder(), 0.6)
     # FlatEncoder: every cosine 1; chunk_hit's dense score 0.5 -> base 0.6 * 1 + 0.4 * 0.5 = 0.8
     assert [round(float(x), 5) for x in c.base] == [0.8, 0.8]
-    sc = UnitScoring()
+    sc = UnitScoring(parts=True)  # issue 50's kind/value/item terms count only with answer.scoring.parts
     # unit 1: stems {heparin, dose, outpati}: all three (idf-weighted share 1); qualifier, heading, number and
     # kind (a dose question asks what to give; "Heparin 5 mg." gives an amount)
     # unit 2: heparin only: idf(heparin) = ln(1 + 2/3), idf(dose) = idf(outpati) = ln(1 + 2/2); no other term

@@ -369,7 +369,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
         context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
-        context = band_sections(asked, result.hits, context, lambda doc: stages.doc_chunks(doc, filters))
+        context = band_sections(asked, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+                                rows=s.scoring.parts)
     check = None
     if s.key_terms != "ignore" and context:
         t0 = time.perf_counter()
@@ -409,9 +410,10 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     from clinqa.answer.assemble import quotable
 
     s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
-    passages = sibling_sections(asked, quotable(found.context, check, max(s.context_chunks, len(found.context))),
-                                lambda doc: stages.doc_chunks(doc, ev.filters), profile=ev.profile)
-    quoted = with_siblings(passages, asked, stages.store.get_chunks, profile=ev.profile)
+    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
+    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+        passages = sibling_sections(asked, passages, lambda doc: stages.doc_chunks(doc, ev.filters), profile=ev.profile)
+    quoted = with_siblings(passages, asked, stages.store.get_chunks, profile=ev.profile, read_on=s.scoring.parts)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))

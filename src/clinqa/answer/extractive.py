@@ -212,7 +212,8 @@ def sibling_ids(chunk_id: str) -> list[str]:
 
 
 def with_siblings(hits: Sequence[Retrieved], question: str,
-                  fetch: Callable[[list[str]], list[Chunk]], profile: AsksRead | None = None) -> list[Retrieved]:
+                  fetch: Callable[[list[str]], list[Chunk]], profile: AsksRead | None = None,
+                  read_on: bool = True) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
@@ -232,7 +233,8 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     profile = _profile(question, profile)
     listing = profile.wants_list
     # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
-    structured = listing or profile.asks_number or profile.asks_treatment or bool(named_values(question))
+    structured = listing or (read_on and (profile.asks_number or profile.asks_treatment
+                                          or bool(named_values(question))))
     quals = list(profile.qualifiers)
     sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
     stated = False
@@ -276,7 +278,7 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 
 def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
-                  section_chunks: Callable[[str], list[Chunk]]) -> list[Retrieved]:
+                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True) -> list[Retrieved]:
     """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
     retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
     ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
@@ -300,7 +302,7 @@ def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrie
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
-    if any(any(value_holders(unit_records(h.chunk.body), question)) for h in context):
+    if not rows or any(any(value_holders(unit_records(h.chunk.body), question)) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
         holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
@@ -964,11 +966,17 @@ SCORE_TERMS: tuple[ScoreTerm, ...] = (
               "neighbours", _item_term),
 )
 
+#: the score terms of issue 50's quote-part mechanisms, applied only with ``answer.scoring.parts``
+PART_TERMS = frozenset({"kind", "value", "item"})
+
+
 def unit_scores(cands: Candidates, scoring: UnitScoring) -> np.ndarray:
     """``(len(cands.keep),)`` float32: the base score (:meth:`Candidates.embed`) plus, for each term of
     :data:`SCORE_TERMS` that applies, its setting's value in ``scoring`` times its values, in table order."""
     scores = cands.base
     for term in SCORE_TERMS:
+        if term.name in PART_TERMS and not scoring.parts:
+            continue
         values = term.score(cands)
         if values is not None:
             scores = scores + (getattr(scoring, term.setting) * values).astype(np.float32, copy=False)
@@ -1043,7 +1051,8 @@ def extract_answer(
             continue
         if chosen and (scores[i] < min_score or len(chosen) >= max_sentences):
             break  # the best ``max_sentences`` units scoring at least ``min_score`` ...
-        if (chosen and sc.drop_below_best is not None and scores[i] < scores[chosen[0]] - sc.drop_below_best
+        cut = sc.drop_below_best if sc.parts else None
+        if (chosen and cut is not None and scores[i] < scores[chosen[0]] - cut
                 and ((hi != keep[chosen[0]][0] and not (numbered is not None and numbered[i]))
                      or (others is not None and others[i] < 0))):
             continue  # ... far below the best, another passage's (unless it has the number asked for) or another
@@ -1073,7 +1082,8 @@ def extract_answer(
     final = set(chosen)
     chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
-    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words, cands.q_stems)
+    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words,
+                   cands.q_stems if sc.parts else None)
 
 
 def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
@@ -1128,9 +1138,10 @@ def under_note(section_path: Sequence[str], q_stems: set[str] | frozenset[str]) 
 
 
 def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], max_words: int,
-            q_stems: set[str] | frozenset[str] = frozenset()) -> Extract:
+            q_stems: set[str] | frozenset[str] | None = frozenset()) -> Extract:
     """The answer text and citations for the picked units (hit index, unit, cell answer), in order; each passage's
-    quote followed by :func:`under_note` of its section path (with the question's content stems ``q_stems``)."""
+    quote followed by :func:`under_note` of its section path (with the question's content stems ``q_stems``; None:
+    no note, ``answer.scoring.parts`` off)."""
     numbers: dict[int, int] = {}
     citations: list[Citation] = []
     quotes: dict[int, list[str]] = {}
@@ -1185,7 +1196,8 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
         citations[n - 1].quote = " ".join(quotes[hi])
         text = _end("".join(pieces[hi]).strip())
         more = f" (more in [{n}])" if cut == n else ""
-        parts.append(f"{text}{more}{under_note(hits[hi].chunk.section_path, q_stems)} [{n}]")
+        note = under_note(hits[hi].chunk.section_path, q_stems) if q_stems is not None else ""
+        parts.append(f"{text}{more}{note} [{n}]")
     return Extract("\n".join(parts), citations, verbatim)
 
 
