@@ -171,7 +171,7 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
         for name in ["ray.data", *[n for n in logging.root.manager.loggerDict if n.startswith("ray.data")]]:
             logging.getLogger(name).setLevel(logging.ERROR)
     DataContext.get_current().enable_progress_bars = progress
-    emb = pipe.settings.embedding
+    emb = pipe.embedding_settings  # precision auto resolved for this store, as the driver's encoder
     from clinqa.embedding.onnx import usable_cores
 
     threads = emb.threads or max(1, usable_cores() // workers)
