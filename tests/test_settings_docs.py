@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PRESET_VALUES: dict[str, dict[str, Any]] = {
     "clinician-shorthand": {"answer.decisive_words": "model"},
     "consumer-questions": {"answer.key_terms": "warn"},
+    "exact-ingest": {"embedding.precision": "full", "embedding.unit_vectors": "separate"},
     "fast-ingest": {"embedding.precision": "int8", "embedding.unit_vectors": "late"},
     "patient-notes": {"retrieval.parse_time": True, "retrieval.copy_threshold": 0.8, "answer.key_terms": "refuse",
                       "generation.screen_identifiers": True, "answer.refusal_threshold": None},
@@ -30,6 +31,8 @@ PRESET_VALUES: dict[str, dict[str, Any]] = {
 PINNED_DEFAULTS: dict[str, set[str]] = {
     "patient-notes": set(PRESET_VALUES["patient-notes"]),
     "rrf-fusion": {"retrieval.rrf_k", "retrieval.dense_weight"},
+    # since issue 51 the ingest default is int8 with late units: fast-ingest pins the unit vectors at it
+    "fast-ingest": {"embedding.unit_vectors"},
 }
 
 

@@ -17,7 +17,8 @@ streaming executor):
 
 A store built this way holds the same chunk ids and vectors (within float rounding of other batch paddings,
 < 1e-6) as a plain ingest of the same files (tests/test_ingest_ray.py), on ONNX Runtime (the core install, or
-``embedding.precision`` fp32 / int8). With ``precision`` auto on a CPU with bfloat16 units and torch installed,
+``embedding.precision`` fp32 / int8, and auto on a new store). With ``precision`` full on a CPU with bfloat16
+units and torch installed,
 a batch over 128 texts runs in bf16 and a smaller one in fp32 (both paths), so vectors agree to bf16 rounding
 (cosine 0.99997) instead. Without an address a local cluster of
 ``workers`` CPUs is started and stopped; with one (``auto`` or ``ray://host:10001``) the driver joins it and
@@ -171,7 +172,7 @@ def _run(ray: Any, pipe: Pipeline, rows: list[bytes], ocr: dict[str, int], worke
         for name in ["ray.data", *[n for n in logging.root.manager.loggerDict if n.startswith("ray.data")]]:
             logging.getLogger(name).setLevel(logging.ERROR)
     DataContext.get_current().enable_progress_bars = progress
-    emb = pipe.settings.embedding
+    emb = pipe.embedding_settings  # precision auto resolved for this store, as the driver's encoder
     from clinqa.embedding.onnx import usable_cores
 
     threads = emb.threads or max(1, usable_cores() // workers)

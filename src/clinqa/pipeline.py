@@ -26,7 +26,7 @@ from clinqa.decision import table as decide
 from clinqa.decision.answer_model import SIGNAL, AnswerModel
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
-from clinqa.embedding import Encoder, build_encoder, unit_encoder, warm_up
+from clinqa.embedding import Encoder, build_encoder, for_store, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
@@ -37,7 +37,7 @@ from clinqa.rerank import Reranker, build_reranker
 from clinqa.retrieval import Filters, RetrievalResult
 from clinqa.retrieval.search import deepened, query_filters, search
 from clinqa.retrieval.vocabulary import ScopedVocabularies, Vocabulary
-from clinqa.settings import Settings, config_hash
+from clinqa.settings import EmbeddingSettings, Settings, config_hash
 from clinqa.store import Store, build_store, require_store
 from clinqa.store.facts import StoreFacts
 from clinqa.text.unicode import is_blank
@@ -76,8 +76,15 @@ class Pipeline:
         """The dense encoder (loaded on first use; thread-safe, so :meth:`warm_up` may be loading it)."""
         with self._encoder_lock:
             if self._encoder is None:
-                self._encoder = build_encoder(self.settings.embedding)
+                self._encoder = build_encoder(self.embedding_settings)
             return self._encoder
+
+    @property
+    def embedding_settings(self) -> EmbeddingSettings:
+        """``settings.embedding`` for this store: ``precision: auto`` resolved to the precision the store was
+        built with (:func:`clinqa.embedding.for_store`; ``store.json``), so a store built before int8 became
+        the default opens, answers and re-ingests as before."""
+        return for_store(self.settings.embedding, self.store_meta().get("model_id"))
 
     def warm_up(self) -> threading.Thread:
         """Load :attr:`encoder` in a background thread while the store opens (:func:`clinqa.embedding.warm_up`)."""

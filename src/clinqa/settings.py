@@ -108,21 +108,26 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = Field(32, ge=1)
     threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: the cores this process "
                                 "may use (CPU affinity, capped by a cgroup quota).")
-    precision: Literal["auto", "fp32", "bf16", "int8"] = Field(
+    precision: Literal["auto", "full", "fp32", "bf16", "int8"] = Field(
         "auto",
-        description="Bulk passage encoding of sentence-transformers models: bf16 runs the matrix products "
-        "in bfloat16 (torch.autocast; AMX / AVX512-BF16 units, needs clinqa[models]), about 1.5-2x faster with "
-        "vectors equal to fp32 within cosine 0.99997; auto uses bf16 when the CPU has such units and torch is "
-        "installed, else fp32. int8 runs every encoding on ONNX Runtime with int8 weights (dynamic "
-        "quantization, about 2x fp32 on 2 cores, cosine ~0.994 to fp32): another model id, so a store built "
-        "with it is searched with it and never mixed with fp32 vectors.",
+        description="Bulk passage encoding of sentence-transformers models. auto (the default since issue 51): "
+        "the precision the store was built with, read from <data_dir>/store.json, so an existing store is "
+        "searched and extended as it was built; a new store gets int8 where the model runs on ONNX Runtime "
+        "(mean-pooled BERT with tokenizer.json, as the shipped MiniLM), else full. int8 runs every encoding "
+        "on ONNX Runtime with int8 weights (dynamic quantization, about 2x fp32 on 2 cores, cosine ~0.994 "
+        "to fp32): another model id (+int8), so a store built with it is searched with it and never mixed "
+        "with fp32 vectors. full: bf16 where the CPU has bfloat16 units (AMX / AVX512-BF16) and torch is "
+        "installed (vectors equal to fp32 within cosine 0.99997, the same model id), else fp32 (the default "
+        "before issue 51; --preset exact-ingest). fp32 and bf16 force one of the two.",
     )
     unit_vectors: Literal["separate", "late"] = Field(
-        "separate",
+        "late",
         description="How ingest embeds the answer units (sentences, list items, table rows) of each chunk: "
-        "'separate' encodes each unit on its own (a second forward pass); 'late' pools the unit's tokens from "
-        "the chunk's own forward pass (late chunking, Gunther et al. 2024), with no second pass. Units it "
-        "cannot place in the chunk text are encoded separately.",
+        "'late' (the default since issue 51) pools the unit's tokens from the chunk's own forward pass (late "
+        "chunking, Gunther et al. 2024), with no second pass; 'separate' encodes each unit on its own (a "
+        "second forward pass; --preset exact-ingest). Units late pooling cannot place in the chunk text are "
+        "encoded separately. Answers read late vectors first and fall back to separate ones, so a store "
+        "built with either answers with what it holds.",
     )
     cache: bool = Field(True, description="Cache chunk embeddings on disk by (model, content hash).")
     fast_queries: bool = Field(

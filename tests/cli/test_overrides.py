@@ -108,7 +108,7 @@ def test_bad_overrides_are_one_line_naming_the_option(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as e:
         settings_for(tmp_path, sets=["retrieval=1"])
     assert str(e.value).startswith("--set retrieval=1: 'retrieval' is a section, not a setting (it has: dense_k, ")
-    shipped = r"clinician-shorthand, consumer-questions, fast-ingest, patient-notes, rrf-fusion"
+    shipped = r"clinician-shorthand, consumer-questions, exact-ingest, fast-ingest, patient-notes, rrf-fusion"
     with pytest.raises(ConfigError, match=rf"^unknown preset 'nope' \(shipped: {shipped}\)$"):
         settings_for(tmp_path, preset="nope")
 
@@ -124,8 +124,8 @@ def test_bad_overrides_are_one_line_naming_the_option(tmp_path: Path) -> None:
     (["--set", "retrieval.rrf_k=0"],
      "error: --set retrieval.rrf_k=0: invalid value for retrieval.rrf_k: Input should be greater than or equal to 1"),
     (["--preset", "nope"],
-     "error: unknown preset 'nope' (shipped: clinician-shorthand, consumer-questions, fast-ingest, patient-notes, "
-     "rrf-fusion)"),
+     "error: unknown preset 'nope' (shipped: clinician-shorthand, consumer-questions, exact-ingest, fast-ingest, "
+     "patient-notes, rrf-fusion)"),
 ])
 def test_cli_rejects_bad_overrides_with_exit_2(tmp_path: Path, args: list[str], message: str) -> None:
     for command in (["stats"], ["search", "sepsis"], ["ask", "sepsis?"]):

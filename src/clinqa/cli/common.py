@@ -39,8 +39,8 @@ DataDir = Annotated[Path | None, typer.Option("--data-dir", envvar="CLINQA_DATA_
 Config = Annotated[Path | None, typer.Option("--config", help="YAML/TOML/JSON settings file, or the name of "
                                              "a shipped preset.")]
 Preset = Annotated[str | None, typer.Option("--preset", help="Shipped settings preset applied first: "
-                                            "clinician-shorthand, consumer-questions, fast-ingest, patient-notes, "
-                                            "rrf-fusion (src/clinqa/presets).")]
+                                            "clinician-shorthand, consumer-questions, exact-ingest, fast-ingest, "
+                                            "patient-notes, rrf-fusion (src/clinqa/presets).")]
 Sets = Annotated[list[str] | None, typer.Option("--set", metavar="SECTION.FIELD=VALUE",
                                                 help="Override one setting, e.g. retrieval.rrf_k=10 (repeatable; "
                                                 "the value is a YAML scalar or flow list; applied after "

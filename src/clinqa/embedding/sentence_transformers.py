@@ -26,6 +26,9 @@ from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.tokens import HFTokenCounter
 from clinqa.paths import cache_dir
 
+#: the values of ``embedding.precision`` (:class:`clinqa.settings.EmbeddingSettings`)
+PRECISIONS = ("auto", "full", "fp32", "bf16", "int8")
+
 #: at most this many texts go through the ONNX fast path in one call
 SMALL_BATCH = 128
 
@@ -59,10 +62,13 @@ class SentenceTransformerEncoder:
     ``threads`` pins torch's and ONNX Runtime's intra-op threads. Backends load lazily.
 
     ``precision``: bulk passage encoding in ``"fp32"`` or ``"bf16"`` (``torch.autocast``: matrix
-    products in bfloat16, run on AMX/AVX512-BF16 units through oneDNN); ``"auto"`` picks bf16 when
-    the CPU has such units (:func:`cpu_has_bf16`). bf16 vectors agree with fp32 to a cosine of
+    products in bfloat16, run on AMX/AVX512-BF16 units through oneDNN); ``"full"`` picks bf16 when
+    the CPU has such units (:func:`cpu_has_bf16`), else fp32. bf16 vectors agree with fp32 to a cosine of
     0.99997 or better on real chunks (``bench/encoder/throughput.py``), so both share ``model_id``
-    and the cache, like the ONNX query path.
+    and the cache, like the ONNX query path. ``"int8"``: every encoding on ONNX Runtime with int8 weights
+    (its own ``model_id``, ``+int8``). ``"auto"``: int8 when the model can run it (a mean-pooled BERT with
+    ``tokenizer.json``, :attr:`int8_capable`), else full; a store's own precision is chosen before the
+    encoder is built (:func:`clinqa.embedding.for_store`).
     """
 
     def __init__(self, path: Path, name: str | None = None, batch_size: int = 32,
@@ -72,10 +78,12 @@ class SentenceTransformerEncoder:
         self.path = Path(path)
         self.batch_size = batch_size
         self.threads = threads
-        if precision not in ("auto", "fp32", "bf16", "int8"):
-            raise ValueError(f"precision must be auto, fp32, bf16 or int8, not {precision!r}")
-        self.int8 = precision == "int8"
-        self.bf16 = precision == "bf16" or (precision == "auto" and cpu_has_bf16())
+        if precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {', '.join(PRECISIONS)}, not {precision!r}")
+        self.int8_capable = (fast_queries and mean_pooled(self.path) and (self.path / "tokenizer.json").exists()
+                             and is_bert(self.path))
+        self.int8 = precision == "int8" or (precision == "auto" and self.int8_capable)
+        self.bf16 = not self.int8 and (precision == "bf16" or (precision in ("auto", "full") and cpu_has_bf16()))
         # int8 vectors differ from fp32 ones (cosine ~0.994): another model id, so another cache key and store
         self.model_id = f"{name or self.path.name}@{fingerprint(self.path)}" + ("+int8" if self.int8 else "")
         self.max_tokens = self._max_seq_length()
