@@ -63,7 +63,9 @@ def _pipeline(root: Path, files: dict[str, str], encoder_from: Pipeline | None =
     corpus.mkdir(parents=True)
     for name, text in files.items():
         (corpus / name).write_text(text, encoding="utf-8")
-    pipe = Pipeline(Settings(data_dir=root / "store"))
+    # full precision (--preset exact-ingest): int8 activations are quantized per batch, so a chunk's vector would
+    # move with the documents beside it in its batch, and the two stores' gate signals differ by ~0.01
+    pipe = Pipeline(Settings(data_dir=root / "store", embedding={"precision": "full", "unit_vectors": "separate"}))
     if encoder_from is not None:
         pipe._encoder = encoder_from.encoder
     report = pipe.ingest([corpus], progress=False)

@@ -52,7 +52,7 @@ def test_ask_logs_every_field_it_answered_with(data_dir: Path, asked: dict[str, 
         assert row["cited"] and row["cited"][0] in [r["chunk_id"] for r in row["retrieved"]]
         assert row["latency_ms"] == row["timings_ms"]["total"] > 0
     assert tyre["refused"] is True and tyre["mode"] == "refusal"
-    assert tyre["refusal_reason"] == "The documents do not cover this question."
+    assert tyre["refusal_reason"] == "The documents do not mention tyre."  # the key-term sentence (issue 49)
 
 
 def test_feedback_command(data_dir: Path, asked: dict[str, str]) -> None:
