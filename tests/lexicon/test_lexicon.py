@@ -145,3 +145,20 @@ def test_shipped_wordnet_file_is_whole():
     assert d["source"] == "Princeton WordNet 3.0"
     assert len(d["lemmas"]) == 147306 and len(d["synsets"]) == 117659  # WordNet 3.0's published counts
     assert (DATA.parent / "WORDNET_LICENSE").read_text().startswith("This software and database")
+
+
+def test_an_optional_medical_word_list_is_read_when_present(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Debian's hunspell-en-med is GPL and never shipped; a .dic file named by CLINQA_MEDICAL_DICTIONARY (or the
+    system one) makes its words medical: known (never repaired), clinical, never a typo."""
+    from clinqa.lexicon.hunspell import dictionary_path, medical_words
+
+    dic = tmp_path / "med.dic"
+    dic.write_text("3\nrecieve/S\nzorbaxine\nTenecteplase/MS\n", encoding="utf-8")  # a made-up list
+    monkeypatch.setenv("CLINQA_MEDICAL_DICTIONARY", str(dic))
+    assert dictionary_path() == dic and medical_words() == {"recieve", "zorbaxine", "tenecteplase"}
+    lex = Lexicon()
+    assert lex.kind("zorbaxine") == "clinical" and lex.knows("zorbaxine")
+    assert typo_of("recieve") is None  # a word of the medical list is no typo
+    monkeypatch.setenv("CLINQA_MEDICAL_DICTIONARY", "")  # empty: no list, not even the system one
+    assert dictionary_path() is None and medical_words() == frozenset()
+    assert Lexicon().kind("zorbaxine") == "" and typo_of("recieve") == "receive"

@@ -176,6 +176,10 @@ class Lexicon:
         wn = wordnet()
         if drug_names().is_drug(w) or wn.categories(w) & CLINICAL or CLINICAL_SUFFIX.search(w):
             return "clinical"
+        from clinqa.lexicon.hunspell import medical_words
+
+        if w in medical_words():
+            return "clinical"  # the optional system medical word list (hunspell-en-med), when the machine has it
         if " " in w:
             from clinqa.retrieval.synonyms import equivalents as table
 
@@ -260,10 +264,11 @@ class Lexicon:
         """Does any resource know ``word`` (a drug, a WordNet lemma, shorthand, a corpus-defined abbreviation)?
         Such a word is never "repaired" to another."""
         from clinqa.lexicon.drugs import drug_names
+        from clinqa.lexicon.hunspell import medical_words
         from clinqa.lexicon.wordnet import wordnet
 
         w = word.lower()
-        return (w in SHORTHAND or drug_names().is_drug(w) or wordnet().is_lemma(w)
+        return (w in SHORTHAND or drug_names().is_drug(w) or wordnet().is_lemma(w) or w in medical_words()
                 or (self.vocabulary is not None and w in self.vocabulary.defined))
 
 
@@ -271,14 +276,16 @@ _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
 def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
-    """The common English word (wordfreq Zipf >= ``min_zipf``) that ``word`` (5+ letters, no WordNet lemma, itself
-    rare: Zipf < 3) is one edit from (deletion, insertion, substitution, adjacent transposition: Damerau 1964),
-    the most common such word; None when there is none. "recieve" -> "receive"; "seperate" -> "separate"."""
+    """The common English word (wordfreq Zipf >= ``min_zipf``) that ``word`` is one edit from (deletion, insertion,
+    substitution, adjacent transposition: Damerau 1964), the most common such word; None when there is none, or
+    when ``word`` has under 5 letters, is a WordNet lemma, is not rare itself (Zipf >= 3) or is in the optional
+    medical word list (:mod:`clinqa.lexicon.hunspell`). "recieve" -> "receive"; "seperate" -> "separate"."""
+    from clinqa.lexicon.hunspell import medical_words
     from clinqa.lexicon.wordnet import wordnet
     from clinqa.text.zipf import zipf
 
     w = word.lower()
-    if len(w) < 5 or not w.isalpha() or zipf(w) >= 3.0 or wordnet().is_lemma(w):
+    if len(w) < 5 or not w.isalpha() or zipf(w) >= 3.0 or wordnet().is_lemma(w) or w in medical_words():
         return None
     splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
     edits = ({a + b[1:] for a, b in splits if b}
