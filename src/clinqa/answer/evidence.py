@@ -114,12 +114,8 @@ class KeyTermTest:
 
     @property
     def equivalents(self) -> Callable[[str], Iterable[str]]:
-        """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the
-        curated synonym table's alone when the lexicon is off."""
-        from clinqa.retrieval import synonyms
-
-        lex = self.lexicon
-        return lex.texts if lex is not None else synonyms.equivalents
+        """What counts as another name of a term (:func:`word_equivalents` of :attr:`lexicon`)."""
+        return word_equivalents(self.lexicon)
 
     def on(self, hits: Sequence[Any]) -> Answerability:
         """The test against every hit of ``hits`` (each with ``.chunk.text``): :meth:`on_texts` of their texts."""
@@ -134,6 +130,14 @@ class KeyTermTest:
         return check_answerability(self.question, [without_suspicious(t) for t in texts], self.vocab,
                                    self.max_zipf, profile.phrases, self.equivalents, synonyms.term_matches,
                                    profile=profile, rarity=self.rarity, decider=self.decider)
+
+
+def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
+    """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the curated
+    synonym table's alone when the lexicon is off (``lex`` None)."""
+    from clinqa.retrieval import synonyms
+
+    return lex.texts if lex is not None else synonyms.equivalents
 
 
 def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str],
@@ -347,8 +351,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     s, filters = stages.settings.answer, ev.filters
     t0 = time.perf_counter()
     vocab = stages.vocabulary
-    test = KeyTermTest(ev.question, vocab, 0.0, None, s.rarity, None, s.lexicon)
-    lex = test.lexicon
+    lex = lexicon_for(vocab) if s.lexicon else None
     asked, repairs = (repair_question(ev.question, vocab, s.rarity.repair_below,
                                       known=lex.knows if lex is not None else None,
                                       rename=lex.corpus_name if lex is not None else None,
@@ -358,7 +361,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ev.calibration = stages.calibration
     zipf = ev.calibration.key_term_max_zipf
     ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
-                                                equivalents=test.equivalents, rarity=s.rarity, lexicon=lex)
+                                                equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex)
     more = lex.search_terms(asked) if lex is not None and stages.settings.retrieval.expand_synonyms else None
     result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile, more)
     result.timings_ms["repair"] = repair_ms

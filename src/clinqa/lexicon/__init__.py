@@ -88,6 +88,7 @@ class Lexicon:
         self.vocabulary = vocabulary
         self._eq: dict[str, tuple[Equivalent, ...]] = {}
         self._kind: dict[str, str] = {}
+        self._initialisms: dict[str, tuple[str, ...]] = {}
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -147,7 +148,7 @@ class Lexicon:
             letters = low.replace("-", "")
             typed_short = letters.isalpha() and 2 <= len(letters) <= 6 and " " not in low
             if typed_short and not out and any(ch.isupper() for ch in term) and not term.istitle():
-                add(_initialisms(term, v, self), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
+                add(self.initialisms(term), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
             if typed_short and term.islower() and low not in v and self.kind(low) == "":
                 from clinqa.lexicon.corpus import clipped
 
@@ -224,13 +225,35 @@ class Lexicon:
         v = self.vocabulary
         if v is None or word.lower() in v:
             return None
-        initialisms = set(_initialisms(word, v, self)) if word.isupper() else set()
+        initialisms = set(self.initialisms(word)) if word.isupper() else set()
         for e in self.equivalents(word):
             if e.source == "table" or e.text in initialisms or not self._renames(word, e):
                 continue  # a phrase an initialism may spell is a mention, never the question's word
-            if all(x in v for x in re.findall(r"[a-z0-9]+", e.text)):
+            if self._in_corpus(e.text):
                 return e.text
         return None
+
+    def initialisms(self, term: str) -> tuple[str, ...]:
+        """The corpus phrases the initialism ``term`` may spell (:func:`clinqa.lexicon.corpus.initialism_phrases`:
+        ending in a clinical word when a letter comes from inside a word; inner letters begin a corpus word or a
+        WordNet lemma), read once per term; () without a vocabulary."""
+        v = self.vocabulary
+        if v is None:
+            return ()
+        if term not in self._initialisms:
+            from clinqa.lexicon.corpus import initialism_phrases
+            from clinqa.lexicon.wordnet import wordnet
+
+            wn = wordnet()
+            self._initialisms[term] = initialism_phrases(
+                term, v.phrases, is_term=lambda w: self.kind(w) == "clinical",
+                is_word=lambda w: w in v or wn.is_lemma(w))
+        return self._initialisms[term]
+
+    def _in_corpus(self, text: str) -> bool:
+        """Does the bound corpus have every word of ``text`` (lower case)?"""
+        v = self.vocabulary
+        return v is not None and all(x in v for x in re.findall(r"[a-z0-9]+", text))
 
     def _renames(self, word: str, e: Equivalent) -> bool:
         """May ``e`` stand in for ``word`` in the question (a rename, or a BM25 term)? WordNet's forms only for a
@@ -254,8 +277,8 @@ class Lexicon:
             w = m.group(0)
             if len(w) < 2 or w.lower() in v or w in out:
                 continue
-            names = [e.text for e in self.equivalents(w) if e.source != "table" and self._renames(w, e)
-                     and all(x in v for x in re.findall(r"[a-z0-9]+", e.text))]
+            names = [e.text for e in self.equivalents(w)
+                     if e.source != "table" and self._renames(w, e) and self._in_corpus(e.text)]
             if names:
                 out[w] = tuple(names[:3])
         return out
@@ -272,9 +295,6 @@ class Lexicon:
                 or (self.vocabulary is not None and w in self.vocabulary.defined))
 
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
 def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
     """The common English word (wordfreq Zipf >= ``min_zipf``) that ``word`` is one edit from (deletion, insertion,
     substitution, adjacent transposition: Damerau 1964), the most common such word; None when there is none, or
@@ -282,27 +302,14 @@ def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
     medical word list (:mod:`clinqa.lexicon.hunspell`). "recieve" -> "receive"; "seperate" -> "separate"."""
     from clinqa.lexicon.hunspell import medical_words
     from clinqa.lexicon.wordnet import wordnet
+    from clinqa.text.spelling import one_edit
     from clinqa.text.zipf import zipf
 
     w = word.lower()
     if len(w) < 5 or not w.isalpha() or zipf(w) >= 3.0 or wordnet().is_lemma(w) or w in medical_words():
         return None
-    splits = [(w[:i], w[i:]) for i in range(len(w) + 1)]
-    edits = ({a + b[1:] for a, b in splits if b}
-             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-             | {a + c + b for a, b in splits for c in _LETTERS})
-    best = max(((zipf(e), e) for e in edits if e != w), default=(0.0, ""))
+    best = max(((zipf(e), e) for e in one_edit(w)), default=(0.0, ""))
     return best[1] if best[0] >= min_zipf else None
-
-
-def _initialisms(term: str, vocabulary: Vocabulary, lex: Lexicon) -> tuple[str, ...]:
-    from clinqa.lexicon.corpus import initialism_phrases
-    from clinqa.lexicon.wordnet import wordnet
-
-    wn = wordnet()
-    return initialism_phrases(term, vocabulary.phrases, is_term=lambda w: lex.kind(w) == "clinical",
-                              is_word=lambda w: w in vocabulary or wn.is_lemma(w))
 
 
 _SHARED: dict[int, Lexicon] = {}

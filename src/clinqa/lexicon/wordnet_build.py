@@ -63,7 +63,7 @@ ROOTS: dict[str, tuple[tuple[str, str], ...]] = {
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 
 
-def _read(db: Path) -> tuple[dict[tuple[str, int], dict], dict[tuple[str, int], list[str]]]:
+def _read(db: Path) -> dict[tuple[str, int], dict]:
     """Synsets by (pos letter, offset): ``{"lex": int, "words": [..], "hyper": [keys], "derived": [(word index,
     key, target index)]}``; adjective satellites ``s`` are filed under ``a``."""
     synsets: dict[tuple[str, int], dict] = {}
@@ -90,8 +90,7 @@ def _read(db: Path) -> tuple[dict[tuple[str, int], dict], dict[tuple[str, int], 
                     derived.append((int(st[:2], 16) - 1, (t_pos, t_off), int(st[2:], 16) - 1))
             synsets[(pos, off)] = {"lex": lex, "words": words, "hyper": hyper, "derived": derived,
                                    "gloss": gloss.strip()}
-    senses: dict[tuple[str, int], list[str]] = {}
-    return synsets, senses
+    return synsets
 
 
 def _index(db: Path) -> dict[str, list[tuple[str, int]]]:
@@ -116,7 +115,7 @@ def build(db: Path) -> dict:
         for kind in ("data", "index"):
             if not (db / f"{kind}.{name}").exists():
                 raise FileNotFoundError(f"{db / f'{kind}.{name}'}: not a WordNet 3.0 database folder")
-    synsets, _ = _read(db)
+    synsets = _read(db)
     index = _index(db)
     roots: dict[tuple[str, int], int] = {}
     for bit, cat in enumerate(CATEGORIES):

@@ -21,7 +21,7 @@ from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
 from clinqa.text.quantities import AGE_UNITS, NUMBER_OR_COMMA, QUESTION_UNITS, number_with_unit, unit_pattern
-from clinqa.text.spelling import fold
+from clinqa.text.spelling import fold, one_edit
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
@@ -619,9 +619,6 @@ def with_definitions(equivalents: Callable[[str], Iterable[str]] | None,
     return both
 
 
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-
-
 def misspelt_common_word(word: str, min_zipf: float | None = None) -> bool:
     """Is ``word`` unknown to general English (wordfreq Zipf 0) but one edit (deletion, insertion,
     substitution or transposition of adjacent letters: Damerau 1964) from a common word (Zipf >=
@@ -630,12 +627,7 @@ def misspelt_common_word(word: str, min_zipf: float | None = None) -> bool:
     min_zipf = default_rarity().misspelt_common_above if min_zipf is None else min_zipf
     if len(word) < 5 or not word.isalpha() or zipf(word) > 0:
         return False
-    splits = [(word[:i], word[i:]) for i in range(len(word) + 1)]
-    edits = ({a + b[1:] for a, b in splits if b}
-             | {a + b[1] + b[0] + b[2:] for a, b in splits if len(b) > 1}
-             | {a + c + b[1:] for a, b in splits if b for c in _LETTERS}
-             | {a + c + b for a, b in splits for c in _LETTERS})
-    return any(zipf(e) >= min_zipf for e in edits if e != word)
+    return any(zipf(e) >= min_zipf for e in one_edit(word))
 
 
 #: a question's verbs and participles ("inhibited", "deposited", "evaluated", "comprising") frame the
