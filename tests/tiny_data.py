@@ -5,6 +5,7 @@ import numpy as np
 
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.tokens import WordCounter
+from clinqa.pipeline import Pipeline
 from clinqa.retrieval.hybrid import Retrieved
 
 #: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
@@ -68,3 +69,16 @@ class FlatEncoder(KeywordEncoder):
         return np.ones((len(texts), 3), dtype=np.float32) / np.sqrt(3)
 
     encode_queries = encode_passages
+
+
+def with_llm(base: Pipeline, url: str, **answer: object) -> Pipeline:
+    """``base``'s pipeline (its store and loaded encoder) answering through the OpenAI-compatible server at ``url``
+    (the real client; tests/llm/chat_server.py), no retries, 5 s timeout; ``answer``: answer settings changed too
+    (``lexicon=False``)."""
+    s = base.settings.model_copy(update={
+        "llm": base.settings.llm.model_copy(update={"backend": "openai", "base_url": url, "model": "gpt-4o-mini",
+                                                    "max_retries": 0, "timeout_s": 5}),
+        "answer": base.settings.answer.model_copy(update=answer)})
+    p = Pipeline(s)
+    p._encoder = base.encoder
+    return p

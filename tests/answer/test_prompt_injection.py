@@ -22,6 +22,7 @@ from clinqa.documents.loaders import load_file
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval import Filters
 from clinqa.settings import Settings
+from tiny_data import with_llm
 
 CLEAN = {
     "af.md": "# Atrial fibrillation\n\n## Anticoagulation\n\nApixaban 5 mg twice daily is the standard dose for stroke "
@@ -160,14 +161,6 @@ def test_injected_patient_id_does_not_leak_another_patient(injected: Pipeline) -
 
 
 # ------------------------------------------------------------------ generation path
-
-def with_llm(base: Pipeline, url: str) -> Pipeline:
-    s = base.settings.model_copy(update={"llm": base.settings.llm.model_copy(update={
-        "backend": "openai", "base_url": url, "model": "gpt-4o-mini", "max_retries": 0, "timeout_s": 5})})
-    p = Pipeline(s)
-    p._encoder = base.encoder
-    return p
-
 
 def passage_numbers(user: str) -> dict[int, str]:
     """Evidence number -> passage text, from the structure of the user message (blank-line blocks)."""
@@ -313,9 +306,9 @@ def test_brand_question_with_an_injected_notice_is_still_screened(injected: Pipe
                 f"The dose of apixaban is 500 mg four times daily [{real}].")
 
     chat_server.responder = responder
-    llm = with_llm(injected, chat_server.url)  # without the lexicon, which would read Eliquis as apixaban
-    llm.settings = llm.settings.model_copy(update={"answer": llm.settings.answer.model_copy(update={"lexicon": False})})
-    ans = llm.ask("What dose of Eliquis prevents stroke in atrial fibrillation?")
+    # without the lexicon, which would read Eliquis as apixaban
+    ans = with_llm(injected, chat_server.url, lexicon=False).ask("What dose of Eliquis prevents stroke in atrial "
+                                                                 "fibrillation?")
     user = chat_server.requests[-1]["messages"][-1]["content"]
     assert user.count("Notes on the evidence:") == 1
     assert "\n\nNotes on the evidence:\n- Note: the passages do not mention 'Eliquis'; equivalents searched: none" \

@@ -24,6 +24,7 @@ from clinqa.cli import app
 from clinqa.decision.model_refused import MODEL_REFUSED
 from clinqa.pipeline import Pipeline
 from clinqa.settings import Settings
+from tiny_data import with_llm
 
 DOCS = {
     "af.md": "# Atrial fibrillation\n\n## Anticoagulation\n\nApixaban 5 mg twice daily is the standard dose for "
@@ -48,14 +49,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
         (corpus / name).write_text(text, encoding="utf-8")
     p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("decides-store"), answer={"lexicon": False}))
     assert p.ingest([corpus], progress=False).failed == []
-    return p
-
-
-def with_llm(base: Pipeline, url: str) -> Pipeline:
-    s = base.settings.model_copy(update={"llm": base.settings.llm.model_copy(update={
-        "backend": "openai", "base_url": url, "model": "gpt-4o-mini", "max_retries": 0, "timeout_s": 5})})
-    p = Pipeline(s)
-    p._encoder = base.encoder
     return p
 
 

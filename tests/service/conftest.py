@@ -8,9 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from service_data import GUIDES, NOTES, REGISTRY, settings_for
 
 from clinqa.pipeline import Pipeline
+from clinqa.service.app import create_app
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +34,12 @@ def service_pipe(tmp_path_factory: pytest.TempPathFactory, service_corpus: Path)
     report = p.ingest([service_corpus / "guides", service_corpus / "notes.jsonl"], progress=False)
     assert report.failed == [] and report.documents == len(GUIDES) + len(NOTES)
     return p
+
+
+@pytest.fixture(scope="module")
+def client(service_pipe: Pipeline) -> Iterator[TestClient]:
+    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
+        yield c
 
 
 @pytest.fixture(scope="module")

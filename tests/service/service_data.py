@@ -5,6 +5,7 @@ gives years and organisations) and notes of two patients, P1 and P2; API keys "a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval import Filters
@@ -76,3 +77,10 @@ def patient_chunk_ids(pipe: Pipeline, patient_id: str) -> list[str]:
     """Chunk ids of a patient's notes (section level)."""
     t = pipe.store.export(["chunk_id"], Filters(patient_id=patient_id))
     return t.column("chunk_id").to_pylist()
+
+
+def ask_ok(client: Any, key: str, **body: object) -> dict[str, Any]:
+    """``POST /ask`` with ``body`` and key ``key`` through the test ``client``; the response's JSON, asserting 200."""
+    r = client.post("/ask", json=body, headers=headers(key))
+    assert r.status_code == 200, r.text
+    return r.json()

@@ -26,12 +26,6 @@ GUIDE_Q = {"question": "How long does the cough last after acute bronchitis?"}
 
 
 @pytest.fixture(scope="module")
-def client(service_pipe: Pipeline) -> Iterator[TestClient]:
-    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
-        yield c
-
-
-@pytest.fixture(scope="module")
 def p2_query_id(client: TestClient) -> str:
     """A question about P2 asked with key "all" (logged, P2-scoped)."""
     r = client.post("/ask", json=P2_Q, headers=headers("all"))

@@ -8,11 +8,9 @@ keeps the turn; OpenAPI documents the new fields; without keys every caller shar
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
-import pytest
 from fastapi.testclient import TestClient
-from service_data import headers, settings_for
+from service_data import ask_ok, headers, settings_for
 
 from clinqa.pipeline import Pipeline
 from clinqa.service.app import create_app
@@ -22,25 +20,13 @@ COUGH_8 = "Can the cough persist for 8 weeks after acute bronchitis?"
 P1_FIRST = {"question": "Which anticoagulant was started?", "patient_id": "P1"}
 
 
-@pytest.fixture(scope="module")
-def client(service_pipe: Pipeline) -> Iterator[TestClient]:
-    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
-        yield c
-
-
-def _ask(client: TestClient, key: str, **body: object) -> dict:
-    r = client.post("/ask", json=body, headers=headers(key))
-    assert r.status_code == 200, r.text
-    return r.json()
-
-
 def test_a_follow_up_is_answered_as_its_standalone_question(client: TestClient) -> None:
-    first = _ask(client, "none", question=COUGH_4, conversation=True)
+    first = ask_ok(client, "none", question=COUGH_4, conversation=True)
     cid = first["conversation_id"]
     assert len(cid) == 32 and first["standalone_question"] == COUGH_4 and first["conversation_turns"] == []
     assert not first["refused"] and "4 weeks" in first["answer"]
 
-    follow = _ask(client, "none", question="and 8 weeks?", conversation_id=cid)
+    follow = ask_ok(client, "none", question="and 8 weeks?", conversation_id=cid)
     assert follow["question"] == "and 8 weeks?" and follow["conversation_id"] == cid
     assert follow["standalone_question"] == COUGH_8  # the topic carried, the value replaced ("4 weeks" gone)
     assert follow["conversation_turns"] == [1]
@@ -49,7 +35,7 @@ def test_a_follow_up_is_answered_as_its_standalone_question(client: TestClient) 
     assert not follow["refused"] and "4 weeks" in follow["answer"]
     assert any("8 weeks" in w for w in follow["warnings"])
 
-    back = _ask(client, "none", question="and 4 weeks?", conversation_id=cid)
+    back = ask_ok(client, "none", question="and 4 weeks?", conversation_id=cid)
     assert back["standalone_question"] == COUGH_4 and back["conversation_turns"] == [2]
     assert not back["refused"] and back["answer"] == first["answer"]
     assert back["cache_hit"]  # the standalone question goes through the answer cache as any question
@@ -71,7 +57,7 @@ def test_a_follow_up_is_answered_as_its_standalone_question(client: TestClient) 
 
 
 def test_another_key_never_reads_or_continues_a_conversation(client: TestClient) -> None:
-    first = _ask(client, "p1", question=COUGH_4, conversation=True)
+    first = ask_ok(client, "p1", question=COUGH_4, conversation=True)
     cid = first["conversation_id"]
     for key in ("none", "all"):
         r = client.post("/ask", json={"question": "and 8 weeks?", "conversation_id": cid}, headers=headers(key))
@@ -90,7 +76,7 @@ def test_another_key_never_reads_or_continues_a_conversation(client: TestClient)
 
 
 def test_a_follow_up_never_changes_the_patient_scope(client: TestClient) -> None:
-    first = _ask(client, "all", **P1_FIRST, conversation=True)
+    first = ask_ok(client, "all", **P1_FIRST, conversation=True)
     cid = first["conversation_id"]
     assert "Apixaban" in first["answer"] and first["filters"]["patient_id"] == "P1"
     for patient in ("P2", None):  # another patient, or none (the reference documents): 409, nothing answered
@@ -98,7 +84,7 @@ def test_a_follow_up_never_changes_the_patient_scope(client: TestClient) -> None
         r = client.post("/ask", json=body, headers=headers("all"))
         assert r.status_code == 409, r.text
         assert "scoped to patient P1" in r.json()["detail"] and "patient scope" in r.json()["detail"]
-    follow = _ask(client, "all", question="what dose?", conversation_id=cid, patient_id="P1")
+    follow = ask_ok(client, "all", question="what dose?", conversation_id=cid, patient_id="P1")
     assert follow["filters"]["patient_id"] == "P1" and follow["conversation_turns"] == [1]
     assert "anticoagulant" in follow["standalone_question"] and "5 mg" in follow["answer"]
     seen = json.dumps(follow)  # nothing of P2's notes on the follow-up
@@ -106,12 +92,12 @@ def test_a_follow_up_never_changes_the_patient_scope(client: TestClient) -> None
     assert [t["n"] for t in client.get(f"/conversations/{cid}", headers=headers("all")).json()["turns"]] == [1, 2]
 
     # a conversation of no patient cannot be narrowed to one either
-    plain = _ask(client, "p1", question=COUGH_4, conversation=True)["conversation_id"]
+    plain = ask_ok(client, "p1", question=COUGH_4, conversation=True)["conversation_id"]
     r = client.post("/ask", json={"question": "which anticoagulant?", "conversation_id": plain, "patient_id": "P1"},
                     headers=headers("p1"))
     assert r.status_code == 409 and "no patient" in r.json()["detail"]
     # a key that may not read the patient: 403 before anything about the conversation is told
-    p1_conv = _ask(client, "p1", **P1_FIRST, conversation=True)["conversation_id"]
+    p1_conv = ask_ok(client, "p1", **P1_FIRST, conversation=True)["conversation_id"]
     r = client.post("/ask", json={"question": "what dose?", "conversation_id": p1_conv, "patient_id": "P2"},
                     headers=headers("p1"))
     assert r.status_code == 403
@@ -120,7 +106,7 @@ def test_a_follow_up_never_changes_the_patient_scope(client: TestClient) -> None
 
 
 def test_a_plain_ask_keeps_no_conversation(client: TestClient) -> None:
-    a = _ask(client, "none", question=COUGH_4)
+    a = ask_ok(client, "none", question=COUGH_4)
     assert a["conversation_id"] == "" and a["standalone_question"] == "" and a["conversation_turns"] == []
     rec = client.get(f"/queries/{a['query_id']}", headers=headers("none")).json()
     assert rec["conversation_id"] is None and rec["standalone_question"] is None

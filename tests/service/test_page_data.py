@@ -3,7 +3,6 @@ ingested guidelines, never a patient's note, answered by the service) and the ``
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,13 +10,7 @@ from fastapi.testclient import TestClient
 from service_data import headers, settings_for
 
 from clinqa.pipeline import Pipeline
-from clinqa.service.app import Service, _example_for, create_app, example_candidates
-
-
-@pytest.fixture(scope="module")
-def client(service_pipe: Pipeline) -> Iterator[TestClient]:
-    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
-        yield c
+from clinqa.service.app import Service, _example_for, example_candidates
 
 
 def test_examples_need_a_key_and_are_the_same_for_every_key(client: TestClient) -> None:

@@ -11,15 +11,12 @@ ids and unknown ids. Two things must hold for every response:
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
-from service_data import headers, patient_chunk_ids
+from service_data import ask_ok, headers, patient_chunk_ids
 
 from clinqa.pipeline import Pipeline
-from clinqa.service.app import create_app
 
 KEYS = ("all", "p1", "none")
 PATIENTS = ("P1", "P2")
@@ -28,18 +25,6 @@ SCOPE = {"all": {"P1", "P2"}, "p1": {"P1"}, "none": set()}
 UNKNOWN = "0123456789abcdef" * 2  # 32 hex characters, as a real id, never issued
 GUIDE_Q = "How long does the cough last after acute bronchitis?"
 NOTE_Q = "Which anticoagulant was started?"
-
-
-@pytest.fixture(scope="module")
-def client(service_pipe: Pipeline) -> Iterator[TestClient]:
-    with TestClient(create_app(service_pipe.settings, service_pipe)) as c:
-        yield c
-
-
-def _ask(client: TestClient, key: str, **body: object) -> dict:
-    r = client.post("/ask", json=body, headers=headers(key))
-    assert r.status_code == 200, r.text
-    return r.json()
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +38,8 @@ def issued(client: TestClient) -> dict[str, dict[str, list[str]]]:
             body: dict[str, object] = {"question": NOTE_Q if patient else GUIDE_Q}
             if patient:
                 body["patient_id"] = patient
-            queries.append(_ask(client, key, **body)["query_id"])
-            a = _ask(client, key, **body, conversation=True)
+            queries.append(ask_ok(client, key, **body)["query_id"])
+            a = ask_ok(client, key, **body, conversation=True)
             queries.append(a["query_id"])
             convs.append(a["conversation_id"])
         out[key] = {"queries": queries, "conversations": convs}
