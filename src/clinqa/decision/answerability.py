@@ -855,8 +855,10 @@ def _rare_word(c: DecisiveCase) -> bool | None:
 #: apply to a plain specific word; ``rare_word`` closes the table and always decides.
 DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
     Rule("vignette_number",
-         "A number with its unit (a weight, a creatinine, an age, a dose being checked), or a thing the question "
-         "gives a value ('RR 22', 'eGFR 48'), is the patient's story: missing, it warns. A number still selects "
+         "A number with its unit that the patient's story gives (a weight anywhere; any number before the "
+         "question's last clause break: '72 kg man, stroke 2 h ago - alteplase dose?'), or a thing the question "
+         "gives a value ('RR 22', 'eGFR 48'), is the patient's story: missing, it warns. A number in a one-clause "
+         "question ('Can the cough persist for 8 weeks?') is asked of and stays decisive. A number still selects "
          "the band or row of a table or heading that holds it (quantity_within_stated_bound). Only with the "
          "lexicon (answer.lexicon); issue 49.",
          lambda c: False if c.term.lexical == "context" else None,

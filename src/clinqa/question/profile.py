@@ -119,15 +119,41 @@ class QuestionProfile(TermsRead, AsksRead):
 
 def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lexicon) -> tuple[terms.KeyTerm, ...]:
     """``key_terms`` each marked with what the lexicon says it is (:attr:`clinqa.question.terms.KeyTerm.lexical`,
-    :meth:`clinqa.lexicon.Lexicon.kind`). A number with its unit, or a thing the question gives a value ("RR 22",
-    "eGFR 48": :func:`clinqa.question.asks.named_values`) and asks nothing else of, is the patient's story:
-    ``context``, whatever the lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP)."""
+    :meth:`clinqa.lexicon.Lexicon.kind`). A quantity the patient's story gives (:func:`_told`: a body weight, a
+    number before the question's last clause break), or a thing the question gives a value ("RR 22", "eGFR 48":
+    :func:`clinqa.question.asks.named_values`) and asks nothing else of, is the patient's story: ``context``,
+    whatever the lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause
+    question ("Can the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
     aged = terms.without_ages(normalized)
     given = [w for w, _ in asks.named_values(aged)]
     valued = {w for w in given if len(re.findall(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", aged, re.I))
               <= given.count(w)}
-    return tuple(replace(t, lexical="context" if t.kind == "quantity" or t.text in valued
+    story = story_part(aged)
+    return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
                          else lexicon.kind(t.typed or t.match)) for t in key_terms)
+
+
+#: where a question's story ends and what it asks begins: a dash, a semicolon, a colon or a sentence end
+#: ("72 kg man, stroke 2 h ago - alteplase dose?", "Finished 6 months of rivaroxaban. Can the dose be lowered?")
+_STORY_END = re.compile(r"\s[-–—]\s|[;:]\s|[.!?]\s+(?=\S)")
+#: a body weight ("72 kg", "14kg"): the patient's, wherever the question gives it
+_WEIGHT = re.compile(r"\bkg$", re.IGNORECASE)
+
+
+def story_part(text: str) -> str:
+    """The part of question ``text`` that tells the patient's story: everything before the last break between
+    clauses (:data:`_STORY_END`: " - ", "; ", ": ", a sentence end), lower case; "" when the question is one
+    clause ("Can the cough persist for 8 weeks after acute bronchitis?" tells no story: it asks of 8 weeks)."""
+    ends = [m.end() for m in _STORY_END.finditer(text.rstrip())]
+    return text[:ends[-1]].lower() if ends else ""
+
+
+def _told(term: terms.KeyTerm, story: str) -> bool:
+    """Is quantity ``term`` part of the patient's story: a body weight, or a number given in ``story``
+    (:func:`story_part`)? Such a number is context; a number in what is asked ("persist for 8 weeks?",
+    "is 5 days enough?") is what the passage must state."""
+    return bool(_WEIGHT.search(term.text)) or (bool(story) and re.search(
+        r"(?<![\w.])" + re.escape(term.text).replace(r"\ ", r"\s*") + r"(?![\w])", story) is not None)
 
 
 def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
