@@ -352,7 +352,9 @@ def term_forms(term: KeyTerm, equivalents: Callable[[str], Iterable[str]] | None
     if term.kind == "phrase" and "/" in term.match:  # "sacubitril/valsartan" ~ "sacubitril-valsartan"
         cands += [term.match.replace("/", sep) for sep in ("-", " ", " and ", " / ")]
     if equivalents is not None:
-        for c in list(cands):
+        # the term as typed too: an abbreviation's senses depend on its capitals ("SBP", "Bx")
+        typed = [term.typed] if term.typed and term.typed.lower() != term.typed else []
+        for c in [*cands, *typed]:
             cands.extend(equivalents(c))
     cands.extend(fold(c) for c in list(cands))
     return list(dict.fromkeys(x.lower() for x in cands if x))

