@@ -166,3 +166,19 @@ def test_ingest_piped_prints_progress_lines(tmp_path: Path) -> None:
     assert lines and all(LINE.match(x) for x in lines), r.output
     assert all(LINE.match(x).group(2) == "5" for x in lines)
     assert "\r" not in r.output  # neither the byte bar nor an embedding bar
+
+
+def test_a_folder_read_as_one_document_lowers_the_documents_total(tmp_path: Path) -> None:
+    """A registry-grouped guideline is a folder of several files read as one document: the line's total falls to
+    the true count as such folders arrive (the demo printed "43/146 documents": 146 files, 43 guidelines)."""
+    root = _corpus(tmp_path / "c")
+    (root / "sub" / "c.md").write_text("# Gout, part two\n\nAllopurinol 100 mg daily.\n")
+    out = io.StringIO()
+    p = IngestProgress([root], interval=60, stream=out)
+    assert p.total_docs == 6  # a.md, sub/b.md, sub/c.md and three notes
+    p.document(str(root / "sub"))  # the folder's two files are one document
+    assert p.total_docs == 5 and p.docs == 1
+    assert p.done == (root / "sub" / "b.md").stat().st_size + (root / "sub" / "c.md").stat().st_size
+    p.document(str(root / "a.md"))
+    assert LINE.match(p.line()).group(1, 2) == ("2", "5")
+    p.close()

@@ -74,7 +74,9 @@ class IngestProgress:
     line of carriage returns, so instead a line is printed every ``interval`` seconds (``ingest.progress_interval_s``)
     from a background thread: ``ingest: 120/430 documents, 5,312 chunks, 41.2 chunks/s, ETA 2m10s`` (documents
     done of the documents estimated by :func:`input_sizes`; the ETA scales the elapsed time by the input bytes
-    left)."""
+    left). The documents' total is first the estimate of :func:`input_sizes` (one per file, a line per record);
+    it falls as folders read as one document arrive, so a corpus of registry-grouped guidelines ends at its true
+    count ("43/43 documents", not "43/146")."""
 
     def __init__(self, paths: Sequence[Path], enabled: bool = True, interval: float = 10.0,
                  stream: TextIO | None = None) -> None:
@@ -120,7 +122,10 @@ class IngestProgress:
             return size / docs
         if path not in self._folders:  # a folder: every file under it, once
             prefix = path.rstrip(os.sep) + os.sep
-            self._folders[path] = sum(s for p, (s, _) in self.sizes.items() if p.startswith(prefix))
+            inside = [v for p, v in self.sizes.items() if p.startswith(prefix)]
+            self._folders[path] = sum(s for s, _ in inside)
+            # its files were counted as documents of their own: they are one (a registry-grouped guideline)
+            self.total_docs -= max(0, sum(d for _, d in inside) - 1)
             return float(self._folders[path])
         return 0.0
 
