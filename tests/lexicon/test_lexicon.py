@@ -200,3 +200,18 @@ def test_a_passage_naming_an_abbreviation_in_full_mentions_it():
     assert "rapid ventricular response" in forms
     # typed in lower case, the same letters are looked up case-folded ("rvr" is no English word)
     assert "rapid ventricular response" in term_forms(KeyTerm("rvr", "specific", "rvr", typed="rvr"), lex.texts)
+
+
+def test_phrase_index_skips_only_phrases_an_initialism_cannot_spell():
+    from clinqa.lexicon.corpus import phrase_index
+
+    phrases = {"supraventricular tachycardia": 4, "postpartum haemorrhage": 3, "sinus venous thrombosis": 2,
+               "severe traumatic brain injury": 2, "stroke volume": 5, "risk of bleeding": 3}
+    idx = phrase_index(phrases)
+    # initials of the words outside the glue list ("of"), and the word count
+    assert idx["s"] == [("supraventricular tachycardia", 4, "st", 2), ("sinus venous thrombosis", 2, "svt", 3),
+                        ("severe traumatic brain injury", 2, "stbi", 4), ("stroke volume", 5, "sv", 2)]
+    assert idx["r"] == [("risk of bleeding", 3, "rb", 3)]
+    for short in ("SVT", "PPH", "SV", "RB", "STBI"):
+        assert initialism_phrases(short, phrases, index=idx) == initialism_phrases(short, phrases)
+    assert initialism_phrases("SVT", phrases, index=idx) == ("sinus venous thrombosis", "supraventricular tachycardia")

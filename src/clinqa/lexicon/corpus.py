@@ -110,21 +110,45 @@ def spells(short: str, phrase: str, is_word: Callable[[str], bool] | None = None
     return _align(letters, words, is_word)
 
 
+def phrase_index(phrases: Mapping[str, int]) -> dict[str, list[tuple[str, int, str, int]]]:
+    """``phrases`` by first character, each as ``(phrase, chunks, initials, words)``: ``initials`` the first letters
+    of its words outside :data:`GLUE`, ``words`` how many words it has (split as :func:`spells` splits; phrases
+    of one word are left out). An initialism can spell a phrase only when those initials come in its letters in
+    order (every word outside GLUE begins a run of them) and the phrase has at most two words more than it has
+    letters: :func:`initialism_phrases` checks that first, so it aligns a few phrases, not every phrase of a
+    large corpus (300k chunks: about 8,000 per initialism). Build it once per vocabulary."""
+    out: dict[str, list[tuple[str, int, str, int]]] = {}
+    for p, n in phrases.items():
+        words = [w for w in re.split(r"[\s-]+", p.lower()) if w]
+        if len(words) < 2 or not p:
+            continue
+        out.setdefault(p[0], []).append((p, n, "".join(w[0] for w in words if w not in GLUE), len(words)))
+    return out
+
+
+def _in_order(initials: str, letters: str) -> bool:
+    """Is ``initials`` a subsequence of ``letters``?"""
+    it = iter(letters)
+    return all(c in it for c in initials)
+
+
 def initialism_phrases(short: str, phrases: Mapping[str, int], most: int = 3,
                        is_term: Callable[[str], bool] | None = None,
-                       is_word: Callable[[str], bool] | None = None) -> tuple[str, ...]:
+                       is_word: Callable[[str], bool] | None = None,
+                       index: Mapping[str, list[tuple[str, int, str, int]]] | None = None) -> tuple[str, ...]:
     """The corpus phrases ``short`` may stand for (:func:`spells`), best first: most word-initial letters, then
     most chunks; at most ``most``. Phrases with fewer than half the letters word-initial are left out (chance
     spellings); a phrase that takes letters from inside a word must also end in a word ``is_term`` accepts (the
     lexicon passes "names a clinical entity": "diabetic ketoacidosis", not "severe traumatic"); a two-letter
-    initialism needs a phrase in at least three chunks ("respiratory rate", not a chance pair)."""
+    initialism needs a phrase in at least three chunks ("respiratory rate", not a chance pair). ``index``: the
+    :func:`phrase_index` of ``phrases`` when the caller keeps one (built here otherwise)."""
     letters = "".join(ch for ch in short.lower() if ch.isalpha())
     if not 2 <= len(letters) <= 6:
         return ()
     found = []
-    for p, n in phrases.items():
-        if p[0] != letters[0]:
-            continue
+    for p, n, initials, words in (index if index is not None else phrase_index(phrases)).get(letters[0], ()):
+        if words > len(letters) + 2 or not _in_order(initials, letters):
+            continue  # cannot spell (:func:`phrase_index`): skip the alignment
         s = spells(letters, p, is_word)
         if s is None or 2 * s < len(letters) or (len(letters) == 2 and n < 3):
             continue
