@@ -28,7 +28,7 @@ from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
-from clinqa.question.asks import AsksRead, read_asks
+from clinqa.question.asks import AsksRead, asks_of
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
@@ -222,16 +222,15 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     here when None or read from another text). ``more``: the lexicon's names of question words the corpus lacks,
     added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
-    if profile is None or not profile.reads(asked):
-        profile = read_asks(asked)
+    profile = asks_of(asked, profile)
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, asked, s.context_chunks, profile=profile)
+    context = fitting_hits(result.hits, profile, s.context_chunks)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
-            and len(fitting_hits(result.hits, asked, top_k, subtypes=False, profile=profile)) < s.context_chunks):
+            and len(fitting_hits(result.hits, profile, top_k, subtypes=False)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
         deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
                                query_vector=result.query_vector, more=more)
-        context = fitting_hits(deeper.hits, asked, s.context_chunks, profile=profile)
+        context = fitting_hits(deeper.hits, profile, s.context_chunks)
         pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
@@ -274,7 +273,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
     story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
     if check is None or not (check.decisive or story):
         return context, check
-    deeper = fitting_hits(hits, asked, len(hits), profile=test.question_profile)
+    deeper = fitting_hits(hits, asks_of(asked, test.question_profile), len(hits))
     if len(deeper) <= len(context):
         return context, check
     wide = test.on(deeper)
@@ -370,9 +369,10 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
                                 s.rarity.misspelt_common_above)
     test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
-        context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
-        context = band_sections(asked, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+        read = asks_of(asked, profile)
+        pool = fitting_hits(result.hits, read, len(result.hits))
+        context = heading_context(read, pool, context, lambda h: not test.on([h]).decisive)
+        context = band_sections(read, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
                                 rows=s.scoring.parts)
     check = None
     if s.key_terms != "ignore" and context:
@@ -413,24 +413,23 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     from clinqa.answer.assemble import quotable
 
     s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
+    read = asks_of(asked, ev.profile)  # the profile, read once from the question asked
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(asked, passages, lambda doc: stages.doc_chunks(doc, ev.filters), profile=ev.profile)
-    quoted = with_siblings(passages, asked, stages.store.get_chunks, profile=ev.profile, read_on=s.scoring.parts)
+        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
-                              min_score=-1.0, question=asked, max_hits=len(quoted), profile=ev.profile,
-                              scoring=s.scoring)
+                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring)
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
-                          s.min_sentence_score, question=asked, max_hits=len(quoted), profile=ev.profile,
-                          scoring=s.scoring)
+                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring)
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
