@@ -28,7 +28,7 @@ from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
-from clinqa.question.asks import AsksRead, asks_of
+from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
@@ -210,19 +210,18 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
-                   profile: AsksRead | None = None, more: dict[str, tuple[str, ...]] | None = None,
+                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    ) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: what was read of the question
-    (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
-    here when None or read from another text). ``more``: the lexicon's names of question words the corpus lacks,
+    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
+    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
+    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
     added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
-    profile = asks_of(asked, profile)
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
     context = fitting_hits(result.hits, profile, s.context_chunks)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
@@ -258,7 +257,7 @@ def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
             [t for t, n in counts.items() if 0 < n < RARE_BELOW])
 
 
-def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: list[Any],
+def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
                    check: Answerability | None, n: int) -> tuple[list[Any], Answerability | None]:
     """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
     first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
@@ -273,7 +272,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
     story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
     if check is None or not (check.decisive or story):
         return context, check
-    deeper = fitting_hits(hits, asks_of(asked, test.question_profile), len(hits))
+    deeper = fitting_hits(hits, test.question_profile, len(hits))
     if len(deeper) <= len(context):
         return context, check
     wide = test.on(deeper)
@@ -298,8 +297,8 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
 class Gathered:
     """What :func:`gather` found besides the :class:`~clinqa.decision.verdict.Evidence` it filled: the
     question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
-    the ``rare`` question words (few chunks have them), the key-term ``test`` and the ``result`` (also
-    ``Evidence.result``)."""
+    the ``rare`` question words (few chunks have them), the key-term ``test``, the ``result`` (also
+    ``Evidence.result``) and the ``profile`` read of ``asked`` (also ``Evidence.profile``), which the quote takes."""
 
     asked: str
     repairs: dict[str, str]
@@ -307,6 +306,7 @@ class Gathered:
     context: list[Any]
     rare: list[str]
     test: KeyTermTest
+    profile: QuestionProfile
 
 
 def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
@@ -369,10 +369,9 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
                                 s.rarity.misspelt_common_above)
     test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        read = asks_of(asked, profile)
-        pool = fitting_hits(result.hits, read, len(result.hits))
-        context = heading_context(read, pool, context, lambda h: not test.on([h]).decisive)
-        context = band_sections(read, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+        pool = fitting_hits(result.hits, profile, len(result.hits))
+        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
+        context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
                                 rows=s.scoring.parts)
     check = None
     if s.key_terms != "ignore" and context:
@@ -381,7 +380,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
         result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
     ev.timed = ev.intent.has_dates or (filters.has_years and bool(ev.intent.phrase) and check is not None
                                        and not check.key_terms)
-    context, check = deeper_context(test, asked, result.hits, context, check, s.context_chunks)
+    context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
         check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
     if check is not None and ev.missing and lex is not None and filters.patient_id is None:
@@ -399,7 +398,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes)
-    return Gathered(asked, repairs, result, context, rare, test)
+    return Gathered(asked, repairs, result, context, rare, test, profile)
 
 
 def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
@@ -412,8 +411,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
     from clinqa.answer.assemble import quotable
 
-    s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
-    read = asks_of(asked, ev.profile)  # the profile, read once from the question asked
+    s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
         passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
