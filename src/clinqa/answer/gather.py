@@ -140,7 +140,7 @@ def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
     return lex.texts if lex is not None else synonyms.equivalents
 
 
-def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str],
+def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Sequence[str],
                            common_from: float | None = None) -> Answerability:
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
@@ -149,12 +149,13 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
     answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
-    term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
+    term with nothing between: a word on its own, after a comma, or next to no key term only warns. ``asked``:
+    what was read of the question (its :attr:`clinqa.question.asks.AsksRead.tokens`)."""
     from clinqa.decision.answerability import zipf
     from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
-    tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
+    tokens = asked.tokens
     terms = {t.text for t in check.key_terms}
     present = {t.text for t in check.key_terms if t not in check.missing and t.kind in ("specific", "phrase")}
     heads = {w for t in present for w in t.split()}
@@ -237,19 +238,20 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     return result, context
 
 
-def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
+def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str,
              timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
-    """``(missing, rare)``: the content words of ``asked`` no chunk under ``filters`` has, and those
+    """``(missing, rare)``: the content words of the question (read as ``asked``: its
+    :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
     fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.decision.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
     man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
     from clinqa.decision.coverage import typo_of_stopword
-    from clinqa.question.terms import misspelt_common_word, without_ages
+    from clinqa.question.terms import misspelt_common_word
 
     t0 = time.perf_counter()
-    counts = {} if unknown_terms == "ignore" else term_counts(store, without_ages(asked), filters)
+    counts = {} if unknown_terms == "ignore" else term_counts(store, asked.content_terms, filters)
     timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
     # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
     return ([t for t, n in counts.items()
@@ -365,7 +367,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile, more)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
-    ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms,
+    ev.missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
                                 s.rarity.misspelt_common_above)
     test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
@@ -382,7 +384,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
                                        and not check.key_terms)
     context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
-        check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
+        check = with_unknown_compounds(check, profile, ev.missing, s.rarity.decisive_below)
     if check is not None and ev.missing and lex is not None and filters.patient_id is None:
         check = with_unknown_things(check, ev.missing, lex)
     ev.check = check

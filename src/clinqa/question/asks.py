@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from clinqa.question.terms import POPULATION_WORDS, default_rarity
+from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, without_ages
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.quantities import NUMBER, UNIT_WORD, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
@@ -178,6 +178,8 @@ def content_stems(text: str) -> frozenset[str]:
 
 #: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
 _Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
+#: a word as typed (a letter, then word characters, apostrophes, hyphens), else one other non-space character
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|[^\sA-Za-z]")
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,13 @@ class AsksRead:
     - ``folded_words``, ``folded_numbers``, ``folded_values``, ``folded_quantities``: read from the question lower
       case with its dashes folded (:func:`clinqa.text.unicode.fold_dashes`), as table rows are matched: its
       words; its digit runs joined by "-" ("CrCl 15-29" -> ``"15-29"``); :func:`named_values`; ``(number, unit as
-      typed)`` per number with a unit after it ("70 mL/min" -> ``("70", "ml/min")``)."""
+      typed)`` per number with a unit after it ("70 mL/min" -> ``("70", "ml/min")``).
+    - ``content_terms``: its content words, a patient's age and sex left out (:func:`clinqa.question.terms.
+      content_terms` of :func:`clinqa.question.terms.without_ages`), which the corpus coverage counts
+      (:func:`clinqa.decision.coverage.term_counts`).
+    - ``tokens``: its words (a letter, then word characters, apostrophes and hyphens) and other characters, one
+      by one, as typed (:data:`_TOKEN`), for the compounds a key term forms with the word after it
+      (:func:`clinqa.answer.gather.with_unknown_compounds`)."""
 
     question: str
     wants_list: bool
@@ -225,6 +233,8 @@ class AsksRead:
     folded_numbers: str
     folded_values: tuple[tuple[str, float], ...]
     folded_quantities: tuple[tuple[str, str], ...]
+    content_terms: tuple[str, ...]
+    tokens: tuple[str, ...]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -258,7 +268,8 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
         values=named_values(question), words=words, word_stems=frozenset(stem(w) for w in words),
         stems=content_stems(question), folded_words=frozenset(words_of(folded)),
         folded_numbers="-".join(re.findall(r"\d+", folded)), folded_values=named_values(folded),
-        folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)))
+        folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
+        content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:

@@ -143,6 +143,22 @@ _AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
 _AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
 
 
+def content_terms(question: str, min_len: int = 3) -> list[str]:
+    """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
+    duplicates: not stopwords (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`), at least ``min_len``
+    characters, not pure numbers. Hyphenated words are kept whole and also checked by their parts (see
+    :func:`clinqa.decision.coverage.term_counts`). Read of a question once
+    (:attr:`clinqa.question.asks.AsksRead.content_terms`)."""
+    out: list[str] = []
+    for m in WORD.finditer(question.lower()):
+        w = m.group(0).strip("'")
+        if len(w) < min_len or w in STOPWORDS or w.replace("-", "").isdigit():
+            continue
+        if w not in out:
+            out.append(w)
+    return out
+
+
 def without_ages(text: str) -> str:
     """``text`` with a patient's age and sex left out (:data:`_AGE`, :data:`_AGE_SHORT`): context, not a term."""
     return _AGE_SHORT.sub(" ", _AGE.sub(" ", text))
