@@ -39,3 +39,12 @@ def test_asks_of_reads_again_only_for_another_text() -> None:
     assert (p.values, p.stems, p.content_terms, p.tokens) == (
         (), read_asks(p.question).stems, ("dose", "ceftriaxone"),
         ("What", "is", "the", "dose", "of", "ceftriaxone", "?"))
+
+
+def test_alternatives_are_read_with_the_key_terms() -> None:
+    q = "Is Huntington disease caused by a dominate or recessive gene?"
+    p = QuestionProfile.read(q, max_zipf=4.0)
+    # key terms huntington, dominate, recessive: the two joined by "or" are each other's alternative
+    assert p.alternatives == (("dominate", ("recessive",)), ("recessive", ("dominate",)))
+    assert QuestionProfile.read(q).alternatives == ()  # no key terms read, no alternatives
+    assert QuestionProfile.read("Is Huntington disease caused by a recessive gene?", max_zipf=4.0).alternatives == ()
