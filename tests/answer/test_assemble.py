@@ -15,6 +15,7 @@ from clinqa.decision import gate as d_gate
 from clinqa.decision import quote as d_quote
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.threshold import GateDecision, RefusalGate
+from clinqa.question.asks import read_asks
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
@@ -184,29 +185,36 @@ def test_year_span_in_words():
     assert year_span(None, 2004) == "up to 2004"
 
 
+def missing(question: str, text: str) -> str:
+    """:func:`clinqa.decision.quote.missing_amount_reason` of ``text`` for ``question`` (read once)."""
+    from clinqa.decision.quote import missing_amount_reason
+
+    return missing_amount_reason(read_asks(question), text)
+
+
 def test_a_dose_question_answered_without_an_amount_is_refused():
     """Found by a new user: "What is the dose of ceftriaxone for bacterial meningitis in adults?" was answered
     "Ceftriaxone or cefotaxime is recommended." (no dose; the guideline covers another meningitis); on the
     held-out set it turned the nitrofurantoin-for-cystitis answer (a complicated-UTI list) into a refusal."""
-    from clinqa.decision.quote import NO_DOSE, missing_amount_reason
+    from clinqa.decision.quote import NO_DOSE
 
     q = "What is the dose of ceftriaxone for bacterial meningitis in adults?"
-    assert missing_amount_reason(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
-    assert missing_amount_reason(q, "Ceftriaxone 2 g IV every 12 hours. [1]") == ""
-    assert missing_amount_reason("How much IV crystalloid initially?", "Give at least 30 mL/kg within 3 hours.") == ""
-    assert missing_amount_reason("How much IV crystalloid initially?", "Begin IV crystalloid resuscitation.") == NO_DOSE
+    assert missing(q, "Ceftriaxone or cefotaxime is recommended (Strong, Moderate). [1]") == NO_DOSE
+    assert missing(q, "Ceftriaxone 2 g IV every 12 hours. [1]") == ""
+    assert missing("How much IV crystalloid initially?", "Give at least 30 mL/kg within 3 hours.") == ""
+    assert missing("How much IV crystalloid initially?", "Begin IV crystalloid resuscitation.") == NO_DOSE
     # not a dose question: nothing to check
-    assert missing_amount_reason("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
-    assert missing_amount_reason(q, "") == ""
+    assert missing("Which antibiotic is first-line for CAP?", "Amoxicillin is first-line.") == ""
+    assert missing(q, "") == ""
     # a count of doses is not an amount (BioASQ: "How many doses of Vaxchora are required?")
-    assert missing_amount_reason("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""
+    assert missing("How many doses of Vaxchora are required?", "A single oral dose is given.") == ""
 
 
 def test_a_question_of_how_long_answered_without_a_duration_is_refused():
-    from clinqa.decision.quote import NO_DURATION, missing_amount_reason
+    from clinqa.decision.quote import NO_DURATION
 
     q = "How long should DAPT continue after PCI for stable angina?"
-    assert missing_amount_reason(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION
-    assert missing_amount_reason(q, "Continue DAPT for 6 months after PCI. [1]") == ""
-    assert missing_amount_reason("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
-    assert missing_amount_reason("How long is the cough?", "The cough may persist for three weeks. [1]") == ""
+    assert missing(q, "Prasugrel should be used only in patients proceeding to PCI. [1]") == NO_DURATION
+    assert missing(q, "Continue DAPT for 6 months after PCI. [1]") == ""
+    assert missing("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
+    assert missing("How long is the cough?", "The cough may persist for three weeks. [1]") == ""

@@ -7,7 +7,7 @@ import numpy as np
 from clinqa.answer import RefusalGate, extract_answer, units_of
 from clinqa.answer.extractive import fitting_hits, names_subtype
 from clinqa.chunking.base import Chunk
-from clinqa.question.asks import has_qualifiers
+from clinqa.question.asks import has_qualifiers, read_asks
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
 from clinqa.settings import UnitScoring
@@ -99,7 +99,7 @@ def test_criteria_question_quotes_the_whole_list_with_its_intro_and_no_advert() 
     enc = FlatEncoder()
     q = enc.encode_queries(["x"])[0]
     ext = extract_answer(q, [chunk_hit("s#q#0", QSOFA, 1, ["qSOFA Criteria"])], enc, max_sentences=1,
-                         question="What are the qSOFA criteria?")
+                         asked=read_asks("What are the qSOFA criteria?"))
     assert ext.text == ("A patient meets the qSOFA criteria if they exhibit at least two of the following three "
                         "clinical parameters: Respiratory Rate: >= 22 breaths per minute; Altered Mentation: GCS < 15; "
                         "Systolic Blood Pressure: <= 100 mmHg. [1]")
@@ -116,11 +116,11 @@ def test_a_without_qualifier_is_not_answered_with_its_opposite() -> None:
     enc = FlatEncoder()
     q = enc.encode_queries(["x"])[0]
     hits = [chunk_hit(c, b, r, s) for r, (c, b, s) in enumerate(reversed(CAP), 1)]  # the wrong one ranks first
-    ext = extract_answer(q, hits, enc, question="First-line antibiotic for adults without comorbidities?")
+    ext = extract_answer(q, hits, enc, asked=read_asks("First-line antibiotic for adults without comorbidities?"))
     assert [c.chunk_id for c in ext.citations] == ["cap#healthy#0"]
     # the trailing OR joins the alternatives and is dropped at the end
     assert ext.text == "Amoxicillin 1 g orally three times daily; OR Doxycycline 100 mg orally twice daily. [1]"
-    ext = extract_answer(q, hits, enc, question="Antibiotic for adults with comorbidities?")
+    ext = extract_answer(q, hits, enc, asked=read_asks("Antibiotic for adults with comorbidities?"))
     assert [c.chunk_id for c in ext.citations] == ["cap#comorbid#0"]
 
 
@@ -135,11 +135,11 @@ def test_passages_that_contradict_a_qualifier_are_passed_over_for_deeper_ones() 
     assert has_qualifiers(question) and has_qualifiers("First-line antibiotic for CAP?")
     assert not has_qualifiers("Antibiotic for CAP?")
     # ranks 1-5 each state an opposite (inpatient, ICU, with comorbidities): 6 and 7 are the context
-    assert [h.rank for h in fitting_hits(hits, question, 5)] == [6, 7]
-    assert [h.rank for h in fitting_hits(hits, question, 1)] == [6]
+    assert [h.rank for h in fitting_hits(hits, read_asks(question), 5)] == [6, 7]
+    assert [h.rank for h in fitting_hits(hits, read_asks(question), 1)] == [6]
     # no qualifier, or none fits: the first n in retrieval order
-    assert [h.rank for h in fitting_hits(hits, "Antibiotic for CAP?", 3)] == [1, 2, 3]
-    assert [h.rank for h in fitting_hits(hits[:5], question, 3)] == [1, 2, 3]
+    assert [h.rank for h in fitting_hits(hits, read_asks("Antibiotic for CAP?"), 3)] == [1, 2, 3]
+    assert [h.rank for h in fitting_hits(hits[:5], read_asks(question), 3)] == [1, 2, 3]
 
 
 def test_table_cell_named_by_row_and_column() -> None:
@@ -148,7 +148,7 @@ def test_table_cell_named_by_row_and_column() -> None:
     body = ("| Drug | eGFR \u226560 | eGFR 30\u201359 | eGFR 15\u201329 |\n|---|---|---|---|\n"
             "| Quinvexdel | 40 mg twice daily | 20 mg twice daily | 10 mg once daily |\n" + rows)
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("r#t#0", body, 1, ["Renal dosing"])], enc,
-                         question="What is the Quinvexdel dose when eGFR is 15-29?")
+                         asked=read_asks("What is the Quinvexdel dose when eGFR is 15-29?"))
     assert ext.text == "Quinvexdel, eGFR 15\u201329: 10 mg once daily. [1]"
     assert ext.citations[0].quote.startswith("Drug: Quinvexdel; eGFR")  # the quote is the row as it stands
 
@@ -162,11 +162,11 @@ def test_a_row_is_named_by_the_head_of_its_label() -> None:
                       ["Important Notes"])
     table = chunk_hit("n#dosing#0", body, 2, ["Epinephrine Dosing"])
     q = enc.encode_queries(["x"])[0]
-    ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates")
+    ext = extract_answer(q, [notes, table], enc, max_sentences=1, asked=read_asks("IV epinephrine dose in neonates"))
     # the named row beats the notes sentence ranked above it, and the ET row is not quoted; the row keeps every
     # column, the one asked for first (issue 42: a dose quoted without its interval column misled)
     assert ext.text == "IV (umbilical vein) -- Preferred, Dose: 0.01-0.03 mg/kg; Concentration: 1:10,000. [1]"
-    ext = extract_answer(q, [notes, table], enc, max_sentences=1, question="IV epinephrine dose in neonates",
+    ext = extract_answer(q, [notes, table], enc, max_sentences=1, asked=read_asks("IV epinephrine dose in neonates"),
                          scoring=UnitScoring(cell_bonus=0.0, heading_bonus=0.0))  # neither the named row nor "Dosing"
     assert [c.chunk_id for c in ext.citations] == ["n#notes#0"]
 
@@ -178,7 +178,7 @@ def test_units_without_the_questions_content_are_not_quoted() -> None:
             chunk_hit("n2#m#0", "Metformin reduced to 500 mg once daily.", 2, ["MEDICATIONS"]),
             chunk_hit("n1#m#0", "It is not medical advice. Metformin is continued.", 3, ["Notes"])]
     ext = extract_answer(q, hits, enc, max_sentences=4, min_score=0.0,
-                         question="What metformin dose is the patient on?",
+                         asked=read_asks("What metformin dose is the patient on?"),
                          scoring=UnitScoring(drop_below_best=None))  # no cut of the other passages' units
     assert [c.chunk_id for c in ext.citations] == ["n2#m#0", "n1#m#0"]
     assert ext.citations[1].quote == "Metformin is continued."
@@ -188,7 +188,7 @@ def test_long_answers_stop_with_a_pointer() -> None:
     enc = FlatEncoder()
     body = "\n\n".join(f"- Heparin step {i} " + "word " * 30 for i in range(6))
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("h#s#0", body, 1, ["Steps"])], enc,
-                         question="What are the heparin steps?", scoring=UnitScoring(max_words=80))
+                         asked=read_asks("What are the heparin steps?"), scoring=UnitScoring(max_words=80))
     assert ext.text.endswith("(more in [1]) [1]") and ext.text.count("Heparin step") == 2
 
 
@@ -200,7 +200,7 @@ ENOXAPARIN = ("For initial parenteral anticoagulation:\n\n| Drug | Dose | Route 
 def test_a_dose_cell_is_quoted_with_its_route_and_frequency() -> None:
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("v#lmwh#0", ENOXAPARIN, 1, ["LMWH"])], enc,
-                         question="Enoxaparin treatment dose for DVT")
+                         asked=read_asks("Enoxaparin treatment dose for DVT"))
     # "dose" names the Dose column; a dose is not read without its route and frequency; "Enoxaparin
     # (alternative)" is named by its head too: both regimens, not the other drugs' rows
     assert ext.text == ("For initial parenteral anticoagulation: Enoxaparin, Dose: 1 mg/kg; Route: Subcutaneous; "
@@ -231,7 +231,7 @@ def test_w_slash_o_is_without() -> None:
     q = enc.encode_queries(["x"])[0]
     hits = [chunk_hit("ss#shock#0", "Give antimicrobials within 1 hour.", 1, ["Sepsis With Shock"]),
             chunk_hit("ss#noshock#0", "Give antimicrobials within 3 hours.", 2, ["Sepsis Without Shock"])]
-    ext = extract_answer(q, hits, enc, max_sentences=1, question="abx timing sepsis w/o shock")
+    ext = extract_answer(q, hits, enc, max_sentences=1, asked=read_asks("abx timing sepsis w/o shock"))
     assert [c.chunk_id for c in ext.citations] == ["ss#noshock#0"]
 
 
@@ -262,7 +262,7 @@ def test_a_named_row_hides_only_the_other_rows_of_its_own_table() -> None:
             chunk_hit("g#proph#0", "| Agent | Dose | Notes |\n|---|---|---|\n| Colchicine | 0.6 mg daily | "
                       "prophylaxis |\n| Naproxen | 250 mg | alternative |", 2, ["Prophylaxis Agents"])]
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=4, min_score=0.0,
-                         question="colchicine dose for an acute flare")
+                         asked=read_asks("colchicine dose for an acute flare"))
     assert [c.chunk_id for c in ext.citations] == ["g#flare#0", "g#proph#0"]  # the first table is not hidden
     assert "Naproxen" not in ext.text  # the named row's own table: only that row
     assert "Colchicine, Dose: 0.6 mg daily" in ext.text
@@ -273,30 +273,30 @@ def test_a_heading_that_states_the_qualifier_is_preferred() -> None:
     hits = [chunk_hit("c#a#0", "Give the first dose within 1 hour.", 1, ["Timing"]),
             chunk_hit("c#b#0", "Give the first dose within 4 hours.", 2, ["Adults without comorbidities"])]
     q = enc.encode_queries(["x"])[0]
-    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities")
+    ext = extract_answer(q, hits, enc, max_sentences=1, asked=read_asks("timing without comorbidities"))
     assert [c.chunk_id for c in ext.citations] == ["c#b#0"]
-    ext = extract_answer(q, hits, enc, max_sentences=1, question="timing without comorbidities",
+    ext = extract_answer(q, hits, enc, max_sentences=1, asked=read_asks("timing without comorbidities"),
                          scoring=UnitScoring(qualifier_bonus=0.0))
     assert [c.chunk_id for c in ext.citations] == ["c#a#0"]  # equal otherwise: retrieval order
 
 
 def test_a_passage_about_a_subtype_of_the_asked_condition_is_passed_over() -> None:
     q = "What blood pressure target is recommended in hypertension?"
-    assert names_subtype("Resistant Hypertension and Hypertensive Crises / Definitions", q)
-    assert names_subtype("Hypertensive Crises / BP Reduction Targets in Hypertensive Emergency", q)
-    assert names_subtype("Diabetic Ketoacidosis / Insulin", "Insulin dose in diabetes?")
-    assert names_subtype("Gestational Diabetes", "Insulin dose in diabetes?")
+    assert names_subtype("Resistant Hypertension and Hypertensive Crises / Definitions", read_asks(q))
+    assert names_subtype("Hypertensive Crises / BP Reduction Targets in Hypertensive Emergency", read_asks(q))
+    assert names_subtype("Diabetic Ketoacidosis / Insulin", read_asks("Insulin dose in diabetes?"))
+    assert names_subtype("Gestational Diabetes", read_asks("Insulin dose in diabetes?"))
     # the condition alone, a population after its adjective, the question's own subtype, a plural noun
-    assert not names_subtype("Pharmacotherapy for Hypertension / Special Populations / Heart Failure", q)
-    assert not names_subtype("Hypertensive Patients / Follow-up", q)
-    assert not names_subtype("Resistant Hypertension / Definition", "How is resistant hypertension treated?")
-    assert not names_subtype("Empiric Antibiotic Therapy for CAP", "Empiric antibiotics for severe CAP?")
-    assert not names_subtype("Blood Pressure Classification", q)  # common words do not name a condition
+    assert not names_subtype("Pharmacotherapy for Hypertension / Special Populations / Heart Failure", read_asks(q))
+    assert not names_subtype("Hypertensive Patients / Follow-up", read_asks(q))
+    assert not names_subtype("Resistant Hypertension / Definition", read_asks("How is resistant hypertension treated?"))
+    assert not names_subtype("Empiric Antibiotic Therapy for CAP", read_asks("Empiric antibiotics for severe CAP?"))
+    assert not names_subtype("Blood Pressure Classification", read_asks(q))  # common words do not name a condition
     paths = [["Resistant Hypertension", "Definition"], ["Hypertensive Crises", "Targets"],
              ["Pharmacotherapy for Hypertension", "Heart Failure"], ["Titration and Follow-Up"]]
     hits = [chunk_hit(f"h#{i}#0", "BP target: < 130/80 mm Hg.", i, p) for i, p in enumerate(paths, 1)]
-    assert [h.rank for h in fitting_hits(hits, q, 5)] == [3, 4]
-    assert [h.rank for h in fitting_hits(hits[:2], q, 5)] == [1, 2]  # none general: retrieval order
+    assert [h.rank for h in fitting_hits(hits, read_asks(q), 5)] == [3, 4]
+    assert [h.rank for h in fitting_hits(hits[:2], read_asks(q), 5)] == [1, 2]  # none general: retrieval order
 
 
 def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:
@@ -305,13 +305,13 @@ def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:
     body = ("Recommended to reduce morbidity and mortality in patients with HFrEF.\n\n"
             "Spironolactone 12.5-25 mg daily is the starting dose.")
     hit = chunk_hit("hf#mra#0", body, 1, ["GDMT for HFrEF", "Pillar 3: Mineralocorticoid Receptor Antagonists"])
-    ext = extract_answer(q, [hit], enc, min_score=0.0, question="HFrEF treatment to reduce mortality, dose")
+    ext = extract_answer(q, [hit], enc, min_score=0.0, asked=read_asks("HFrEF treatment to reduce mortality, dose"))
     assert ext.text == ("Pillar 3: Mineralocorticoid Receptor Antagonists: Recommended to reduce morbidity and "
                         "mortality in patients with HFrEF. Spironolactone 12.5-25 mg daily is the starting dose. [1]")
     assert ext.citations[0].quote.startswith("Recommended to reduce")  # the quote is the passage as it stands
     # a sentence with its own subject opens the quote: no heading
     hit = chunk_hit("hf#mra#1", "Spironolactone reduces mortality in HFrEF.", 1, ["Pillar 3: MRA"])
-    ext = extract_answer(q, [hit], enc, min_score=0.0, question="HFrEF treatment to reduce mortality")
+    ext = extract_answer(q, [hit], enc, min_score=0.0, asked=read_asks("HFrEF treatment to reduce mortality"))
     assert ext.text == "Spironolactone reduces mortality in HFrEF. [1]"
 
 
@@ -323,7 +323,7 @@ def test_a_row_with_an_empty_first_cell_continues_the_row_above() -> None:
                               "Parameter: Heart Rate; Criteria: >= 100 bpm; Score: 1"]
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("g#s#0", body, 1, ["Glasgow-Blatchford Score"])],
-                         enc, min_score=0.0, question="What are the Glasgow-Blatchford score criteria?")
+                         enc, min_score=0.0, asked=read_asks("What are the Glasgow-Blatchford score criteria?"))
     # the whole table (a criteria question), the repeated first cell shown once
     assert ext.text == ("Parameter: BUN (mg/dL); Criteria: 18.2-22.3; Score: 2; Criteria: 22.4-27.9; Score: 3; "
                         "Parameter: Heart Rate; Criteria: >= 100 bpm; Score: 1. [1]")
@@ -342,10 +342,11 @@ def test_a_dose_question_prefers_an_amount_with_its_unit_over_a_score_band() -> 
     enc = FlatEncoder()
     hits = [chunk_hit("s#nihss#0", "NIHSS 5-15: IV alteplase indicated within the window.", 1, ["NIHSS"]),
             chunk_hit("s#dose#0", "IV alteplase 0.9 mg/kg over 60 minutes within the window.", 2, ["Protocol"])]
-    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, question="alteplase dose")
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, asked=read_asks("alteplase dose"))
     assert [c.chunk_id for c in ext.citations] == ["s#dose#0"]
     # a threshold question still counts any number
-    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1, question="alteplase threshold")
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1,
+                         asked=read_asks("alteplase threshold"))
     assert [c.chunk_id for c in ext.citations] == ["s#nihss#0"]
 
 
@@ -359,7 +360,7 @@ def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> N
     assert units_of("Is the patient stable?") == []  # a question in prose is still not quotable
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("t#alg#0", FLOW, 1, ["Algorithm"])], enc,
-                         max_sentences=1, question="At what ICP should treatment start?")
+                         max_sentences=1, asked=read_asks("At what ICP should treatment start?"))
     # a flowchart is quoted whole: a decision without its branch, or a branch without its decision, says
     # something else (new-user helper: "Normovolemic? -> No bolus" quoted without "Begin LR at 1.5 mL/kg/hr")
     assert ext.text == ("Severe TBI patient (GCS 3-8): Elevated ICP (> 22 mmHg) refractory to Tier 1-2 measures?; "
@@ -396,21 +397,23 @@ def test_a_list_section_split_over_chunks_is_read_with_its_neighbours() -> None:
 
     hits = [chunk_hit("tia#lim#0", "The ABCD2 score should not be used alone.", 1, ["TIA", "Limitations"]),
             chunk_hit("tia#c#1", ad, 2, path)]
-    out = with_siblings(hits, "What are the components of the ABCD2 score?", fetch)
+    out = with_siblings(hits, read_asks("What are the components of the ABCD2 score?"), fetch)
     # the calculator line alone says nothing: its section's table (the chunk before it) is read first
     assert [h.chunk.chunk_id for h in out] == ["tia#lim#0", "tia#c#0", "tia#c#1"]
     assert out[1].rank == 2 and out[1].scores == {}
     assert asked == [["tia#c#0", "tia#c#2"]]  # the "Limitations" heading names no list: not grown
     # not a list question, no qualifier: nothing fetched
     asked.clear()
-    assert with_siblings(hits, "Is the ABCD2 score useful?", fetch) == hits and asked == []
+    assert with_siblings(hits, read_asks("Is the ABCD2 score useful?"), fetch) == hits and asked == []
     # a neighbour id from another document (a store that answered wrongly) is not added
     stored["tia#c#0"] = stored["other#c#0"].model_copy(update={"chunk_id": "tia#c#0"})
-    assert [h.chunk.chunk_id for h in with_siblings(hits, "ABCD2 components?", fetch)] == ["tia#lim#0", "tia#c#1"]
+    out = with_siblings(hits, read_asks("ABCD2 components?"), fetch)
+    assert [h.chunk.chunk_id for h in out] == ["tia#lim#0", "tia#c#1"]
     # nor one of another patient's (a neighbour is of its hit's document, so of its patient, and checked)
     stored["tia#c#0"] = Chunk(chunk_id="tia#c#0", doc_id="tia", text=table, body=table, section_path=path,
                               patient_id="P0002")
-    assert [h.chunk.chunk_id for h in with_siblings(hits, "ABCD2 components?", fetch)] == ["tia#lim#0", "tia#c#1"]
+    out = with_siblings(hits, read_asks("ABCD2 components?"), fetch)
+    assert [h.chunk.chunk_id for h in out] == ["tia#lim#0", "tia#c#1"]
 
 
 def test_the_word_budget_keeps_the_best_scoring_groups() -> None:
@@ -434,13 +437,13 @@ def test_a_row_is_named_by_a_number_inside_its_range() -> None:
             "| **4.0-6.0** | 35 IU/kg | 3,500 IU |\n| **> 6.0** | 50 IU/kg | 5,000 IU |")
     hit = chunk_hit("ich#pcc#0", body, 1, ["4F-PCC Dosing"])
     q = enc.encode_queries(["x"])[0]
-    ext = extract_answer(q, [hit], enc, question="4F-PCC dose for warfarin-associated ICH with INR 5")
+    ext = extract_answer(q, [hit], enc, asked=read_asks("4F-PCC dose for warfarin-associated ICH with INR 5"))
     # not the 4 of "4F-PCC"; every column, the one asked for first
     assert ext.text == "Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg; Maximum Dose: 3,500 IU. [1]"
-    ext = extract_answer(q, [hit], enc, question="What 4F-PCC dose is used when the INR is 7.5.")
+    ext = extract_answer(q, [hit], enc, asked=read_asks("What 4F-PCC dose is used when the INR is 7.5."))
     assert ext.text == "Baseline INR > 6.0, 4F-PCC Dose: 50 IU/kg; Maximum Dose: 5,000 IU. [1]"
     # a number with no word of the range's column in the question names no row
-    ext = extract_answer(q, [hit], enc, max_sentences=4, question="4F-PCC dose for a 5 year old")
+    ext = extract_answer(q, [hit], enc, max_sentences=4, asked=read_asks("4F-PCC dose for a 5 year old"))
     assert "Baseline INR 4.0-6.0," not in ext.text
 
 
@@ -454,7 +457,7 @@ def test_list_items_ending_in_a_semicolon_are_joined_once_and_a_lead_in_is_not_r
     assert units[0] == "Check a trough level before the fourth dose."
     assert units[1] == "Target trough: 10-15 mg/L for uncomplicated infections;"
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("v#m#0", body, 1, ["Monitoring"])], enc,
-                         question="vancomycin target trough for endocarditis")
+                         asked=read_asks("vancomycin target trough for endocarditis"))
     assert ";;" not in ext.text and ext.text.count("Check a trough level") <= 1
     assert "10-15 mg/L for uncomplicated infections; 15-20 mg/L for endocarditis" in ext.text
 
@@ -484,12 +487,12 @@ def test_a_passage_filed_under_the_kind_of_answer_asked_for_joins_the_context_an
                        ["NRP", "Epinephrine", "Dosing"])
     other = chunk_hit("v#d#0", "| Route | Dose |\n|---|---|\n| IV | 10 mL/kg |", 7, ["NRP", "Volume", "Dosing"])
     q = "What is the epinephrine dose in neonatal resuscitation?"
-    assert heading_context(q, [*ctx, dosing, other], ctx) == [*ctx, dosing]
-    assert heading_context(q, [*ctx, dosing, other], ctx, names=lambda h: h is other) == [*ctx, other]
-    assert heading_context("Is epinephrine needed?", [*ctx, dosing], ctx) == ctx  # no kind asked for
-    assert heading_context(q, [dosing, *ctx], [dosing, *ctx]) == [dosing, *ctx]  # already there
+    assert heading_context(read_asks(q), [*ctx, dosing, other], ctx) == [*ctx, dosing]
+    assert heading_context(read_asks(q), [*ctx, dosing, other], ctx, names=lambda h: h is other) == [*ctx, other]
+    assert heading_context(read_asks("Is epinephrine needed?"), [*ctx, dosing], ctx) == ctx  # no kind asked for
+    assert heading_context(read_asks(q), [dosing, *ctx], [dosing, *ctx]) == [dosing, *ctx]  # already there
     enc = FlatEncoder()
-    ext = extract_answer(enc.encode_queries(["x"])[0], [*ctx, dosing], enc, max_sentences=1, question=q)
+    ext = extract_answer(enc.encode_queries(["x"])[0], [*ctx, dosing], enc, max_sentences=1, asked=read_asks(q))
     assert ext.text == "Route: IV; Dose: 0.01-0.03 mg/kg. [1]"
 
 
@@ -503,7 +506,7 @@ def test_a_long_flowchart_falls_back_to_the_steps_picked() -> None:
     hits = [chunk_hit("d#s#0", "Potassium falls by 1-2 mmol/L once insulin starts.", 1, ["DKA"]),
             chunk_hit("d#t#0", tree, 2, ["DKA", "Algorithm"])]
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=2, scoring=UnitScoring(max_words=60),
-                         question="potassium level below which insulin is delayed in DKA")
+                         asked=read_asks("potassium level below which insulin is delayed in DKA"))
     assert "DELAY insulin until K+ > 3.5 mmol/L" in ext.text and "Step 11" not in ext.text
 
 
@@ -520,7 +523,7 @@ def test_a_question_about_when_something_happened_prefers_a_unit_with_a_date() -
     hits = [chunk_hit("d#a#0", "Delafloxacin shows potency against resistant pathogens. "
                                "It received approval in the USA in June 2017.", 1, ["Abstract"])]
     ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, max_sentences=1,
-                         question="When did delafloxacin receive approval?")
+                         asked=read_asks("When did delafloxacin receive approval?"))
     assert ext.text == "It received approval in the USA in June 2017. [1]"
 
 
@@ -538,7 +541,7 @@ def test_a_list_that_must_hold_whole_is_quoted_whole_and_a_named_value_is_a_unit
             "- Groin puncture within 6 hours of onset")
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("s#t#0", body, 1, ["Thrombectomy"])], enc,
-                         max_sentences=2, question="Who is eligible for thrombectomy by age?")
+                         max_sentences=2, asked=read_asks("Who is eligible for thrombectomy by age?"))
     assert ext.text == ("Thrombectomy is recommended for patients who meet ALL of the following criteria: "
                         "Pre-stroke mRS 0-1; ICA or M1 occlusion; Age >= 18 years; NIHSS >= 6; ASPECTS >= 6; "
                         "Groin puncture within 6 hours of onset. [1]")
@@ -557,5 +560,5 @@ def test_a_sentence_that_points_back_comes_with_the_one_before_it() -> None:
             "This is the highest-rated pharmacotherapy recommendation in the guideline.")
     enc = FlatEncoder()
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("a#p#0", body, 1, ["Pharmacotherapy"])], enc,
-                         max_sentences=1, question="What is the highest-rated pharmacotherapy recommendation?")
+                         max_sentences=1, asked=read_asks("What is the highest-rated pharmacotherapy recommendation?"))
     assert ext.text == body + " [1]"

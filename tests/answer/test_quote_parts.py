@@ -15,7 +15,7 @@ from clinqa.answer.extractive import (
 )
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import unit_records
-from clinqa.question.asks import read_asks
+from clinqa.question.asks import named_values, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import UnitScoring
 from tiny_data import FlatEncoder, chunk_hit
@@ -61,17 +61,17 @@ def test_a_sibling_section_that_fits_the_qualifiers_better_is_quoted_instead() -
            _chunk("cap#inpatient#0", "- Ceftriaxone 1 g IV daily plus azithromycin.", INPATIENT)]
     hits = [chunk_hit("cap#adults-with#0", doc[0].body, 1, COMORBID)]
     q = "outpatient pneumonia antibiotics for a healthy adult"
-    out = sibling_sections(q, hits, lambda d: doc)
+    out = sibling_sections(read_asks(q), hits, lambda d: doc)
     assert [h.chunk.chunk_id for h in out] == ["cap#healthy#0"]
     assert out[0].rank == 1  # in the place of the hit it replaces
-    ext = extract_answer(Q, out, ENC, question=q, scoring=PARTS)
+    ext = extract_answer(Q, out, ENC, asked=read_asks(q), scoring=PARTS)
     assert "Amoxicillin" in ext.text and "Levofloxacin" not in ext.text
     # a question about comorbidities keeps its section
     q2 = "outpatient pneumonia antibiotics for an adult with comorbidities"
-    assert [h.chunk.chunk_id for h in sibling_sections(q2, hits, lambda d: doc)] == ["cap#adults-with#0"]
+    assert [h.chunk.chunk_id for h in sibling_sections(read_asks(q2), hits, lambda d: doc)] == ["cap#adults-with#0"]
     # a heading that qualifies nothing ("Dosing") is never swapped
     plain = [chunk_hit("cap#dosing#0", "- Amoxicillin 1 g.", 1, ["Pneumonia", "Dosing"])]
-    assert sibling_sections(q, plain, lambda d: doc) == plain
+    assert sibling_sections(read_asks(q), plain, lambda d: doc) == plain
 
 
 # --- 2. whole structures: a dosing list split over two chunks ---------------------------------------------
@@ -86,9 +86,9 @@ def test_a_dosing_list_split_over_chunks_is_read_on_and_the_asked_drug_quoted() 
     stored = {"af#dosing#1": _chunk("af#dosing#1", PART2, DOSING, 1)}
     hits = [chunk_hit("af#dosing#0", PART1, 1, DOSING)]
     q = "Dabinex dose in atrial fibrillation?"
-    quoted = with_siblings(hits, q, lambda ids: [stored[i] for i in ids if i in stored])
+    quoted = with_siblings(hits, read_asks(q), lambda ids: [stored[i] for i in ids if i in stored])
     assert [h.chunk.chunk_id for h in quoted] == ["af#dosing#0", "af#dosing#1"]
-    ext = extract_answer(Q, quoted, ENC, question=q, scoring=PARTS)
+    ext = extract_answer(Q, quoted, ENC, asked=read_asks(q), scoring=PARTS)
     assert ext.text.startswith("Dabinex: Standard dose is 150 mg BID.")
     assert "Quinaban" not in ext.text and "Edonex" not in ext.text  # the asked drug's item, not its neighbours'
 
@@ -105,9 +105,9 @@ def test_what_to_give_quotes_treatment_lines_not_definitions_or_discharge_criter
     q = "asthma exacerbation: what to give?"
     # every cosine 1 and the same lexical share: the kind term alone tells them apart (+0.15 the treatment line,
     # -0.15 the definition and the discharge criterion), and the other passages' lines fall 0.3 below the best
-    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(parts=True, drop_below_best=None))
+    full = extract_answer(Q, hits, ENC, asked=read_asks(q), scoring=UnitScoring(parts=True, drop_below_best=None))
     assert len(full.citations) == 3
-    ext = extract_answer(Q, hits, ENC, question=q, scoring=PARTS)
+    ext = extract_answer(Q, hits, ENC, asked=read_asks(q), scoring=PARTS)
     assert ext.text == "Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation. [1]"
 
 
@@ -117,11 +117,11 @@ TIMI = ("| Risk Group | Score | Action |\n|---|---|---|\n| Low Risk | 0-2 | Cons
 
 def test_a_score_value_quotes_the_row_whose_band_holds_it() -> None:
     rows = unit_records(TIMI)
-    assert value_holders(rows, "TIMI score 5 risk") == [False, False, True]
+    assert value_holders(rows, named_values("TIMI score 5 risk")) == [False, False, True]
     # one band alone is no choice among bands ("Total Possible Score: 0 to 7 points")
-    assert value_holders(unit_records("- Total possible score: 0 to 7 points"), "TIMI score 5") == [False]
+    assert value_holders(unit_records("- Total possible score: 0 to 7 points"), named_values("TIMI score 5")) == [False]
     hit = chunk_hit("timi#strat#0", TIMI, 1, ["TIMI", "Risk Stratification"])
-    ext = extract_answer(Q, [hit], ENC, question="TIMI score 5 risk")
+    ext = extract_answer(Q, [hit], ENC, asked=read_asks("TIMI score 5 risk"))
     assert ext.text == ("Risk Group: High Risk; Score: 5-7; Action: Angiography < 24 hours. [1]")
 
 
@@ -137,10 +137,10 @@ def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() ->
     assert under_note(["Pneumonia", "Healthy Adults Without Comorbidities"], _stems(q + " healthy adult")) == ""
     assert under_note(["Children", "Dosing"], _stems(q)) == ""  # the first heading names the document
     hit = chunk_hit("cap#with#0", "- Levofloxacin 750 mg orally once daily for pneumonia.", 1, COMORBID)
-    ext = extract_answer(Q, [hit], ENC, question=q, scoring=PARTS)
+    ext = extract_answer(Q, [hit], ENC, asked=read_asks(q), scoring=PARTS)
     assert ext.text == ("Levofloxacin 750 mg orally once daily for pneumonia. (under: Adults With Comorbidities) "
                         "[1]")
-    assert extract_answer(Q, [hit], ENC, question=q).text == \
+    assert extract_answer(Q, [hit], ENC, asked=read_asks(q)).text == \
         "Levofloxacin 750 mg orally once daily for pneumonia. [1]"  # the default: answer.scoring.parts off
 
 
@@ -154,17 +154,17 @@ def test_another_passages_units_far_below_the_best_are_cut() -> None:
     # scores (FlatEncoder: every cosine 1): unit 1 0.6 + 0.4 * 0.5 + 0.3 * 1.0 (all of colchicin, gout, flare);
     # unit 2 0.6 + 0.4 * 0.1 + 0.3 * idf(gout) / (idf(colchicin) + idf(gout) + idf(flare)) = 0.64 + 0.3 * 0.226:
     # 0.39 below the best, more than drop_below_best (0.15), and no number asked for
-    full = extract_answer(Q, hits, ENC, question=q, scoring=UnitScoring(parts=True, drop_below_best=None))
+    full = extract_answer(Q, hits, ENC, asked=read_asks(q), scoring=UnitScoring(parts=True, drop_below_best=None))
     assert [c.chunk_id for c in full.citations] == ["gout#tx#0", "gout#bg#0"]
-    cut = extract_answer(Q, hits, ENC, question=q, scoring=PARTS)
+    cut = extract_answer(Q, hits, ENC, asked=read_asks(q), scoring=PARTS)
     assert [c.chunk_id for c in cut.citations] == ["gout#tx#0"]
     assert len(cut.text.split()) < len(full.text.split())
     # a unit with the number asked for stays: a dose may stand in another passage
     dosed = [hits[0], chunk_hit("gout#p#0", "Gout prophylaxis: colchicine 0.6 mg daily.", 2, ["Gout", "Other"],
                                 dense=0.1)]
-    assert len(extract_answer(Q, dosed, ENC, question="colchicine dose for gout", scoring=PARTS).citations) == 2
+    assert len(extract_answer(Q, dosed, ENC, asked=read_asks("colchicine dose for gout"), scoring=PARTS).citations) == 2
 
 
 def test_sibling_sections_keeps_hits_without_a_section_path() -> None:
     hits = [Retrieved(_chunk("d#x#0", "Text.", []), 0.5, 1)]
-    assert sibling_sections("severe asthma", hits, lambda d: []) == hits
+    assert sibling_sections(read_asks("severe asthma"), hits, lambda d: []) == hits

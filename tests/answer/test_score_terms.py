@@ -21,7 +21,7 @@ def candidates(question: str, passages: list[tuple[list[str], str]]) -> Candidat
     """Candidates of ``passages`` (section path, body), one hit each, for ``question``."""
     hits = [chunk_hit(f"d#s#{i}", body, i + 1, section) for i, (section, body) in enumerate(passages)]
     units = [(hi, u) for hi, h in enumerate(hits) for u in unit_records(h.chunk.body)]
-    return Candidates(hits, question, read_asks(question), units)
+    return Candidates(hits, read_asks(question), units)
 
 
 def values(name: str, c: Candidates) -> list[float] | None:

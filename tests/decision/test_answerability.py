@@ -792,16 +792,17 @@ def test_a_key_term_with_a_word_the_corpus_never_has_is_a_missing_compound():
     """Found by a new user: "What is the treatment for thyroid storm?" quoted thyroid-related lines ("storm" is
     common English, so no key term on its own, and the corpus never has it)."""
     from clinqa.answer.gather import with_unknown_compounds
+    from clinqa.question.asks import read_asks
 
     q = "What is the treatment for thyroid storm?"
-    a = with_unknown_compounds(check(q, ["Thyroid disease: check TSH and free T4."]), q, ["storm"])
+    a = with_unknown_compounds(check(q, ["Thyroid disease: check TSH and free T4."]), read_asks(q), ["storm"])
     assert a.decisive_names() == ["thyroid storm"] and a.in_corpus["thyroid storm"] is False
     # a word next to no key term, or a verb form, changes nothing
     q2 = "How do I change a car tyre?"
-    assert with_unknown_compounds(check(q2, ["Thyroid disease."]), q2, ["car", "tyre"]).key_terms == \
+    assert with_unknown_compounds(check(q2, ["Thyroid disease."]), read_asks(q2), ["car", "tyre"]).key_terms == \
         check(q2, ["Thyroid disease."]).key_terms
     q3 = "Is thyroxine replacing the dose?"
-    assert with_unknown_compounds(check(q3, ["Thyroxine 50 mcg."]), q3, ["replacing"]).decisive == []
+    assert with_unknown_compounds(check(q3, ["Thyroxine 50 mcg."]), read_asks(q3), ["replacing"]).decisive == []
 
 
 def test_a_modifier_counts_only_beside_the_condition_it_names():
@@ -823,10 +824,11 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
 def test_the_kind_of_answer_asked_for_is_no_unknown_compound():
     """'urate target' in a corpus without the word "target": the kind of answer, not a condition's name."""
     from clinqa.answer.gather import with_unknown_compounds
+    from clinqa.question.asks import read_asks
 
     q = "What serum urate target should allopurinol be titrated to in gout?"
     a = check(q, ["Allopurinol: titrate to serum urate < 6 mg/dL in gout."])
-    assert with_unknown_compounds(a, q, ["target"]).decisive == []
+    assert with_unknown_compounds(a, read_asks(q), ["target"]).decisive == []
 
 
 def test_a_population_apart_from_the_drug_refuses_whatever_is_asked() -> None:

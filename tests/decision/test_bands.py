@@ -20,7 +20,7 @@ from clinqa.decision.bands import (
     same_unit,
     table_rows,
 )
-from clinqa.question.asks import named_values
+from clinqa.question.asks import named_values, read_asks
 from clinqa.question.terms import KeyTerm
 from tiny_data import FlatEncoder, chunk_hit
 
@@ -99,11 +99,11 @@ def test_values_the_question_gives_and_bands_headings_give() -> None:
                                                                   ("news2", Band(5, 6, text="5-6"))]
     assert heading_bands("Score of 3 in Any Single Parameter") == [("score", Band(3, 3, text="3"))]
     q = "NEWS2 score of 5 - what clinical response?"
-    assert heading_fit("Response Algorithm NEWS2 Score 5–6 — Urgent Response", q) is True
-    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", q) is False
-    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", q) is False
-    assert heading_fit("Limitations", q) is None
-    assert heading_fit("Step 5", "asthma step 1 preferred reliever") is False
+    assert heading_fit("Response Algorithm NEWS2 Score 5–6 — Urgent Response", named_values(q)) is True
+    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", named_values(q)) is False
+    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", named_values(q)) is False
+    assert heading_fit("Limitations", named_values(q)) is None
+    assert heading_fit("Step 5", named_values("asthma step 1 preferred reliever")) is False
 
 
 def test_a_numeric_question_quotes_the_row_of_its_band_whole() -> None:
@@ -112,13 +112,14 @@ def test_a_numeric_question_quotes_the_row_of_its_band_whole() -> None:
     enc = FlatEncoder()
     hit = chunk_hit("vanco#renal#0", VANCO, 1, ["Vancomycin", "Renal dose adjustment"])
     q = enc.encode_queries(["x"])[0]
-    ext = extract_answer(q, [hit], enc, question="vanc dose CrCl 20?")
+    ext = extract_answer(q, [hit], enc, asked=read_asks("vanc dose CrCl 20?"))
     assert "CrCl (mL/min) 15–29, Maintenance dose: 10 mg/kg; Interval: every 48 hours" in ext.text
     assert "every 12 hours" not in ext.text and "50-90" not in ext.text
-    ext = extract_answer(q, [hit], enc, question="vancomycin maintenance dose for creatinine clearance 70 mL/min?")
+    ext = extract_answer(q, [hit], enc,
+                         asked=read_asks("vancomycin maintenance dose for creatinine clearance 70 mL/min?"))
     assert "CrCl (mL/min) 50-90, Maintenance dose: 15 mg/kg; Interval: every 24 hours" in ext.text
     assert "15–29" not in ext.text and "> 90" not in ext.text
-    ext = extract_answer(q, [hit], enc, question="vancomycin dose CrCl 10")
+    ext = extract_answer(q, [hit], enc, asked=read_asks("vancomycin dose CrCl 10"))
     assert "CrCl (mL/min) < 15 or dialysis, Maintenance dose: 10 mg/kg; Interval: after each dialysis session" \
         in ext.text
 
@@ -132,7 +133,8 @@ def test_a_section_filed_under_another_band_is_not_quoted() -> None:
                       ["NEWS2", "Response Algorithm", "NEWS2 Score 5–6 — Urgent Response"]),
             chunk_hit("n#7#0", "- Clinical Response: Emergency assessment by a critical care team.", 3,
                       ["NEWS2", "Response Algorithm", "NEWS2 Score ≥ 7 — Emergency Response"])]
-    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc, question="NEWS2 score of 5 - clinical response?")
+    ext = extract_answer(enc.encode_queries(["x"])[0], hits, enc,
+                         asked=read_asks("NEWS2 score of 5 - clinical response?"))
     assert "within 60 minutes" in ext.text and "Routine care" not in ext.text and "Emergency" not in ext.text
 
 
@@ -140,8 +142,8 @@ def test_the_word_before_a_bands_name_names_it_too() -> None:
     """Found by a new user: "NEWS2 of 7, what now?" quoted the score-0 section: the heading's band is of
     "NEWS2 Score", the question names "NEWS2"."""
     q = "NEWS2 of 7, what now?"
-    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", q) is False
-    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", q) is True
+    assert heading_fit("Response Algorithm NEWS2 Score 0 — Routine Monitoring", named_values(q)) is False
+    assert heading_fit("NEWS2 Score ≥ 7 — Emergency Response", named_values(q)) is True
 
 
 def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
@@ -162,12 +164,13 @@ def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
         asked.append(doc)
         return [seven, other] if doc == "n" else [other]
 
-    out = band_sections("NEWS2 of 7, what now?", [zero, limits], [limits], section_chunks)
+    out = band_sections(read_asks("NEWS2 of 7, what now?"), [zero, limits], [limits], section_chunks)
     assert [h.chunk.chunk_id for h in out] == ["n#lim#0", "n#seven#0"] and asked == ["n"]
-    assert band_sections("NEWS2 response?", [zero, limits], [limits], section_chunks) == [limits]  # no value
+    assert band_sections(read_asks("NEWS2 response?"), [zero, limits], [limits], section_chunks) == [limits]  # no value
     # the list of the band's section is quoted whole: its response items are the answer for that band
     enc = FlatEncoder()
     body = "- Clinical Risk: High\n- Monitoring: Continuous\n- Clinical Response: Emergency assessment within 30 min."
     hit = chunk_hit("n#seven#0", body, 3, [*path, "NEWS2 Score ≥ 7 — Emergency Response"])
-    ext = extract_answer(enc.encode_queries(["x"])[0], [limits, hit], enc, max_sentences=1, question="NEWS2 of 7?")
+    ext = extract_answer(enc.encode_queries(["x"])[0], [limits, hit], enc, max_sentences=1,
+                         asked=read_asks("NEWS2 of 7?"))
     assert "Emergency assessment within 30 min" in ext.text and "Clinical Risk: High" in ext.text

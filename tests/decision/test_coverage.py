@@ -28,8 +28,8 @@ def test_missing_and_rare_terms(tmp_path: Path) -> None:
     store.refresh_indexes()
     q = "Should a woman on warfarin take dexamethasone and a beta-blocker for anticoagulation?"
     # "woman" matches "women" (irregular plural); hyphenated words need every part
-    assert missing_terms(store, q, Filters()) == ["dexamethasone"]
-    counts = term_counts(store, q, Filters(), cap=30)
+    assert missing_terms(store, content_terms(q), Filters()) == ["dexamethasone"]
+    counts = term_counts(store, content_terms(q), Filters(), cap=30)
     assert counts == {"woman": 1, "warfarin": 1, "dexamethasone": 0, "beta-blocker": 1, "anticoagulation": 30}
     # a one-letter part is not a word of the index: "T-score" was "never mentioned" beside "T-score <= -2.5"
     # (new-user helper); it counts by "score"
@@ -37,7 +37,7 @@ def test_missing_and_rare_terms(tmp_path: Path) -> None:
     t = "Osteoporosis: T-score <= -2.5 at the femoral neck."
     bone.replace_documents(["b"], [Chunk(chunk_id="b#s#0", doc_id="b", text=t, body=t)], np.ones((1, 4), np.float32))
     bone.refresh_indexes()
-    assert term_counts(bone, "How is osteoporosis diagnosed by T-score?", Filters(), cap=30) == {
+    assert term_counts(bone, content_terms("How is osteoporosis diagnosed by T-score?"), Filters(), cap=30) == {
         "osteoporosis": 1, "diagnosed": 0, "t-score": 1}
 
 

@@ -11,6 +11,7 @@ import pytest
 from clinqa.decision.answerability import check
 from clinqa.decision.quote import NO_DOSE, NO_DURATION, missing_amount_reason
 from clinqa.question import asks, terms
+from clinqa.question.asks import asks_of, read_asks
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval import synonyms
@@ -52,7 +53,7 @@ def test_a_list_question() -> None:
 def test_a_count_is_not_a_list_nor_an_amount() -> None:
     p = QuestionProfile.read("How many doses of Vaxchora are required?")
     assert p.asks_count and p.asks_dose and not p.wants_list
-    assert missing_amount_reason(p.question, "A single oral dose is given.", p) == ""
+    assert missing_amount_reason(asks_of(p.question, p), "A single oral dose is given.") == ""
 
 
 def test_quantities_populations_and_the_age_left_out() -> None:
@@ -91,8 +92,8 @@ def test_duration_and_length() -> None:
     assert QuestionProfile.read("How long should DAPT continue after PCI?").asks_duration
     assert not QuestionProfile.read("How long in bp is PAR2?").asks_duration
     p = QuestionProfile.read("How long should DAPT continue after PCI?")
-    assert missing_amount_reason(p.question, "Prasugrel is used before PCI. [1]", p) == NO_DURATION
-    assert missing_amount_reason("What is the dose of ceftriaxone?", "Ceftriaxone is given IV.") == NO_DOSE
+    assert missing_amount_reason(asks_of(p.question, p), "Prasugrel is used before PCI. [1]") == NO_DURATION
+    assert missing_amount_reason(read_asks("What is the dose of ceftriaxone?"), "Ceftriaxone is given IV.") == NO_DOSE
 
 
 @pytest.mark.parametrize("question", QUESTIONS)
@@ -143,6 +144,7 @@ def test_key_terms_read_once_are_those_read_per_check(question: str) -> None:
 def test_a_profile_of_another_text_is_not_used() -> None:
     """A reader given the profile of another text (the question before spelling repair) reads its own."""
     other = QuestionProfile.read("How many doses are given?")
-    assert missing_amount_reason("What is the dose of ceftriaxone?", "Ceftriaxone is given IV.", other) == NO_DOSE
+    asked = asks_of("What is the dose of ceftriaxone?", other)
+    assert missing_amount_reason(asked, "Ceftriaxone is given IV.") == NO_DOSE
     a = check("Is metformin safe?", ["Metformin is safe."], profile=QuestionProfile.read("x", max_zipf=4.0))
     assert [t.text for t in a.key_terms] == ["metformin"]

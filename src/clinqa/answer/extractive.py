@@ -91,15 +91,14 @@ from clinqa.question.asks import (
     QUALIFIER_WORDS,
     AsksRead,
     Qualifier,
-    condition_words,
-    named_values,
+    content_stems,
     read_asks,
 )
 from clinqa.question.terms import POPULATION_WORDS, is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT, NUMBER, UNIT_WORD, UNITS, number_with_unit, unit_pattern
+from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
@@ -141,11 +140,8 @@ _DATE = re.compile(r"(?<![\d.])(?:19|20)\d\d(?![\d.,]*\d)"
 _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
 
 
-def _stems(text: str) -> set[str]:
-    """Snowball stems of the content words of ``text`` (stopwords left out); a hyphenated name with a digit
-    also counts joined ("CURB-65" is "curb65" too, as a question may type it)."""
-    words = [w for w in words_of(text) if w not in STOPWORDS and len(w) >= 2]
-    return {stem(w) for w in words} | {w.replace("-", "") for w in words if "-" in w and any(c.isdigit() for c in w)}
+#: Snowball stems of the content words of a text (:func:`clinqa.question.asks.content_stems`)
+_stems = content_stems
 
 
 #: words that make a condition named after them a subtype of it ("resistant hypertension", "gestational
@@ -163,29 +159,28 @@ _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 
 
 @lru_cache(maxsize=256)
-def _question_sets(question: str,
-                   conditions: frozenset[str]) -> tuple[frozenset[str], frozenset[str], dict[str, str]]:
-    """The question's words, their stems, and condition stem -> condition word (for :func:`names_subtype`;
-    cached per question, so not to be changed by callers)."""
-    asked = frozenset(words_of(question.lower()))
-    return asked, frozenset(stem(w) for w in asked), {stem(w): w for w in conditions}
+def _condition_stems(conditions: frozenset[str]) -> dict[str, str]:
+    """Condition stem -> condition word (for :func:`names_subtype`; cached per set, so not to be changed by
+    callers)."""
+    return {stem(w): w for w in conditions}
 
 
-def names_subtype(context: str, question: str, conditions: set[str] | frozenset[str] | None = None) -> bool:
-    """Does ``context`` (a section path) name a subtype of a condition the question names without
-    one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
+def names_subtype(context: str, asked: AsksRead, conditions: set[str] | frozenset[str] | None = None) -> bool:
+    """Does ``context`` (a section path) name a subtype of a condition the question (read as ``asked``) names
+    without one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
     condition word ("Resistant Hypertension" for "... in hypertension?"), or the condition's adjective
     is followed by another noun the question lacks ("Hypertensive Crises", "Diabetic Ketoacidosis"),
-    not a population ("hypertensive patients")."""
-    conditions = condition_words(question) if conditions is None else conditions
+    not a population ("hypertensive patients"). ``conditions``: the question's condition words (None:
+    ``asked.conditions``)."""
+    conditions = asked.conditions if conditions is None else conditions
     if not conditions:
         return False
-    asked, asked_stems, stems = _question_sets(question, frozenset(conditions))
+    words, asked_stems, stems = asked.words, asked.word_stems, _condition_stems(frozenset(conditions))
     toks = words_of(context.lower())
     for i, tok in enumerate(toks):
-        if tok in conditions and i > 0 and toks[i - 1] in SUBTYPE_MODIFIERS and toks[i - 1] not in asked:
+        if tok in conditions and i > 0 and toks[i - 1] in SUBTYPE_MODIFIERS and toks[i - 1] not in words:
             return True
-        noun = stems.get(stem(tok)) if tok not in asked and _ADJECTIVE.search(tok) else None
+        noun = stems.get(stem(tok)) if tok not in words and _ADJECTIVE.search(tok) else None
         # an adjective of the condition, not the same noun ("antibiotic" for "antibiotics")
         if noun and not noun.startswith(tok) and not tok.startswith(noun) and i + 1 < len(toks):
             nxt = toks[i + 1]
@@ -211,9 +206,8 @@ def sibling_ids(chunk_id: str) -> list[str]:
     return [i for i in neighbour_ids(chunk_id) if i is not None]
 
 
-def with_siblings(hits: Sequence[Retrieved], question: str,
-                  fetch: Callable[[list[str]], list[Chunk]], profile: AsksRead | None = None,
-                  read_on: bool = True) -> list[Retrieved]:
+def with_siblings(hits: Sequence[Retrieved], asked: AsksRead,
+                  fetch: Callable[[list[str]], list[Chunk]], read_on: bool = True) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
@@ -226,16 +220,13 @@ def with_siblings(hits: Sequence[Retrieved], question: str,
     section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
-    auto-merging retriever merges child chunks into their parent). ``profile``: what was read of the
-    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read here when None or
-    of another text)."""
+    auto-merging retriever merges child chunks into their parent). ``asked``: what was read of the
+    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
     hits = list(hits)
-    profile = _profile(question, profile)
-    listing = profile.wants_list
+    listing = asked.wants_list
     # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
-    structured = listing or (read_on and (profile.asks_number or profile.asks_treatment
-                                          or bool(named_values(question))))
-    quals = list(profile.qualifiers)
+    structured = listing or (read_on and (asked.asks_number or asked.asks_treatment or bool(asked.values)))
+    quals = list(asked.qualifiers)
     sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
     stated = False
     for h in hits:
@@ -277,7 +268,7 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
     return bool(chunk.section_path) and bool(kinds & set(words_of(chunk.section_path[-1].lower())))
 
 
-def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
+def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
                   section_chunks: Callable[[str], list[Chunk]], rows: bool = True) -> list[Retrieved]:
     """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
     retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
@@ -288,25 +279,26 @@ def band_sections(question: str, hits: Sequence[Retrieved], context: list[Retrie
     same patient scope). A band section of another document is never added. Else, when no passage of ``context``
     has a row or item that gives the band holding the value (:func:`value_holders`: the "High Risk | 5-7" row for
     "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
-    that has one is added. Unchanged when the question gives no named value
-    (:func:`clinqa.question.asks.named_values`) or a passage already holds it."""
-    if not named_values(question) or any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
+    that has one is added. Unchanged when the question (read as ``asked``) gives no named value
+    (:attr:`AsksRead.values`) or a passage already holds it."""
+    values = asked.values
+    if not values or any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
         return context
     banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
-                                if heading_fit(" ".join(h.chunk.section_path), question) is False))
+                                if heading_fit(" ".join(h.chunk.section_path), values) is False))
     have = {h.chunk.chunk_id for h in context}
     last = max((h.rank for h in context), default=0)
     for doc in banded:
         fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                and heading_fit(" ".join(c.section_path), question)]
+                and heading_fit(" ".join(c.section_path), values)]
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
-    if not rows or any(any(value_holders(unit_records(h.chunk.body), question)) for h in context):
+    if not rows or any(any(value_holders(unit_records(h.chunk.body), values)) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
         holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                   and any(value_holders(unit_records(c.body), question))]
+                   and any(value_holders(unit_records(c.body), values))]
         if holding:
             first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
@@ -378,19 +370,18 @@ def _population_groups(text: str) -> set[str]:
     return out
 
 
-def sibling_sections(question: str, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
-                     profile: AsksRead | None = None, max_chunks: int = 3) -> list[Retrieved]:
+def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
+                     max_chunks: int = 3) -> list[Retrieved]:
     """``hits`` with each hit under a qualifier heading ("Adults With Comorbidities", "Mild-Moderate", "Step 2")
     replaced by the first ``max_chunks`` chunks (in order) of a sibling section of its document (the same parent
     path, another last heading that is a qualifier heading too) whose heading fits the question's qualifiers
     better (:func:`qualifier_fit`): "outpatient CAP antibiotics in a healthy adult" retrieved the "With
     Comorbidities" regimen, and its sibling "Without Comorbidities" is read instead. The sibling's chunks carry
     the hit's score and rank; a chunk already among the hits is not repeated. ``section_chunks(doc_id)``: the
-    chunks of that document the question's filters admit. Unchanged when no hit sits under a qualifier heading
-    or no sibling fits better."""
-    profile = _profile(question, profile)
-    q_stems = _stems(question) if question else set()
-    quals = list(profile.qualifiers)
+    chunks of that document the question's filters admit. ``asked``: what was read of the question
+    (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
+    q_stems = asked.stems
+    quals = list(asked.qualifiers)
     if not q_stems:
         return list(hits)
     docs: dict[str, dict[tuple[str, ...], list[Chunk]]] = {}
@@ -422,9 +413,8 @@ def sibling_sections(question: str, hits: Sequence[Retrieved], section_chunks: C
     return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
 
 
-def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True,
-                    profile: AsksRead | None = None) -> list[Retrieved]:
+def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
+                    names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
@@ -432,55 +422,44 @@ def heading_context(question: str, hits: Sequence[Retrieved], context: list[Retr
     when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
     band that holds a value the question gives (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
-    come last. Unchanged when the question asks for no such kind and gives no such value. ``profile``: what
-    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
-    here when None or of another text)."""
-    kinds = _profile(question, profile).heading_kinds
+    come last. Unchanged when the question asks for no such kind and gives no such value. ``asked``: what
+    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
+    kinds, values = asked.heading_kinds, asked.values
     if kinds and not any(filed_under(h.chunk, kinds) for h in context):
         have = {h.chunk.chunk_id for h in context}
         extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
                      None)
         context = context if extra is None else [*context, extra]
-    if named_values(question) and not any(heading_fit(" ".join(h.chunk.section_path), question) for h in context):
+    if values and not any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
         have = {h.chunk.chunk_id for h in context}
         extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
-                      and heading_fit(" ".join(h.chunk.section_path), question)), None)
+                      and heading_fit(" ".join(h.chunk.section_path), values)), None)
         context = context if extra is None else [*context, extra]
     return context
 
 
-def _profile(question: str, profile: AsksRead | None) -> AsksRead:
-    """``profile`` when it was read from ``question``, else what is read of ``question`` here (:func:`read_asks`)."""
-    if profile is not None and profile.reads(question):
-        return profile
-    return read_asks(question)
-
-
-def fitting_hits(hits: Sequence[Retrieved], question: str, n: int, subtypes: bool = True,
-                 profile: AsksRead | None = None) -> list[Retrieved]:
+def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: bool = True) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
-    qualifier of ``question`` ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
+    qualifier of the question ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities") nor a band that excludes a value the question gives
     (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
     the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
-    The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``profile``: the
-    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`; read here when None or
-    of another text)."""
-    profile = _profile(question, profile)
-    quals = list(profile.qualifiers)
+    The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``asked``: the
+    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
+    quals = list(asked.qualifiers)
     hits = list(hits)
     if quals:
         fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
         hits = fitting or hits
-    if question and named_values(question):  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
-        in_band = [h for h in hits if heading_fit(" ".join(h.chunk.section_path), question) is not False]
+    if asked.values:  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
+        in_band = [h for h in hits if heading_fit(" ".join(h.chunk.section_path), asked.values) is not False]
         hits = in_band or hits
-    conditions = profile.conditions if subtypes else frozenset()
+    conditions = asked.conditions if subtypes else frozenset()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
-        general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), question, conditions)]
+        general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), asked, conditions)]
         hits = general or hits
     return hits[:n]
 
@@ -537,12 +516,7 @@ def _norm_dash(text: str) -> str:
     return fold_dashes(text.lower())
 
 
-_Q_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?!\w|\.\d)")  # "INR 5.", not the 4 of "4F-PCC"
-#: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
-_Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
-
-
-def band_cell(unit: Unit, question: str) -> bool | None:
+def band_cell(unit: Unit, asked: AsksRead) -> bool | None:
     """Is a table row, keyed by a band in its first cell, the row of a value the question gives? ``True``
     when the band holds it, ``False`` when the row's band is of that thing and does not hold it, ``None`` when
     the row is keyed by no band of anything the question gives a value of. The question gives the value of
@@ -550,45 +524,44 @@ def band_cell(unit: Unit, question: str) -> bool | None:
     "INR 5" for "Baseline INR", whose row "4.0-6.0" holds 5; also "> 6.0", "≥ 7"), or by the unit typed after
     the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
     that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
-    :func:`clinqa.decision.bands.heading_fit`). ``question`` is dash-normalised; a range holds its ends
-    ("30-49", "50-90"). Only the first column keys a row: a dose cell "≤ 100 mg/day" is not a band of the
-    question's "stage 4"."""
+    :func:`clinqa.decision.bands.heading_fit`). The question is read dash-normalised (``asked.folded_values``,
+    ``asked.folded_quantities``); a range holds its ends ("30-49", "50-90"). Only the first column keys a row: a
+    dose cell "≤ 100 mg/day" is not a band of the question's "stage 4"."""
     if unit.kind != "row" or len(unit.cells) < 2:
         return None
     header, cell = unit.cells[0]
     band = read_band(cell)
     if band is None:
-        return heading_fit(cell, question)
+        return heading_fit(cell, asked.folded_values)
     header_words = set(words_of(_norm_dash(header)))
-    values = [v for w, v in named_values(question) if w in header_words]
+    values = [v for w, v in asked.folded_values if w in header_words]
     col_unit = band.unit or header_unit(header)
     if col_unit:
-        values += [float(n) for n, u in _Q_QUANTITY.findall(question) if same_unit(u.lower(), col_unit)]
+        values += [float(n) for n, u in asked.folded_quantities if same_unit(u.lower(), col_unit)]
     if not values:
         return None
     return any(band.holds(v) for v in values)
 
 
-def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
-    """The row as quoted when ``question`` names it, else ``None``: named by its label ("Tenecteplase")
-    together with exactly one of its other columns (header words and numbers, dashes normalised), or by a
-    number inside one of its bands (:func:`band_cell`: "CrCl 20" names the "15-29" row). The quote leads
-    with what named the row and the column asked for, then keeps every other column with its header (a dose
-    is never quoted without its interval): ``"Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg; Maximum Dose:
-    3,500 IU"``; but not the columns that are other bands of what the chosen column is a band of ("eGFR ≥60"
-    beside "eGFR 15-29"). ``aliases``: other names of what the question names (the synonym table's equivalents: "TNK"
-    names the row "Tenecteplase"), which may name the row but not the column."""
+def _cell_answer(unit: Unit, asked: AsksRead, aliases: str = "") -> str | None:
+    """The row as quoted when the question (read as ``asked``) names it, else ``None``: named by its label
+    ("Tenecteplase") together with exactly one of its other columns (header words and numbers, dashes normalised),
+    or by a number inside one of its bands (:func:`band_cell`: "CrCl 20" names the "15-29" row). The quote leads
+    with what named the row and the column asked for, then keeps every other column with its header (a dose is never
+    quoted without its interval): ``"Baseline INR 4.0-6.0, 4F-PCC Dose: 35 IU/kg; Maximum Dose: 3,500 IU"``; but not
+    the columns that are other bands of what the chosen column is a band of ("eGFR ≥60" beside "eGFR 15-29").
+    ``aliases``: other names of what the question names (the synonym table's equivalents: "TNK" names the row
+    "Tenecteplase"), which may name the row but not the column."""
     if unit.kind != "row" or len(unit.cells) < 2:
         return None
-    q = _norm_dash(question)
-    q_words = set(words_of(q))
+    q_words = asked.folded_words
     row_label = unit.cells[0][1]
     # the label's head names the row: "IV" of "IV (umbilical vein) -- Preferred"
     head = re.split(r"\s*(?:\(|--|—|–|,|;)", _norm_dash(row_label), maxsplit=1)[0] if row_label else ""
     head_words = [w for w in words_of(head) if w not in STOPWORDS]
     name_words = q_words | set(words_of(_norm_dash(aliases)))
     named = len(unit.cells) >= 3 and bool(head_words) and all(w in name_words for w in head_words)
-    band = None if named else band_cell(unit, q)
+    band = None if named else band_cell(unit, asked)
     if not named and not band:
         return None
     best, best_score, tie = None, 0.0, False
@@ -598,7 +571,7 @@ def _cell_answer(unit: Unit, question: str, aliases: str = "") -> str | None:
             continue
         score = sum(1 for w in hw if w in q_words) / len(hw)
         nums = re.findall(r"\d+", _norm_dash(header))
-        if nums and "-".join(nums) in "-".join(re.findall(r"\d+", q)):
+        if nums and "-".join(nums) in asked.folded_numbers:
             score += 1.0
         if score > best_score:
             best, best_score, tie = j, score, False
@@ -640,12 +613,11 @@ class Candidates:
     or keyed by a band that excludes a value the question gives, not headed by the opposite of a qualifier of
     the question; and every step of a flowchart one of whose steps is kept."""
 
-    def __init__(self, hits: list[Retrieved], question: str, profile: AsksRead,
-                 units: list[tuple[int, Unit]]) -> None:
-        self.hits, self.question, self.profile, self.units = hits, question, profile, units
-        self.q_stems = _stems(question) if question else set()
+    def __init__(self, hits: list[Retrieved], profile: AsksRead, units: list[tuple[int, Unit]]) -> None:
+        self.hits, self.profile, self.units = hits, profile, units
+        self.q_stems = profile.stems
         self.quals = list(profile.qualifiers)
-        self.valued = bool(question) and bool(named_values(question))
+        self.valued = bool(profile.values)
         self._stem_cache: dict[tuple[int, int], set[str]] = {}
         self._fit_cache: dict[tuple[int, str], bool | None] = {}
         keep = [(hi, u) for hi, u in units if self.usable(hi, u)]
@@ -657,10 +629,11 @@ class Candidates:
         if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
             keep = [(hi, u) for hi, u in units if self.usable(hi, u, need_overlap=False)]
         self.keep = keep
-        aliases = " ".join(profile.aliases) if question else ""
+        asked = bool(profile.question)
+        aliases = " ".join(profile.aliases) if asked else ""
         #: index into :attr:`keep` -> the row as quoted when the question names it (:func:`_cell_answer`)
         self.cell_text: dict[int, str | None] = (
-            {i: _cell_answer(u, question, aliases) for i, (_, u) in enumerate(keep)} if question else {})
+            {i: _cell_answer(u, profile, aliases) for i, (_, u) in enumerate(keep)} if asked else {})
         self.base = np.zeros(len(keep), dtype=np.float32)
 
     def headings(self, hi: int) -> str:
@@ -678,7 +651,7 @@ class Candidates:
         """:func:`clinqa.decision.bands.heading_fit` of the unit's headings and label (read once per label)."""
         key = (hi, u.label)
         if key not in self._fit_cache:
-            self._fit_cache[key] = heading_fit(f"{self.headings(hi)} {u.label}", self.question)
+            self._fit_cache[key] = heading_fit(f"{self.headings(hi)} {u.label}", self.profile.values)
         return self._fit_cache[key]
 
     def usable(self, hi: int, u: Unit, need_overlap: bool = True) -> bool:
@@ -688,9 +661,9 @@ class Candidates:
         if need_overlap and self.q_stems and not (self.q_stems & self.unit_stems(hi, u)):
             return False
         if self.valued and (self.filed_in_band(hi, u) is False
-                            or band_cell(u, _norm_dash(self.question)) is False
-                            or (u.kind == "row" and _excludes(u, self.question))
-                            or (u.kind != "row" and heading_fit(_lead(u.text), self.question) is False)):
+                            or band_cell(u, self.profile) is False
+                            or (u.kind == "row" and _excludes(u, self.profile.values))
+                            or (u.kind != "row" and heading_fit(_lead(u.text), self.profile.values) is False)):
             # filed under, keyed by or led by a band that excludes the question's value: "NEWS2 Score 0" for a
             # score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5 (not "Dabigatran: 150 mg
             # BID. Reduce to 75 mg BID if CrCl 15-30" for CrCl 40: a band late in a line is its exception)
@@ -848,7 +821,7 @@ def _value_term(c: Candidates) -> np.ndarray | None:
     held: set[int] = set()  # read over every unit of the passage: the other bands' rows are no candidates
     for hi in {h for h, _ in c.keep}:
         units = [u for h, u in c.units if h == hi]
-        held |= {id(u) for u, v in zip(units, value_holders(units, c.question), strict=True) if v}
+        held |= {id(u) for u, v in zip(units, value_holders(units, c.profile.values), strict=True) if v}
     return c.flags(lambda hi, u: id(u) in held)
 
 
@@ -879,19 +852,18 @@ def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
 _SINGLE = re.compile(r"^\s*(\d+(?:\.\d+)?)(?![\d.,/%-])(?!\s*(?:-|to)\s*\d)")
 
 
-def _excludes(u: Unit, question: str) -> bool:
-    """Does the row give bands of a value the question gives (:func:`_value_bands`), none holding it (the "Low
-    Risk | 0-2" row for "TIMI score 5")?"""
-    bands = _value_bands(u, named_values(question))
+def _excludes(u: Unit, values: Sequence[tuple[str, float]]) -> bool:
+    """Does the row give bands of a value the question gives (``values``, :attr:`AsksRead.values`;
+    :func:`_value_bands`), none holding it (the "Low Risk | 0-2" row for "TIMI score 5")?"""
+    bands = _value_bands(u, values)
     return bool(bands) and not any(bands)
 
 
-def value_holders(units: Sequence[Unit], question: str) -> list[bool]:
+def value_holders(units: Sequence[Unit], values: Sequence[tuple[str, float]]) -> list[bool]:
     """For each of ``units``: is it the row or item of its table or list that gives the band holding a value the
-    question gives (:func:`clinqa.question.asks.named_values`), among siblings that give other bands? "High Risk
-    | 5-7" among the "0-2" and "3-4" rows for "TIMI score 5"; not "Total Possible Score: 0 to 7 points", which
-    has no sibling band."""
-    values = named_values(question)
+    question gives (``values``: :attr:`AsksRead.values`, :func:`clinqa.question.asks.named_values`), among siblings
+    that give other bands? "High Risk | 5-7" among the "0-2" and "3-4" rows for "TIMI score 5"; not "Total
+    Possible Score: 0 to 7 points", which has no sibling band."""
     if not values:
         return [False] * len(units)
     bands = [_value_bands(u, values) for u in units]
@@ -998,9 +970,8 @@ def extract_answer(
     encoder: Encoder,
     max_sentences: int = 4,
     min_score: float = 0.3,
-    question: str = "",
     max_hits: int = 5,
-    profile: AsksRead | None = None,
+    asked: AsksRead | None = None,
     scoring: UnitScoring | None = None,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
@@ -1010,24 +981,24 @@ def extract_answer(
     ``max_list_items``, ``max_words``), :class:`clinqa.settings.UnitScoring` (``answer.scoring``; None: its
     defaults, the one source of the values).
 
-    ``question_vector``: ``(dim,)`` unit vector of the question; ``question``: its text, for the
-    lexical and qualifier rules (without it, selection is by cosine alone, as before). Units come
+    ``question_vector``: ``(dim,)`` unit vector of the question; ``asked``: what was read of its text
+    (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
+    rules (None: selection is by cosine alone, as for an empty question). Units come
     from the first ``max_hits`` hits whose section path does not state the opposite of a qualifier of
     the question (all hits in retrieval order when none fits).
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. A unit whose passage's last heading names the kind of answer asked for
     (:func:`heading_kinds`: "Dosing" for a dose) gains ``heading_bonus``. Returns an empty text when the
-    hits hold no quotable unit. ``profile``: the question's :class:`AsksRead` (its profile)
-    (read here when None or of another text).
+    hits hold no quotable unit.
     """
     sc = scoring or default_scoring()
     max_list_items, max_words = sc.max_list_items, sc.max_words
-    profile = _profile(question, profile)
-    hits = fitting_hits(hits, question, max_hits, profile=profile)
+    profile = read_asks("") if asked is None else asked
+    hits = fitting_hits(hits, profile, max_hits)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in unit_records(hit.chunk.body))
-    cands = Candidates(hits, question, profile, units[:sc.max_units])
+    cands = Candidates(hits, profile, units[:sc.max_units])
     if not cands.keep:
         return Extract("", [])
     keep = cands.keep
@@ -1063,7 +1034,7 @@ def extract_answer(
     # the step before it or its condition says something else: "Normovolemic? -> No bolus" alone)
     # ... and the list of a section filed under the band that holds the question's value ("NEWS2 Score ≥ 7":
     # its risk, monitoring and response items are the answer for that band, together)
-    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(cands.headings(hi), question)}
+    in_band = {hi for hi in {h for h, _ in keep} if valued and heading_fit(cands.headings(hi), profile.values)}
     lists = {(keep[i][0], keep[i][1].group) for i in chosen
              if keep[i][1].kind != "sentence" and (listing or keep[i][1].flow or keep[i][0] in in_band
                                                    or ALL_OF.search(f"{keep[i][1].intro} {keep[i][1].label}"))}

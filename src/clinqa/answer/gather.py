@@ -28,7 +28,7 @@ from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
-from clinqa.question.asks import AsksRead, read_asks
+from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
@@ -140,7 +140,7 @@ def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
     return lex.texts if lex is not None else synonyms.equivalents
 
 
-def with_unknown_compounds(check: Answerability, question: str, missing: Sequence[str],
+def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Sequence[str],
                            common_from: float | None = None) -> Answerability:
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
@@ -149,12 +149,13 @@ def with_unknown_compounds(check: Answerability, question: str, missing: Sequenc
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
     answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
-    term with nothing between: a word on its own, after a comma, or next to no key term only warns."""
+    term with nothing between: a word on its own, after a comma, or next to no key term only warns. ``asked``:
+    what was read of the question (its :attr:`clinqa.question.asks.AsksRead.tokens`)."""
     from clinqa.decision.answerability import zipf
     from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
-    tokens = re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question)
+    tokens = asked.tokens
     terms = {t.text for t in check.key_terms}
     present = {t.text for t in check.key_terms if t not in check.missing and t.kind in ("specific", "phrase")}
     heads = {w for t in present for w in t.split()}
@@ -210,28 +211,26 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
-                   profile: AsksRead | None = None, more: dict[str, tuple[str, ...]] | None = None,
+                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    ) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: what was read of the question
-    (:class:`clinqa.answer.extractive.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`; read
-    here when None or read from another text). ``more``: the lexicon's names of question words the corpus lacks,
+    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
+    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
+    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
     added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
-    if profile is None or not profile.reads(asked):
-        profile = read_asks(asked)
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, asked, s.context_chunks, profile=profile)
+    context = fitting_hits(result.hits, profile, s.context_chunks)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
-            and len(fitting_hits(result.hits, asked, top_k, subtypes=False, profile=profile)) < s.context_chunks):
+            and len(fitting_hits(result.hits, profile, top_k, subtypes=False)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
         deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
                                query_vector=result.query_vector, more=more)
-        context = fitting_hits(deeper.hits, asked, s.context_chunks, profile=profile)
+        context = fitting_hits(deeper.hits, profile, s.context_chunks)
         pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
@@ -239,19 +238,20 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     return result, context
 
 
-def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
+def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str,
              timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
-    """``(missing, rare)``: the content words of ``asked`` no chunk under ``filters`` has, and those
+    """``(missing, rare)``: the content words of the question (read as ``asked``: its
+    :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
     fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.decision.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
     man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
     from clinqa.decision.coverage import typo_of_stopword
-    from clinqa.question.terms import misspelt_common_word, without_ages
+    from clinqa.question.terms import misspelt_common_word
 
     t0 = time.perf_counter()
-    counts = {} if unknown_terms == "ignore" else term_counts(store, without_ages(asked), filters)
+    counts = {} if unknown_terms == "ignore" else term_counts(store, asked.content_terms, filters)
     timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
     # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
     return ([t for t, n in counts.items()
@@ -259,7 +259,7 @@ def coverage(store: Store, asked: str, filters: Filters, unknown_terms: str,
             [t for t, n in counts.items() if 0 < n < RARE_BELOW])
 
 
-def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: list[Any],
+def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
                    check: Answerability | None, n: int) -> tuple[list[Any], Answerability | None]:
     """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
     first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
@@ -274,7 +274,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
     story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
     if check is None or not (check.decisive or story):
         return context, check
-    deeper = fitting_hits(hits, asked, len(hits), profile=test.question_profile)
+    deeper = fitting_hits(hits, test.question_profile, len(hits))
     if len(deeper) <= len(context):
         return context, check
     wide = test.on(deeper)
@@ -299,8 +299,8 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
 class Gathered:
     """What :func:`gather` found besides the :class:`~clinqa.decision.verdict.Evidence` it filled: the
     question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
-    the ``rare`` question words (few chunks have them), the key-term ``test`` and the ``result`` (also
-    ``Evidence.result``)."""
+    the ``rare`` question words (few chunks have them), the key-term ``test``, the ``result`` (also
+    ``Evidence.result``) and the ``profile`` read of ``asked`` (also ``Evidence.profile``), which the quote takes."""
 
     asked: str
     repairs: dict[str, str]
@@ -308,6 +308,7 @@ class Gathered:
     context: list[Any]
     rare: list[str]
     test: KeyTermTest
+    profile: QuestionProfile
 
 
 def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
@@ -366,13 +367,13 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile, more)
     result.timings_ms["repair"] = repair_ms
     ev.result = result
-    ev.missing, rare = coverage(stages.store, asked, filters, s.unknown_terms, result.timings_ms,
+    ev.missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
                                 s.rarity.misspelt_common_above)
     test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, asked, len(result.hits), profile=profile)
-        context = heading_context(asked, pool, context, lambda h: not test.on([h]).decisive, profile=profile)
-        context = band_sections(asked, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+        pool = fitting_hits(result.hits, profile, len(result.hits))
+        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
+        context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
                                 rows=s.scoring.parts)
     check = None
     if s.key_terms != "ignore" and context:
@@ -381,9 +382,9 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
         result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
     ev.timed = ev.intent.has_dates or (filters.has_years and bool(ev.intent.phrase) and check is not None
                                        and not check.key_terms)
-    context, check = deeper_context(test, asked, result.hits, context, check, s.context_chunks)
+    context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
     if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
-        check = with_unknown_compounds(check, asked, ev.missing, s.rarity.decisive_below)
+        check = with_unknown_compounds(check, profile, ev.missing, s.rarity.decisive_below)
     if check is not None and ev.missing and lex is not None and filters.patient_id is None:
         check = with_unknown_things(check, ev.missing, lex)
     ev.check = check
@@ -399,7 +400,7 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     # a store with patient notes, asked without a patient, searched the reference documents only
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes)
-    return Gathered(asked, repairs, result, context, rare, test)
+    return Gathered(asked, repairs, result, context, rare, test, profile)
 
 
 def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
@@ -412,25 +413,23 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
     from clinqa.answer.assemble import quotable
 
-    s, check, result, asked = stages.settings.answer, ev.check, found.result, found.asked
+    s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(asked, passages, lambda doc: stages.doc_chunks(doc, ev.filters), profile=ev.profile)
-    quoted = with_siblings(passages, asked, stages.store.get_chunks, profile=ev.profile, read_on=s.scoring.parts)
+        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
-                              min_score=-1.0, question=asked, max_hits=len(quoted), profile=ev.profile,
-                              scoring=s.scoring)
+                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring)
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
-                          s.min_sentence_score, question=asked, max_hits=len(quoted), profile=ev.profile,
-                          scoring=s.scoring)
+                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring)
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:

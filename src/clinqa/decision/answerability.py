@@ -58,6 +58,7 @@ from clinqa.question.terms import (
     VERB_FORM,
     KeyTerm,
     TermsRead,
+    alternatives,
     asked_sentence,
     default_rarity,
     fold,
@@ -179,19 +180,6 @@ def names_with_head(form: str, head: str, low: str) -> bool:
     not "mitral stenosis, mechanical heart valves")?"""
     return re.search(r"(?<![^\W_])" + re.escape(form) + r"(?:[\s-]+[\w'-]+){0,2}?[\s-]+" + re.escape(head)
                      + r"(?:e?s)?(?![^\W_])", low) is not None
-
-
-def _alternatives(question: str, terms: list[KeyTerm]) -> dict[str, set[str]]:
-    """Key terms the question offers as alternatives ("dominant or recessive"): term -> the others."""
-    q = question.lower()
-    out: dict[str, set[str]] = {}
-    for a in terms:
-        for b in terms:
-            if a is not b and re.search(r"(?<![\w-])" + re.escape(a.text) + r"\s+or\s+" + re.escape(b.text)
-                                        + r"(?![\w-])", q):
-                out.setdefault(a.text, set()).add(b.text)
-                out.setdefault(b.text, set()).add(a.text)
-    return out
 
 
 Passage = tuple[str, str, set[str], set[str], tuple[Unit, ...]]
@@ -582,7 +570,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                 prevented.append(t.text)
             found[k] = again
     present = {t.text for t, hits in zip(terms, found, strict=True) if any(hits)}
-    alternatives = _alternatives(question, terms)  # "dominant or recessive": one of them suffices
+    alternatives = {a: set(o) for a, o in profile.alternatives}  # "dominant or recessive": one of them suffices
     missing = [t for t, hits in zip(terms, found, strict=True)
                if not any(hits) and not (alternatives.get(t.text, set()) & present)]
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
@@ -769,8 +757,8 @@ CHECK_RULES: tuple[Step, ...] = (
                  "prevented", ("ventilator-associated", "pneumonia"), masked=True)),
     Step("alternatives",
          "Key terms the question offers as alternatives ('heterozygous or homozygous') are one thing asked "
-         "about: a passage with one of them suffices (_alternatives).",
-         _alternatives,
+         "about: a passage with one of them suffices (alternatives, read once with the key terms).",
+         alternatives,
          Example("Were the patients heterozygous or homozygous for the mutation?",
                  ("All patients were heterozygous for the mutation.",), "missing", (), absent=("homozygous",))),
     Step("background_of_story",

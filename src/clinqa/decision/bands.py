@@ -24,11 +24,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
-from clinqa.question.asks import VALUE_NAME, VALUE_STOP, named_values
+from clinqa.question.asks import VALUE_NAME, VALUE_STOP
 from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op
 from clinqa.text.unicode import fold_dashes
 
@@ -170,13 +170,13 @@ def heading_bands(context: str) -> list[tuple[str, Band]]:
     return out
 
 
-def heading_fit(context: str, question: str) -> bool | None:
-    """Does a heading or label (``context``) give a band of something the question gives a value of
-    (:func:`clinqa.question.asks.named_values`, :func:`heading_bands`, matched by the word before the number)?
+def heading_fit(context: str, values: Sequence[tuple[str, float]]) -> bool | None:
+    """Does a heading or label (``context``) give a band of something the question gives a value of (``values``:
+    ``(word, value)`` pairs, :attr:`clinqa.question.asks.AsksRead.values`, :func:`clinqa.question.asks.named_values`;
+    :func:`heading_bands`, matched by the word before the number)?
     ``True`` when a band holds the question's value, ``False`` when bands of it are given and none holds it
     ("NEWS2 Score 0" and "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when
     the heading names no such band. The same band mechanism as the table rows above, read from section headings."""
-    values = named_values(question)
     if not values:
         return None
     bands = heading_bands(context)

@@ -10,30 +10,20 @@ about it. The gate can warn about such words or refuse on them (``answer.unknown
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from clinqa.question.terms import content_terms
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.pool import run_all
 from clinqa.store.base import Store
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
-from clinqa.text.words import WORD, word_parts
+from clinqa.text.words import word_parts
 
 #: function words and question scaffolding (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`, re-exported)
 STOPWORDS = QUESTION_STOP_WORDS
 
-
-def content_terms(question: str, min_len: int = 3) -> list[str]:
-    """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
-    duplicates: not stopwords (:data:`STOPWORDS`), at least ``min_len`` characters, not pure numbers.
-    Hyphenated words are kept whole and also checked by their parts (see :func:`missing_terms`)."""
-    out: list[str] = []
-    for m in WORD.finditer(question.lower()):
-        w = m.group(0).strip("'")
-        if len(w) < min_len or w in STOPWORDS or w.replace("-", "").isdigit():
-            continue
-        if w not in out:
-            out.append(w)
-    return out
+__all__ = ["STOPWORDS", "content_terms", "missing_terms", "term_counts", "typo_of_stopword", "unmentioned_in",
+           "variants"]
 
 
 #: irregular plurals the index's stemmer does not join (woman/women, child/children ...)
@@ -53,8 +43,9 @@ def variants(term: str) -> list[str]:
 RARE_BELOW = 30
 
 
-def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_BELOW) -> dict[str, int]:
-    """For each content word of ``question``: in how many chunks visible under ``filters`` it
+def term_counts(store: Store, terms: Sequence[str], filters: Filters, cap: int = RARE_BELOW) -> dict[str, int]:
+    """For each content word ``terms`` of a question (:attr:`clinqa.question.asks.AsksRead.content_terms`,
+    :func:`clinqa.question.terms.content_terms`): in how many chunks visible under ``filters`` it
     occurs, counted up to ``cap`` (a cheap document frequency: 0 = never mentioned, below
     ``cap`` = a specific, rare word such as a drug name).
 
@@ -68,15 +59,16 @@ def term_counts(store: Store, question: str, filters: Filters, cap: int = RARE_B
 
     # a one-letter part is no word the index keeps ("T-score": counted by "score")
     plan = {term: [p for p in word_parts(term) if p not in STOPWORDS and len(p) >= 2] or [term]
-            for term in content_terms(question)}
+            for term in terms}
     lookups = list(dict.fromkeys(v for parts in plan.values() for p in parts for v in variants(p)))
     found = dict(zip(lookups, run_all([lambda v=v: count(v) for v in lookups]), strict=True))
     return {term: min(max(found[v] for v in variants(p)) for p in parts) for term, parts in plan.items()}
 
 
-def missing_terms(store: Store, question: str, filters: Filters) -> list[str]:
-    """Content words of ``question`` that occur in no chunk visible under ``filters``."""
-    return [t for t, n in term_counts(store, question, filters, cap=1).items() if n == 0]
+def missing_terms(store: Store, terms: Sequence[str], filters: Filters) -> list[str]:
+    """Those content words ``terms`` of a question (:func:`term_counts`) that occur in no chunk visible under
+    ``filters``."""
+    return [t for t, n in term_counts(store, terms, filters, cap=1).items() if n == 0]
 
 
 def typo_of_stopword(word: str) -> bool:

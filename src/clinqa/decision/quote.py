@@ -5,13 +5,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.question.asks import AsksRead, asks_of
 from clinqa.text.quantities import DURATION_UNITS, NUMBER, RANGE_JOIN, SPELLED_NUMBERS, unit_pattern
-
-if TYPE_CHECKING:
-    from clinqa.question.asks import AsksRead
 
 
 def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
@@ -25,8 +22,9 @@ def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
 def no_amount(ev: Evidence, v: Verdict) -> Verdict | None:
     """Refuse (final) a dose or duration question whose quoted answer states none
     (:func:`clinqa.decision.quote.missing_amount_reason`, on the question as typed: ``ev.profile`` serves
-    when it was read from that text, i.e. spelling repair changed nothing)."""
-    reason = missing_amount_reason(ev.question, ev.extract.text, ev.profile) if ev.extract is not None else ""
+    when it was read from that text, i.e. spelling repair changed nothing; else it is read again,
+    :func:`clinqa.question.asks.asks_of`)."""
+    reason = missing_amount_reason(asks_of(ev.question, ev.profile), ev.extract.text) if ev.extract is not None else ""
     if not reason:
         return None
     return replace(v, answer=False, reason=reason, step="no_amount", final=True)
@@ -41,23 +39,20 @@ NO_DOSE = "The passages found give no dose (no amount with its unit) for this qu
 NO_DURATION = "The passages found give no duration for this question."
 
 
-def missing_amount_reason(question: str, text: str, profile: AsksRead | None = None) -> str:
+def missing_amount_reason(asked: AsksRead, text: str) -> str:
     """The refusal sentence when a question asks for a dose ("What is the dose of ...", "how much") and the
     quoted answer ``text`` states no amount with a dose unit (:data:`clinqa.text.quantities.DOSE_AMOUNT`:
     "2 g", "0.9 mg/kg", "30 mL/kg"; "Ceftriaxone or cefotaxime is recommended." for a ceftriaxone dose):
     :data:`NO_DOSE`; when a question of how long (:data:`clinqa.question.asks.DURATION_QUESTION`) is
     answered without a duration
     (:data:`DURATION`): :data:`NO_DURATION`; ``""`` when the question asks for neither or the answer has it.
-    ``profile``: what was read of the question (:class:`clinqa.question.asks.AsksRead`, e.g. its
-    :class:`clinqa.question.profile.QuestionProfile`; read here when None or read from another text, e.g. the
-    question after spelling repair)."""
-    from clinqa.question.asks import read_asks
+    ``asked``: what was read of the question (:class:`clinqa.question.asks.AsksRead`, e.g. its
+    :class:`clinqa.question.profile.QuestionProfile`)."""
     from clinqa.text.quantities import DOSE_AMOUNT
 
     if not text:
         return ""
-    if profile is None or not profile.reads(question):
-        profile = read_asks(question)
+    profile = asked
     if profile.asks_duration and not DURATION.search(text):
         return NO_DURATION  # "How long should DAPT continue after PCI for stable angina?": no duration quoted
     if not profile.asks_dose or profile.asks_count or DOSE_AMOUNT.search(text):

@@ -12,9 +12,10 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from clinqa.question.terms import POPULATION_WORDS, default_rarity
+from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, without_ages
 from clinqa.retrieval.vocabulary import words_of
-from clinqa.text.quantities import NUMBER, unit_pattern
+from clinqa.text.quantities import NUMBER, UNIT_WORD, number_with_unit, unit_pattern
+from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.zipf import zipf
@@ -166,6 +167,21 @@ def heading_kinds(question: str) -> frozenset[str]:
 Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
+def content_stems(text: str) -> frozenset[str]:
+    """Snowball stems of the content words of ``text`` (stopwords and one-letter words left out); a hyphenated
+    name with a digit also counts joined ("CURB-65" is "curb65" too, as a question may type it). Read of a question
+    once (:attr:`AsksRead.stems`) and of each candidate unit by :mod:`clinqa.answer.extractive`."""
+    words = [w for w in words_of(text) if w not in STOPWORDS and len(w) >= 2]
+    return frozenset({stem(w) for w in words} | {w.replace("-", "") for w in words
+                                                 if "-" in w and any(c.isdigit() for c in w)})
+
+
+#: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
+_Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
+#: a word as typed (a letter, then word characters, apostrophes, hyphens), else one other non-space character
+_TOKEN = re.compile(r"[A-Za-z][\w'-]*|[^\sA-Za-z]")
+
+
 @dataclass(frozen=True)
 class AsksRead:
     """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
@@ -177,7 +193,25 @@ class AsksRead:
     a list of criteria, a count or a number other than a dose), ``heading_kinds`` (:func:`heading_kinds`),
     ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
     ``conditions`` (words that may name a condition: :func:`names_subtype`) and ``aliases`` (the terms the
-    synonym table adds for the phrases it found, in order)."""
+    synonym table adds for the phrases it found, in order).
+
+    The question's wording, as the passage choice and the extractive answer match it against headings, table
+    rows and units (so that nothing downstream parses the question's text again):
+
+    - ``values``: ``(word, value)`` per number it gives a named thing (:func:`named_values`: "NEWS2 score of 5"
+      -> ``(("score", 5.0),)``).
+    - ``words``: its words, lower case (:func:`clinqa.retrieval.vocabulary.words_of`); ``word_stems``: their
+      Snowball stems; ``stems``: the stems of its content words (:func:`content_stems`).
+    - ``folded_words``, ``folded_numbers``, ``folded_values``, ``folded_quantities``: read from the question lower
+      case with its dashes folded (:func:`clinqa.text.unicode.fold_dashes`), as table rows are matched: its
+      words; its digit runs joined by "-" ("CrCl 15-29" -> ``"15-29"``); :func:`named_values`; ``(number, unit as
+      typed)`` per number with a unit after it ("70 mL/min" -> ``("70", "ml/min")``).
+    - ``content_terms``: its content words, a patient's age and sex left out (:func:`clinqa.question.terms.
+      content_terms` of :func:`clinqa.question.terms.without_ages`), which the corpus coverage counts
+      (:func:`clinqa.decision.coverage.term_counts`).
+    - ``tokens``: its words (a letter, then word characters, apostrophes and hyphens) and other characters, one
+      by one, as typed (:data:`_TOKEN`), for the compounds a key term forms with the word after it
+      (:func:`clinqa.answer.gather.with_unknown_compounds`)."""
 
     question: str
     wants_list: bool
@@ -191,6 +225,16 @@ class AsksRead:
     conditions: frozenset[str]
     aliases: tuple[str, ...]
     asks_treatment: bool
+    values: tuple[tuple[str, float], ...]
+    words: frozenset[str]
+    word_stems: frozenset[str]
+    stems: frozenset[str]
+    folded_words: frozenset[str]
+    folded_numbers: str
+    folded_values: tuple[tuple[str, float], ...]
+    folded_quantities: tuple[tuple[str, str], ...]
+    content_terms: tuple[str, ...]
+    tokens: tuple[str, ...]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -204,6 +248,8 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
     from clinqa.retrieval import synonyms
 
     expansion = synonyms.expand(question) if expansion is None else expansion
+    words = frozenset(words_of(question.lower()))
+    folded = fold_dashes(question.lower())
     return AsksRead(
         question=question, wants_list=wants_list(question),
         asks_number=bool(question and NUMBER_QUESTION.search(question)),
@@ -218,7 +264,20 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
         asks_treatment=bool(question and TREATMENT_ASK.search(question) and not wants_list(question)
                             and not COUNT_QUESTION.search(question)
                             # "At what ICP should treatment start?" asks for a threshold
-                            and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))))
+                            and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
+        values=named_values(question), words=words, word_stems=frozenset(stem(w) for w in words),
+        stems=content_stems(question), folded_words=frozenset(words_of(folded)),
+        folded_numbers="-".join(re.findall(r"\d+", folded)), folded_values=named_values(folded),
+        folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
+        content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
+
+
+def asks_of(question: str, read: AsksRead | None) -> AsksRead:
+    """``read`` when it was read from ``question`` (:meth:`AsksRead.reads`), else :func:`read_asks` of ``question``
+    (a profile read before spelling repair, or none). Never raises for any string."""
+    if read is not None and read.reads(question):
+        return read
+    return read_asks(question)
 
 
 def has_qualifiers(question: str) -> bool:

@@ -5,9 +5,12 @@ after spelling repair), and the readers downstream take the profile instead of p
 the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
 (:func:`clinqa.answer.extractive.fitting_hits`, :func:`~clinqa.answer.extractive.heading_context`,
 :func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
-(:func:`clinqa.answer.extractive.extract_answer`) and the decision's amount check
-(:func:`clinqa.decision.quote.missing_amount_reason`). Each of them still takes the question alone (a
-profile is then read for that call), so callers that have no profile are served the same.
+(:func:`clinqa.answer.extractive.extract_answer`), the decision's amount check
+(:func:`clinqa.decision.quote.missing_amount_reason`) and the corpus coverage
+(:func:`clinqa.decision.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
+the coverage take the read (:class:`clinqa.question.asks.AsksRead`, which the profile is), not the question's
+text; a caller with no profile reads one (:func:`clinqa.question.asks.read_asks`, :func:`~clinqa.question.asks.
+asks_of`). The key-term test still takes the question too and reads it when given no profile of it.
 
 The patterns themselves stay with the rule they serve (a dose question is :data:`clinqa.answer.extractive.
 DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.text.quantities.UNITS`.

@@ -143,6 +143,22 @@ _AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
 _AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
 
 
+def content_terms(question: str, min_len: int = 3) -> list[str]:
+    """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
+    duplicates: not stopwords (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`), at least ``min_len``
+    characters, not pure numbers. Hyphenated words are kept whole and also checked by their parts (see
+    :func:`clinqa.decision.coverage.term_counts`). Read of a question once
+    (:attr:`clinqa.question.asks.AsksRead.content_terms`)."""
+    out: list[str] = []
+    for m in WORD.finditer(question.lower()):
+        w = m.group(0).strip("'")
+        if len(w) < min_len or w in STOPWORDS or w.replace("-", "").isdigit():
+            continue
+        if w not in out:
+            out.append(w)
+    return out
+
+
 def without_ages(text: str) -> str:
     """``text`` with a patient's age and sex left out (:data:`_AGE`, :data:`_AGE_SHORT`): context, not a term."""
     return _AGE_SHORT.sub(" ", _AGE.sub(" ", text))
@@ -539,6 +555,21 @@ def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[
     return tuple(p for p in found.added if " " in p or "-" in p)
 
 
+def alternatives(question: str, terms: Iterable[KeyTerm]) -> dict[str, set[str]]:
+    """Key terms the question offers as alternatives ("dominant or recessive"): term -> the others (``question``:
+    its normalised text, :attr:`TermsRead.normalized`; read once, :attr:`TermsRead.alternatives`)."""
+    terms = list(terms)
+    q = question.lower()
+    out: dict[str, set[str]] = {}
+    for a in terms:
+        for b in terms:
+            if a is not b and re.search(r"(?<![\w-])" + re.escape(a.text) + r"\s+or\s+" + re.escape(b.text)
+                                        + r"(?![\w-])", q):
+                out.setdefault(a.text, set()).add(b.text)
+                out.setdefault(b.text, set()).add(a.text)
+    return out
+
+
 @dataclass(frozen=True)
 class TermsRead:
     """What the key-term test reads of a question, read once (:func:`read_terms`). The question profile
@@ -550,7 +581,8 @@ class TermsRead:
     :func:`asked_sentence`; ``definitions``: ``(short form lower case, long form)`` pairs it defines;
     ``phrases``: the synonym table's phrases (:func:`synonym_phrases`); ``answer_types``:
     :func:`answer_type_words`; ``dosed``: :func:`dosed_words`; ``key_terms``: :func:`key_terms` (None when read
-    without ``max_zipf``)."""
+    without ``max_zipf``); ``alternatives``: ``(key term, the key terms offered as its alternatives)`` per key term
+    that has some (:func:`alternatives`: "dominant or recessive"; empty without key terms)."""
 
     question: str
     normalized: str
@@ -562,6 +594,7 @@ class TermsRead:
     answer_types: frozenset[str]
     dosed: frozenset[str]
     key_terms: tuple[KeyTerm, ...] | None
+    alternatives: tuple[tuple[str, tuple[str, ...]], ...]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -592,7 +625,8 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
                                 rarity=rarity))
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
-                     definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms)
+                     definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms,
+                     alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()))
 
 
 def asked_sentence(question: str) -> str:

@@ -1,0 +1,50 @@
+"""The question's wording read once (:class:`clinqa.question.asks.AsksRead`): what the passage choice, the
+extractive answer and the coverage check match against, each field against its value worked out by hand."""
+
+from __future__ import annotations
+
+from clinqa.question.asks import asks_of, content_stems, read_asks
+from clinqa.question.profile import QuestionProfile
+
+
+def test_the_wording_is_read_once_into_the_read() -> None:
+    q = "Vanc dose for a 72-year-old man, CrCl 20–29 mL/min, NEWS2 score of 5 (CURB-65)?"
+    a = read_asks(q)
+    # named values: "CrCl 20" and "score of 5" (the age and the "29" after the dash are no named values)
+    assert a.values == (("crcl", 20.0), ("score", 5.0))
+    # dash-folded and lower case: the same values, the en dash read as "-", its digit runs joined by "-"
+    assert a.folded_values == (("crcl", 20.0), ("score", 5.0))
+    assert a.folded_numbers == "72-20-29-2-5-65"
+    assert a.folded_quantities == (("29", "ml/min"),)
+    assert {"vanc", "crcl", "news2", "curb-65", "score"} <= a.words and "CrCl" not in a.words
+    # the en dash folded, "20-29" is one word as a table's band cell reads; unfolded it is two
+    assert "20-29" in a.folded_words and "20-29" not in a.words and {"20", "29"} <= a.words
+    # content stems: no stop words ("for", "a"), "curb-65" also joined as typed elsewhere ("curb65")
+    assert a.stems == content_stems(q) and {"vanc", "dose", "crcl", "news2", "curb65"} <= a.stems
+    assert "for" not in a.stems and "a" not in a.stems
+    assert {"score", "dose"} <= a.word_stems
+    # coverage's words: the patient's age left out ("72-year-old"), no numbers, no stop words, none under 3 letters
+    # ("ml"), in order
+    assert a.content_terms == ("vanc", "dose", "man", "crcl", "min", "news2", "score", "curb-65")
+    assert a.tokens[:4] == ("Vanc", "dose", "for", "a") and "CrCl" in a.tokens and "(" in a.tokens
+
+
+def test_asks_of_reads_again_only_for_another_text() -> None:
+    p = QuestionProfile.read("What is the dose of ceftriaxone?")
+    assert asks_of("What is the dose of ceftriaxone?", p) is p
+    other = asks_of("How long is the course?", p)
+    assert other is not p and other.question == "How long is the course?" and other.asks_duration
+    assert asks_of("x", None).question == "x"
+    # the profile carries the same reading as the read alone
+    assert (p.values, p.stems, p.content_terms, p.tokens) == (
+        (), read_asks(p.question).stems, ("dose", "ceftriaxone"),
+        ("What", "is", "the", "dose", "of", "ceftriaxone", "?"))
+
+
+def test_alternatives_are_read_with_the_key_terms() -> None:
+    q = "Is Huntington disease caused by a dominate or recessive gene?"
+    p = QuestionProfile.read(q, max_zipf=4.0)
+    # key terms huntington, dominate, recessive: the two joined by "or" are each other's alternative
+    assert p.alternatives == (("dominate", ("recessive",)), ("recessive", ("dominate",)))
+    assert QuestionProfile.read(q).alternatives == ()  # no key terms read, no alternatives
+    assert QuestionProfile.read("Is Huntington disease caused by a recessive gene?", max_zipf=4.0).alternatives == ()
