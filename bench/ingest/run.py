@@ -44,8 +44,8 @@ STAGES = {
     "place units (late)": ("clinqa/ingest.py", "chunk_units"),
     "model forward": ("onnxruntime_inference_collection.py", "run"),
     "tokenize": ("tokenizers/__init__.py", "encode_batch"),
-    "units of chunks": ("answer/extractive.py", "embedding_texts"),
-    "suspicious units": ("answer/evidence.py", "suspicious_units"),
+    "units of chunks": ("chunking/units.py", "embedding_texts"),
+    "suspicious units": ("chunking/units.py", "suspicious_units"),
     "store write": ("store/lancedb.py", "replace_documents"),
     "index build": ("store/lancedb.py", "refresh_indexes"),
 }

@@ -15,6 +15,7 @@ in-memory caches of hit rows and word counts are dropped before each timed pass,
 not find its own rows from the warm-up; within a pass, distinct questions share them as in service.
 
     python bench/scale/latency.py --stores /tmp/scale --sizes 10000 100000 300000 --output runs/scale
+    python bench/scale/latency.py --sizes 300000 --set answer.lexicon=false --output runs/scale-nolex
 """
 
 from __future__ import annotations
@@ -27,9 +28,10 @@ from pathlib import Path
 
 import numpy as np
 
+from clinqa.cli.common import parse_set
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval.filters import Filters
-from clinqa.settings import Settings
+from clinqa.settings import Settings, apply_overrides
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
@@ -50,9 +52,11 @@ def pct(xs: list[float]) -> dict[str, float]:
             "max_ms": round(float(a.max()), 1), "n": len(xs)}
 
 
-def run_size(store_dir: Path, qs: list[str], seed: int, cache: Path) -> dict:
-    """Timings for one store."""
-    pipe = Pipeline(Settings(data_dir=store_dir), cache_path=cache)
+def run_size(store_dir: Path, qs: list[str], seed: int, cache: Path, sets: list[str] | None = None) -> dict:
+    """Timings for one store, with the settings' defaults and each ``KEY=VALUE`` of ``sets`` applied
+    (``answer.lexicon=false``: as ``clinqa --set``)."""
+    overrides = [(*parse_set(s), f"--set {s}") for s in sets or []]
+    pipe = Pipeline(apply_overrides(Settings(data_dir=store_dir), overrides), cache_path=cache)
     patients = sorted({d["patient_id"] for d in pipe.store.documents() if d["patient_id"]})
     rng = random.Random(seed)
     scoped = [Filters(patient_id=rng.choice(patients)) for _ in qs]
@@ -98,11 +102,13 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--output", type=Path, default=Path("runs/scale"))
+    ap.add_argument("--set", dest="sets", action="append", default=[], metavar="KEY=VALUE",
+                    help="a setting, as clinqa's --set (repeatable): answer.lexicon=false")
     a = ap.parse_args()
     qs = questions(a.queries, a.seed)
-    results = {"queries": len(qs), "sizes": {}}
+    results = {"queries": len(qs), "sets": a.sets, "sizes": {}}
     for size in a.sizes:
-        results["sizes"][size] = run_size(a.stores / size, qs, a.seed, a.stores / "embeddings.sqlite")
+        results["sizes"][size] = run_size(a.stores / size, qs, a.seed, a.stores / "embeddings.sqlite", a.sets)
     a.output.mkdir(parents=True, exist_ok=True)
     (a.output / "latency.json").write_text(json.dumps(results, indent=2))
     print(f"wrote {a.output / 'latency.json'}")

@@ -210,7 +210,7 @@ def ocr_pages(doc: Document) -> int:
 
 def suspicious_count(chunks: Iterable[Chunk]) -> int:
     """Distinct units addressed to an AI model in ``chunks``, overview chunks left out
-    (:func:`clinqa.answer.evidence.suspicious_units`; ``IngestReport.suspicious``)."""
+    (:func:`clinqa.chunking.units.suspicious_units`; ``IngestReport.suspicious``)."""
     return len(suspicious_units(c.body for c in chunks if c.hierarchy_level != "document"))
 
 
@@ -309,7 +309,7 @@ def embed_late(encoder: Encoder, chunks: list[Chunk], cache: EmbeddingCache, rep
 
 def suspicious_chunks(store: Store, patient_ids: Sequence[str] = ()) -> int:
     """How many chunks (overview chunks left out) hold at least one unit addressed to an AI model
-    (:func:`clinqa.answer.evidence.suspicious_units`): the documents of no patient plus the notes of each of
+    (:func:`clinqa.chunking.units.suspicious_units`): the documents of no patient plus the notes of each of
     ``patient_ids``, read from the store's chunk bodies (one pass over the store)."""
     n = 0
     for pid in [None, *patient_ids]:

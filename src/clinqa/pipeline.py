@@ -3,7 +3,7 @@
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
 (:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.question.repair`, :mod:`clinqa.answer.scope`,
-:mod:`clinqa.answer.evidence`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
+:mod:`clinqa.answer.gather`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
 :mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
     <data_dir>/lancedb/          the chunk store (LanceDB)
@@ -19,8 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer import Answer, RefusalGate, assemble, scope
-from clinqa.answer import evidence as gather
+from clinqa.answer import Answer, RefusalGate, assemble, gather, scope
 from clinqa.decision import calibration as calibrations
 from clinqa.decision import table as decide
 from clinqa.decision.answer_model import SIGNAL, AnswerModel
@@ -197,7 +196,7 @@ class Pipeline:
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
-        """The key-term test (:class:`clinqa.answer.evidence.KeyTermTest`) of ``question`` against the first ``depth``
+        """The key-term test (:class:`clinqa.answer.gather.KeyTermTest`) of ``question`` against the first ``depth``
         (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's; which
         missing term decides as ``ask`` decides it (``answer.decisive_words``)."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
@@ -241,8 +240,8 @@ class Pipeline:
         return self._llm
 
     def stages(self, filters: Filters) -> gather.Stages:
-        """What the evidence steps of a question under ``filters`` need (:class:`clinqa.answer.evidence.Stages`):
-        the scope's vocabulary and calibration, the answer model for a reference question, read here once."""
+        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.answer.gather.Stages`): the
+        scope's vocabulary and calibration, the answer model for a reference question, read here once."""
         patient = filters.patient_id is not None
         return gather.Stages(
             settings=self.settings, store=self.store, search=self.search,
@@ -253,16 +252,17 @@ class Pipeline:
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
-        """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time
-        intent (:meth:`time_intent`); the scope's evidence (:mod:`clinqa.answer.scope`); the evidence
-        (:func:`clinqa.answer.evidence.gather`); the decision (:data:`clinqa.decision.table.STEPS`, phase by
-        phase); the refusal or the quote (:mod:`clinqa.answer.assemble`); with ``llm.backend`` and ``generate``,
-        the model's checked answer (``closed``: a leading Yes/No/Maybe), which then decides on a missing key term
-        itself, told what is missing (:func:`clinqa.answer.evidence.model_notes`). ``query_vector`` reuses a stored
-        embedding of the question (replay). Raises :class:`ConfigError` for an empty question or store."""
+        """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time intent
+        (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_evidence`); the search
+        and the rest of the evidence (:func:`clinqa.answer.gather.gather`); the decision
+        (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
+        with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
+        then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.gather.model_notes`).
+        ``query_vector`` reuses a stored embedding of the question (replay). Raises :class:`ConfigError` for an empty
+        question or store."""
         t0, s = time.perf_counter(), self.settings.answer
         filters, intent = self.time_intent(question, self._checked(question, filters))
-        ev = scope.evidence(question, filters, intent, s, self.patient_notes)
+        ev = scope.initial_evidence(question, filters, intent, s, self.patient_notes)
         decision = decide.run(ev, "time")
         if decision.verdict.final:
             return scope.no_note_answer(ev, t0)

@@ -135,3 +135,34 @@ def test_the_decision_is_made_below_the_answer_package() -> None:
     assert {"clinqa.decision.table", "clinqa.decision.gate", "clinqa.decision.key_terms", "clinqa.decision.quote",
             "clinqa.decision.answerability"} <= set(roots)
     assert sorted(m for m in reachable(graph, roots) if m.startswith("clinqa.answer")) == []
+
+
+def evidence_names() -> list[str]:
+    """What clinqa calls "evidence" in its names, as ``"kind module.name"``: modules and functions named
+    ``evidence``, classes whose name holds ``Evidence`` and import aliases that hold it (``DecisionEvidence``). A
+    function that returns the one Evidence may say so (``initial_evidence``), and importing a name as itself is no
+    new name."""
+    found: list[str] = []
+    for path in sorted(ROOT.rglob("*.py")):
+        module = _module_name(path)
+        if path.stem == "evidence":
+            found.append(f"module {module}")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and "evidence" in node.name.lower():
+                found.append(f"class {module}.{node.name}")
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "evidence":
+                found.append(f"def {module}.{node.name}")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                found += [f"alias {module}.{a.asname}" for a in node.names
+                          if a.asname and a.asname != a.name and "evidence" in a.asname.lower()]
+    return found
+
+
+def test_evidence_names_one_thing() -> None:
+    """Issue 48 item 5: "evidence" is what the decision weighs, :class:`clinqa.decision.verdict.Evidence`, and
+    nothing else: gathering it is :mod:`clinqa.answer.gather` (was ``answer/evidence.py``, imported as
+    ``gather``), starting it :func:`clinqa.answer.scope.initial_evidence` (was ``scope.evidence``), and a
+    numbered passage shown to a language model :class:`clinqa.answer.prompt.NumberedPassage` (was a second
+    ``Evidence`` class, imported beside the first as ``DecisionEvidence``), and the cited texts the identifier
+    screen checks :class:`clinqa.answer.identifiers._CitedTexts` (was ``_Evidence``)."""
+    assert evidence_names() == ["class clinqa.decision.verdict.Evidence"]

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from clinqa.answer.citations import Verification, parse_markers, verify_answer
 from clinqa.answer.prompt import (
     REFUSAL_PHRASE,
-    Evidence,
+    NumberedPassage,
     build_messages,
     build_no_context_messages,
     clip_words,
@@ -29,7 +29,7 @@ from clinqa.settings import GenerationSettings, LLMSettings
 
 if TYPE_CHECKING:
     from clinqa.decision.table import Decision
-    from clinqa.decision.verdict import Evidence as DecisionEvidence
+    from clinqa.decision.verdict import Evidence
     from clinqa.settings import Settings
 
 
@@ -41,9 +41,10 @@ def heading_of(hit: Retrieved) -> str:
     return f"{label} ({when})" if when else label
 
 
-def number_evidence(hits: list[Retrieved], max_words: int) -> list[Evidence]:
-    """Evidence [1]..[n] from ``hits`` in rank order, each chunk body cut to ``max_words`` words."""
-    return [Evidence(i, h.chunk.chunk_id, heading_of(h), clip_words(h.chunk.body, max_words))
+def number_passages(hits: list[Retrieved], max_words: int) -> list[NumberedPassage]:
+    """The passages [1]..[n] shown to the model, from ``hits`` in rank order, each chunk body cut to
+    ``max_words`` words."""
+    return [NumberedPassage(i, h.chunk.chunk_id, heading_of(h), clip_words(h.chunk.body, max_words))
             for i, h in enumerate(hits, start=1)]
 
 
@@ -96,17 +97,17 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     reached); callers fall back to the extractive answer.
     """
     shown = hits[: gen.evidence_chunks]
-    evidence = number_evidence(shown, gen.evidence_tokens)
-    completion = backend.complete(build_messages(question, evidence, closed, notes),
+    passages = number_passages(shown, gen.evidence_tokens)
+    completion = backend.complete(build_messages(question, passages, closed, notes),
                                   max_tokens=llm.max_tokens, temperature=llm.temperature)
     raw = completion.text.strip()
-    by_n = {e.n: e for e in evidence}
+    by_n = {e.n: e for e in passages}
     text, identifiers, redacted = raw, [], False
     if gen.screen_identifiers and raw:
         cited_texts = [shown[n - 1].chunk.text for n in parse_markers(raw) if n in by_n]
         text, identifiers, redacted = _screen(raw, cited_texts)
     # checked against what the model was shown: heading (title, section, date) and text
-    check = verify_answer(text, {e.n: f"{e.heading}\n{e.text}" for e in evidence}, gen.min_support,
+    check = verify_answer(text, {e.n: f"{e.heading}\n{e.text}" for e in passages}, gen.min_support,
                           gen.unsupported, REFUSAL_PHRASE)
     citations = []
     for n in check.cited_ids:
@@ -144,7 +145,7 @@ def _refused(extractive: Answer, reason: str, hits: list[Retrieved], settings: S
 
 
 def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
-                     settings: Settings, closed: bool, t0: float, ev: DecisionEvidence, decision: Decision,
+                     settings: Settings, closed: bool, t0: float, ev: Evidence, decision: Decision,
                      notes: Sequence[str] = ()) -> Answer:
     """The generated answer (:func:`generate_answer`, the missing-term ``notes`` after the evidence) for a
     question the decision answered, or ``extractive`` with a warning when the model (built by ``backend()``,

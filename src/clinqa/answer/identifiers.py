@@ -503,7 +503,7 @@ def _phone_key(text: str) -> str:
     return d[1:] if len(d) == 11 and d.startswith("1") else d
 
 
-class _Evidence:
+class _CitedTexts:
     """The cited evidence, prepared once per screen for the in-evidence checks."""
 
     def __init__(self, texts: list[str]) -> None:
@@ -604,10 +604,10 @@ def screen_identifiers(text: str, evidence: list[str], *, entities: tuple[str, .
             chosen.append(c)
     chosen.sort(key=lambda c: c[1])
 
-    ev = _Evidence(list(evidence))
+    cited = _CitedTexts(list(evidence))
     found = []
     for kind, start, end, score in chosen:
-        held = ev.holds(kind, text[start:end])
+        held = cited.holds(kind, text[start:end])
         found.append(Identifier(type=kind, text=text[start:end], start=start, end=end, score=round(score, 3),
                                 in_evidence=held, redacted=not held))
     out = text

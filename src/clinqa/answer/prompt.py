@@ -50,7 +50,7 @@ NO_CONTEXT_SYSTEM = """You answer clinical questions briefly from your own knowl
 
 
 @dataclass(frozen=True)
-class Evidence:
+class NumberedPassage:
     """One numbered passage shown to the model: ``n`` is the number it cites as ``[n]``."""
 
     n: int
@@ -77,11 +77,11 @@ def quote_passage(text: str) -> str:
     return _LINE_MARKER.sub(r"\1(\2)", _BLANK_LINES.sub("\n", text.strip()))
 
 
-def build_messages(question: str, evidence: list[Evidence], closed: bool = False,
+def build_messages(question: str, passages: list[NumberedPassage], closed: bool = False,
                    notes: Sequence[str] = ()) -> list[Message]:
     """The chat messages for a grounded answer.
 
-    ``evidence``: the passages, shown as "[n] heading" followed by the text, both passed
+    ``passages``: the numbered evidence passages, shown as "[n] heading" followed by the text, both passed
     through :func:`quote_passage` (the heading also on one line). ``closed``: ask for a leading
     Yes/No/Maybe (closed questions such as PubMedQA's). ``notes``: the missing-term notes
     (:func:`clinqa.decision.key_terms.missing_notes`), shown as data after the evidence with
@@ -89,7 +89,7 @@ def build_messages(question: str, evidence: list[Evidence], closed: bool = False
     """
     rules = [*([NOTES_RULE] if notes else []), *([DECISION_RULE] if closed else [])]
     system = SYSTEM + "".join(f"\n{n}. {r}" for n, r in enumerate(rules, start=6))
-    blocks = [f"[{e.n}] {quote_passage(' '.join(e.heading.split()))}\n{quote_passage(e.text)}" for e in evidence]
+    blocks = [f"[{e.n}] {quote_passage(' '.join(e.heading.split()))}\n{quote_passage(e.text)}" for e in passages]
     user = "Evidence:\n\n" + "\n\n".join(blocks)
     lines = [f"- Note: {quote_passage(' '.join(n.split()))}" for n in notes if n.strip()]
     if lines:

@@ -1,8 +1,8 @@
 """The steps of ``Pipeline.ask`` that depend on the question's scope (one patient's notes, or the reference
-documents) outside gathering the evidence (:mod:`clinqa.answer.evidence`): the evidence a patient question
-about a day starts with (that patient's notes), its refusal when no note is dated so, and the hint that a
-question without a patient searched no patient notes. What the store knows comes in as callables, so this
-module never touches the store."""
+documents) outside gathering (:mod:`clinqa.answer.gather`): the :class:`~clinqa.decision.verdict.Evidence` a
+question starts with (for a patient question about a day, that patient's notes), its refusal when no note is
+dated so, and the hint that a question without a patient searched no patient notes. What the store knows comes
+in as callables, so this module never touches the store."""
 
 from __future__ import annotations
 
@@ -20,9 +20,9 @@ if TYPE_CHECKING:
     from clinqa.settings import AnswerSettings
 
 
-def evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSettings,
-             patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Evidence:
-    """The :class:`~clinqa.decision.table.Evidence` of ``question`` before any search: its filters and time
+def initial_evidence(question: str, filters: Filters, intent: TimeIntent, s: AnswerSettings,
+                     patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Evidence:
+    """The :class:`~clinqa.decision.verdict.Evidence` of ``question`` before any search: its filters and time
     intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
     (:data:`clinqa.question.repair.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
     phase's refusal names the nearest of."""

@@ -105,7 +105,7 @@ class Answerability:
     :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default). ``searched``: per missing term
     (its text), the other forms the passages were searched for (:func:`searched_forms`: plurals, spellings, the
     synonym table's equivalents; the term's own text and match left out); a term added after the
-    test (:func:`clinqa.answer.evidence.with_unknown_compounds`) has none. The missing-term notes a language
+    test (:func:`clinqa.answer.gather.with_unknown_compounds`) has none. The missing-term notes a language
     model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)

@@ -1,6 +1,6 @@
 """What a question asks for, read once: :class:`QuestionProfile`.
 
-The question's text is read here, once per question (:func:`clinqa.answer.evidence.gather` reads the question
+The question's text is read here, once per question (:func:`clinqa.answer.gather.gather` reads the question
 after spelling repair), and the readers downstream take the profile instead of parsing the question again:
 the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
 (:func:`clinqa.answer.extractive.fitting_hits`, :func:`~clinqa.answer.extractive.heading_context`,

@@ -1,8 +1,8 @@
-"""Gathering the evidence of one question for the decision (:mod:`clinqa.decision.table`): the search
-and the passages an answer may quote, the corpus coverage of the question's words, the key-term test
-(looked for deeper when the first passages miss a decisive term), and, once the decision answers, the
-quoted extract. The pipeline's stages come in through :class:`Stages` (the ``Pipeline`` satisfies it),
-so this module never imports the pipeline."""
+"""Gathering, for one question, the evidence the decision weighs (:class:`clinqa.decision.verdict.Evidence`, read by
+:mod:`clinqa.decision.table`): the search and the passages an answer may quote, the corpus coverage of the question's
+words, the key-term test (looked for deeper when the first passages miss a decisive term), and, once the decision
+answers, the quoted extract. The pipeline's stages come in through :class:`Stages` (the ``Pipeline`` satisfies it), so
+this module never imports the pipeline."""
 
 from __future__ import annotations
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Stages:
-    """What the evidence steps of one question need, handed to them by ``Pipeline.ask``
+    """What gathering one question's evidence needs, handed to them by ``Pipeline.ask``
     (:meth:`clinqa.pipeline.Pipeline.stages`) instead of the pipeline itself: the settings, the store and the
     search, and what is read once for the question's scope: its vocabulary (the corpus's, plus the patient's own
     notes for a patient-scoped question), its calibration, the answer model with its threshold (reference scope
@@ -297,7 +297,7 @@ def deeper_context(test: KeyTermTest, asked: str, hits: Sequence[Any], context: 
 
 @dataclass
 class Gathered:
-    """What :func:`gather` found besides the :class:`~clinqa.decision.table.Evidence` it filled: the
+    """What :func:`gather` found besides the :class:`~clinqa.decision.verdict.Evidence` it filled: the
     question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
     the ``rare`` question words (few chunks have them), the key-term ``test`` and the ``result`` (also
     ``Evidence.result``)."""
