@@ -257,25 +257,29 @@ def rows_for(keys: pa.Array, cache: TermRows | None,
     missing = np.flatnonzero(~found)
     tokenized = 0
     if len(missing):
-        texts = read_texts(missing)
+        # read one row per distinct unknown hash (copies share their text), and every row without a hash
         given = keys.take(pa.array(missing)).to_pylist()
-        fresh_keys = [k or text_key(t) for k, t in zip(given, texts, strict=True)]
-        # one row per distinct new text
         first: dict[str, int] = {}
-        for i, k in enumerate(fresh_keys):
-            first.setdefault(k, i)
-        have = pc.is_in(pa.array(list(first), pa.string()), value_set=cache.keys).to_numpy(zero_copy_only=False)
-        new_keys = [k for k, h in zip(first, have, strict=True) if not h]  # (a hash-less row may be known)
-        fresh = TermRows.tokenize(new_keys, [texts[first[k]] for k in new_keys])
+        read = [i for i, k in enumerate(given) if not k or first.setdefault(k, i) == i]
+        texts = read_texts(missing[read])
+        text_of = dict(zip(read, texts, strict=True))
+        fresh_keys = [k or text_key(text_of[i]) for i, k in enumerate(given)]
+        new: dict[str, str] = {}
+        for i in read:
+            new.setdefault(fresh_keys[i], text_of[i])
+        have = pc.is_in(pa.array(list(new), pa.string()), value_set=cache.keys).to_numpy(zero_copy_only=False)
+        new_keys = [k for k, h in zip(new, have, strict=True) if not h]  # (a hash-less row may be known)
+        cache = TermRows.concat(cache, TermRows.tokenize(new_keys, [new[k] for k in new_keys]))
         tokenized = len(new_keys)
-        cache = TermRows.concat(cache, fresh)
-        keys_np = np.asarray(keys.to_pylist(), dtype=object)
-        keys_np[missing] = fresh_keys
-        keys = pa.array(keys_np.tolist(), pa.string())
+        if any(not k for k in given):
+            all_keys = keys.to_pylist()
+            for row, k in zip(missing.tolist(), fresh_keys, strict=True):
+                all_keys[row] = k
+            keys = pa.array(all_keys, pa.string())
         idx = pc.index_in(keys, value_set=cache.keys)
     pos = idx.to_numpy(zero_copy_only=False).astype(np.int64)
     rows = cache.take(pos)
-    # the table's distinct texts, in first-seen order: the cache to keep
+    # the table's distinct texts (in cache order): the cache to keep
     uniq = np.unique(pos)
     kept = cache if len(uniq) == len(cache) else cache.take(uniq)
     return rows, kept, tokenized
