@@ -44,6 +44,7 @@ def main() -> None:
     qs = questions(a.queries, a.seed)
     out: dict = {"queries": len(qs), "k": a.k}
     ranked: dict[str, dict[str, list[list[str]]]] = {}
+    firsts: dict[str, dict[str, list[str]]] = {}  # the top hit's content hash (copies of a text share it)
     for mode in ("table", "scope"):
         store = LanceStore(a.store, scoped_bm25=mode == "scope")
         t0 = time.perf_counter()
@@ -56,7 +57,7 @@ def main() -> None:
             for q, f in zip(qs, filters, strict=True):  # untimed pass
                 store.bm25_search(q, a.k, f)
             store.drop_caches()
-            ts, rank_ts, lists = [], [], []
+            ts, rank_ts, lists, texts = [], [], [], []
             for q, f in zip(qs, filters, strict=True):
                 t = time.perf_counter()
                 store._bm25_ranked(q, a.k, f)  # ids and scores only (what hybrid_lists waits for)
@@ -65,8 +66,10 @@ def main() -> None:
                 hits = store.bm25_search(q, a.k, f)  # and the hits' rows
                 ts.append(time.perf_counter() - t)
                 lists.append([h.chunk.chunk_id for h in hits])
+                texts.append(hits[0].chunk.content_hash if hits else "")
             res[label] = {"ranking": pct(rank_ts), "bm25_search": pct(ts)}
             ranked.setdefault(label, {})[mode] = lists
+            firsts.setdefault(label, {})[mode] = texts
         out[mode] = res
         print(mode, json.dumps(res), flush=True)
     for label, by in ranked.items():
@@ -75,6 +78,8 @@ def main() -> None:
         out[f"jaccard, {label}"] = round(float(np.mean(overlap)), 3)
         out[f"same top-1, {label}"] = sum(bool(x) and bool(y) and x[0] == y[0]
                                           for x, y in zip(by["table"], by["scope"], strict=True))
+        out[f"same top-1 text, {label}"] = sum(bool(x) and x == y for x, y in zip(
+            firsts[label]["table"], firsts[label]["scope"], strict=True))
     if a.tokenize:
         t = LanceStore(a.store, scoped_bm25=False)._columns(["content_hash", "text"])
         seen: dict[str, str] = {}

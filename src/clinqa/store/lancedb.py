@@ -2,10 +2,16 @@
 
 One table ``chunks`` holds text, metadata columns, the vector and a native BM25 full-text
 index on ``text`` (LanceDB FTS: simple tokenizer, lower-casing, English stemming and stop
-words). Dense search is exact (no ANN index) so filtered recall is 1.0: it runs on an in-memory copy of the
-vectors and filter columns (:class:`clinqa.store.dense.DenseIndex`, reloaded when the table version
-changes), about 20x faster than LanceDB's brute-force scan at 300k chunks; the hits' rows are then
-read by row id. BM25 runs in LanceDB's full-text index. Both apply the filters before the top-k cut;
+words; it ranks BM25 only with ``store.bm25_statistics: table``). Dense search is exact (no ANN
+index) so filtered recall is 1.0: it runs on an in-memory copy of the vectors and filter columns
+(:class:`clinqa.store.dense.DenseIndex`, reloaded when the table version changes), about 20x faster
+than LanceDB's brute-force scan at 300k chunks; the hits' rows are then read by row id. BM25 runs, by
+default, in memory too, beside the dense index and over the same rows
+(:class:`clinqa.store.bm25_index.Bm25Index`, rebuilt with it), with the statistics of the search's scope
+(the reference chunks, plus the patient's for a patient-scoped search: issue 51), so another patient's
+notes move no score a scope sees; each chunk text's term ids are kept by content hash in
+:data:`~clinqa.store.bm25_index.TERMS_FILE` beside the table. With ``scoped_bm25=False`` it runs in
+LanceDB's full-text index (whole-table statistics). Both apply the filters before the top-k cut;
 scalar indexes on the filter columns (``patient_id``, ``hierarchy_level``, ``year``, ``doc_id``,
 ``chunk_id``) keep the full-text pre-filter and id lookups from scanning the table.
 
