@@ -52,6 +52,17 @@ def pct(xs: list[float]) -> dict[str, float]:
             "max_ms": round(float(a.max()), 1), "n": len(xs)}
 
 
+def rss_mib() -> float:
+    """This process's resident memory (VmRSS) in MiB; 0 where /proc is missing."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return 0.0
+
+
 def run_size(store_dir: Path, qs: list[str], seed: int, cache: Path, sets: list[str] | None = None) -> dict:
     """Timings for one store, with the settings' defaults and each ``KEY=VALUE`` of ``sets`` applied
     (``answer.lexicon=false``: as ``clinqa --set``)."""
@@ -61,12 +72,23 @@ def run_size(store_dir: Path, qs: list[str], seed: int, cache: Path, sets: list[
     rng = random.Random(seed)
     scoped = [Filters(patient_id=rng.choice(patients)) for _ in qs]
     plain = [pipe.filters() for _ in qs]
+    # the in-memory indexes (dense, and with store.bm25_statistics: scope the BM25 one): their build time
+    # at open and the process's resident memory before and after
+    rss0 = rss_mib()
+    t0 = time.perf_counter()
+    index = getattr(pipe.store, "dense_index", None)
+    if index is not None:
+        index()
+    opened = {"open_s": round(time.perf_counter() - t0, 2), "rss_before_mib": rss0, "rss_after_mib": rss_mib(),
+              "bm25_build": {k: round(v, 2) for k, v in getattr(pipe.store, "bm25_build", {}).items()}}
+    print(store_dir.name, "indexes", json.dumps(opened), flush=True)
     t0 = time.perf_counter()
     for q, fp, fs in zip(qs, plain, scoped, strict=True):  # warm-up: see module docstring
         pipe.ask(q, fp)
         pipe.ask(q, fs)
     warm = time.perf_counter() - t0
-    out: dict = {"chunks": pipe.store.count(), "patients": len(patients), "warmup_s": round(warm, 1)}
+    out: dict = {"chunks": pipe.store.count(), "patients": len(patients), "warmup_s": round(warm, 1),
+                 "indexes": opened, "sets": list(sets or [])}
     for label, filt in (("no filter", plain), ("patient filter", scoped)):
         for route in ("search", "ask"):
             # the warm-up asked these very questions: forget the rows and word counts it left in memory

@@ -574,6 +574,12 @@ class StoreSettings(BaseModel):
     shard_by_patient: bool = Field(
         False, description="Qdrant server/cluster only: custom sharding with patient_id as shard key, so a "
         "patient-scoped query reads only that patient's shard. Suits few, large tenants; local mode refuses it.")
+    bm25_statistics: Literal["scope", "table"] = Field(
+        "scope", description="lancedb only: scope ranks BM25 with the statistics of what the search may see "
+        "(the reference documents, plus the patient's notes for a patient-scoped search; an in-memory index "
+        "beside the dense one, our tokenizer), so adding another patient's notes moves no score (issue 51). "
+        "table: LanceDB's full-text index with the whole table's statistics (the ranking before issue 51). "
+        "The Qdrant backends always rank per scope.")
 
     def resolved_url(self) -> str | None:
         """``qdrant_url``, else ``$QDRANT_URL``, else ``None`` (local mode)."""

@@ -11,12 +11,16 @@ ids and unknown ids. Two things must hold for every response:
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from fastapi.testclient import TestClient
 from httpx import Response
-from service_data import ask_ok, headers, patient_chunk_ids
+from service_data import ask_ok, headers, patient_chunk_ids, settings_for
 
 from clinqa.pipeline import Pipeline
+from clinqa.service.app import create_app
 
 KEYS = ("all", "p1", "none")
 PATIENTS = ("P1", "P2")
@@ -112,3 +116,38 @@ def test_no_response_names_a_patient_outside_the_scope(client: TestClient, servi
             assert refused and all("outside its scope" in r.json()["detail"] for r in refused)
         else:
             assert not refused
+
+
+def test_scoped_bm25_scores_do_not_move_when_another_patients_notes_are_added(
+        tmp_path: Path, service_corpus: Path) -> None:
+    """Issue 51 item 2, through /search on the default store (LanceDB): the BM25 scores and order key "p1" sees
+    for patient P1, and key "none" sees without a patient, stay exactly as they were after another patient's
+    notes (a new patient P3, and more of P2's) are ingested; no hit is another patient's."""
+    pipe = Pipeline(settings_for(tmp_path / "store"))
+    pipe.ingest([service_corpus / "guides", service_corpus / "notes.jsonl"], progress=False)
+    probes = [("p1", {"query": "warfarin apixaban atrial fibrillation bleeding", "patient_id": "P1"}),
+              ("none", {"query": "warfarin apixaban atrial fibrillation bleeding cough"})]
+
+    def bm25(client: TestClient) -> list[list[tuple[str, float | None, int | None]]]:
+        out = []
+        for key, body in probes:
+            r = client.post("/search", json=body, headers=headers(key))
+            assert r.status_code == 200, r.text
+            hits = r.json()["hits"]
+            assert {h["patient_id"] for h in hits} <= {body.get("patient_id")}
+            out.append(sorted(((h["chunk_id"], h["bm25_score"], h["bm25_rank"]) for h in hits
+                               if h["bm25_rank"] is not None), key=lambda x: x[2]))
+        return out
+
+    with TestClient(create_app(pipe.settings, pipe)) as client:
+        before = bm25(client)
+        assert all(before)
+        more = [{"patient_id": "P3", "note_id": "N1", "date": "2024-01-05", "note_type": "progress",
+                 "author_role": "physician", "text": "HPI:\nWarfarin warfarin for atrial fibrillation; bleeding "
+                 "gums.\n\nPlan:\nApixaban instead of warfarin; check INR."},
+                {"patient_id": "P2", "note_id": "N9", "date": "2024-06-01", "note_type": "progress",
+                 "author_role": "physician", "text": "HPI:\nNo bleeding since warfarin was stopped.\n\n"
+                 "Plan:\nApixaban for atrial fibrillation."}]
+        (tmp_path / "more.jsonl").write_text("".join(json.dumps(n) + "\n" for n in more))
+        pipe.ingest([tmp_path / "more.jsonl"], progress=False)
+        assert bm25(client) == before

@@ -42,7 +42,7 @@ StoreBuilder = Callable[["Settings", Path], "Store"]
 def _lancedb(settings: Settings, data_dir: Path) -> Store:
     from clinqa.store.lancedb import LanceStore
 
-    return LanceStore(data_dir / "lancedb")
+    return LanceStore(data_dir / "lancedb", scoped_bm25=settings.store.bm25_statistics == "scope")
 
 
 def _qdrant(settings: Settings, data_dir: Path) -> Store:

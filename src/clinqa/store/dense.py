@@ -68,6 +68,14 @@ class DenseIndex:
             self._doc_names = names
         return self._doc_names[int(self._columns.doc[position])]
 
+    def patient_codes(self) -> np.ndarray:
+        """``(n,)`` int32: each row's patient code (-1: no patient), as :meth:`patient_code` gives them."""
+        return self._columns.patient
+
+    def patient_code(self, patient_id: str | None) -> int | None:
+        """The code of ``patient_id`` in :meth:`patient_codes` (None for None; -1 for a patient no row has)."""
+        return None if patient_id is None else self._columns.patients.get(patient_id, -1)
+
     def mask(self, f: Filters) -> np.ndarray:
         """``(n,)`` bool: the rows ``f`` admits (:func:`~clinqa.store.filters.to_mask`).
         The last 32 distinct filters' masks are kept (most queries share one: no patient, no years);

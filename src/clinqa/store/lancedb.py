@@ -2,10 +2,16 @@
 
 One table ``chunks`` holds text, metadata columns, the vector and a native BM25 full-text
 index on ``text`` (LanceDB FTS: simple tokenizer, lower-casing, English stemming and stop
-words). Dense search is exact (no ANN index) so filtered recall is 1.0: it runs on an in-memory copy of the
-vectors and filter columns (:class:`clinqa.store.dense.DenseIndex`, reloaded when the table version
-changes), about 20x faster than LanceDB's brute-force scan at 300k chunks; the hits' rows are then
-read by row id. BM25 runs in LanceDB's full-text index. Both apply the filters before the top-k cut;
+words; it ranks BM25 only with ``store.bm25_statistics: table``). Dense search is exact (no ANN
+index) so filtered recall is 1.0: it runs on an in-memory copy of the vectors and filter columns
+(:class:`clinqa.store.dense.DenseIndex`, reloaded when the table version changes), about 20x faster
+than LanceDB's brute-force scan at 300k chunks; the hits' rows are then read by row id. BM25 runs, by
+default, in memory too, beside the dense index and over the same rows
+(:class:`clinqa.store.bm25_index.Bm25Index`, rebuilt with it), with the statistics of the search's scope
+(the reference chunks, plus the patient's for a patient-scoped search: issue 51), so another patient's
+notes move no score a scope sees; each chunk text's term ids are kept by content hash in
+:data:`~clinqa.store.bm25_index.TERMS_FILE` beside the table. With ``scoped_bm25=False`` it runs in
+LanceDB's full-text index (whole-table statistics). Both apply the filters before the top-k cut;
 scalar indexes on the filter columns (``patient_id``, ``hierarchy_level``, ``year``, ``doc_id``,
 ``chunk_id``) keep the full-text pre-filter and id lookups from scanning the table.
 
@@ -38,6 +44,7 @@ import pyarrow as pa
 
 from clinqa.chunking.base import Chunk
 from clinqa.store.base import DOCUMENT_EXTRAS, Hit, Store, check_vectors, document_row
+from clinqa.store.bm25_index import TERMS_FILE, Bm25Index, TermRows, rows_for
 from clinqa.store.dense import COLUMNS as DENSE_COLUMNS
 from clinqa.store.dense import DenseIndex
 from clinqa.store.filters import Filters, sql_literal, to_sql
@@ -83,8 +90,12 @@ def fts_query(text: str) -> str:
 class LanceStore(Store):
     """:class:`clinqa.store.base.Store` on LanceDB in ``path`` (created if missing)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, scoped_bm25: bool = True) -> None:
+        """``scoped_bm25``: rank BM25 with the statistics of the search's scope in memory
+        (:mod:`clinqa.store.bm25_index`; the default, ``store.bm25_statistics: scope``), else in
+        LanceDB's full-text index with the whole table's (``table``, the ranking before issue 51)."""
         self.path = Path(path)
+        self.scoped_bm25 = scoped_bm25
         self.path.mkdir(parents=True, exist_ok=True)
         self._db = lancedb.connect(str(self.path))
         self._table: Any = None
@@ -92,6 +103,9 @@ class LanceStore(Store):
         self._dense: DenseIndex | None = None
         self._dense_version = -1
         self._dense_lock = threading.Lock()
+        self._bm25: Bm25Index | None = None  # the scoped BM25 index of self._dense's rows (scoped_bm25)
+        self._terms: TermRows | None = None  # term ids by content hash, kept between versions
+        self.bm25_build: dict[str, float] = {}  # how the last scoped index was built (seconds, counts)
         self._rows: dict[str, Chunk] = {}
         self._rows_version = -1
         self._rows_lock = threading.Lock()
@@ -232,6 +246,8 @@ class LanceStore(Store):
                     lambda col=col, kind=kind: self._table.create_index(
                         col, config=BTree() if kind == "BTREE" else Bitmap(), replace=True),
                     lambda col=col: col in self._indexed())
+        if self.scoped_bm25:  # tokenize what this ingest added now (and save it), not at the first search
+            self._indexes()
 
     def stale_indexes(self) -> bool:
         """True when rows were written after the full-text index was last updated (e.g. by an ingest
@@ -246,17 +262,65 @@ class LanceStore(Store):
     def dense_index(self) -> DenseIndex | None:
         """The in-memory exact index of the current table version (built or rebuilt on first use
         after a write; ``None`` while the store is empty). Thread-safe."""
+        return self._indexes()[0]
+
+    def _indexes(self) -> tuple[DenseIndex | None, Bm25Index | None]:
+        """The in-memory dense index and (``scoped_bm25``) the BM25 index of the same rows, built together
+        at each table version (``(None, None)`` while the store is empty). Thread-safe."""
         if not self.sync():
-            return None
+            return None, None
         with self._dense_lock:
             version = int(self._table.version)
-            if self._dense is None or version != self._dense_version:
-                t = self._table.search().with_row_id(True).select(DENSE_COLUMNS).limit(None).to_arrow()
+            if self._dense is None or version != self._dense_version or (self.scoped_bm25 and self._bm25 is None):
+                cols = DENSE_COLUMNS + (["content_hash"] if self.scoped_bm25 else [])
+                t = self._table.search().with_row_id(True).select(cols).limit(None).to_arrow()
                 index = DenseIndex(t, t.column("_rowid").to_numpy())
+                bm25 = self._build_bm25(t, index) if self.scoped_bm25 else None
                 if int(self._table.version) != version:  # another thread moved the table meanwhile
-                    return index  # use it for this query, rebuild on the next
-                self._dense, self._dense_version = index, version
-            return self._dense
+                    return index, bm25  # use them for this query, rebuild on the next
+                self._dense, self._bm25, self._dense_version = index, bm25, version
+            return self._dense, self._bm25
+
+    def _build_bm25(self, t: pa.Table, index: DenseIndex) -> Bm25Index:
+        """The scoped BM25 index of the rows of ``t`` (the scan the dense ``index`` was built from, with
+        ``content_hash``): term ids of texts seen before come from :data:`TERMS_FILE` (or this process's
+        copy of it), the others are read and tokenized, and the file is rewritten when that changed it
+        (not where the folder is read-only). Timings in :attr:`bm25_build`."""
+        t0 = time.perf_counter()
+        if self._terms is None:
+            self._terms = TermRows.load(self.path / TERMS_FILE)
+        before = self._terms
+        row_ids = t.column("_rowid").to_numpy()
+        rows, kept, tokenized = rows_for(t.column("content_hash").combine_chunks(), before,
+                                         lambda pos: self._texts(t.column("chunk_id"), row_ids, pos))
+        t1 = time.perf_counter()
+        bm25 = Bm25Index(rows, index.patient_codes())
+        t2 = time.perf_counter()
+        self._terms = kept
+        if tokenized or before is None or len(kept) != len(before):
+            try:
+                kept.save(self.path / TERMS_FILE)
+            except OSError as exc:  # a read-only store: tokenize again in the next process
+                warnings.warn(f"cannot save the BM25 term file in {self.path} ({exc})", stacklevel=2)
+        self.bm25_build = {"terms_s": t1 - t0, "index_s": t2 - t1, "save_s": time.perf_counter() - t2,
+                           "tokenized": tokenized, "rows": len(rows), "index_mib": bm25.nbytes / 2**20}
+        return bm25
+
+    def _texts(self, chunk_ids: pa.ChunkedArray, row_ids: np.ndarray, pos: np.ndarray) -> list[str]:
+        """The texts of the scanned rows at ``pos``: read by row id, or in one scan of the table when
+        they are many or the rows moved (matched by chunk id; ``""`` for a chunk deleted meanwhile)."""
+        want = chunk_ids.take(pa.array(pos)).to_pylist()
+        got: dict[str, str] = {}
+        if len(pos) * 4 < len(row_ids):
+            try:
+                r = self._table.take_row_ids(row_ids[pos].tolist()).select(["chunk_id", "text"]).to_arrow()
+                got = dict(zip(r.column("chunk_id").to_pylist(), r.column("text").to_pylist(), strict=True))
+            except (RuntimeError, ValueError, OSError):  # the rows moved (compaction elsewhere)
+                got = {}
+        if any(c not in got for c in want):
+            r = self._columns(["chunk_id", "text"])
+            got = dict(zip(r.column("chunk_id").to_pylist(), r.column("text").to_pylist(), strict=True))
+        return [got.get(c, "") for c in want]
 
     def dense_search(self, vector: np.ndarray, k: int, filters: Filters) -> list[Hit]:
         """Exact cosine top-``k`` under ``filters`` (pre-filtered; see :class:`DenseIndex`)."""
@@ -284,9 +348,9 @@ class LanceStore(Store):
         ranking after the dense one finished."""
         t0 = time.perf_counter()
         index = self.dense_index()
-        # the full-text search runs in Rust, the matrix product in BLAS: both release the GIL, so the
-        # BM25 ranking overlaps the dense one (bench/scale: about 15 ms less at 300k chunks on 2 cores)
-        fts = _FTS_POOL.submit(self._fts, query, bm25_k, filters)
+        # the full-text search runs in Rust (or NumPy), the matrix product in BLAS: both release the GIL, so
+        # the BM25 ranking overlaps the dense one (bench/scale: about 15 ms less at 300k chunks on 2 cores)
+        fts = _FTS_POOL.submit(self._bm25_ranked, query, bm25_k, filters)
         dense_ids: list[str] = []
         dense_rows: list[int] = []
         sims: Any = []
@@ -295,10 +359,7 @@ class LanceStore(Store):
             dense_ids = [index.chunk_ids[p] for p in pos]
             dense_rows = [int(index.row_ids[p]) for p in pos]
         t1 = time.perf_counter()
-        t = fts.result()
-        bm25_ids = t.column("chunk_id").to_pylist() if t is not None and t.num_rows else []
-        bm25_rows = t.column("_rowid").to_pylist() if bm25_ids else []
-        bm25_scores = t.column("_score").to_pylist() if bm25_ids else []
+        bm25_ids, bm25_rows, bm25_scores = fts.result()
         t2 = time.perf_counter()
         both = dict(zip(dense_ids + bm25_ids, dense_rows + bm25_rows, strict=True))  # a hit of both lists once
         chunks = self._materialize(list(both), list(both.values()))
@@ -375,20 +436,36 @@ class LanceStore(Store):
                 .to_arrow()
             )
 
+    def _bm25_ranked(self, query: str, k: int, filters: Filters) -> tuple[list[str], list[int], list[float]]:
+        """``(chunk ids, row ids, BM25 scores)`` of the top-``k`` under ``filters``, best first: from the
+        scoped index (statistics of the filters' scope: the reference chunks, plus the patient's), or, without
+        ``scoped_bm25``, from LanceDB's full-text index. Empty for a query with no words."""
+        if not self.scoped_bm25:
+            t = self._fts(query, k, filters)
+            if t is None or not t.num_rows:
+                return [], [], []
+            return (t.column("chunk_id").to_pylist(), t.column("_rowid").to_pylist(),
+                    t.column("_score").to_pylist())
+        dense, bm25 = self._indexes()
+        if dense is None or bm25 is None:
+            return [], [], []
+        pos, scores = bm25.search(query, k, dense.mask(filters), dense.patient_code(filters.patient_id))
+        return ([dense.chunk_ids[p] for p in pos], [int(dense.row_ids[p]) for p in pos],
+                [float(s) for s in scores])
+
     def bm25_search(self, query: str, k: int, filters: Filters) -> list[Hit]:
-        """BM25 top-``k`` under ``filters`` (pre-filtered); empty for a query with no words. The ranking
-        reads only ids and scores; the rows of the hits are then read by row id."""
-        t = self._fts(query, k, filters)
-        if t is None or not t.num_rows:
+        """BM25 top-``k`` under ``filters`` (pre-filtered; :meth:`_bm25_ranked`); empty for a query with no
+        words. The ranking reads only ids and scores; the rows of the hits are then read by row id."""
+        ids, row_ids, scores = self._bm25_ranked(query, k, filters)
+        if not ids:
             return []
-        ids = t.column("chunk_id").to_pylist()
-        chunks = self._materialize(ids, t.column("_rowid").to_pylist())
-        scores = t.column("_score").to_pylist()
+        chunks = self._materialize(ids, row_ids)
         return [Hit(chunks[c], float(sc), i + 1, "bm25")
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(ids, scores, strict=True) if c in chunks)]
 
     def count_matches(self, query: str, cap: int, filters: Filters) -> int:
-        """How many chunks under ``filters`` the full-text index matches for ``query``, counted up to
+        """How many chunks under ``filters`` share a term with ``query`` (the BM25 ranking's matches: the scoped
+        index, or LanceDB's full-text index without ``scoped_bm25``), counted up to
         ``cap`` (a cheap document frequency for :func:`clinqa.decision.coverage.term_counts`). Counts are
         kept per table version: questions share most of their words ("treatment", "symptoms")."""
         if not self.sync():
@@ -397,8 +474,13 @@ class LanceStore(Store):
         with self._rows_lock:
             if key in self._counts:
                 return self._counts[key]
-        t = self._fts(query, cap, filters)
-        n = 0 if t is None else t.num_rows
+        if self.scoped_bm25:
+            dense, bm25 = self._indexes()
+            n = 0 if dense is None or bm25 is None else min(cap, bm25.matches(
+                query, dense.mask(filters), dense.patient_code(filters.patient_id)))
+        else:
+            t = self._fts(query, cap, filters)
+            n = 0 if t is None else t.num_rows
         with self._rows_lock:
             if len(self._counts) > ROW_CACHE:
                 self._counts.clear()
