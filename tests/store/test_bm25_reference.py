@@ -96,3 +96,15 @@ def test_the_reference_scores_differ_from_ours_only_by_the_factor(stores: tuple[
     assert reference.get_scores(["warfarin"])[7] == pytest.approx(lucene, abs=1e-6)
     hit = next(h for h in ours.bm25_search("warfarin", 20, Filters()) if h.chunk.doc_id == "d7")
     assert hit.score == pytest.approx((K1 + 1) * lucene, abs=1e-5)
+
+
+def test_the_lancedb_tokenizer_stems_as_its_full_text_index_did():
+    """LanceDB's per-scope BM25 (store/bm25_index.py) stems with Snowball English, as LanceDB's own full-text index
+    (tantivy's en_stem) did: word forms that index joined stay joined; the Qdrant tokenizer folds plurals only."""
+    from clinqa.store.sparse import index_terms, snowball, stemmed_terms
+
+    assert stemmed_terms("Dosing of the treated patients' INR targets") == ["dose", "treat", "patient", "inr", "target"]
+    assert index_terms("Dosing of the treated patients' INR targets") == ["dosing", "treated", "patient", "inr",
+                                                                           "target"]
+    assert [snowball(w) for w in ("standing", "stand", "anticoagulation", "anticoagulant")] == [
+        "stand", "stand", "anticoagul", "anticoagul"]

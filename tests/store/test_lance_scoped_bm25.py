@@ -20,7 +20,7 @@ from clinqa.store.bm25_index import TERMS_FILE, Bm25Index, TermRows
 from clinqa.store.bm25_stats import reference_scores
 from clinqa.store.filters import Filters
 from clinqa.store.lancedb import LanceStore
-from clinqa.store.sparse import index_terms
+from clinqa.store.sparse import stemmed_terms
 
 REFERENCE = {"g1": "Warfarin dosing: target INR 2 to 3 in atrial fibrillation.",
              "g2": "Apixaban or warfarin for stroke prevention; check renal function.",
@@ -53,7 +53,7 @@ def from_scratch(patient: str | None, notes: dict[str, dict[str, str]], query: s
     search itself admits (the patient's notes, or the reference), best first."""
     own = notes.get(patient, {}) if patient is not None else {}
     visible = {**{f"{d}#s#0": t for d, t in REFERENCE.items()}, **{f"{d}#s#0": t for d, t in own.items()}}
-    ref = dict(zip(visible, reference_scores(list(visible.values()), query), strict=True))
+    ref = dict(zip(visible, reference_scores(list(visible.values()), query, tokenize=stemmed_terms), strict=True))
     admitted = {f"{d}#s#0" for d in (own if patient is not None else REFERENCE)}
     return sorted(((c, v) for c, v in ref.items() if c in admitted and v > 0), key=lambda x: (-x[1], x[0]))
 
@@ -97,9 +97,9 @@ def test_scores_equal_bm25_from_scratch_over_the_scope(store: LanceStore) -> Non
         assert [c for c, _ in got] == [c for c, _ in want]
         assert [v for _, v in got] == pytest.approx([v for _, v in want], rel=1e-9)
     # by hand, P1's scope: the 4 reference chunks and P1's 2; "renal" is in g2 and n2 (df 2)
-    lengths = [len(index_terms(t)) for t in [*REFERENCE.values(), *NOTES["P1"].values()]]
+    lengths = [len(stemmed_terms(t)) for t in [*REFERENCE.values(), *NOTES["P1"].values()]]
     avgdl = sum(lengths) / 6
-    dl = len(index_terms(NOTES["P1"]["n2"]))
+    dl = len(stemmed_terms(NOTES["P1"]["n2"]))
     want = math.log(1 + (6 - 2 + 0.5) / (2 + 0.5)) * 2.2 / (1 + 1.2 * (0.25 + 0.75 * dl / avgdl))
     assert scored(store, "P1", "renal")[0] == ("n2#s#0", pytest.approx(want, rel=1e-12))
 

@@ -6,8 +6,10 @@ statistics of what the search's scope may see (:mod:`clinqa.store.bm25_stats`): 
 (no ``patient_id``) and, for a patient-scoped search, that patient's chunks. Scope statistics:
 ``N`` chunks, ``avgdl`` their mean length in index terms, ``df`` per term; each counts every chunk of
 the scope, whatever other filters (years, sources, levels) the search adds. Terms and the formula are
-:mod:`clinqa.store.sparse`'s (our tokenizer with plural folding, BM25 with ``k1 = 1.2``, ``b = 0.75``,
-Lucene's idf), so a score equals :func:`clinqa.store.bm25_stats.reference_scores` over the scope's texts.
+:mod:`clinqa.store.sparse`'s (:func:`~clinqa.store.sparse.stemmed_terms`: our word split and stop words with
+Snowball English stems, the stemmer of LanceDB's own full-text index, so "dosing" still finds "dose"; BM25 with
+``k1 = 1.2``, ``b = 0.75``, Lucene's idf), so a score equals :func:`clinqa.store.bm25_stats.reference_scores`
+over the scope's texts with that tokenizer.
 
 Layout, for ``n`` rows (the rows of :class:`clinqa.store.dense.DenseIndex`, in its order, so its filter
 mask applies as is) and ``nnz`` (row, distinct term) pairs:
@@ -41,12 +43,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from clinqa.store.bm25_stats import idf
-from clinqa.store.sparse import K1, B, index_terms, term_id
+from clinqa.store.sparse import K1, B, stemmed_terms, term_id
 
 log = logging.getLogger(__name__)
 
 #: the file, in the LanceDB folder, holding each chunk text's term ids and frequencies by content hash
-TERMS_FILE = "bm25_terms.arrow"
+TERMS_FILE = "bm25_terms-snowball.arrow"
 _TF_MAX = np.iinfo(np.uint16).max
 _IDS: dict[str, int] = {}  # term -> term_id, shared by every build in the process (BLAKE2b per term once)
 
@@ -78,13 +80,13 @@ class TermRows:
 
     @classmethod
     def tokenize(cls, keys: Sequence[str], texts: Sequence[str]) -> TermRows:
-        """The rows of ``texts`` (:func:`clinqa.store.sparse.index_terms`, :func:`term_id`), keyed ``keys``."""
+        """The rows of ``texts`` (:func:`clinqa.store.sparse.stemmed_terms`, :func:`term_id`), keyed ``keys``."""
         lengths = np.zeros(len(texts), np.int32)
         offsets = np.zeros(len(texts) + 1, np.int64)
         terms: list[int] = []
         tfs: list[int] = []
         for i, text in enumerate(texts):
-            words = index_terms(text)
+            words = stemmed_terms(text)
             counts: Counter[int] = Counter()
             for w in words:
                 t = _IDS.get(w)
@@ -195,7 +197,7 @@ class Bm25Index:
         """``(n,)`` float64 BM25 of every row ``mask`` admits (0 where no query term occurs), with the
         statistics of ``patient``'s scope (None: the reference's); None when nothing can match."""
         n_scope, total = self.view(patient)
-        tids = np.unique(np.fromiter((term_id(t) for t in index_terms(query)), np.int64)).astype(np.int32)
+        tids = np.unique(np.fromiter((term_id(t) for t in stemmed_terms(query)), np.int64)).astype(np.int32)
         if not n_scope or not len(tids) or not len(self.vocab):
             return None
         pos = np.searchsorted(self.vocab, tids)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -141,14 +141,17 @@ class Bm25Stats:
         return cls({k: ScopeStats.from_record(r) for k, r in records.items()})
 
 
-def reference_scores(texts: list[str], query: str, avgdl: float | None = None) -> list[float]:
+def reference_scores(texts: list[str], query: str, avgdl: float | None = None,
+                     tokenize: Callable[[str], list[str]] = index_terms) -> list[float]:
     """BM25 of ``query`` against each of ``texts`` from scratch (:mod:`clinqa.store.sparse`'s formula,
     statistics over exactly ``texts``; ``avgdl`` defaults to their mean length): ``0.0`` where no query term
-    occurs. The reference the tests compare the stores' scores with."""
-    terms = [index_terms(t) for t in texts]
+    occurs. ``tokenize``: the store's tokenizer (:func:`clinqa.store.sparse.index_terms` for Qdrant,
+    :func:`~clinqa.store.sparse.stemmed_terms` for LanceDB). The reference the tests compare the stores' scores
+    with."""
+    terms = [tokenize(t) for t in texts]
     n = len(texts)
     avg = avgdl if avgdl is not None else sum(map(len, terms)) / n
-    q = {term_id(t) for t in index_terms(query)}
+    q = {term_id(t) for t in tokenize(query)}
     df = Counter(t for ts in terms for t in {term_id(x) for x in ts} if t in q)
     out = []
     for ts in terms:

@@ -36,13 +36,15 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
+from functools import lru_cache
+from typing import Any
 
 from clinqa.text.stems import s_stem
 from clinqa.text.stopwords import LUCENE_STOP_WORDS
 from clinqa.text.unicode import normalize
 from clinqa.text.words import TERM
 
-__all__ = ["K1", "B", "bm25_weights", "index_terms", "query_weights", "s_stem", "term_id"]
+__all__ = ["K1", "B", "bm25_weights", "index_terms", "query_weights", "s_stem", "snowball", "stemmed_terms", "term_id"]
 
 K1 = 1.2
 B = 0.75
@@ -56,6 +58,33 @@ def index_terms(text: str) -> list[str]:
     ['patient', 'inr', 'target', '2', '3', 'warfarin']
     """
     return [s_stem(w) for w in TERM.findall(normalize(text).lower()) if w not in LUCENE_STOP_WORDS]
+
+
+@lru_cache(maxsize=1)
+def _english() -> Any:
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
+
+
+@lru_cache(maxsize=200_000)
+def snowball(word: str) -> str:
+    """The Snowball English (Porter2) stem of ``word`` (lower case), the stemmer of LanceDB's/tantivy's
+    ``en_stem`` full-text tokenizer (M. Porter, "Snowball: A language for stemming algorithms", 2001; the
+    ``snowballstemmer`` package): "dosing", "doses" -> "dose"; "treated", "treatment" -> "treat". Cached per word."""
+    return _english().stemWord(word)
+
+
+def stemmed_terms(text: str) -> list[str]:
+    """:func:`index_terms`' words with Snowball English stems instead of the S-stemmer's plurals: the terms of
+    LanceDB's per-scope BM25 (:mod:`clinqa.store.bm25_index`), which so joins the word forms LanceDB's own
+    full-text index joined ("dosing" ~ "dose", "standing" ~ "stand"). The Qdrant backends keep
+    :func:`index_terms` (their stored sparse vectors were built with it).
+
+    >>> stemmed_terms("Dosing of the treated patients' INR targets")
+    ['dose', 'treat', 'patient', 'inr', 'target']
+    """
+    return [snowball(w) for w in TERM.findall(normalize(text).lower()) if w not in LUCENE_STOP_WORDS]
 
 
 def term_id(term: str) -> int:
