@@ -215,3 +215,24 @@ def test_phrase_index_skips_only_phrases_an_initialism_cannot_spell():
     for short in ("SVT", "PPH", "SV", "RB", "STBI"):
         assert initialism_phrases(short, phrases, index=idx) == initialism_phrases(short, phrases)
     assert initialism_phrases("SVT", phrases, index=idx) == ("sinus venous thrombosis", "supraventricular tachycardia")
+
+
+def test_a_clipped_word_is_read_as_the_clinical_word_it_begins_not_as_a_typo():
+    """Found by a new user: "resus" was read as "jesus" (one edit from a common word), "anticoag" as the dressing
+    "acticoat" (the corpus's nearest word), "comorbs" was refused. A clipping of a corpus word comes first."""
+    texts = ["Neonatal resuscitation: start compressions.", "Resuscitation of the newborn.",
+             "Anticoagulation for 3 months.", "Patients without comorbidities.", "Acticoat dressing.",
+             "Vitamin E 800 IU daily.", "Include the following."]
+    v = Vocabulary.from_texts(texts)
+    lex = Lexicon(v)
+    assert lex.kind("resus") == "" and lex.corpus_name("resus") == "resuscitation"
+    assert lex.corpus_name("anticoag") == "anticoagulation"
+    assert lex.corpus_name("comorbs") == "comorbidities"  # a clipping's plural
+    assert lex.corpus_name("vit") == "vitamin"
+    assert lex.corpus_name("incl") is None  # "include" is ordinary English: no clipping of it
+    from clinqa.question.repair import repair_question
+
+    fixed, fixes = repair_question("neonatal resus, anticoag?", v, known=lex.knows, rename=lex.corpus_name,
+                                   typo=typo_of)
+    assert fixes == {"resus": "resuscitation", "anticoag": "anticoagulation"}
+    assert fixed == "neonatal resuscitation, anticoagulation?"

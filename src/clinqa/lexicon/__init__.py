@@ -91,6 +91,7 @@ class Lexicon:
         self._eq: dict[str, tuple[Equivalent, ...]] = {}
         self._kind: dict[str, str] = {}
         self._initialisms: dict[str, tuple[str, ...]] = {}
+        self._clipped: dict[str, tuple[str, ...]] = {}
         self._phrase_index: dict[str, list[tuple[str, int, str, int]]] | None = None
 
     # -- equivalents ------------------------------------------------------------------------------------------
@@ -152,12 +153,10 @@ class Lexicon:
             typed_short = letters.isalpha() and 2 <= len(letters) <= 6 and " " not in low
             if typed_short and not out and any(ch.isupper() for ch in term) and not term.istitle():
                 add(self.initialisms(term), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
-            if typed_short and term.islower() and low not in v and self.kind(low) == "":
+            if term.islower() and low.isalpha() and low not in v and self.kind(low) == "":
                 from clinqa.lexicon.corpus import clipped
 
-                found = clipped(low, v.counts, most=8)
-                clinical = [f for f in found if self.kind(f) == "clinical"]
-                add((clinical or list(found))[:3], "corpus")
+                add(self._clippings(low) or clipped(low, v.counts, most=3), "corpus")
         if low not in SHORTHAND:
             add(self._senses(term), "abbrev")
         return tuple(Equivalent(t, s) for t, s in out.items())
@@ -170,6 +169,23 @@ class Lexicon:
 
         found = senses(term)
         return tuple(t for t in found if self._in_corpus(t)) if self.vocabulary is not None else found
+
+    def _clippings(self, word: str) -> tuple[str, ...]:
+        """The corpus words that ``word`` is a clipping of (:func:`clinqa.lexicon.corpus.clipped`: "resus" ->
+        resuscitation, "anticoag" -> anticoagulation, "vit" -> vitamin; a clipping's plural too: "comorbs" ->
+        comorbidities), leaving out ordinary English words ("incl" is no clipping of "include" here), most chunks
+        first, at most three; () without a vocabulary. Cached."""
+        v = self.vocabulary
+        if v is None:
+            return ()
+        if word not in self._clipped:
+            from clinqa.lexicon.corpus import clipped
+
+            found = clipped(word, v.counts, most=8)
+            if not found and word.endswith("s") and len(word) > 4:
+                found = clipped(word[:-1], v.counts, most=8)
+            self._clipped[word] = tuple(f for f in found if self.kind(f) != "ordinary")[:3]
+        return self._clipped[word]
 
     # -- what a word is ---------------------------------------------------------------------------------------
     def kind(self, word: str) -> str:
@@ -221,6 +237,8 @@ class Lexicon:
         # a word WordNet lacks is never "ordinary" by frequency alone: "Kawasaki", "Ozempic" are names
         if self.vocabulary is not None and w in self.vocabulary:
             return ""
+        if w.isalpha() and self._clippings(w):
+            return ""  # a clipping of a clinical corpus word ("resus": resuscitation) is no typo of "jesus"
         if typo_of(w):
             return "typo"
         if self.vocabulary is not None and 3 <= len(w) <= 6 and w.isalpha():
@@ -280,7 +298,8 @@ class Lexicon:
         if e.source == "wordnet":
             return self.kind(word) in ("clinical", "shorthand")
         if e.source == "corpus" and " " not in e.text:
-            return self.kind(e.text) == "clinical"
+            return self.kind(e.text) != "ordinary" and (self.kind(e.text) != "" or e.text in self._clipped.get(
+                word.lower(), ()))
         if e.source == "abbrev":
             return len(self._senses(word)) == 1  # an abbreviation of several senses in the corpus is renamed to none
         return True

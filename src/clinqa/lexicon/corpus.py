@@ -159,10 +159,11 @@ def initialism_phrases(short: str, phrases: Mapping[str, int], most: int = 3,
 
 
 def clipped(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[str, ...]:
-    """Corpus words that ``word`` (3-6 lower-case letters, absent from the corpus) is a clipping of: words of at
-    least ``len(word) + 3`` letters that begin with it, most chunks first, at most ``most``."""
+    """Corpus words that ``word`` (3-10 lower-case letters, absent from the corpus) is a clipping of: words of at
+    least ``len(word) + 3`` letters that begin with it, most chunks first, at most ``most`` ("anticoag" ->
+    anticoagulation, anticoagulant)."""
     w = word.lower()
-    if not (3 <= len(w) <= 6 and w.isalpha()) or w in counts:
+    if not (3 <= len(w) <= 10 and w.isalpha()) or w in counts:
         return ()
     found = sorted(((n, t) for t, n in counts.items() if t.startswith(w) and len(t) >= len(w) + 3 and t.isalpha()),
                    key=lambda x: (-x[0], x[1]))

@@ -82,7 +82,10 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
                 out.append(question[last:m.start()] + named)
                 last = m.end()
             continue
-        fixed = (typo(low) if typo is not None else None) or vocab.repair(low)
+        # the corpus's own name first (a clipping: "resus" -> resuscitation, "anticoag" -> anticoagulation), then a
+        # common English word one edit away, then the corpus's nearest word
+        fixed = ((rename(w) if rename is not None else None) or (typo(low) if typo is not None else None)
+                 or vocab.repair(low))
         if fixed:
             fixes[w] = fixed
             out.append(question[last:m.start()] + fixed)
