@@ -124,6 +124,15 @@ def test_key_terms_that_only_warn() -> None:
         "the passages found do not mention 'children': check that they answer the question",)
     assert d_key_terms.key_term_warning(_ev(check=check, key_terms="ignore"), _gate(True, 0.6)) is None
     assert d_key_terms.key_term_warning(warn, _gate(False, 0.3)) is None
+    # a word the corpus never mentions is named once, by the coverage warning, not again here
+    both = Answerability(key_terms=[CHILDREN, AMOXICILLIN], missing=[CHILDREN, AMOXICILLIN],
+                         in_corpus={"children": True, "amoxicillin": False})
+    once = d_key_terms.key_term_warning(_ev(check=both, key_terms="warn", missing=["amoxicillin"]), _gate(True, 0.6))
+    assert once is not None and once.warnings == (
+        "the passages found do not mention 'children': check that they answer the question",)
+    alone = Answerability(key_terms=[AMOXICILLIN], missing=[AMOXICILLIN], in_corpus={"amoxicillin": False})
+    assert d_key_terms.key_term_warning(_ev(check=alone, key_terms="warn", missing=["amoxicillin"]),
+                                        _gate(True, 0.6)) is None
 
 
 def test_answer_model_refuses_below_its_threshold_only_an_answer() -> None:

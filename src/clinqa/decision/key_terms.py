@@ -95,11 +95,16 @@ def missing_notes(check: Answerability | None) -> list[str]:
 
 def key_term_warning(ev: Evidence, v: Verdict) -> Verdict | None:
     """An answer whose quotable passages miss key terms (``answer.key_terms`` not ``ignore``) is given a
-    warning naming them; the verdict stands."""
+    warning naming them; the verdict stands. A word the corpus never mentions at all is left out: the coverage
+    warning already names it ("the corpus never mentions 'jab'"), and one warning per word is enough."""
     check = ev.check
     if check is None or not check.missing or ev.key_terms == "ignore" or not v.answer:
         return None
-    names = ", ".join(f"'{w}'" for w in check.missing_names())
+    told = {w.lower() for w in ev.missing} if ev.unknown_terms == "warn" else set()
+    shown = [w for w in check.missing_names() if w.lower() not in told]
+    if not shown:
+        return None
+    names = ", ".join(f"'{w}'" for w in shown)
     return replace(v, warnings=(*v.warnings, f"the passages found do not mention {names}: check that they answer "
                                              "the question"))
 
