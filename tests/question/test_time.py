@@ -160,6 +160,19 @@ def test_a_persons_history_is_not_a_year_filter_for_reference_questions() -> Non
     assert parse_time_intent("Has her treatment changed in the past year?", TODAY, reference=True).year_min == 2025
 
 
+@pytest.mark.parametrize("question", ["pt on MTX for RA, flu jab today - hold MTX?",
+                                      "Recently started on warfarin, can she fly?",
+                                      "My patient is currently on apixaban - stop before a dental extraction?"])
+def test_now_in_a_patients_story_sorts_nothing_by_date(question: str) -> None:
+    """A new user: "flu jab today" made a reference question "most recent first". In a sentence about a patient
+    that names no evidence, "today", "now", "recently" and "currently" date the story; a patient's own notes
+    (reference False) and a sentence about no one ("How is AF anticoagulation managed now?") keep the recency."""
+    assert parse_time_intent(question, TODAY, reference=True) == TimeIntent()
+    assert parse_time_intent(question, TODAY).recency
+    assert parse_time_intent("How is AF anticoagulation managed now?", TODAY, reference=True).recency
+    assert parse_time_intent("Currently recommended statin for my patient?", TODAY, reference=True).recency
+
+
 @pytest.mark.parametrize(("question", "years", "dates", "phrase"), [
     ("What happened on 2022-04-18?", (2022, 2022), ("2022-04-18", "2022-04-18"), "2022-04-18"),
     ("What was done at the visit on 18 April 2022?", (2022, 2022), ("2022-04-18", "2022-04-18"), "18 April 2022"),

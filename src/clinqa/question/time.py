@@ -214,6 +214,14 @@ _EVIDENCE = _rx(r"\b(?:guidelines?|guidance|recommend\w*|evidence|stud(?:y|ies)|
                 r"documents?|sources?|changed?|new)\b")
 
 
+#: recency words that, in a sentence about a patient that names no evidence, date the story, not the evidence
+#: ("pt ... flu jab today", "recently started on warfarin, can she fly?"); "latest", "newest", "up to date" always
+#: ask for the newest evidence, and so do these in a sentence about no one ("How is AF managed now?")
+_STORY_NOW = _rx(r"today|now|recent(?:ly)?|currently")
+#: a sentence about someone: :data:`_PERSON`'s words, the ward's "pt", or the first person
+_STORY_PERSON = re.compile(r"\b(?:pts?|I|my|me)\b|" + _PERSON.pattern, re.I)
+
+
 def _about_patient(text: str, at: int, reference: bool) -> bool:
     """For a ``reference`` question: is the relative time phrase at ``at`` about the patient's story (its sentence
     names no document, guidance or evidence: "an MI last month", "two falls this winter", "since last year on
@@ -341,7 +349,9 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
         if free(m) and not _about_patient(question, m.start(), reference):
             found.append((m.start(), m.end(), today.year, today.year))
     found.sort()
-    rec = next((m for m in _RECENCY.finditer(question) if free(m)), None)
+    rec = next((m for m in _RECENCY.finditer(question) if free(m) and not (
+        _STORY_NOW.fullmatch(m.group(0)) and _about_patient(question, m.start(), reference)
+        and _STORY_PERSON.search(_sentence_of(question, m.start())))), None)
     lows = [lo for _, _, lo, _ in found if lo is not None]
     highs = [hi for _, _, _, hi in found if hi is not None]
     lo, hi = (max(lows) if lows else None), (min(highs) if highs else None)
