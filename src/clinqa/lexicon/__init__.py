@@ -168,13 +168,18 @@ class Lexicon:
         from clinqa.lexicon.abbreviations import senses
 
         found = senses(term)
-        return tuple(t for t in found if self._in_corpus(t)) if self.vocabulary is not None else found
+        v = self.vocabulary
+        if v is None:
+            return found
+        # every word in the corpus is weak evidence for a long sense ("eating and drinking ability classification
+        # system" for EDACS, the chest-pain score): more than three words must be a phrase the corpus uses
+        return tuple(t for t in found if self._in_corpus(t) and (len(t.split()) <= 3 or t in v.phrases))
 
     def _clippings(self, word: str) -> tuple[str, ...]:
         """The corpus words that ``word`` is a clipping of (:func:`clinqa.lexicon.corpus.clipped`: "resus" ->
         resuscitation, "anticoag" -> anticoagulation, "vit" -> vitamin; a clipping's plural too: "comorbs" ->
-        comorbidities), leaving out ordinary English words ("incl" is no clipping of "include" here), most chunks
-        first, at most three; () without a vocabulary. Cached."""
+        comorbidities), leaving out ordinary English words ("incl" is no clipping of "include" here), clinical
+        and concrete words first, then most chunks first, at most three; () without a vocabulary. Cached."""
         v = self.vocabulary
         if v is None:
             return ()
@@ -184,7 +189,9 @@ class Lexicon:
             found = clipped(word, v.counts, most=8)
             if not found and word.endswith("s") and len(word) > 4:
                 found = clipped(word[:-1], v.counts, most=8)
-            self._clipped[word] = tuple(f for f in found if self.kind(f) != "ordinary")[:3]
+            kept = [f for f in found if self.kind(f) != "ordinary"]
+            # a drug, condition, procedure or substance before other words ("psych": psychosis, not psychosocial)
+            self._clipped[word] = tuple(sorted(kept, key=lambda f: self.kind(f) not in ("clinical", "concrete")))[:3]
         return self._clipped[word]
 
     # -- what a word is ---------------------------------------------------------------------------------------
