@@ -35,9 +35,11 @@ def asked(data_dir: Path) -> dict[str, str]:
     r2 = runner.invoke(app, ["ask", "How do I change a car tyre?", "--data-dir", str(data_dir)])
     assert r2.exit_code == 0, r2.output
     last = r2.stdout.strip().splitlines()[-1]
-    assert last.startswith("query id: ") and last.endswith(" 0.6 to rate)")
+    assert last.startswith("query id: ") and last.endswith(", 0.2 very poor)")
     tyre = last.split()[2]
-    assert last == f"query id: {tyre} (clinqa feedback {tyre} 0.6 to rate)"
+    # the scores are named (a new user: "0.6 to rate" said nothing of what 0.6 means)
+    assert last == (f"query id: {tyre} (rate it: clinqa feedback {tyre} SCORE, 1.0 excellent, 0.6 acceptable, "
+                    "0.2 very poor)")
     return {"sepsis": ans["query_id"], "tyre": tyre}
 
 

@@ -117,7 +117,8 @@ def ask(
     if undated:
         typer.echo(undated_note(undated), err=True)
     if query_id:
-        typer.echo(f"query id: {query_id} (clinqa feedback {query_id} 0.6 to rate)")
+        typer.echo(f"query id: {query_id} (rate it: clinqa feedback {query_id} SCORE, "
+                   "1.0 excellent, 0.6 acceptable, 0.2 very poor)")
 
 
 def undated_left_out(pipe: Any, f: Filters | None) -> int:
