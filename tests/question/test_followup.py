@@ -94,14 +94,3 @@ def test_the_conversation_store_keeps_scope_owner_turns_and_expiry(tmp_path: Pat
         store.add(again, f"q{i}", f"q{i}", "switch", [], None, False)
     assert [t.n for t in store.get("ward", "alice").turns] == [3, 4, 5]  # max_turns
     assert store.expire(30, now=datetime.now(UTC) + timedelta(days=31)) == 1 and store.get("ward", "alice") is None
-
-
-def test_a_follow_up_of_question_words_only_asks_them_about_the_topic():
-    """A new user: "max dose?" then "how long for?" was answered as "max dose (...)?" again: a follow-up with no
-    slot and no content word ("how long for?", "why?", "how often?") frames a new question about the same topic."""
-    earlier = ["apixaban dose for DVT with CrCl 30?"]
-    assert resolve("how long for?", earlier).standalone == "how long for (apixaban, DVT, CrCl)?"
-    assert resolve("why?", earlier).kind == "frame"
-    after_frame = resolve("how long for?", ["max dose (apixaban, DVT, CrCl, pregnancy)?"])
-    assert after_frame.kind == "frame" and after_frame.standalone.startswith("how long for (")
-    assert resolve("and if CrCl is 20?", earlier).standalone == "apixaban dose for DVT with CrCl 20?"  # still a slot

@@ -279,10 +279,8 @@ def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], fl
         left = re.sub(re.escape(u), " ", left, flags=re.IGNORECASE)
     left_words = [w for w in _content(left) if not ANAPHORA.fullmatch(w) and not LEADING_PREPOSITION.fullmatch(w)
                   and w.lower() not in ("if", "what", "about", "and", "so", "ok", "s", "was", "is", "it's")]
-    if not left_words and used:
+    if not left_words:
         return Resolution(_question(new), "slot", [at], replaced)
-    # no slot read and no content word left ("how long for?", "why?"): its own question words frame a new
-    # question about the same topic, never the earlier question again
     topic = [w for w in _content(new) if w.lower() not in FRAME_WORDS and not ANAPHORA.fullmatch(w)
              and w.lower() not in {x.lower() for x in _content(rest)}
              and not re.fullmatch(r"[\d.,/%<>=+-]+|\d+[a-z]{1,2}", w, re.IGNORECASE)]  # "150", "5y": slots
