@@ -711,26 +711,6 @@ def test_a_vignette_is_focused_on_the_sentence_that_asks():
     assert check("What dose of apixaban with metformin?", passages).focused == []
 
 
-def test_a_one_sentence_vignette_asks_after_its_last_dash():
-    """A vignette typed as one sentence ("story - ask?"): the findings before the dash are the patient's story when
-    they read as one (a comma list, an age and sex, a person, a number with its unit); a short label before the
-    dash names the topic and stays decisive."""
-    from clinqa.question.terms import asked_sentence
-
-    assert asked_sentence("76F on warfarin, lobar ICH on CT, INR 4.8, 70 kg - 4F-PCC dose?") == "4F-PCC dose?"
-    assert asked_sentence("septic shock, NE >= 0.25 mcg/kg/min for > 4 h – hydrocortisone dose?") == (
-        "hydrocortisone dose?")
-    assert asked_sentence("she is allergic to CT dye - what scan instead?") == "what scan instead?"
-    assert asked_sentence("ACE inhibitor - when to stop before surgery?") == ""  # a label, no story
-    assert asked_sentence("DKA resolution: BHB, pH and HCO3 cutoffs?") == ""  # a colon is no story break
-    q = "76F on warfarin, lobar ICH on CT, INR 4.8 - 4F-PCC dose?"
-    passages = ["4F-PCC dose: 35 IU/kg for a baseline INR of 4.0-6.0; maximum 3,500 IU.",
-                "Warfarin-associated ICH: give vitamin K 10 mg IV."]
-    a = check(q, passages)
-    assert "lobar" not in a.decisive_names() and "4f-pcc" not in {t.text for t in a.missing}
-    assert check("lobar ICH - 4F-PCC dose?", passages).decisive_names() == ["lobar"]  # a label: still decisive
-
-
 def test_a_drug_name_is_never_repaired_into_another_drug():
     """Found by a new user: for a patient on empagliflozin, "Why was dapagliflozin stopped?" was searched as
     "empagliflozin" (edit distance 2 in that patient's vocabulary) and answered; a typo still is repaired."""
