@@ -630,27 +630,13 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
 
 
 def asked_sentence(question: str) -> str:
-    """The sentence of a question of several sentences that asks (the last one ending with "?"), or, in a
-    vignette of one sentence, what follows its last spaced dash when what comes before tells a story (a list
-    of findings with a comma, an age and sex, a person, a number with its unit: "76F on warfarin, lobar ICH on
-    CT, INR 4.8 - 4F-PCC dose?" -> "4F-PCC dose?"; not "ACE inhibitor - stop before surgery?", whose label
-    names the topic); ``""`` otherwise ("My mum is 82 ... What dose of apixaban should she be on?" -> "What dose
-    of apixaban should she be on?")."""
+    """The sentence of a question of several sentences that asks (the last one ending with "?"), or
+    ``""`` when the question is one sentence or none of them ends with "?" ("My mum is 82 ... What dose of
+    apixaban should she be on?" -> "What dose of apixaban should she be on?")."""
     parts = [p.strip() for p in re.split(r"(?<=[.?!])\s+", question.strip()) if p.strip()]
-    if len(parts) >= 2:
-        return next((p for p in reversed(parts) if p.endswith("?")), "")
-    dashes = list(re.finditer(r"\s[-\u2013\u2014]\s", question))
-    if not dashes:
+    if len(parts) < 2:
         return ""
-    story, ask = question[:dashes[-1].start()], question[dashes[-1].end():].strip()
-    tells = ("," in story or _AGE_SHORT.search(story) or _AGE.search(story) or QUANTITY.search(story)
-             or _STORY_PERSON.search(story))
-    return ask if ask and tells else ""
-
-
-#: a person in a vignette's story ("she's allergic to ...", "pt", "my patient")
-_STORY_PERSON = re.compile(r"\b(?:pt|pts|patient|she|he|her|his|she's|he's|my|man|woman|guy|lady|boy|girl)\b",
-                           re.IGNORECASE)
+    return next((p for p in reversed(parts) if p.endswith("?")), "")
 
 
 #: a question about preventing something: its passages may name the condition as something to prevent
