@@ -33,6 +33,7 @@ def test_a_reading_holds_the_units_and_the_text_the_key_term_test_reads() -> Non
     assert r.checked.text == ("Atrial fibrillation: give apixaban 5 mg twice daily.\n\n"
                               "| Risk | Score |\n|---|---|\n| Low | 0-2 |\n| High | 5-7 |")
     orig, low, words, _, rows = r.checked.index
+    assert low == orig.lower()
     assert orig.startswith("Atrial fibrillation: give apixaban 5 mg") and "zorlitan" not in words
     assert [row.cells for row in rows] == [(("Risk", "Low"), ("Score", "0-2")), (("Risk", "High"), ("Score", "5-7"))]
     assert r.checked.index is r.checked.index  # built once
