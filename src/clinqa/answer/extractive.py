@@ -102,6 +102,7 @@ from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
+    from clinqa.answer.reading import PassageReadings
     from clinqa.settings import UnitScoring
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -206,8 +207,15 @@ def sibling_ids(chunk_id: str) -> list[str]:
     return [i for i in neighbour_ids(chunk_id) if i is not None]
 
 
-def with_siblings(hits: Sequence[Retrieved], asked: AsksRead,
-                  fetch: Callable[[list[str]], list[Chunk]], read_on: bool = True) -> list[Retrieved]:
+def units_of(chunk: Chunk, readings: PassageReadings | None = None) -> Sequence[Unit]:
+    """The quotable units of ``chunk``'s body (:func:`clinqa.chunking.units.unit_records`): its reading's, read once
+    per ask (:attr:`clinqa.answer.reading.PassageReading.units`), when the ask's ``readings`` are given; else read
+    now."""
+    return readings.units(chunk) if readings is not None else unit_records(chunk.body)
+
+
+def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[list[str]], list[Chunk]],
+                  read_on: bool = True, readings: PassageReadings | None = None) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
     ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
     question asks for a list (a criteria list or score table split over two chunks is quoted whole),
@@ -221,7 +229,8 @@ def with_siblings(hits: Sequence[Retrieved], asked: AsksRead,
     document, section and patient as its hit, so it passed the same filters; it carries the hit's
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
     auto-merging retriever merges child chunks into their parent). ``asked``: what was read of the
-    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
+    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`); ``readings``: the
+    ask's passage readings, whose units are read (:func:`units_of`)."""
     hits = list(hits)
     listing = asked.wants_list
     # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
@@ -238,7 +247,7 @@ def with_siblings(hits: Sequence[Retrieved], asked: AsksRead,
                 unit_heading(h.chunk.section_path)))):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
-            units = [u for u in unit_records(h.chunk.body) if not BOILERPLATE.search(u.full)]
+            units = [u for u in units_of(h.chunk, readings) if not BOILERPLATE.search(u.full)]
             starts = not units or units[0].kind != "sentence"
             ends = not units or units[-1].kind != "sentence"
             sides[id(h)] = (before if starts else None, after if ends else None)
@@ -269,7 +278,8 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 
 def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True) -> list[Retrieved]:
+                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True,
+                  readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
     retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
     ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
@@ -280,7 +290,8 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     has a row or item that gives the band holding the value (:func:`value_holders`: the "High Risk | 5-7" row for
     "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
     that has one is added. Unchanged when the question (read as ``asked``) gives no named value
-    (:attr:`AsksRead.values`) or a passage already holds it."""
+    (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose units
+    are read (:func:`units_of`)."""
     values = asked.values
     if not values or any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
         return context
@@ -294,11 +305,11 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
-    if not rows or any(any(value_holders(unit_records(h.chunk.body), values)) for h in context):
+    if not rows or any(any(value_holders(units_of(h.chunk, readings), values)) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
         holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                   and any(value_holders(unit_records(c.body), values))]
+                   and any(value_holders(units_of(c, readings), values))]
         if holding:
             first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
@@ -973,13 +984,15 @@ def extract_answer(
     max_hits: int = 5,
     asked: AsksRead | None = None,
     scoring: UnitScoring | None = None,
+    readings: PassageReadings | None = None,
 ) -> Extract:
     """Build the extractive answer from ``hits`` (best first); see the module docstring.
 
     ``scoring``: the weights and limits named in the module docstring (``unit_weight``, ``lexical_weight``,
     ``list_bonus``, ``number_bonus``, ``qualifier_bonus``, ``cell_bonus``, ``heading_bonus``, ``max_units``,
     ``max_list_items``, ``max_words``), :class:`clinqa.settings.UnitScoring` (``answer.scoring``; None: its
-    defaults, the one source of the values).
+    defaults, the one source of the values). ``readings``: the ask's passage readings, whose units are scored
+    (:func:`units_of`: each passage's units read once per ask); None: read here.
 
     ``question_vector``: ``(dim,)`` unit vector of the question; ``asked``: what was read of its text
     (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
@@ -997,7 +1010,7 @@ def extract_answer(
     hits = fitting_hits(hits, profile, max_hits)
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
-        units.extend((hi, u) for u in unit_records(hit.chunk.body))
+        units.extend((hi, u) for u in units_of(hit.chunk, readings))
     cands = Candidates(hits, profile, units[:sc.max_units])
     if not cands.keep:
         return Extract("", [])

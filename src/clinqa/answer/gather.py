@@ -10,7 +10,7 @@ import itertools
 import re
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -22,8 +22,9 @@ from clinqa.answer.extractive import (
     sibling_sections,
     with_siblings,
 )
+from clinqa.answer.reading import PassageReadings
 from clinqa.chunking.units import without_suspicious
-from clinqa.decision.answerability import Answerability
+from clinqa.decision.answerability import Answerability, CheckedPassage
 from clinqa.decision.answerability import check as check_answerability
 from clinqa.decision.coverage import RARE_BELOW, term_counts
 from clinqa.lexicon import Lexicon, typo_of
@@ -87,7 +88,9 @@ class KeyTermTest:
     Zipf cut ``max_zipf``. Synonyms, abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`)
     count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
     ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
-    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`)."""
+    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
+    ``readings``: the ask's passage readings (:class:`clinqa.answer.reading.PassageReadings`), so that each hit's
+    text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
 
     question: str
     vocab: Vocabulary
@@ -96,6 +99,7 @@ class KeyTermTest:
     rarity: WordRarity | None = None
     decider: DecisiveModel | None = None
     use_lexicon: bool = True
+    readings: PassageReadings = field(default_factory=PassageReadings)
 
     @cached_property
     def question_profile(self) -> QuestionProfile:
@@ -118,16 +122,24 @@ class KeyTermTest:
         return word_equivalents(self.lexicon)
 
     def on(self, hits: Sequence[Any]) -> Answerability:
-        """The test against every hit of ``hits`` (each with ``.chunk.text``): :meth:`on_texts` of their texts."""
-        return self.on_texts([h.chunk.text for h in hits])
+        """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
+        chunk read for the test once per ask (:attr:`clinqa.answer.reading.PassageReading.checked` of
+        :attr:`readings`)."""
+        return self._check([self.readings.of(h.chunk).checked for h in hits])
 
     def on_texts(self, texts: Sequence[str]) -> Answerability:
-        """The test against passage ``texts`` (stored chunk texts, header included); the question's key terms
-        are read once per test (:attr:`question_profile`)."""
+        """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
+        left out, :func:`without_suspicious`); the question's key terms are read once per test
+        (:attr:`question_profile`)."""
+        return self._check([without_suspicious(t) for t in texts])
+
+    def _check(self, passages: Sequence[str | CheckedPassage]) -> Answerability:
+        """:func:`clinqa.decision.answerability.check` of the question against ``passages`` (texts without their
+        suspicious units, or already read for the test)."""
         from clinqa.retrieval import synonyms
 
         profile = self.question_profile
-        return check_answerability(self.question, [without_suspicious(t) for t in texts], self.vocab,
+        return check_answerability(self.question, passages, self.vocab,
                                    self.max_zipf, profile.phrases, self.equivalents, synonyms.term_matches,
                                    profile=profile, rarity=self.rarity, decider=self.decider)
 
@@ -369,12 +381,13 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ev.result = result
     ev.missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
                                 s.rarity.misspelt_common_above)
-    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon)
+    readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
+    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits))
         context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
         context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
-                                rows=s.scoring.parts)
+                                rows=s.scoring.parts, readings=readings)
     check = None
     if s.key_terms != "ignore" and context:
         t0 = time.perf_counter()
@@ -417,19 +430,22 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
         passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts)
+    readings = found.test.readings
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts, readings=readings)
     if ev.timed and (check is None or not check.key_terms):
         quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
                                                h.chunk.chunk_index))
         return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
-                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring)
+                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring,
+                              readings=readings)
     if ev.filters.patient_id is not None:
         order = {id(h): i for i, h in enumerate(quoted)}
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
-                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring)
+                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring,
+                          readings=readings)
 
 
 def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:

@@ -42,9 +42,9 @@ the passages as a whole) list them by name, in order, each with a worked example
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from clinqa.chunking.units import Unit
@@ -193,6 +193,27 @@ def _passage_index(text: str) -> Passage:
     ws = set(words_of(low))
     ws |= {fold(w) for w in ws} | {w.replace("-", "") for w in ws if "-" in w}  # "CURB-65" is "curb65" too
     return orig, low, ws, {stem(w) for w in ws if len(w) >= 4}, table_rows(text)
+
+
+@dataclass(frozen=True, eq=False)
+class CheckedPassage:
+    """One passage as the key-term test (:func:`check`) reads it, read once however many tests of an ask read it:
+    ``text``, the passage normalised (:func:`clinqa.text.unicode.normalize`) with its scope exclusions removed
+    (:func:`without_scope_exclusions`), and its :attr:`index` (:func:`_passage_index`: single-spaced text, lower
+    case, words, stems, table rows), built on first use. :meth:`of` reads one from a raw passage text;
+    :class:`clinqa.answer.reading.PassageReading` holds one per retrieved chunk."""
+
+    text: str
+
+    @classmethod
+    def of(cls, raw: str) -> CheckedPassage:
+        """The passage ``raw`` (a stored chunk's text, header included) read for the test."""
+        return cls(without_scope_exclusions(normalize(raw)))
+
+    @cached_property
+    def index(self) -> Passage:
+        """:func:`_passage_index` of :attr:`text`, built once."""
+        return _passage_index(self.text)
 
 
 def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
@@ -528,14 +549,16 @@ def mention_rule(term: KeyTerm, passage: Passage, equivalents: Callable[[str], I
     return which(MENTION_RULES, MentionCase(term, passage, equivalents, matcher)) or "not_mentioned"
 
 
-def check(question: str, passages: list[str], vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
-          phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
+def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: Vocabulary | None = None,
+          max_zipf: float = 4.0, phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
           matcher: Callable[[str, str], bool] | None = None, profile: TermsRead | None = None,
           rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
     """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
-    them. ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
+    them; a passage given as a :class:`CheckedPassage` was read so already (and its index is reused), as each
+    retrieved chunk is once per ask (:class:`clinqa.answer.reading.PassageReading`).
+    ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
     :class:`clinqa.question.profile.QuestionProfile`), read with the same
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
     kind are used instead of reading the question again); read here when None, not read from ``question``
@@ -547,12 +570,13 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
         profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
     assert profile.key_terms is not None
     question = profile.normalized
-    passages = [without_scope_exclusions(normalize(p)) for p in passages]
+    read = [p if isinstance(p, CheckedPassage) else CheckedPassage.of(p) for p in passages]
+    texts = [r.text for r in read]
     defined = dict(profile.definitions)
     if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
         equivalents = with_definitions(equivalents, defined)
     terms = list(profile.key_terms)
-    idx = [_passage_index(p) for p in passages]
+    idx = [r.index for r in read]
     found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
              for t in terms]
     prevented: list[str] = []
@@ -564,7 +588,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
                 continue
             forms = [t.match, t.text, *(equivalents(t.match) if equivalents is not None else ())]
             again = [hit and mentions(t, _passage_index(masked), equivalents, matcher)
-                     if (masked := prevention_masked(passages[j], forms)) != passages[j] else hit
+                     if (masked := prevention_masked(texts[j], forms)) != texts[j] else hit
                      for j, hit in enumerate(found[k])]
             if not any(again):
                 prevented.append(t.text)
@@ -579,7 +603,7 @@ def check(question: str, passages: list[str], vocabulary: Vocabulary | None = No
         from clinqa.decision.decisive_words import PassageWords
         from clinqa.decision.decisive_words import features as word_features
 
-        words_in = PassageWords.of(passages)
+        words_in = PassageWords.of(texts)
         rows = [word_features(t, in_corpus[t.text], vocabulary, words_in, len(terms), len(missing)) for t in missing]
         learned = {t.text: float(p) for t, p in zip(missing, decider.prob(rows), strict=True)}
     by_text = {t.text: hits for t, hits in zip(terms, found, strict=True)}

@@ -1,0 +1,75 @@
+"""Each retrieved passage is read once per ask (issue 48): :class:`PassageReading` holds what the readers of a
+passage compute from its text, each part built on first use and kept, and :class:`PassageReadings` holds one
+reading per chunk for one ask (:func:`clinqa.answer.gather.gather` builds it; the key-term test, the choice of
+passages and the extractive scorer take their readings from it).
+
+What a reading holds:
+
+* :attr:`PassageReading.units`: the quotable units of the passage's body (:func:`clinqa.chunking.units.unit_records`:
+  sentences, list items, table rows with their cells and headers), read by
+  :func:`clinqa.answer.extractive.with_siblings` (does a list or table run past the chunk?),
+  :func:`clinqa.answer.extractive.band_sections` (does a row or item give the band of a value asked?) and
+  :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
+* :attr:`PassageReading.checked`: the passage as the key-term test reads it
+  (:class:`clinqa.decision.answerability.CheckedPassage`: the stored text, header included, less its units
+  addressed to an AI model (:func:`clinqa.chunking.units.without_suspicious`), normalised, scope exclusions removed;
+  its index of words, stems and table rows (:func:`clinqa.decision.bands.table_rows`) built once), read by every
+  run of :meth:`clinqa.answer.gather.KeyTermTest.on` in the ask (the context, the candidates of a later heading,
+  the deeper context, the model's passages).
+
+A reading is a pure function of the chunk's text and body, so reading once changes no answer."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from clinqa.chunking.units import Unit, unit_records, without_suspicious
+from clinqa.decision.answerability import CheckedPassage
+
+if TYPE_CHECKING:
+    from clinqa.chunking import Chunk
+
+
+@dataclass(frozen=True, eq=False)
+class PassageReading:
+    """What is read of one retrieved ``chunk``, each part built on first use (see the module docstring)."""
+
+    chunk: Chunk
+
+    @cached_property
+    def units(self) -> tuple[Unit, ...]:
+        """The quotable units of the chunk's body (:func:`clinqa.chunking.units.unit_records`), in reading order."""
+        return tuple(unit_records(self.chunk.body))
+
+    @cached_property
+    def checked(self) -> CheckedPassage:
+        """The chunk's stored text (header included) less its suspicious units, as the key-term test reads it
+        (:meth:`clinqa.decision.answerability.CheckedPassage.of`)."""
+        return CheckedPassage.of(without_suspicious(self.chunk.text))
+
+
+class PassageReadings:
+    """One :class:`PassageReading` per chunk, for one ask: :meth:`of` reads a chunk the first time it is asked for
+    and hands back the same reading after, for the same chunk from any search of the ask (keyed by chunk id, text
+    and body, so a chunk rewritten under its id is read anew)."""
+
+    def __init__(self) -> None:
+        self._readings: dict[tuple[str, str, str], PassageReading] = {}
+
+    def of(self, chunk: Chunk) -> PassageReading:
+        """The reading of ``chunk``, read now if this ask has not read it yet."""
+        key = (chunk.chunk_id, chunk.text, chunk.body)
+        reading = self._readings.get(key)
+        if reading is None:
+            reading = self._readings[key] = PassageReading(chunk)
+        return reading
+
+    def units(self, chunk: Chunk) -> tuple[Unit, ...]:
+        """:attr:`PassageReading.units` of ``chunk``."""
+        return self.of(chunk).units
+
+    def __len__(self) -> int:
+        """How many chunks this ask has read."""
+        return len(self._readings)
