@@ -25,7 +25,7 @@ from clinqa.settings import load_settings
 
 def pct(xs: list[float], q: float) -> float:
     s = sorted(xs)
-    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+    return s[min(len(s) - 1, round(q * (len(s) - 1)))]
 
 
 def main() -> int:
