@@ -236,3 +236,22 @@ def test_a_clipped_word_is_read_as_the_clinical_word_it_begins_not_as_a_typo():
                                    typo=typo_of)
     assert fixes == {"resus": "resuscitation", "anticoag": "anticoagulation"}
     assert fixed == "neonatal resuscitation, anticoagulation?"
+
+
+def test_a_merged_vocabulary_builds_its_phrase_index_from_its_parts():
+    """A patient's scope merges the corpus vocabulary with the patient's notes for each patient: its phrase index
+    is the corpus's (built once) with the notes' phrases put in, the same entries as a build from scratch."""
+    from clinqa.lexicon.corpus import phrase_index
+
+    corpus = Vocabulary.from_texts(["Supraventricular tachycardia: adenosine.", "Supraventricular tachycardia again.",
+                                    "Supraventricular tachycardia, third.", "Sinus venous thrombosis here."] * 2)
+    notes = Vocabulary.from_texts(["sinus venous thrombosis on MRI", "sinus venous thrombosis again",
+                                   "sinus venous thrombosis, heparin", "stroke volume low", "stroke volume low again",
+                                   "stroke volume low, third"])
+    merged = corpus.merged(notes)
+    built = corpus.phrase_index()
+    assert corpus.phrase_index() is built  # once per vocabulary
+    scratch = phrase_index(merged.phrases)
+    assert {k: sorted(v) for k, v in merged.phrase_index().items()} == {k: sorted(v) for k, v in scratch.items()}
+    lex = Lexicon(merged)
+    assert lex.initialisms("SVT") == initialism_phrases("SVT", merged.phrases)

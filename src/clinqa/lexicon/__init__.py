@@ -92,7 +92,6 @@ class Lexicon:
         self._kind: dict[str, str] = {}
         self._initialisms: dict[str, tuple[str, ...]] = {}
         self._clipped: dict[str, tuple[str, ...]] = {}
-        self._phrase_index: dict[str, list[tuple[str, int, str, int]]] | None = None
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -284,13 +283,9 @@ class Lexicon:
             from clinqa.lexicon.wordnet import wordnet
 
             wn = wordnet()
-            if self._phrase_index is None:
-                from clinqa.lexicon.corpus import phrase_index
-
-                self._phrase_index = phrase_index(v.phrases)
             self._initialisms[term] = initialism_phrases(
                 term, v.phrases, is_term=lambda w: self.kind(w) == "clinical",
-                is_word=lambda w: w in v or wn.is_lemma(w), index=self._phrase_index)
+                is_word=lambda w: w in v or wn.is_lemma(w), index=v.phrase_index())
         return self._initialisms[term]
 
     def _in_corpus(self, text: str) -> bool:

@@ -43,6 +43,11 @@ class Vocabulary:
     #: the corpus's phrases and the abbreviations it defines (:mod:`clinqa.lexicon.corpus`), mined with the counts
     phrases: dict[str, int] = field(default_factory=dict)
     defined: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: the phrases by first letter with their initials (:func:`clinqa.lexicon.corpus.phrase_index`), built on first
+    #: use; and, for a vocabulary made by :meth:`merged`, the two it was made of (its index is the first's, built
+    #: once, with the second's phrases put in: a patient's scope does not build the corpus's index again)
+    _index: Any = field(default=None, repr=False, compare=False)
+    _parts: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_texts(cls, texts: list[str], store_version: int = -1) -> Vocabulary:
@@ -92,7 +97,29 @@ class Vocabulary:
         for k, v in other.defined.items():
             for long, n in v.items():
                 defined.setdefault(k, {})[long] = defined.get(k, {}).get(long, 0) + n
-        return Vocabulary(counts, self.store_version, phrases=phrases, defined=defined)
+        out = Vocabulary(counts, self.store_version, phrases=phrases, defined=defined)
+        out._parts = (self, other)
+        return out
+
+    def phrase_index(self) -> dict[str, list[tuple[str, int, str, int]]]:
+        """:func:`clinqa.lexicon.corpus.phrase_index` of :attr:`phrases`, built once per vocabulary; for a merged
+        one, the first part's index (built once) with the entries of the second part's phrases replaced by theirs
+        at the merged counts: the same entries as a build from scratch, in another order within a letter (which
+        :func:`~clinqa.lexicon.corpus.initialism_phrases` sorts anyway)."""
+        if self._index is None:
+            from clinqa.lexicon.corpus import phrase_index
+
+            if self._parts is None:
+                self._index = phrase_index(self.phrases)
+            else:
+                base, other = self._parts
+                changed = phrase_index({p: self.phrases[p] for p in other.phrases})
+                idx = {k: list(v) for k, v in base.phrase_index().items()}
+                for k, entries in changed.items():
+                    mine = {e[0] for e in entries}
+                    idx[k] = [e for e in idx.get(k, []) if e[0] not in mine] + entries
+                self._index = idx
+        return self._index
 
     def __contains__(self, word: object) -> bool:
         return isinstance(word, str) and word.lower() in self.counts
