@@ -92,6 +92,7 @@ class Lexicon:
         self._kind: dict[str, str] = {}
         self._initialisms: dict[str, tuple[str, ...]] = {}
         self._clipped: dict[str, tuple[str, ...]] = {}
+        self._clipped_raw: dict[str, tuple[str, ...]] = {}
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -153,9 +154,7 @@ class Lexicon:
             if typed_short and not out and any(ch.isupper() for ch in term) and not term.istitle():
                 add(self.initialisms(term), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
             if term.islower() and low.isalpha() and low not in v and self.kind(low) == "":
-                from clinqa.lexicon.corpus import clipped
-
-                add(self._clippings(low) or clipped(low, v.counts, most=3), "corpus")
+                add(self._clippings(low) or self._clipped_words(low)[:3], "corpus")
         if low not in SHORTHAND:
             add(self._senses(term), "abbrev")
         return tuple(Equivalent(t, s) for t, s in out.items())
@@ -179,19 +178,29 @@ class Lexicon:
         resuscitation, "anticoag" -> anticoagulation, "vit" -> vitamin; a clipping's plural too: "comorbs" ->
         comorbidities), leaving out ordinary English words ("incl" is no clipping of "include" here), clinical
         and concrete words first, then most chunks first, at most three; () without a vocabulary. Cached."""
-        v = self.vocabulary
-        if v is None:
+        if self.vocabulary is None:
             return ()
         if word not in self._clipped:
-            from clinqa.lexicon.corpus import clipped
-
-            found = clipped(word, v.counts, most=8)
+            found = self._clipped_words(word)
             if not found and word.endswith("s") and len(word) > 4:
-                found = clipped(word[:-1], v.counts, most=8)
+                found = self._clipped_words(word[:-1])
             kept = [f for f in found if self.kind(f) != "ordinary"]
             # a drug, condition, procedure or substance before other words ("psych": psychosis, not psychosocial)
             self._clipped[word] = tuple(sorted(kept, key=lambda f: self.kind(f) not in ("clinical", "concrete")))[:3]
         return self._clipped[word]
+
+    def _clipped_words(self, word: str) -> tuple[str, ...]:
+        """:func:`clinqa.lexicon.corpus.clipped` of ``word`` against the bound vocabulary, at most 8, most chunks
+        first: one pass over the vocabulary per word (its readers take a prefix: the same words as a smaller
+        ``most``); () without a vocabulary."""
+        v = self.vocabulary
+        if v is None:
+            return ()
+        if word not in self._clipped_raw:
+            from clinqa.lexicon.corpus import clipped
+
+            self._clipped_raw[word] = clipped(word, v.counts, most=8)
+        return self._clipped_raw[word]
 
     # -- what a word is ---------------------------------------------------------------------------------------
     def kind(self, word: str) -> str:
@@ -248,9 +257,7 @@ class Lexicon:
         if typo_of(w):
             return "typo"
         if self.vocabulary is not None and 3 <= len(w) <= 6 and w.isalpha():
-            from clinqa.lexicon.corpus import clipped
-
-            found = clipped(w, self.vocabulary.counts, most=5)
+            found = self._clipped_words(w)[:5]
             if found and all(self.kind(f) == "ordinary" for f in found):
                 return "ordinary"  # a clipped ordinary word: "incl" begins only "include", "including", ...
         return ""
