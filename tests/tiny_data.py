@@ -71,14 +71,28 @@ class FlatEncoder(KeywordEncoder):
     encode_queries = encode_passages
 
 
-def with_llm(base: Pipeline, url: str, **answer: object) -> Pipeline:
+def with_llm(base: Pipeline, url: str, generation: dict[str, object] | None = None, **answer: object) -> Pipeline:
     """``base``'s pipeline (its store and loaded encoder) answering through the OpenAI-compatible server at ``url``
     (the real client; tests/llm/chat_server.py), no retries, 5 s timeout; ``answer``: answer settings changed too
-    (``lexicon=False``)."""
+    (``lexicon=False``); ``generation``: generation settings changed too (``{"unsupported": "flag"}``)."""
     s = base.settings.model_copy(update={
         "llm": base.settings.llm.model_copy(update={"backend": "openai", "base_url": url, "model": "gpt-4o-mini",
                                                     "max_retries": 0, "timeout_s": 5}),
-        "answer": base.settings.answer.model_copy(update=answer)})
+        "answer": base.settings.answer.model_copy(update=answer),
+        "generation": base.settings.generation.model_copy(update=generation or {})})
     p = Pipeline(s)
     p._encoder = base.encoder
     return p
+
+
+# -- the per-scope BM25 tests' corpus (tests/store/test_scoped_bm25.py on Qdrant, test_lance_scoped_bm25.py on
+# LanceDB): reference guidelines, two patients' notes, and the notes added later (a new patient P3, more of P2)
+SCOPE_REFERENCE = {"g1": "Warfarin dosing: target INR 2 to 3 in atrial fibrillation.",
+                   "g2": "Apixaban or warfarin for stroke prevention; check renal function.",
+                   "g3": "Statins after myocardial infarction lower the risk of stroke."}
+SCOPE_NOTES = {"P1": {"n1": "Patient on warfarin, INR 2.4 today; no bleeding.",
+                      "n2": "Renal function stable on apixaban."},
+               "P2": {"n3": "Warfarin stopped after a bleed; INR high."}}
+SCOPE_LATER = {"P3": {"n4": "Warfarin warfarin INR INR stroke", "n5": "Started warfarin for fibrillation."},
+               "P2": {"n6": "Warfarin restarted at 3 mg; INR target 2 to 3; stroke risk."}}
+SCOPE_QUERY = "warfarin INR stroke"

@@ -18,6 +18,7 @@ from clinqa.cli import app
 from clinqa.llm.tokens import cost_usd
 from clinqa.pipeline import Pipeline
 from clinqa.settings import Settings
+from tiny_data import with_llm
 
 DOCS = {
     "bronchitis.md": "# Acute bronchitis\n\n## Course\n\nMost patients recover fully without antibiotics. "
@@ -42,16 +43,6 @@ def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def base(tmp_path_factory: pytest.TempPathFactory, corpus: Path) -> Pipeline:
     p = Pipeline(Settings(data_dir=tmp_path_factory.mktemp("gen-store")))
     assert p.ingest([corpus], progress=False).failed == []
-    return p
-
-
-def with_llm(base: Pipeline, url: str, **gen: object) -> Pipeline:
-    s = base.settings.model_copy(update={
-        "llm": base.settings.llm.model_copy(update={"backend": "openai", "base_url": url, "model": "gpt-4o-mini",
-                                                    "max_retries": 0, "timeout_s": 5}),
-        "generation": base.settings.generation.model_copy(update=gen)})
-    p = Pipeline(s)
-    p._encoder = base.encoder
     return p
 
 
@@ -100,7 +91,8 @@ def test_flag_mode_keeps_unsupported_sentences_marked(base: Pipeline, chat_serve
     chat_server.responder = lambda req: (f"Give amoxicillin 500 mg three times daily for 5 days "
                                          f"[{evidence_number(req, 'amoxicillin 500 mg')}]. It is safe in pregnancy "
                                          f"[{evidence_number(req, 'amoxicillin 500 mg')}].")
-    ans = with_llm(base, chat_server.url, unsupported="flag").ask("What dose of amoxicillin for otitis media?")
+    flagging = with_llm(base, chat_server.url, generation={"unsupported": "flag"})
+    ans = flagging.ask("What dose of amoxicillin for otitis media?")
     assert ans.mode == "generated" and ans.answer.endswith("[unsupported]") and ans.answer.count("[unsupported]") == 1
 
 
@@ -177,7 +169,8 @@ def test_identifiers_not_in_evidence_are_redacted(base: Pipeline, chat_server: C
     chat_server.responder = lambda req: (
         f"Give amoxicillin 500 mg three times daily for 5 days [{evidence_number(req, 'amoxicillin 500 mg')}]. "
         f"Call John Smith at (555) 010-4477 to confirm [{evidence_number(req, 'amoxicillin 500 mg')}].")
-    ans = with_llm(base, chat_server.url, unsupported="flag").ask("What dose of amoxicillin for otitis media?")
+    flagging = with_llm(base, chat_server.url, generation={"unsupported": "flag"})
+    ans = flagging.ask("What dose of amoxicillin for otitis media?")
     assert ans.mode == "generated"
     assert "John Smith" not in json.dumps(ans.to_dict()) and "010-4477" not in json.dumps(ans.to_dict())
     assert "[REDACTED PERSON]" in ans.answer and "[REDACTED PHONE_NUMBER]" in ans.answer

@@ -21,16 +21,10 @@ from clinqa.store.bm25_stats import reference_scores
 from clinqa.store.filters import Filters
 from clinqa.store.lancedb import LanceStore
 from clinqa.store.sparse import stemmed_terms
+from tiny_data import SCOPE_LATER, SCOPE_NOTES, SCOPE_QUERY, SCOPE_REFERENCE
 
-REFERENCE = {"g1": "Warfarin dosing: target INR 2 to 3 in atrial fibrillation.",
-             "g2": "Apixaban or warfarin for stroke prevention; check renal function.",
-             "g3": "Statins after myocardial infarction lower the risk of stroke.",
-             "g4": "Aspirin is not a substitute for anticoagulation in fibrillation."}
-NOTES = {"P1": {"n1": "Patient on warfarin, INR 2.4 today; no bleeding.", "n2": "Renal function stable on apixaban."},
-         "P2": {"n3": "Warfarin stopped after a bleed; INR high."}}
-LATER = {"P3": {"n4": "Warfarin warfarin INR INR stroke", "n5": "Started warfarin for fibrillation."},
-         "P2": {"n6": "Warfarin restarted at 3 mg; INR target 2 to 3; stroke risk."}}
-QUERY = "warfarin INR stroke"
+REFERENCE = {**SCOPE_REFERENCE, "g4": "Aspirin is not a substitute for anticoagulation in fibrillation."}
+NOTES, LATER, QUERY = SCOPE_NOTES, SCOPE_LATER, SCOPE_QUERY
 
 
 def chunk(doc: str, text: str, patient: str | None = None, year: int | None = None) -> Chunk:

@@ -17,19 +17,13 @@ import pytest
 from clinqa.chunking.base import Chunk
 from clinqa.store.bm25_stats import Bm25Stats, reference_scores, scope_key
 from clinqa.store.filters import Filters
+from tiny_data import SCOPE_LATER, SCOPE_NOTES, SCOPE_QUERY, SCOPE_REFERENCE
 
 qe = pytest.importorskip("qdrant_edge", reason="qdrant-edge-py is not installed (pip install 'clinqa[qdrant]')")
 from clinqa.store.qdrant import QdrantStore  # noqa: E402
 from clinqa.store.qdrant_edge import EdgeStore  # noqa: E402
 
-REFERENCE = {"g1": "Warfarin dosing: target INR 2 to 3 in atrial fibrillation.",
-             "g2": "Apixaban or warfarin for stroke prevention; check renal function.",
-             "g3": "Statins after myocardial infarction lower the risk of stroke."}
-NOTES = {"P1": {"n1": "Patient on warfarin, INR 2.4 today; no bleeding.", "n2": "Renal function stable on apixaban."},
-         "P2": {"n3": "Warfarin stopped after a bleed; INR high."}}
-LATER = {"P3": {"n4": "Warfarin warfarin INR INR stroke", "n5": "Started warfarin for fibrillation."},
-         "P2": {"n6": "Warfarin restarted at 3 mg; INR target 2 to 3; stroke risk."}}
-QUERY = "warfarin INR stroke"
+REFERENCE, NOTES, LATER, QUERY = SCOPE_REFERENCE, SCOPE_NOTES, SCOPE_LATER, SCOPE_QUERY
 
 
 def chunk(doc: str, text: str, patient: str | None = None) -> Chunk:
