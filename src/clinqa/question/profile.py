@@ -110,6 +110,8 @@ class QuestionProfile(TermsRead, AsksRead):
 
         rarity = rarity or terms.default_rarity()
         expansion = synonyms.expand(question)
+        if lexicon is not None:  # the question's abbreviations and long forms, as this corpus uses them
+            expansion = expansion.with_terms(lexicon.abbreviation_terms(question))
         termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
         if lexicon is not None and termed.key_terms is not None:
             termed = replace(termed, key_terms=_lexical(termed.key_terms, termed.normalized, lexicon))

@@ -24,7 +24,7 @@ from clinqa.chunking.base import Chunk, content_levels
 from clinqa.embedding.base import Encoder
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.fusion import FLOORS, convex, parent_convex, parent_rrf, rrf
-from clinqa.retrieval.synonyms import Expansion, expand
+from clinqa.retrieval.synonyms import expand
 from clinqa.settings import RetrievalSettings
 from clinqa.text import normalize
 
@@ -100,10 +100,7 @@ def hybrid_search(
     # the dense product), then reads all their rows in one take (Store.hybrid_lists)
     expansion = expand(query) if settings.expand_synonyms else None
     if expansion is not None and more:
-        extra = [t for ts in more.values() for t in ts if t not in expansion.text]
-        added_more = {w: ts for w, ts in more.items() if w not in expansion.added}
-        expansion = Expansion({**expansion.added, **added_more},
-                              expansion.text + (" " + " ".join(dict.fromkeys(extra)) if extra else ""))
+        expansion = expansion.with_terms(more)
     dense, bm25, list_ms = store.hybrid_lists(qv, expansion.text if expansion else query, settings.dense_k,
                                               settings.bm25_k, filters)
     extra: dict[str, float] = {}

