@@ -1,4 +1,4 @@
-"""Rules as data (clinqa.decision.rules): every rule of the answerability tables runs its golden case
+"""Rules as data (clinqa.evidence.rules): every rule of the answerability tables runs its golden case
 through the real function (:func:`mentions`, :func:`is_decisive`), which must give the expected outcome
 with that rule deciding."""
 
@@ -19,7 +19,7 @@ from clinqa.decision.answerability import (
     mention_rule,
     mentions,
 )
-from clinqa.decision.rules import Golden, Rule, Step, decide, names, which
+from clinqa.evidence.rules import Golden, Rule, Step, decide, names, which
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize

@@ -10,11 +10,11 @@ import pytest
 
 import clinqa.answer.extractive as extractive
 import clinqa.decision.answerability as answerability
-import clinqa.decision.bands as bands
+import clinqa.evidence.bands as bands
 import clinqa.question.asks as asks
 from clinqa.decision.answerability import within_stated_bound
-from clinqa.decision.bands import read_band
 from clinqa.decision.quote import DURATION
+from clinqa.evidence.bands import read_band
 from clinqa.question.terms import QUANTITY, KeyTerm
 from clinqa.text.quantities import (
     BOUND,
@@ -65,7 +65,7 @@ def test_bound_op_reads_words_and_symbols(raw: str, op: str) -> None:
 
 
 def test_bound_words_are_the_union_of_the_two_former_tables() -> None:
-    """decision/bands.py and decision/answerability.py had a table each: 14 and 15 words, 12 shared."""
+    """evidence/bands.py and decision/answerability.py had a table each: 14 and 15 words, 12 shared."""
     former_bands = {"under", "below", "less than", "lower than", "fewer than", "up to", "at most", "no more than",
                     "over", "above", "more than", "greater than", "at least", "no less than"}
     former_answerability = {"under", "below", "less than", "lower than", "fewer than", "over", "above", "more than",

@@ -36,8 +36,8 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.types import Answer, Citation
-from clinqa.decision.coverage import unmentioned_in
 from clinqa.decision.threshold import GateDecision, RefusalGate
+from clinqa.evidence.coverage import unmentioned_in
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.synonyms import term_matches
@@ -86,7 +86,7 @@ def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str,
                   answering: bool) -> list[str]:
     """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
     False), then, with ``unknown_terms == "warn"``, the question words in ``missing`` (those no
-    visible chunk has, :func:`clinqa.decision.coverage.term_counts`). ``scoped``: a patient, year,
+    visible chunk has, :func:`clinqa.evidence.coverage.term_counts`). ``scoped``: a patient, year,
     source or document filter applied (the words are then missing "under the applied filters");
     ``answering``: the gate's own decision, which adds that the quoted passages may not answer."""
     out = []
@@ -256,7 +256,7 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
     (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
     empty or amount-less quote, :mod:`clinqa.decision.table`). A warning names the ``rare`` question
     words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.decision.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    (:func:`clinqa.evidence.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")

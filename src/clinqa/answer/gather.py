@@ -22,11 +22,11 @@ from clinqa.answer.extractive import (
     sibling_sections,
     with_siblings,
 )
-from clinqa.answer.reading import PassageReadings
 from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability, CheckedPassage
 from clinqa.decision.answerability import check as check_answerability
-from clinqa.decision.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
@@ -89,7 +89,7 @@ class KeyTermTest:
     count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
     ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
     vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
-    ``readings``: the ask's passage readings (:class:`clinqa.answer.reading.PassageReadings`), so that each hit's
+    ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
     text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
 
     question: str
@@ -123,7 +123,7 @@ class KeyTermTest:
 
     def on(self, hits: Sequence[Any]) -> Answerability:
         """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
-        chunk read for the test once per ask (:attr:`clinqa.answer.reading.PassageReading.checked` of
+        chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
         :attr:`readings`)."""
         return self._check([self.readings.of(h.chunk).checked for h in hits])
 
@@ -157,7 +157,7 @@ def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Seque
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
-    content words no visible chunk has (:func:`clinqa.decision.coverage.term_counts`). Only a lower-case word
+    content words no visible chunk has (:func:`clinqa.evidence.coverage.term_counts`). Only a lower-case word
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
     answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
@@ -254,12 +254,12 @@ def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str
              timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
     """``(missing, rare)``: the content words of the question (read as ``asked``: its
     :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
-    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.decision.coverage.term_counts`; none when
+    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.evidence.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
     man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
-    from clinqa.decision.coverage import typo_of_stopword
+    from clinqa.evidence.coverage import typo_of_stopword
     from clinqa.question.terms import misspelt_common_word
 
     t0 = time.perf_counter()

@@ -16,7 +16,7 @@ are
 - **quantities**: a number with its unit ("500 mg", "30 ml/min"): the number must appear.
 
 Question scaffolding ("dose", "criteria", "first-line", :data:`SCAFFOLD`, also by stem: "defines")
-and the stopwords of :mod:`clinqa.decision.coverage` are never key, nor is a short abbreviation that
+and the stopwords of :mod:`clinqa.evidence.coverage` are never key, nor is a short abbreviation that
 neither the corpus nor the synonym table knows, typed in lower case ("abx": no evidence either way;
 "PERC", typed as an abbreviation, stays key). A key word the
 corpus lacks is first repaired against the corpus vocabulary
@@ -33,7 +33,7 @@ refuses and names it; other missing terms only add a warning.
 Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
 
-The rules are data (:mod:`clinqa.decision.rules`): :data:`MENTION_RULES` (what counts as a mention),
+The rules are data (:mod:`clinqa.evidence.rules`): :data:`MENTION_RULES` (what counts as a mention),
 :data:`DECISIVE_RULES` (which missing term refuses) and :data:`CHECK_RULES` (what :func:`check` applies to
 the passages as a whole) list them by name, in order, each with a worked example that
 ``tests/answer/test_rules.py`` runs; :func:`mention_rule` and :func:`decisive_rule` name the rule that fired.
@@ -48,9 +48,9 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from clinqa.chunking.units import Unit
-from clinqa.decision.bands import row_holds_quantity, table_rows
-from clinqa.decision.coverage import variants
-from clinqa.decision.rules import Example, Golden, Rule, Step, decide, which
+from clinqa.evidence.bands import row_holds_quantity, table_rows
+from clinqa.evidence.coverage import variants
+from clinqa.evidence.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.question.terms import (
     NOT_ABBREVIATIONS,
     POPULATIONS,
@@ -187,7 +187,7 @@ Passage = tuple[str, str, set[str], set[str], tuple[Unit, ...]]
 
 def _passage_index(text: str) -> Passage:
     """(text with single spaces, the same lower-cased, its words, their stems, its table rows) for presence
-    tests. The rows (:func:`clinqa.decision.bands.table_rows`) are read before the line breaks are lost."""
+    tests. The rows (:func:`clinqa.evidence.bands.table_rows`) are read before the line breaks are lost."""
     orig = " ".join(text.split())
     low = orig.lower()
     ws = set(words_of(low))
@@ -201,7 +201,7 @@ class CheckedPassage:
     ``text``, the passage normalised (:func:`clinqa.text.unicode.normalize`) with its scope exclusions removed
     (:func:`without_scope_exclusions`), and its :attr:`index` (:func:`_passage_index`: single-spaced text, lower
     case, words, stems, table rows), built on first use. :meth:`of` reads one from a raw passage text;
-    :class:`clinqa.answer.reading.PassageReading` holds one per retrieved chunk."""
+    :class:`clinqa.evidence.reading.PassageReading` holds one per retrieved chunk."""
 
     text: str
 
@@ -223,7 +223,7 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     ``matcher(typed term, text)`` is a second test, e.g. :func:`clinqa.retrieval.synonyms.term_matches`
     (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril"). A modifier of a head of :data:`BESIDE_HEAD`
     is mentioned only beside that head (:func:`names_with_head`). The rules are those of
-    :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.decision.rules.decide`)."""
+    :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.evidence.rules.decide`)."""
     return decide(MENTION_RULES, MentionCase(term, passage, equivalents, matcher))
 
 
@@ -293,8 +293,8 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
     the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
     60 kg" (bounds in words: :data:`clinqa.text.quantities.BOUND_WORDS`) and in "50-59 kg", not in "> 60
     kg": a patient's value is answered by the threshold that covers it. A table row of ``rows`` (the
-    passage's, read with its line breaks: :func:`clinqa.decision.bands.table_rows`) counts too: "70 mL/min"
-    lies in the "50-90" row of a "CrCl (mL/min)" column (:func:`clinqa.decision.bands.row_holds_quantity`)."""
+    passage's, read with its line breaks: :func:`clinqa.evidence.bands.table_rows`) counts too: "70 mL/min"
+    lies in the "50-90" row of a "CrCl (mL/min)" column (:func:`clinqa.evidence.bands.row_holds_quantity`)."""
     unit = _unit(term)
     try:
         value = float(term.match)
@@ -314,7 +314,7 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Mention rules (:func:`mentions`) as data: each a named :class:`clinqa.decision.rules.Rule` with one golden
+# Mention rules (:func:`mentions`) as data: each a named :class:`clinqa.evidence.rules.Rule` with one golden
 # case (tests/answer/test_rules.py runs them all through :func:`mentions`).
 
 
@@ -350,7 +350,7 @@ class MentionCase:
 
 def term_forms(term: KeyTerm, equivalents: Callable[[str], Iterable[str]] | None = None) -> list[str]:
     """The forms (lower case, in order, each once) a passage may name ``term`` by: a population's listed forms
-    (:data:`POPULATIONS`) or the term with its irregular plural (:func:`clinqa.decision.coverage.variants`), a
+    (:data:`POPULATIONS`) or the term with its irregular plural (:func:`clinqa.evidence.coverage.variants`), a
     combination product's other spellings, their ``equivalents`` (the synonym table's,
     :func:`clinqa.retrieval.synonyms.equivalents`) and American spellings (:func:`fold`). What
     :attr:`MentionCase.forms` searches, and what :attr:`Answerability.searched` lists for a missing term."""
@@ -448,7 +448,7 @@ def _condition_untyped(c: MentionCase) -> bool | None:
 #: beside its head comes first, since it vetoes mentions every later rule would accept ("opioid" in
 #: "opioid medications" for "opioid use disorder"); a quantity is decided by its own two rules before the
 #: word rules (its number is no word to stem); the form rules after them only say yes, so among them the
-#: order is cheapest and most common first, which decides which rule is named (:func:`clinqa.decision.rules.which`)
+#: order is cheapest and most common first, which decides which rule is named (:func:`clinqa.evidence.rules.which`)
 #: but not the outcome; ``not_mentioned`` closes the table.
 MENTION_RULES: tuple[Rule[MentionCase], ...] = (
     Rule("modifier_beside_head",
@@ -557,7 +557,7 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
     quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
     first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
     them; a passage given as a :class:`CheckedPassage` was read so already (and its index is reused), as each
-    retrieved chunk is once per ask (:class:`clinqa.answer.reading.PassageReading`).
+    retrieved chunk is once per ask (:class:`clinqa.evidence.reading.PassageReading`).
     ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
     :class:`clinqa.question.profile.QuestionProfile`), read with the same
     ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question

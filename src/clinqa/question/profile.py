@@ -7,7 +7,7 @@ the key-term test (:func:`clinqa.decision.answerability.check`), the choice of p
 :func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
 (:func:`clinqa.answer.extractive.extract_answer`), the decision's amount check
 (:func:`clinqa.decision.quote.missing_amount_reason`) and the corpus coverage
-(:func:`clinqa.decision.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
+(:func:`clinqa.evidence.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
 the coverage take the read (:class:`clinqa.question.asks.AsksRead`, which the profile is), not the question's
 text; a caller with no profile reads one (:func:`clinqa.question.asks.read_asks`, :func:`~clinqa.question.asks.
 asks_of`). The key-term test still takes the question too and reads it when given no profile of it.

@@ -13,7 +13,7 @@ What a reading holds:
 * :attr:`PassageReading.checked`: the passage as the key-term test reads it
   (:class:`clinqa.decision.answerability.CheckedPassage`: the stored text, header included, less its units
   addressed to an AI model (:func:`clinqa.chunking.units.without_suspicious`), normalised, scope exclusions removed;
-  its index of words, stems and table rows (:func:`clinqa.decision.bands.table_rows`) built once), read by every
+  its index of words, stems and table rows (:func:`clinqa.evidence.bands.table_rows`) built once), read by every
   run of :meth:`clinqa.answer.gather.KeyTermTest.on` in the ask (the context, the candidates of a later heading,
   the deeper context, the model's passages).
 
