@@ -6,19 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from clinqa.decision.answerability import (
-    CHECK_RULES,
-    DECISIVE_RULES,
-    MENTION_RULES,
-    DecisiveCase,
-    MentionCase,
-    _passage_index,
-    check,
-    decisive_rule,
-    is_decisive,
-    mention_rule,
-    mentions,
-)
+from clinqa.decision.answerability import CHECK_RULES, DECISIVE_RULES, DecisiveCase, check, decisive_rule, is_decisive
+from clinqa.evidence.mentions import MENTION_RULES, MentionCase, _passage_index, mention_rule, mentions
 from clinqa.evidence.rules import Golden, Rule, Step, decide, names, which
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches

@@ -11,10 +11,11 @@ import pytest
 import clinqa.answer.extractive as extractive
 import clinqa.decision.answerability as answerability
 import clinqa.evidence.bands as bands
+import clinqa.evidence.mentions as mentions
 import clinqa.question.asks as asks
-from clinqa.decision.answerability import within_stated_bound
 from clinqa.decision.quote import DURATION
 from clinqa.evidence.bands import read_band
+from clinqa.evidence.mentions import within_stated_bound
 from clinqa.question.terms import QUANTITY, KeyTerm
 from clinqa.text.quantities import (
     BOUND,
@@ -153,7 +154,7 @@ def test_within_stated_bound_reads_the_same_bounds(passage: str, number: str, ex
 
 
 def test_no_reader_keeps_its_own_copy_of_the_grammar() -> None:
-    for module in (bands, answerability):
+    for module in (bands, answerability, mentions):
         assert not hasattr(module, "_WORD_OPS") and not hasattr(module, "_BOUND_WORDS")
     for module in (bands, asks):
         assert not hasattr(module, "_DASHES")

@@ -82,7 +82,6 @@ import numpy as np
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
-from clinqa.decision.answerability import stem
 from clinqa.embedding.base import Encoder
 from clinqa.evidence.bands import Band, header_unit, heading_bands, heading_fit, read_band, same_unit
 from clinqa.evidence.coverage import STOPWORDS
@@ -99,6 +98,7 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
 from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
+from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:

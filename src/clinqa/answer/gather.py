@@ -23,9 +23,10 @@ from clinqa.answer.extractive import (
     with_siblings,
 )
 from clinqa.chunking.units import without_suspicious
-from clinqa.decision.answerability import Answerability, CheckedPassage
+from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
 from clinqa.evidence.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.mentions import CheckedPassage
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -160,11 +161,11 @@ def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Seque
     content words no visible chunk has (:func:`clinqa.evidence.coverage.term_counts`). Only a lower-case word
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
-    answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
+    answer asked for ("urate target": :data:`clinqa.question.terms.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns. ``asked``:
     what was read of the question (its :attr:`clinqa.question.asks.AsksRead.tokens`)."""
-    from clinqa.decision.answerability import zipf
     from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
+    from clinqa.text.zipf import zipf
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
     tokens = asked.tokens
@@ -258,7 +259,7 @@ def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
-    man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
+    man") are context, not words the corpus should have (:func:`clinqa.question.terms.without_ages`)."""
     from clinqa.evidence.coverage import typo_of_stopword
     from clinqa.question.terms import misspelt_common_word
 
