@@ -257,7 +257,7 @@ class Pipeline:
         and the rest of the evidence (:func:`clinqa.answer.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
-        then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.gather.model_notes`).
+        then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.assemble.model_notes`).
         ``query_vector`` reuses a stored embedding of the question (replay). Raises :class:`ConfigError` for an empty
         question or store."""
         t0, s = time.perf_counter(), self.settings.answer
@@ -271,12 +271,12 @@ class Pipeline:
         ev.model_writes = generate and self.settings.llm.backend != "none"
         found = gather.gather(stages, ev, query_vector)
         verdict = decide.run(ev, "retrieval", decision).verdict
-        draft = gather.draft(stages, ev, found, decision)
+        draft = assemble.draft_of(stages, ev, found, decision)
         if not verdict.answer:
-            answer = gather.refusal(stages, draft, verdict.reason, ev, found)
+            answer = assemble.refusal_for(stages, draft, verdict.reason, ev, found)
         else:
             t1 = time.perf_counter()
-            ev.extract = gather.quote(stages, ev, found)
+            ev.extract = assemble.quote(stages, ev, found)
             draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
@@ -287,7 +287,7 @@ class Pipeline:
             from clinqa.answer.generate import generated_answer
 
             answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
-                                      decision, gather.model_notes(stages, ev, found))
+                                      decision, assemble.model_notes(stages, ev, found))
         return answer
 
     def ask_no_context(self, question: str, closed: bool = False) -> Answer:

@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from clinqa.decision.answerability import check, is_decisive, stem
+from clinqa.decision.answerability import check, is_decisive
 from clinqa.question.terms import key_terms
 from clinqa.retrieval.vocabulary import Vocabulary, words_of
+from clinqa.text.stems import snowball_stem as stem
 
 ASTHMA = ("Asthma guideline > Starting treatment\n\nOffer a low-dose inhaled corticosteroid with formoterol, "
           "used as needed, to adults with newly diagnosed asthma.")
@@ -417,7 +418,7 @@ def test_abbreviations_are_named_as_typed():
 
 
 def test_a_patient_value_inside_a_stated_bound_is_mentioned():
-    from clinqa.decision.answerability import within_stated_bound
+    from clinqa.evidence.mentions import within_stated_bound
     from clinqa.question.terms import KeyTerm
 
     q = "What is the dose of apixaban in patients with a weight of 55 kg aged 85?"
@@ -445,7 +446,7 @@ def test_an_abbreviation_the_passage_defines_as_something_else_is_not_mentioned(
 def test_a_term_named_only_where_the_document_excludes_it_is_not_mentioned():
     """Found by a new user: 'VTE in cancer patients' was answered from 'Cancer-associated VTE ... not in
     this document'. Cancer is a population (as pregnancy is), and the exclusion sentence does not count."""
-    from clinqa.decision.answerability import without_scope_exclusions
+    from clinqa.evidence.mentions import without_scope_exclusions
 
     passage = ("- Cancer-associated VTE and pregnancy-associated VTE are addressed in separate ASH guideline "
                "modules, not in this document.\n- Generally, LMWH is the preferred anticoagulant in pregnancy.")
@@ -612,7 +613,7 @@ def test_covered_lists_the_passages_naming_each_term_or_an_alternative():
 def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treatment_question():
     # found by a new user: "treatment for ventilator-associated pneumonia" was answered from a TBI feeding
     # recommendation that names VAP as what the feeding route prevents
-    from clinqa.decision.answerability import prevention_masked
+    from clinqa.evidence.mentions import prevention_masked
     from clinqa.lexicon import Lexicon
     from clinqa.retrieval.vocabulary import Vocabulary
 
@@ -642,7 +643,7 @@ def test_a_condition_named_only_as_something_to_prevent_is_no_mention_in_a_treat
 def test_a_general_passage_covers_a_typed_condition_but_not_another_type():
     # "What HbA1c target ... type 2 diabetes?": the A1C goal for "adults with diabetes" applies; the
     # passage was left out as not naming type 2 diabetes (new-user helper)
-    from clinqa.decision.answerability import names_condition_untyped
+    from clinqa.evidence.mentions import names_condition_untyped
 
     goal = "An A1C goal of < 7% is appropriate for many nonpregnant adults with diabetes."
     assert names_condition_untyped("type 2 diabetes", goal.lower())
@@ -682,7 +683,7 @@ def test_a_greek_letter_the_corpus_spells_out_is_searched_spelled(tmp_path: Path
 
 
 def test_only_the_condition_right_after_a_prevention_frame_is_blanked():
-    from clinqa.decision.answerability import prevention_masked
+    from clinqa.evidence.mentions import prevention_masked
 
     sah = ["subarachnoid hemorrhage", "sah"]
     # a heading "Prevention of DCI" above a bullet naming nimodipine: another line, nothing blanked
@@ -812,7 +813,7 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
     """Third new-user helper: "first-line medication for opioid use disorder" was answered from the alcohol
     use disorder guideline ("block the analgesic effects of opioid medications"); "mitral" counted in "mitral
     stenosis, mechanical heart valves" for a mechanical mitral valve."""
-    from clinqa.decision.answerability import names_with_head
+    from clinqa.evidence.mentions import names_with_head
 
     assert names_with_head("opioid", "disorder", "buprenorphine for opioid use disorder.")
     assert names_with_head("mitral", "valve", "mechanical mitral and aortic valves")

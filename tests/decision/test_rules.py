@@ -1,4 +1,4 @@
-"""Rules as data (clinqa.decision.rules): every rule of the answerability tables runs its golden case
+"""Rules as data (clinqa.evidence.rules): every rule of the answerability tables runs its golden case
 through the real function (:func:`mentions`, :func:`is_decisive`), which must give the expected outcome
 with that rule deciding."""
 
@@ -6,20 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from clinqa.decision.answerability import (
-    CHECK_RULES,
-    DECISIVE_RULES,
-    MENTION_RULES,
-    DecisiveCase,
-    MentionCase,
-    _passage_index,
-    check,
-    decisive_rule,
-    is_decisive,
-    mention_rule,
-    mentions,
-)
-from clinqa.decision.rules import Golden, Rule, Step, decide, names, which
+from clinqa.decision.answerability import CHECK_RULES, DECISIVE_RULES, DecisiveCase, check, decisive_rule, is_decisive
+from clinqa.evidence.mentions import MENTION_RULES, MentionCase, _passage_index, mention_rule, mentions
+from clinqa.evidence.rules import Golden, Rule, Step, decide, names, which
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize

@@ -193,7 +193,7 @@ def test_abbreviation_senses_kept_to_the_corpus_rename_only_when_one():
 
 
 def test_a_passage_naming_an_abbreviation_in_full_mentions_it():
-    from clinqa.decision.answerability import term_forms
+    from clinqa.evidence.mentions import term_forms
     from clinqa.question.terms import KeyTerm
 
     lex = Lexicon(Vocabulary.from_texts(["Rapid ventricular response: give diltiazem.", "Diltiazem dosing."]))

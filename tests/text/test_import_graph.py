@@ -137,6 +137,30 @@ def test_the_decision_is_made_below_the_answer_package() -> None:
     assert sorted(m for m in reachable(graph, roots) if m.startswith("clinqa.answer")) == []
 
 
+#: what the evidence layer may import directly: itself, the question's package, the word tools, the lexicon,
+#: retrieval (filters, the query pool), the store's types and chunking's quotable units
+EVIDENCE_MAY_IMPORT = ("clinqa.evidence", "clinqa.question", "clinqa.text", "clinqa.lexicon", "clinqa.retrieval",
+                       "clinqa.store", "clinqa.chunking")
+
+
+def test_the_evidence_is_read_below_the_decision() -> None:
+    """Issue 48 item 4: the layers run question -> evidence -> decision -> answer. :mod:`clinqa.evidence` (passage
+    readings, mention matching, bands, coverage) imports only the packages below it (:data:`EVIDENCE_MAY_IMPORT`)
+    and reaches nothing of :mod:`clinqa.decision` or :mod:`clinqa.answer`, however indirectly; the decision may
+    import it; the question's package reaches nothing of it."""
+    graph = import_graph()
+    evidence = package(graph, "clinqa.evidence")
+    assert {"clinqa.evidence.mentions", "clinqa.evidence.reading", "clinqa.evidence.bands",
+            "clinqa.evidence.coverage", "clinqa.evidence.rules"} <= set(evidence)
+    direct = sorted({d for m in evidence for d in graph[m]})
+    assert [d for d in direct if not d.startswith(EVIDENCE_MAY_IMPORT)] == []
+    assert sorted(m for m in reachable(graph, evidence) if m.startswith(("clinqa.answer", "clinqa.decision"))) == []
+    question = package(graph, "clinqa.question")
+    assert sorted(m for m in reachable(graph, question) if m.startswith("clinqa.evidence")) == []
+    # the decision reads the evidence layer's mention matching (the key-term test)
+    assert "clinqa.evidence.mentions" in graph["clinqa.decision.answerability"]
+
+
 def evidence_names() -> list[str]:
     """What clinqa calls "evidence" in its names, as ``"kind module.name"``: modules and functions named
     ``evidence``, classes whose name holds ``Evidence`` and import aliases that hold it (``DecisionEvidence``). A
@@ -164,5 +188,7 @@ def test_evidence_names_one_thing() -> None:
     ``gather``), starting it :func:`clinqa.answer.scope.initial_evidence` (was ``scope.evidence``), and a
     numbered passage shown to a language model :class:`clinqa.answer.prompt.NumberedPassage` (was a second
     ``Evidence`` class, imported beside the first as ``DecisionEvidence``), and the cited texts the identifier
-    screen checks :class:`clinqa.answer.identifiers._CitedTexts` (was ``_Evidence``)."""
+    screen checks :class:`clinqa.answer.identifiers._CitedTexts` (was ``_Evidence``). The package
+    :mod:`clinqa.evidence` is the layer that reads what the passages say before the decision weighs it (its
+    ``__init__`` is no module named ``evidence`` here)."""
     assert evidence_names() == ["class clinqa.decision.verdict.Evidence"]

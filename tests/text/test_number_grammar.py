@@ -10,11 +10,12 @@ import pytest
 
 import clinqa.answer.extractive as extractive
 import clinqa.decision.answerability as answerability
-import clinqa.decision.bands as bands
+import clinqa.evidence.bands as bands
+import clinqa.evidence.mentions as mentions
 import clinqa.question.asks as asks
-from clinqa.decision.answerability import within_stated_bound
-from clinqa.decision.bands import read_band
 from clinqa.decision.quote import DURATION
+from clinqa.evidence.bands import read_band
+from clinqa.evidence.mentions import within_stated_bound
 from clinqa.question.terms import QUANTITY, KeyTerm
 from clinqa.text.quantities import (
     BOUND,
@@ -65,7 +66,7 @@ def test_bound_op_reads_words_and_symbols(raw: str, op: str) -> None:
 
 
 def test_bound_words_are_the_union_of_the_two_former_tables() -> None:
-    """decision/bands.py and decision/answerability.py had a table each: 14 and 15 words, 12 shared."""
+    """evidence/bands.py and decision/answerability.py had a table each: 14 and 15 words, 12 shared."""
     former_bands = {"under", "below", "less than", "lower than", "fewer than", "up to", "at most", "no more than",
                     "over", "above", "more than", "greater than", "at least", "no less than"}
     former_answerability = {"under", "below", "less than", "lower than", "fewer than", "over", "above", "more than",
@@ -153,7 +154,7 @@ def test_within_stated_bound_reads_the_same_bounds(passage: str, number: str, ex
 
 
 def test_no_reader_keeps_its_own_copy_of_the_grammar() -> None:
-    for module in (bands, answerability):
+    for module in (bands, answerability, mentions):
         assert not hasattr(module, "_WORD_OPS") and not hasattr(module, "_BOUND_WORDS")
     for module in (bands, asks):
         assert not hasattr(module, "_DASHES")

@@ -1,6 +1,13 @@
-"""Answer assembly: refusal wording, related topics, warnings and the extractive
-:class:`~clinqa.answer.types.Answer` (pure functions: no store, no model). Whether to answer is
-decided in :mod:`clinqa.decision.table`; this module renders what it decided.
+"""Answer assembly: the last layer of an ask (question -> evidence -> decision -> answer). Refusal wording, related
+topics, warnings and the extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model);
+whether to answer is decided in :mod:`clinqa.decision.table`, and this module renders what it decided.
+
+- From the gathered evidence (:class:`clinqa.answer.gather.Gathered`) and the decision to the answer, in the
+  order ``Pipeline.ask`` calls them: :func:`draft_of` (what every answer or refusal is rendered from),
+  :func:`refusal_for` (the refusal, or the year-range refusal: :func:`outside_years` searches once more without
+  the range), :func:`quote` (the extractive answer from the passages the decision let through) and
+  :func:`model_notes` (the missing-term notes a language model is given). These four read the pipeline's stages
+  (:class:`clinqa.answer.gather.Stages`: the store, the search, the unit encoder).
 
 - :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
 - The sentences of the decision's refusals are each step's own (:mod:`clinqa.decision`): e.g.
@@ -36,15 +43,18 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.types import Answer, Citation
-from clinqa.decision.coverage import unmentioned_in
 from clinqa.decision.threshold import GateDecision, RefusalGate
+from clinqa.evidence.coverage import unmentioned_in
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.extractive import Extract
+    from clinqa.answer.gather import Gathered, Stages
     from clinqa.decision.answerability import Answerability
+    from clinqa.decision.table import Decision
+    from clinqa.decision.verdict import Evidence
     from clinqa.question.time import TimeIntent
 
 MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
@@ -86,7 +96,7 @@ def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str,
                   answering: bool) -> list[str]:
     """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
     False), then, with ``unknown_terms == "warn"``, the question words in ``missing`` (those no
-    visible chunk has, :func:`clinqa.decision.coverage.term_counts`). ``scoped``: a patient, year,
+    visible chunk has, :func:`clinqa.evidence.coverage.term_counts`). ``scoped``: a patient, year,
     source or document filter applied (the words are then missing "under the applied filters");
     ``answering``: the gate's own decision, which adds that the quoted passages may not answer."""
     out = []
@@ -256,7 +266,7 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
     (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
     empty or amount-less quote, :mod:`clinqa.decision.table`). A warning names the ``rare`` question
     words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.decision.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    (:func:`clinqa.evidence.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")
@@ -271,3 +281,100 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
                               + ": check that they answer the question")
     also_in(ext.citations, ext.quotes, draft.hits)
     return Answer(**draft.common(), refused=False, answer=ext.text, citations=ext.citations, mode="extractive")
+
+
+# --- from the gathered evidence and the decision to the draft, the quote or the refusal ---------------
+
+def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
+    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
+    decision let through (:func:`quotable`; a passage under a qualifier heading replaced by
+    a sibling section that fits the question's qualifiers better, :func:`clinqa.answer.extractive.sibling_sections`;
+    with their neighbouring chunks, :func:`clinqa.answer.extractive.with_siblings`). A question about a
+    time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
+    (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
+    first for "current", "latest", "most recent" (the first line is then the value in force)."""
+    from clinqa.answer.extractive import extract_answer, sibling_sections, with_siblings
+
+    s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
+    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
+    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
+    readings = found.test.readings
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts, readings=readings)
+    if ev.timed and (check is None or not check.key_terms):
+        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
+                                               h.chunk.chunk_index))
+        return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
+                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring,
+                              readings=readings)
+    if ev.filters.patient_id is not None:
+        order = {id(h): i for i, h in enumerate(quoted)}
+        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
+        rank = {d: i for i, d in enumerate(dated)}
+        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
+    return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
+                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring,
+                          readings=readings)
+
+
+def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
+    """The hits dated outside ``ev.filters``' year range of the same search without the range (same
+    patient scope), when that wider search passes the gate (and the key-term test with
+    ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
+    from clinqa.answer.gather import in_years
+
+    s, filters, gate = stages.settings.answer, ev.filters, ev.gate
+    assert gate is not None
+    wide_filters = replace(filters, year_min=None, year_max=None)
+    wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
+                          query_vector=found.result.query_vector)
+    inside = {h.chunk.chunk_id for h in found.result.hits}
+    outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
+    wider_ok = gate.decide(wider, ev.missing, s.unknown_terms).answer
+    if wider_ok and s.key_terms == "refuse":
+        wider_ok = found.test.on(wider.hits[: s.context_chunks]).answerable
+    return outside if wider_ok else []
+
+
+def model_notes(stages: Stages, ev: Evidence, found: Gathered) -> list[str]:
+    """The missing-term notes the language model is given with its passages
+    (:func:`clinqa.decision.key_terms.missing_notes`), when the key-term rules would have refused (``ev.check``
+    has a decisive missing term, or decisive terms only apart) and the model decides instead: the key-term test
+    is run again on the passages the model is shown (the first ``generation.evidence_chunks`` hits, which are
+    not the quotable context the rules read), so each note is true of what the model reads. ``[]`` otherwise."""
+    from clinqa.decision.key_terms import missing_notes
+
+    check = ev.check
+    if check is None or not (check.decisive or check.apart) or ev.key_terms != "refuse":
+        return []
+    shown = found.result.hits[: stages.settings.generation.evidence_chunks]
+    return missing_notes(found.test.on(shown))
+
+
+def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gathered) -> Answer:
+    """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
+    and the question answers without it (:func:`outside_years`; :func:`year_range_refusal`), else :func:`refuse`
+    with the calibration's related threshold."""
+    n = stages.settings.answer.related_topics
+    outside = outside_years(stages, ev, found) if draft.filters.has_years else []
+    if outside:
+        undated = draft.filters.patient_id is None and not stages.reference_has_years()
+        return year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
+    assert ev.calibration is not None
+    return refuse(draft, reason, ev.calibration.related_threshold, n)
+
+
+def draft_of(stages: Stages, ev: Evidence, found: Gathered, decision: Decision) -> Draft:
+    """The :class:`Draft` every answer or refusal of the question is rendered from: the final ``decision``'s gate
+    record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`;
+    the quoted passages "may not answer" only when the gate with the dated-note step answered and the decision
+    still does)."""
+    verdict, filters, result = decision.verdict, ev.filters, found.result
+    assert ev.gate is not None and verdict.gate is not None
+    answering = decision.after("dated_note").answer and verdict.answer
+    warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
+                *gate_warnings(ev.gate, ev.missing, ev.unknown_terms, ev.scoped, answering),
+                *verdict.warnings]
+    return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
+                 result.expansion, ev.intent.describe(datetime.date.today()), result.query_vector,
+                 dict(result.timings_ms))

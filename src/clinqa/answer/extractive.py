@@ -40,7 +40,7 @@ Selection (:func:`extract_answer`), in order:
    or dash: "IV" of "IV (umbilical vein) -- Preferred") together with one column (by its header's words
    and numbers), or by a number inside one of its bands in a column it names (:func:`band_cell`: "INR 5"
    for the "4.0-6.0" row of "Baseline INR", "CrCl 70 mL/min" for the "50-90" row of "CrCl (mL/min)";
-   :mod:`clinqa.decision.bands`), that row gains ``cell_bonus`` and the other rows of its table are not
+   :mod:`clinqa.evidence.bands`), that row gains ``cell_bonus`` and the other rows of its table are not
    quoted. It is quoted whole, what named it and the column asked for first, every other column with its
    header after ("CrCl (mL/min) 15-29, Maintenance dose: 10 mg/kg; Interval: every 48 hours"): a dose
    without its interval or route misleads.
@@ -82,10 +82,9 @@ import numpy as np
 from clinqa.answer.types import Citation, citation_for
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
-from clinqa.decision.answerability import stem
-from clinqa.decision.bands import Band, header_unit, heading_bands, heading_fit, read_band, same_unit
-from clinqa.decision.coverage import STOPWORDS
 from clinqa.embedding.base import Encoder
+from clinqa.evidence.bands import Band, header_unit, heading_bands, heading_fit, read_band, same_unit
+from clinqa.evidence.coverage import STOPWORDS
 from clinqa.question.asks import (
     LIST_QUESTION,
     QUALIFIER_WORDS,
@@ -99,10 +98,11 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
 from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
+from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
-    from clinqa.answer.reading import PassageReadings
+    from clinqa.evidence.reading import PassageReadings
     from clinqa.settings import UnitScoring
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -209,7 +209,7 @@ def sibling_ids(chunk_id: str) -> list[str]:
 
 def units_of(chunk: Chunk, readings: PassageReadings | None = None) -> Sequence[Unit]:
     """The quotable units of ``chunk``'s body (:func:`clinqa.chunking.units.unit_records`): its reading's, read once
-    per ask (:attr:`clinqa.answer.reading.PassageReading.units`), when the ask's ``readings`` are given; else read
+    per ask (:attr:`clinqa.evidence.reading.PassageReading.units`), when the ask's ``readings`` are given; else read
     now."""
     return readings.units(chunk) if readings is not None else unit_records(chunk.body)
 
@@ -431,7 +431,7 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
     limitations and administration notes) and that ``names`` accepts (it names what the question is about),
     when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
-    band that holds a value the question gives (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score 5–6 —
+    band that holds a value the question gives (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
     come last. Unchanged when the question asks for no such kind and gives no such value. ``asked``: what
     was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
@@ -453,7 +453,7 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of the question ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities") nor a band that excludes a value the question gives
-    (:func:`clinqa.decision.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
+    (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
     the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
@@ -535,7 +535,7 @@ def band_cell(unit: Unit, asked: AsksRead) -> bool | None:
     "INR 5" for "Baseline INR", whose row "4.0-6.0" holds 5; also "> 6.0", "≥ 7"), or by the unit typed after
     the number ("70 mL/min" for "CrCl (mL/min)"; a "50-90 mL/min" cell gives its unit itself). A first cell
     that names its band in words is read as a heading ("CKD stage ≥ 3" holds "ckd stage 4":
-    :func:`clinqa.decision.bands.heading_fit`). The question is read dash-normalised (``asked.folded_values``,
+    :func:`clinqa.evidence.bands.heading_fit`). The question is read dash-normalised (``asked.folded_values``,
     ``asked.folded_quantities``); a range holds its ends ("30-49", "50-90"). Only the first column keys a row: a
     dose cell "≤ 100 mg/day" is not a band of the question's "stage 4"."""
     if unit.kind != "row" or len(unit.cells) < 2:
@@ -659,7 +659,7 @@ class Candidates:
         return self._stem_cache[key]
 
     def filed_in_band(self, hi: int, u: Unit) -> bool | None:
-        """:func:`clinqa.decision.bands.heading_fit` of the unit's headings and label (read once per label)."""
+        """:func:`clinqa.evidence.bands.heading_fit` of the unit's headings and label (read once per label)."""
         key = (hi, u.label)
         if key not in self._fit_cache:
             self._fit_cache[key] = heading_fit(f"{self.headings(hi)} {u.label}", self.profile.values)

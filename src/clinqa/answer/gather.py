@@ -1,8 +1,8 @@
 """Gathering, for one question, the evidence the decision weighs (:class:`clinqa.decision.verdict.Evidence`, read by
 :mod:`clinqa.decision.table`): the search and the passages an answer may quote, the corpus coverage of the question's
-words, the key-term test (looked for deeper when the first passages miss a decisive term), and, once the decision
-answers, the quoted extract. The pipeline's stages come in through :class:`Stages` (the ``Pipeline`` satisfies it), so
-this module never imports the pipeline."""
+words, the key-term test (looked for deeper when the first passages miss a decisive term). What follows the decision
+(the draft, the quote, the refusal) is :mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through
+:class:`Stages` (the ``Pipeline`` satisfies it), so this module never imports the pipeline."""
 
 from __future__ import annotations
 
@@ -16,17 +16,15 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.extractive import (
     band_sections,
-    extract_answer,
     fitting_hits,
     heading_context,
-    sibling_sections,
-    with_siblings,
 )
-from clinqa.answer.reading import PassageReadings
 from clinqa.chunking.units import without_suspicious
-from clinqa.decision.answerability import Answerability, CheckedPassage
+from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
-from clinqa.decision.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.mentions import CheckedPassage
+from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
@@ -35,14 +33,10 @@ from clinqa.question.profile import QuestionProfile
 if TYPE_CHECKING:
     import numpy as np
 
-    from clinqa.answer.assemble import Draft
-    from clinqa.answer.extractive import Extract
-    from clinqa.answer.types import Answer
     from clinqa.chunking import Chunk
     from clinqa.decision.answer_model import AnswerModel
     from clinqa.decision.calibration import Resolved
     from clinqa.decision.decisive_words import DecisiveModel
-    from clinqa.decision.table import Decision
     from clinqa.decision.verdict import Evidence
     from clinqa.embedding import Encoder
     from clinqa.retrieval.filters import Filters
@@ -89,7 +83,7 @@ class KeyTermTest:
     count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
     ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
     vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
-    ``readings``: the ask's passage readings (:class:`clinqa.answer.reading.PassageReadings`), so that each hit's
+    ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
     text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
 
     question: str
@@ -123,7 +117,7 @@ class KeyTermTest:
 
     def on(self, hits: Sequence[Any]) -> Answerability:
         """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
-        chunk read for the test once per ask (:attr:`clinqa.answer.reading.PassageReading.checked` of
+        chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
         :attr:`readings`)."""
         return self._check([self.readings.of(h.chunk).checked for h in hits])
 
@@ -157,14 +151,14 @@ def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Seque
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
-    content words no visible chunk has (:func:`clinqa.decision.coverage.term_counts`). Only a lower-case word
+    content words no visible chunk has (:func:`clinqa.evidence.coverage.term_counts`). Only a lower-case word
     of letters, general English (wordfreq Zipf >= ``common_from``; None: ``answer.rarity.decisive_below``,
     3.0), not a verb form, an adverb or a word of the kind of
-    answer asked for ("urate target": :data:`clinqa.decision.answerability.SCAFFOLD`), right after the key
+    answer asked for ("urate target": :data:`clinqa.question.terms.SCAFFOLD`), right after the key
     term with nothing between: a word on its own, after a comma, or next to no key term only warns. ``asked``:
     what was read of the question (its :attr:`clinqa.question.asks.AsksRead.tokens`)."""
-    from clinqa.decision.answerability import zipf
     from clinqa.question.terms import KeyTerm, default_rarity, is_scaffold
+    from clinqa.text.zipf import zipf
 
     common_from = default_rarity().decisive_below if common_from is None else common_from
     tokens = asked.tokens
@@ -254,12 +248,12 @@ def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str
              timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
     """``(missing, rare)``: the content words of the question (read as ``asked``: its
     :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
-    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.decision.coverage.term_counts`; none when
+    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.evidence.coverage.term_counts`; none when
     ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
     chunk has that is one edit from a word at least ``misspelt_from`` common (None:
     ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
-    man") are context, not words the corpus should have (:func:`clinqa.decision.answerability.without_ages`)."""
-    from clinqa.decision.coverage import typo_of_stopword
+    man") are context, not words the corpus should have (:func:`clinqa.question.terms.without_ages`)."""
+    from clinqa.evidence.coverage import typo_of_stopword
     from clinqa.question.terms import misspelt_common_word
 
     t0 = time.perf_counter()
@@ -414,104 +408,3 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                  or stages.has_patient_notes)
     return Gathered(asked, repairs, result, context, rare, test, profile)
-
-
-def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
-    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
-    decision let through (:func:`clinqa.answer.assemble.quotable`; a passage under a qualifier heading replaced by
-    a sibling section that fits the question's qualifiers better, :func:`clinqa.answer.extractive.sibling_sections`;
-    with their neighbouring chunks, :func:`clinqa.answer.extractive.with_siblings`). A question about a
-    time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
-    (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
-    first for "current", "latest", "most recent" (the first line is then the value in force)."""
-    from clinqa.answer.assemble import quotable
-
-    s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
-    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
-    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
-    readings = found.test.readings
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts, readings=readings)
-    if ev.timed and (check is None or not check.key_terms):
-        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
-                                               h.chunk.chunk_index))
-        return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
-                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring,
-                              readings=readings)
-    if ev.filters.patient_id is not None:
-        order = {id(h): i for i, h in enumerate(quoted)}
-        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
-        rank = {d: i for i, d in enumerate(dated)}
-        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
-                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring,
-                          readings=readings)
-
-
-def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
-    """The hits dated outside ``ev.filters``' year range of the same search without the range (same
-    patient scope), when that wider search passes the gate (and the key-term test with
-    ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
-    s, filters, gate = stages.settings.answer, ev.filters, ev.gate
-    assert gate is not None
-    wide_filters = replace(filters, year_min=None, year_max=None)
-    wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
-                          query_vector=found.result.query_vector)
-    inside = {h.chunk.chunk_id for h in found.result.hits}
-    outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
-    wider_ok = gate.decide(wider, ev.missing, s.unknown_terms).answer
-    if wider_ok and s.key_terms == "refuse":
-        wider_ok = found.test.on(wider.hits[: s.context_chunks]).answerable
-    return outside if wider_ok else []
-
-
-def model_notes(stages: Stages, ev: Evidence, found: Gathered) -> list[str]:
-    """The missing-term notes the language model is given with its passages
-    (:func:`clinqa.decision.key_terms.missing_notes`), when the key-term rules would have refused (``ev.check``
-    has a decisive missing term, or decisive terms only apart) and the model decides instead: the key-term test
-    is run again on the passages the model is shown (the first ``generation.evidence_chunks`` hits, which are
-    not the quotable context the rules read), so each note is true of what the model reads. ``[]`` otherwise."""
-    from clinqa.decision.key_terms import missing_notes
-
-    check = ev.check
-    if check is None or not (check.decisive or check.apart) or ev.key_terms != "refuse":
-        return []
-    shown = found.result.hits[: stages.settings.generation.evidence_chunks]
-    return missing_notes(found.test.on(shown))
-
-
-def refusal(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gathered) -> Answer:
-    """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
-    and the question answers without it (:func:`outside_years`;
-    :func:`clinqa.answer.assemble.year_range_refusal`), else :func:`clinqa.answer.assemble.refuse` with the
-    calibration's related threshold."""
-    from clinqa.answer import assemble
-
-    n = stages.settings.answer.related_topics
-    outside = outside_years(stages, ev, found) if draft.filters.has_years else []
-    if outside:
-        undated = draft.filters.patient_id is None and not stages.reference_has_years()
-        return assemble.year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
-    assert ev.calibration is not None
-    return assemble.refuse(draft, reason, ev.calibration.related_threshold, n)
-
-
-def draft(stages: Stages, ev: Evidence, found: Gathered, decision: Decision) -> Draft:
-    """The :class:`clinqa.answer.assemble.Draft` every answer or refusal of the question is rendered from:
-    the final ``decision``'s gate record and warnings after the question's own
-    (:func:`clinqa.answer.assemble.question_warnings`) and the gate's
-    (:func:`clinqa.answer.assemble.gate_warnings`; the quoted passages "may not answer" only when the
-    gate with the dated-note step answered and the decision still does)."""
-    import datetime
-
-    from clinqa.answer import assemble
-
-    verdict, filters, result = decision.verdict, ev.filters, found.result
-    assert ev.gate is not None and verdict.gate is not None
-    answering = decision.after("dated_note").answer and verdict.answer
-    warnings = [*assemble.question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
-                *assemble.gate_warnings(ev.gate, ev.missing, ev.unknown_terms, ev.scoped, answering),
-                *verdict.warnings]
-    return assemble.Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
-                          result.expansion, ev.intent.describe(datetime.date.today()), result.query_vector,
-                          dict(result.timings_ms))

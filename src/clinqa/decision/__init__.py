@@ -9,11 +9,12 @@ the sentence a refusal reads.
   :mod:`~clinqa.decision.calibration` holds the thresholds), :mod:`~clinqa.decision.dated_note`,
   :mod:`~clinqa.decision.support`,
   :mod:`~clinqa.decision.key_terms` (a decisive key term no passage mentions: the key-term test is
-  :mod:`~clinqa.decision.answerability`, its rules :mod:`~clinqa.decision.rules`, the learned decisive-word
-  classifier :mod:`~clinqa.decision.decisive_words`, unknown words :mod:`~clinqa.decision.coverage`),
+  :mod:`~clinqa.decision.answerability`, the learned decisive-word classifier
+  :mod:`~clinqa.decision.decisive_words`),
   :mod:`~clinqa.decision.answer_model`, :mod:`~clinqa.decision.quote` (nothing quotable, no amount quoted),
   :mod:`~clinqa.decision.model_refused`.
 
 Nothing else in clinqa sets a refusal; :mod:`clinqa.answer.assemble` renders the final verdict. The question
-the steps read was read once by :mod:`clinqa.question`.
+the steps read was read once by :mod:`clinqa.question`; what the passages say of it (passage readings, bands,
+unknown words) is read by :mod:`clinqa.evidence`, below this package.
 """

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
 
 
 class Term(Protocol):
-    """What a feature reads of a key term (:class:`clinqa.decision.answerability.KeyTerm`; not imported: the
+    """What a feature reads of a key term (:class:`clinqa.question.terms.KeyTerm`; not imported: the
     key-term test imports this module)."""
 
     text: str
@@ -130,7 +130,7 @@ def best_trigram(word: str, passage: PassageWords) -> float:
 
 def features(term: Term, in_corpus: bool, vocabulary: Vocabulary | None, passage: PassageWords,
              n_terms: int, n_missing: int) -> list[float]:
-    """The :data:`FEATURES` of missing ``term`` (a :class:`clinqa.decision.answerability.KeyTerm`):
+    """The :data:`FEATURES` of missing ``term`` (a :class:`clinqa.question.terms.KeyTerm`):
     ``in_corpus`` as the key-term test found it, ``vocabulary`` the scope's (corpus counts; None: 0),
     ``passage`` the quotable passages' words, ``n_terms`` / ``n_missing`` the question's key terms and
     those missing. Returns ``len(FEATURES)`` floats."""

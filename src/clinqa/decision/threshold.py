@@ -11,7 +11,7 @@ Signals (``answer.gate_signal``), each computed from one :class:`RetrievalResult
 Refuse below ``threshold``. The threshold belongs to the signal *and* the model that produced
 it: :mod:`clinqa.decision.calibration` stores calibrated thresholds keyed by both, so a new model
 never silently keeps an old threshold. A second, independent check refuses or warns on
-question words the corpus never mentions (:mod:`clinqa.decision.coverage`,
+question words the corpus never mentions (:mod:`clinqa.evidence.coverage`,
 ``answer.unknown_terms``).
 """
 
@@ -87,7 +87,7 @@ class RefusalGate:
     def decide(self, result: RetrievalResult, missing: list[str] | None = None,
                unknown_terms: str = "ignore") -> GateDecision:
         """Decide on one retrieval result. ``missing`` are question words the corpus never
-        mentions (:func:`clinqa.decision.coverage.missing_terms`); with ``unknown_terms="refuse"``
+        mentions (:func:`clinqa.evidence.coverage.missing_terms`); with ``unknown_terms="refuse"``
         any of them refuses."""
         top = gate_signal(result, self.signal)
 

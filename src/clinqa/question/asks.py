@@ -208,7 +208,7 @@ class AsksRead:
       typed)`` per number with a unit after it ("70 mL/min" -> ``("70", "ml/min")``).
     - ``content_terms``: its content words, a patient's age and sex left out (:func:`clinqa.question.terms.
       content_terms` of :func:`clinqa.question.terms.without_ages`), which the corpus coverage counts
-      (:func:`clinqa.decision.coverage.term_counts`).
+      (:func:`clinqa.evidence.coverage.term_counts`).
     - ``tokens``: its words (a letter, then word characters, apostrophes and hyphens) and other characters, one
       by one, as typed (:data:`_TOKEN`), for the compounds a key term forms with the word after it
       (:func:`clinqa.answer.gather.with_unknown_compounds`)."""
@@ -287,7 +287,7 @@ def has_qualifiers(question: str) -> bool:
 
 
 #: words that never name a value ("in 2 weeks", "a 5"): :func:`named_values`, and the bands headings give
-#: (:func:`clinqa.decision.bands.heading_bands`)
+#: (:func:`clinqa.evidence.bands.heading_bands`)
 VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be",
                         "total"})
 #: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")

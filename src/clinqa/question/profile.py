@@ -7,7 +7,7 @@ the key-term test (:func:`clinqa.decision.answerability.check`), the choice of p
 :func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
 (:func:`clinqa.answer.extractive.extract_answer`), the decision's amount check
 (:func:`clinqa.decision.quote.missing_amount_reason`) and the corpus coverage
-(:func:`clinqa.decision.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
+(:func:`clinqa.evidence.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
 the coverage take the read (:class:`clinqa.question.asks.AsksRead`, which the profile is), not the question's
 text; a caller with no profile reads one (:func:`clinqa.question.asks.read_asks`, :func:`~clinqa.question.asks.
 asks_of`). The key-term test still takes the question too and reads it when given no profile of it.
@@ -64,25 +64,25 @@ class QuestionProfile(TermsRead, AsksRead):
     reads it; a patient's age ("a 72-year-old") is left out of the last five:
 
     - ``treatment`` / ``prevention``: it asks what to give or aim for
-      (:data:`clinqa.decision.answerability.TREATMENT_QUESTION`), about preventing something
-      (:data:`~clinqa.decision.answerability.PREVENTION_QUESTION`).
+      (:data:`clinqa.question.terms.TREATMENT_QUESTION`), about preventing something
+      (:data:`~clinqa.question.terms.PREVENTION_QUESTION`).
     - ``asked_sentence``: the sentence that asks, in a question of several sentences, else ``""``
-      (:func:`clinqa.decision.answerability.asked_sentence`).
+      (:func:`clinqa.question.terms.asked_sentence`).
     - ``definitions``: ``(short form lower case, long form)`` pairs it defines ("... transcript (LINC-PINT)";
       :func:`clinqa.text.abbreviations.definitions`), in order.
     - ``phrases``: the synonym table's phrases found in ``question`` (:func:`synonym_phrases`); ``aliases``:
       the terms the table adds for every phrase it found, in order (:func:`clinqa.retrieval.synonyms.expand`:
       "TNK" adds "tenecteplase"), which may name a table row (:func:`clinqa.answer.extractive.extract_answer`).
     - ``answer_types``: the nouns that name the kind of thing asked for ("which cell *organelle*", "what
-      *dose* of"; :func:`clinqa.decision.answerability.answer_type_words`, with the corpus's verbs when read
+      *dose* of"; :func:`clinqa.question.terms.answer_type_words`, with the corpus's verbs when read
       with a vocabulary).
-    - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.decision.answerability.dosed_words`).
+    - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.question.terms.dosed_words`).
     - ``populations``: the population groups it names, in order ("pregnancy", "children";
-      :data:`clinqa.decision.answerability.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
+      :data:`clinqa.question.terms.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
     - ``quantities``: ``(number, canonical unit)`` per number with a unit ("55 kg" -> ``("55", "kg")``; a
       decimal comma read as a point; units of :data:`clinqa.text.quantities.QUESTION_UNITS`, canonical per
       :data:`clinqa.text.quantities.UNITS`).
-    - ``key_terms``: its key terms (:func:`clinqa.decision.answerability.key_terms`), read with ``vocabulary``
+    - ``key_terms``: its key terms (:func:`clinqa.question.terms.key_terms`), read with ``vocabulary``
       and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
       None when :meth:`read` was given no ``max_zipf``.
 
@@ -179,7 +179,7 @@ def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
 
 
 def _quantities(text: str) -> tuple[tuple[str, str], ...]:
-    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.decision.answerability.
+    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.question.terms.
     QUANTITY`), in order."""
     return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
                  for m in terms.QUANTITY.finditer(text))

@@ -147,7 +147,7 @@ def content_terms(question: str, min_len: int = 3) -> list[str]:
     """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
     duplicates: not stopwords (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`), at least ``min_len``
     characters, not pure numbers. Hyphenated words are kept whole and also checked by their parts (see
-    :func:`clinqa.decision.coverage.term_counts`). Read of a question once
+    :func:`clinqa.evidence.coverage.term_counts`). Read of a question once
     (:attr:`clinqa.question.asks.AsksRead.content_terms`)."""
     out: list[str] = []
     for m in WORD.finditer(question.lower()):

@@ -19,7 +19,7 @@ be found and ingested.
 - **Labels**: the three most distinctive terms of each cluster by class-based TF-IDF (c-TF-IDF,
   Grootendorst 2022, BERTopic): each cluster is one class; ``tf(t, c)`` is the number of the
   cluster's questions containing the content word ``t`` (stopwords dropped, as in
-  :func:`clinqa.decision.coverage.content_terms`) over the cluster's total term count, and the
+  :func:`clinqa.evidence.coverage.content_terms`) over the cluster's total term count, and the
   weight is ``tf(t, c) * log(1 + A / f(t))`` with ``A`` the mean term count per class and
   ``f(t)`` the count of ``t`` over all classes (small clusters included as classes).
 - **Examples**: up to three distinct questions of a cluster, those closest (cosine) to the
@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from clinqa.decision.coverage import content_terms
+from clinqa.evidence.coverage import content_terms
 from clinqa.logs.querylog import FAILURE_CATEGORIES, QueryLog, latest_feedback
 
 #: default cosine-distance threshold of the clustering (mean similarity above 0.5 merges)

@@ -171,7 +171,7 @@ class Store(Protocol):
 
     def count_matches(self, query: str, cap: int, filters: Filters) -> int:
         """How many chunks under ``filters`` share a term with ``query`` (the BM25 matches), counted up
-        to ``cap``: a cheap document frequency for :func:`clinqa.decision.coverage.term_counts`.
+        to ``cap``: a cheap document frequency for :func:`clinqa.evidence.coverage.term_counts`.
         Default: ``len(self.bm25_search(query, cap, filters))``; LanceDB reads ids only and caches."""
         return len(self.bm25_search(query, cap, filters))
 

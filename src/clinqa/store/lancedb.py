@@ -466,7 +466,7 @@ class LanceStore(Store):
     def count_matches(self, query: str, cap: int, filters: Filters) -> int:
         """How many chunks under ``filters`` share a term with ``query`` (the BM25 ranking's matches: the scoped
         index, or LanceDB's full-text index without ``scoped_bm25``), counted up to
-        ``cap`` (a cheap document frequency for :func:`clinqa.decision.coverage.term_counts`). Counts are
+        ``cap`` (a cheap document frequency for :func:`clinqa.evidence.coverage.term_counts`). Counts are
         kept per table version: questions share most of their words ("treatment", "symptoms")."""
         if not self.sync():
             return 0

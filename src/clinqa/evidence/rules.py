@@ -1,14 +1,17 @@
-"""Rules as data: the hand-written rules of the answerability test as named objects in ordered tables.
+"""Rules as data: the hand-written rules of mention matching and of the answerability test as named objects in
+ordered tables.
 
-The key-term answerability test (:mod:`clinqa.decision.answerability`) decides through many small rules
-("a quantity inside a stated bound is mentioned", "a word the corpus lacks is decisive", ...). Each is a
+Whether a passage mentions a key term (:mod:`clinqa.evidence.mentions`) and whether a term no passage mentions
+is decisive (:mod:`clinqa.decision.answerability`) are decided through many small rules ("a quantity inside a
+stated bound is mentioned", "a word the corpus lacks is decisive", ...). This module is their form only, below
+both layers, and imports nothing of clinqa. Each is a
 :class:`Rule`: a name, what it says and why (:attr:`Rule.doc`), the callable that holds its logic
 (:attr:`Rule.test`) and one :class:`Golden` case that shows it deciding. A table is a tuple of rules in
 the order they are tried: :func:`decide` asks each in turn and the **first rule that decides wins** (a
 test returns True or False to decide, None to pass to the next); :func:`which` names the rule that
 decided. The tables themselves live beside the helpers they use
-(:data:`clinqa.decision.answerability.MENTION_RULES`, :data:`clinqa.decision.answerability.DECISIVE_RULES`);
-``tests/answer/test_rules.py`` runs every rule's golden case through the real functions.
+(:data:`clinqa.evidence.mentions.MENTION_RULES`, :data:`clinqa.decision.answerability.DECISIVE_RULES`);
+``tests/decision/test_rules.py`` runs every rule's golden case through the real functions.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ Case = TypeVar("Case")
 @dataclass(frozen=True)
 class Golden:
     """One worked example of a rule. ``term``: the key term it is about (a
-    :class:`clinqa.decision.answerability.KeyTerm`); ``passage``: the passage text (mention rules; ``""`` for
+    :class:`clinqa.question.terms.KeyTerm`); ``passage``: the passage text (mention rules; ``""`` for
     a decisiveness rule); ``expected``: the outcome of the real function (:func:`mentions` /
     :func:`is_decisive`); ``in_corpus``: whether the corpus has the term (decisiveness rules);
     ``synonyms``: run with the synonym table (:func:`clinqa.retrieval.synonyms.equivalents` as
@@ -80,7 +83,7 @@ class Example:
     and ``passages`` go through ``check`` (with the synonym table), and its ``field`` (an attribute of
     :class:`clinqa.decision.answerability.Answerability` holding terms or their texts: ``missing``,
     ``prevented``, ``background``, ``apart``) must hold exactly the term texts ``expected``. ``masked``:
-    those terms are mentioned by the passages as written (:func:`clinqa.decision.answerability.mentions`),
+    those terms are mentioned by the passages as written (:func:`clinqa.evidence.mentions.mentions`),
     so it is the rule, not their absence, that makes them missing; ``absent``: key terms that no passage
     mentions as written, which the rule lets pass."""
 

@@ -9,7 +9,7 @@ A dosing table keys its rows by bands of a patient's value::
 "vancomycin dose at creatinine clearance 70 mL/min?" is answered by the row whose band holds 70, although
 "70" appears nowhere in the passage. Two readers use this module, so one band mechanism decides both:
 
-* the key-term test (:func:`clinqa.decision.answerability.within_stated_bound`): a question's quantity
+* the key-term test (:func:`clinqa.evidence.mentions.within_stated_bound`): a question's quantity
   ("70 mL/min") is mentioned by a row whose band holds it, in the column whose header gives the unit;
 * the extractive answer (:func:`clinqa.answer.extractive.extract_answer`): such a row is the one quoted,
   whole, and the other rows of its table are not.
@@ -104,7 +104,7 @@ def header_unit(header: str) -> str:
 def same_unit(question_unit: str, column_unit: str) -> bool:
     """Does a question's unit ("ml", as the key-term reader cuts "70 mL/min") name a column's unit
     ("ml/min")? Equal, or the column's unit starts with it and a ``/`` (as the passage-text rule of
-    :func:`clinqa.decision.answerability.within_stated_bound` reads "ml" before "/min")."""
+    :func:`clinqa.evidence.mentions.within_stated_bound` reads "ml" before "/min")."""
     q, c = question_unit.lower().replace(" ", ""), column_unit.lower().replace(" ", "")
     return bool(q) and (q == c or c.startswith(q + "/"))
 

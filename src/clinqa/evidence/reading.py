@@ -11,9 +11,9 @@ What a reading holds:
   :func:`clinqa.answer.extractive.band_sections` (does a row or item give the band of a value asked?) and
   :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
 * :attr:`PassageReading.checked`: the passage as the key-term test reads it
-  (:class:`clinqa.decision.answerability.CheckedPassage`: the stored text, header included, less its units
+  (:class:`clinqa.evidence.mentions.CheckedPassage`: the stored text, header included, less its units
   addressed to an AI model (:func:`clinqa.chunking.units.without_suspicious`), normalised, scope exclusions removed;
-  its index of words, stems and table rows (:func:`clinqa.decision.bands.table_rows`) built once), read by every
+  its index of words, stems and table rows (:func:`clinqa.evidence.bands.table_rows`) built once), read by every
   run of :meth:`clinqa.answer.gather.KeyTermTest.on` in the ask (the context, the candidates of a later heading,
   the deeper context, the model's passages).
 
@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from clinqa.chunking.units import Unit, unit_records, without_suspicious
-from clinqa.decision.answerability import CheckedPassage
+from clinqa.evidence.mentions import CheckedPassage
 
 if TYPE_CHECKING:
     from clinqa.chunking import Chunk
@@ -46,7 +46,7 @@ class PassageReading:
     @cached_property
     def checked(self) -> CheckedPassage:
         """The chunk's stored text (header included) less its suspicious units, as the key-term test reads it
-        (:meth:`clinqa.decision.answerability.CheckedPassage.of`)."""
+        (:meth:`clinqa.evidence.mentions.CheckedPassage.of`)."""
         return CheckedPassage.of(without_suspicious(self.chunk.text))
 
 

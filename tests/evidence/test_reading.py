@@ -1,4 +1,4 @@
-"""Each retrieved passage is read once per ask (issue 48, :mod:`clinqa.answer.reading`): one reading per chunk, its
+"""Each retrieved passage is read once per ask (issue 48, :mod:`clinqa.evidence.reading`): one reading per chunk, its
 units and its key-term reading built once and taken by the key-term test, the band sections, the siblings and the
 extractive scorer, with the same results as reading the text anew."""
 
@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from clinqa.answer.extractive import band_sections, extract_answer, with_siblings
 from clinqa.answer.gather import KeyTermTest
-from clinqa.answer.reading import PassageReadings
 from clinqa.chunking.units import unit_records
 from clinqa.decision.answerability import CheckedPassage, check
+from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import read_asks
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import UnitScoring

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from clinqa.chunking.base import Chunk
-from clinqa.decision.coverage import content_terms, missing_terms, term_counts, unmentioned_in
+from clinqa.evidence.coverage import content_terms, missing_terms, term_counts, unmentioned_in
 from clinqa.retrieval.filters import Filters
 from clinqa.store import LanceStore
 
@@ -47,7 +47,7 @@ def test_unmentioned_in() -> None:
 
 
 def test_time_words_and_patient_are_not_content_terms() -> None:
-    from clinqa.decision.coverage import content_terms
+    from clinqa.evidence.coverage import content_terms
 
     # read by the time-intent parser instead; a warning that the corpus "never mentions 'since'" misleads
     assert content_terms("What did guidelines since 2021 say about AKI over the last five years?") == [
@@ -56,7 +56,7 @@ def test_time_words_and_patient_are_not_content_terms() -> None:
 
 
 def test_unmentioned_in_folds_british_spelling() -> None:
-    from clinqa.decision.coverage import unmentioned_in
+    from clinqa.evidence.coverage import unmentioned_in
 
     assert unmentioned_in(["Acute ischemic stroke: alteplase."], ["ischaemic", "stroke", "haemorrhage"]) == [
         "haemorrhage"]
@@ -72,7 +72,7 @@ def test_unmentioned_in_reads_synonyms_and_class_members_with_a_matcher() -> Non
 
 
 def test_a_swapped_stop_word_is_a_typo_not_a_missing_word() -> None:
-    from clinqa.decision.coverage import typo_of_stopword
+    from clinqa.evidence.coverage import typo_of_stopword
 
     assert typo_of_stopword("waht") and typo_of_stopword("hwo") and typo_of_stopword("teh")
     assert not typo_of_stopword("what") and not typo_of_stopword("warfarin") and not typo_of_stopword("ckd")

@@ -10,7 +10,7 @@ import pytest
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.base import Chunk
 from clinqa.decision.answerability import _passage_index, mentions
-from clinqa.decision.bands import (
+from clinqa.evidence.bands import (
     Band,
     header_unit,
     heading_bands,
