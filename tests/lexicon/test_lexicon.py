@@ -295,6 +295,12 @@ def test_an_abbreviation_the_corpus_never_spells_out_stands_for_its_one_listed_s
     texts = ["INR 2-3 on warfarin.", "Check the INR weekly.", "Target INR 2.5."]
     lex = Lexicon(Vocabulary.from_texts(texts))
     assert lex.sense_of("INR") is None  # nothing here to rename it to
+    # the one listed sense, its words here though never as a phrase: only for an abbreviation the corpus uses
+    worded = Lexicon(Vocabulary.from_texts(["COPD: give a LAMA.", "Chronic cough in obstructive pulmonary disease."]))
+    assert worded.sense_of("COPD") == "chronic obstructive pulmonary disease"
+    assert worded.sense_of("DVT") is None  # "deep venous thrombosis": the corpus lacks the words, and "dvt"
+    unused = Lexicon(Vocabulary.from_texts(["Chronic cough in obstructive pulmonary disease."]))
+    assert unused.sense_of("COPD") is None  # the words, never the abbreviation
     assert lex.short_forms("international normalized ratio") == ("inr",)
     assert lex.abbreviation_terms("What international normalised ratio is the target?") == {
         "international normalised ratio": ("inr",)}

