@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from clinqa.question.terms import POPULATION_WORDS
 from clinqa.text.quantities import NUMBER, unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
+from clinqa.text.words import LETTER_RUN, bounded_word
 
 #: an announced change of topic at the start of a follow-up, up to its separator
 TOPIC_SWITCH = re.compile(
@@ -250,15 +251,15 @@ def _qualifiers(rw: _Rewrite, rest: str) -> None:
     question lacks it."""
     low_rest = rest.lower()
     for group in (TIMING, SEVERITY, SETTING):
-        mine = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", low_rest)]
+        mine = [w for w in group if bounded_word(w).search(low_rest)]
         if mine:
-            theirs = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", rw.text.lower()) and w not in mine]
+            theirs = [w for w in group if bounded_word(w).search(rw.text.lower()) and w not in mine]
             for w in theirs:
-                rw.swap(re.search(r"\b" + re.escape(w) + r"\b", rw.text, re.IGNORECASE).group(0), mine[0])  # type: ignore[union-attr]
+                rw.swap(bounded_word(w, re.IGNORECASE).search(rw.text).group(0), mine[0])  # type: ignore[union-attr]
             if not theirs:
                 rw.add(mine[0])
             rw.used += mine
-    routes = [ROUTES[w] for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
+    routes = [ROUTES[w] for w in LETTER_RUN.findall(low_rest) if ROUTES.get(w)]
     if routes:
         theirs = [w for w in re.findall(r"[A-Za-z]+", rw.text)
                   if ROUTES.get(w.lower()) and ROUTES[w.lower()] != routes[0]]
@@ -266,7 +267,7 @@ def _qualifiers(rw: _Rewrite, rest: str) -> None:
             rw.swap(w, routes[0])
         if not theirs:
             rw.add(routes[0])
-        rw.used += [w for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
+        rw.used += [w for w in LETTER_RUN.findall(low_rest) if ROUTES.get(w)]
     if DIALYSIS.search(rest) and not DIALYSIS.search(rw.text):
         rw.add(DIALYSIS.search(rest).group(0), " on ")  # type: ignore[union-attr]
         rw.used.append(DIALYSIS.search(rest).group(0))  # type: ignore[union-attr]

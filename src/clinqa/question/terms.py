@@ -25,7 +25,7 @@ from clinqa.text.spelling import fold, one_edit
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
-from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
+from clinqa.text.words import CLINICAL_SUFFIX, TYPED_TOKEN, WORD, whole_word, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -557,10 +557,10 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
     punctuation or stop word comes between."""
     if term.kind != "specific" or CLINICAL_SUFFIX.search(term.match):
         return term
-    m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
+    m = whole_word(term.text, re.I).search(question)
     if m is None:
         return term
-    for w in re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question[m.end():])[:3]:
+    for w in TYPED_TOKEN.findall(question[m.end():])[:3]:
         low = w.lower()
         if not w[0].isalpha() or (low in STOPWORDS and low != "use"):  # "opioid use disorder"
             break
