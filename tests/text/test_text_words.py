@@ -3,6 +3,8 @@ from the rules in the docstrings)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from clinqa.store.sparse import index_terms
@@ -94,3 +96,32 @@ def test_light_stem(word: str, stem: str) -> None:
 ])
 def test_snowball_stem(word: str, stem: str) -> None:
     assert snowball_stem(word) == stem
+
+
+def test_whole_word_is_not_found_inside_a_word_or_a_hyphenated_compound() -> None:
+    from clinqa.text.words import whole_word
+    assert whole_word("iron").search("oral iron daily") is not None
+    assert whole_word("iron").search("irons and iron-deficiency") is None
+    assert whole_word("k+").findall("K+ 3.1, k+ 4") == ["k+"]  # escaped: "+" is taken literally
+    assert len(whole_word("k+", re.I).findall("K+ 3.1, k+ 4")) == 2
+    assert (whole_word("before").sub("after", "before-surgery, before surgery", count=1)
+            == "before-surgery, after surgery")
+
+
+def test_bounded_word_is_bounded_by_a_hyphen_too() -> None:
+    from clinqa.text.words import bounded_word
+    assert bounded_word("before").search("before-surgery").group(0) == "before"  # type: ignore[union-attr]
+    assert bounded_word("pre").search("prednisolone") is None
+    assert bounded_word("IV", re.I).sub("oral", "give iv now") == "give oral now"
+
+
+def test_the_shared_runs_split_as_the_copies_they_replace_did() -> None:
+    from clinqa.text.blocks import BLANK_LINE, PARAGRAPH_BREAK, REFERENCES_TITLE
+    from clinqa.text.words import ALNUM_RUN, LETTER_RUN, SPACE_OR_HYPHEN, TYPED_TOKEN
+    assert LETTER_RUN.findall("sglt2 inhibitor, iv") == ["sglt", "inhibitor", "iv"]
+    assert ALNUM_RUN.findall("sglt2-inhibitor") == ["sglt2", "inhibitor"]
+    assert SPACE_OR_HYPHEN.split("beta - blocker  use") == ["beta", "blocker", "use"]
+    assert TYPED_TOKEN.findall("Reye's syndrome, 5mg") == ["Reye's", "syndrome", ",", "5", "mg"]
+    assert BLANK_LINE.split("a\n \nb\n\n\nc") == ["a", "b", "\nc"]
+    assert PARAGRAPH_BREAK.split("a\n \nb\n\n\nc") == ["a", "b", "c"]
+    assert REFERENCES_TITLE.match("4. Bibliography") and not REFERENCES_TITLE.match("References to dosing")

@@ -45,8 +45,9 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clinqa.text.blocks import PARAGRAPH_BREAK
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
-from clinqa.text.quantities import NUMBER, unsupported_quantities
+from clinqa.text.quantities import NUMBER_RE, unsupported_quantities
 from clinqa.text.sentences import MARKER as _MARKER
 from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
 from clinqa.text.sentences import split_answer, split_sentences, split_source_sentences
@@ -54,6 +55,9 @@ from clinqa.text.stems import light_stem as _stem
 from clinqa.text.stopwords import CLAIM_STOP_WORDS as _STOP
 from clinqa.text.unicode import normalize
 from clinqa.text.words import ASCII_WORD as _WORD
+
+#: a citation marker with the spaces before it, removed with it
+_SPACED_MARKER = re.compile(r"\s*" + _MARKER.pattern)
 
 _DECISION = re.compile(r"^\W*(?:yes|no|maybe)\W*$", re.IGNORECASE)
 #: negation cues; a claim and the cited sentence it matches best must agree on negation
@@ -97,7 +101,7 @@ def parse_markers(text: str) -> list[int]:
 
 def strip_markers(text: str) -> str:
     """``text`` without citation markers and the space before them."""
-    return re.sub(r"\s*" + _MARKER.pattern, "", text).strip()
+    return _SPACED_MARKER.sub("", text).strip()
 
 
 def content_words(text: str) -> list[str]:
@@ -121,7 +125,7 @@ def normalize_source(text: str) -> str:
     that start a list item, table row, heading or quote, and lines after a table row or a
     ``A > B`` header line. Paragraphs stay separated by a blank line."""
     out: list[str] = []
-    for para in re.split(r"\n\s*\n", normalize(text)):
+    for para in PARAGRAPH_BREAK.split(normalize(text)):
         lines: list[str] = []
         for ln in para.splitlines():
             if not ln.strip():
@@ -174,7 +178,7 @@ def _best_span(claim: str, sentences: list[str], weight: dict[str, float], defau
     words = set(content_words(claim))
     if not words:
         return None
-    numbers = set(re.findall(NUMBER, claim))
+    numbers = set(NUMBER_RE.findall(claim))
     total = sum(weight.get(w, default) for w in words)
     best: _Span | None = None
     for sent in sentences:
@@ -189,7 +193,7 @@ def _best_span(claim: str, sentences: list[str], weight: dict[str, float], defau
                 recall = hit / total
                 precision = hit / sum(weight.get(w, default) for w in have)
                 score = 2 * recall * precision / (recall + precision)
-                score += 0.01 * len(numbers & set(re.findall(NUMBER, span)))
+                score += 0.01 * len(numbers & set(NUMBER_RE.findall(span)))
                 if best is None or score > best.score + 1e-9:
                     best = _Span(span, sent, score)
     return best
@@ -335,7 +339,7 @@ def without_ids(text: str, ids: list[int]) -> str:
         left = [i for i in parse_markers(m.group(0)) if i not in ids]
         return f" [{', '.join(map(str, left))}]" if left else ""
 
-    return re.sub(r"\s*" + _MARKER.pattern, keep, text).strip()
+    return _SPACED_MARKER.sub(keep, text).strip()
 
 
 def _norm(text: str) -> str:

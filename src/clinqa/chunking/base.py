@@ -18,14 +18,9 @@ from pydantic import BaseModel, Field
 
 from clinqa.documents.model import Block, Document, page_range
 from clinqa.text import normalize
+from clinqa.text.blocks import REFERENCES_TITLE
 
 Level = Literal["document", "section", "paragraph", "window", "references"]
-
-#: A section with this title is a reference list: its chunks get level ``references`` and, like the
-#: overview chunks, are left out of question answering by default (``retrieval.exclude_levels``).
-REFERENCES_TITLE = re.compile(r"^(?:\d{1,2}\.?\s*)?(?:references|bibliography|literature cited|works cited|"
-                              r"reference list)$", re.I)
-
 
 def content_levels() -> tuple[str, ...]:
     """Every chunk level but ``document`` (the overview chunks), in :data:`Level` order:

@@ -19,12 +19,11 @@ section path as contextual header (cf. Anthropic's "contextual retrieval", 2024)
 
 from __future__ import annotations
 
-import re
-
 from clinqa.chunking.base import Chunk, TokenCounter, header_for, make_chunk, unique_ids
 from clinqa.chunking.windows import sentence_windows
 from clinqa.documents.model import Block, Document
 from clinqa.text import normalize
+from clinqa.text.words import NON_SPACE
 
 
 def overview_text(doc: Document, max_words: int) -> str:
@@ -59,7 +58,7 @@ def overview_text(doc: Document, max_words: int) -> str:
 
 def cap_words(text: str, max_words: int) -> str:
     """``text`` cut after its ``max_words``-th whitespace-separated word (layout kept)."""
-    for i, m in enumerate(re.finditer(r"\S+", text), start=1):
+    for i, m in enumerate(NON_SPACE.finditer(text), start=1):
         if i == max_words:
             return text[: m.end()].strip()
     return text.strip()

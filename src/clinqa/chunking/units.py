@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from clinqa.chunking.sentences import split_sentences
+from clinqa.text.blocks import PARAGRAPH_BREAK
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
@@ -80,7 +81,7 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
     def add(lab: str, text: str, kind: str, cells: tuple[tuple[str, str], ...] = ()) -> None:
         out.append(Unit(lab, text, kind, group, len(out), intro if kind != "sentence" else "", cells))
 
-    for para in re.split(r"\n\s*\n", body):
+    for para in PARAGRAPH_BREAK.split(body):
         lines = [ln for ln in para.splitlines() if ln.strip()]
         if not lines:
             continue

@@ -71,9 +71,8 @@ DAILY: dict[str, str] = {
     "qdrant_url": "store.qdrant_url",
 }
 #: how each daily flag is spelt on the command line, for error messages
-FLAG_NAMES: dict[str, str] = {"data_dir": "--data-dir", "reranker": "--reranker", "chunker": "--chunker",
-                              "llm": "--llm", "llm_model": "--llm-model", "llm_url": "--llm-url",
-                              "store_backend": "--to", "qdrant_url": "--qdrant-url"}
+#: (its name with dashes, but ``--to`` for ``store_backend``)
+FLAG_NAMES: dict[str, str] = {name: "--" + name.replace("_", "-") for name in DAILY} | {"store_backend": "--to"}
 
 
 def parse_set(text: str) -> tuple[str, Any]:

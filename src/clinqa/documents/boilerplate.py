@@ -31,13 +31,13 @@ fewer than :data:`MIN_DOCUMENTS` new reference documents learns nothing (nothing
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from clinqa.documents.model import Block, Document, Section
+from clinqa.text.words import WORD_CHARS
 
 #: lines shorter than this (in words) are never boilerplate
 MIN_WORDS = 4
@@ -56,7 +56,7 @@ ALL = "*"
 #: of this many documents; what one window finds is left out of the next ones too)
 WINDOW = 10_000
 
-_WORD = re.compile(r"\w+")
+_WORD = WORD_CHARS
 _NAME = "<name>"
 _JOINERS = frozenset({"and", "or"})
 

@@ -8,9 +8,9 @@ Using Long-Context Embedding Models", arXiv:2409.04701), pooled by
 
 from __future__ import annotations
 
-import re
+from clinqa.text.words import WORD_CHARS
 
-_WORD = re.compile(r"\w+")
+_WORD = WORD_CHARS
 
 #: suffix of the cache's model key for late-pooled unit vectors (they differ from a unit encoded alone,
 #: so they never share its key)

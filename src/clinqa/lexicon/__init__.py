@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clinqa.lexicon.shorthand import SHORTHAND, long_forms
+from clinqa.text.words import ALNUM_RUN, whole_word
 
 if TYPE_CHECKING:
     from clinqa.retrieval.vocabulary import Vocabulary
@@ -225,7 +226,7 @@ class Lexicon:
         v = self.vocabulary
         if v is None:
             return 0, sense
-        words = re.findall(r"[a-z0-9]+", sense.lower())
+        words = ALNUM_RUN.findall(sense.lower())
         if not words:
             return 0, sense
         variants = [[w, *_spellings(w)] if w.isalpha() else [w] for w in words]
@@ -294,7 +295,7 @@ class Lexicon:
         out: dict[str, tuple[str, ...]] = {}
 
         def keep(written: str, row: tuple[str, ...]) -> None:
-            terms = tuple(t for t in row if not re.search(r"(?<![\w-])" + re.escape(t) + r"(?![\w-])", lowered))
+            terms = tuple(t for t in row if not whole_word(t).search(lowered))
             if terms and written not in out:
                 out[written] = terms
 
@@ -474,7 +475,7 @@ class Lexicon:
     def _in_corpus(self, text: str) -> bool:
         """Does the bound corpus have every word of ``text`` (lower case)?"""
         v = self.vocabulary
-        return v is not None and all(x in v for x in re.findall(r"[a-z0-9]+", text))
+        return v is not None and all(x in v for x in ALNUM_RUN.findall(text))
 
     def _renames(self, word: str, e: Equivalent) -> bool:
         """May ``e`` stand in for ``word`` in the question (a rename, or a BM25 term)? WordNet's forms only for a

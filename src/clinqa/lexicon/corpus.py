@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from clinqa.text.abbreviations import definitions
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOP
+from clinqa.text.words import SPACE_OR_HYPHEN
 
 #: a phrase is kept when this many chunks have it
 MIN_PHRASE = 2
@@ -102,7 +103,7 @@ def spells(short: str, phrase: str, is_word: Callable[[str], bool] | None = None
     the phrase (:func:`_align`: "SVT" and "supraventricular tachycardia" -> 2; "PPH" and "post-partum
     haemorrhage" -> 3, a hyphen parts words), else None."""
     letters = "".join(ch for ch in short.lower() if ch.isalpha())
-    words = [w for w in re.split(r"[\s-]+", phrase.lower()) if w]
+    words = [w for w in SPACE_OR_HYPHEN.split(phrase.lower()) if w]
     if len(letters) < 2 or len(words) < 2 or len(words) > len(letters) + 2:
         return None
     if len(letters) == 2:  # two letters spell too much by chance: two words, each giving its initial only
@@ -119,7 +120,7 @@ def phrase_index(phrases: Mapping[str, int]) -> dict[str, list[tuple[str, int, s
     large corpus (300k chunks: about 8,000 per initialism). Build it once per vocabulary."""
     out: dict[str, list[tuple[str, int, str, int]]] = {}
     for p, n in phrases.items():
-        words = [w for w in re.split(r"[\s-]+", p.lower()) if w]
+        words = [w for w in SPACE_OR_HYPHEN.split(p.lower()) if w]
         if len(words) < 2 or not p:
             continue
         out.setdefault(p[0], []).append((p, n, "".join(w[0] for w in words if w not in GLUE), len(words)))

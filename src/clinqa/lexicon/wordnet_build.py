@@ -40,8 +40,6 @@ LEXNAMES = (
     "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
     "verb.social", "verb.stative", "verb.weather", "adj.ppl",
 )
-#: the categories a synset may fall under, by bit
-CATEGORIES = ("drug", "condition", "person", "procedure", "food", "body", "organism", "substance", "artifact")
 #: category -> (lemma, first words of the gloss) of the synsets whose hyponyms fall under it
 ROOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "drug": (("drug", "a substance that is used as a medicine"), ("medicine", "(medicine) something that treats"),
@@ -60,6 +58,8 @@ ROOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "substance": (("substance", "the real physical matter"),),
     "artifact": (("artifact", "a man-made object"),),
 }
+#: the categories a synset may fall under, by bit: those of :data:`ROOTS`, in its order
+CATEGORIES = tuple(ROOTS)
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
 
 

@@ -14,10 +14,11 @@ from typing import TYPE_CHECKING
 
 from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, without_ages
 from clinqa.retrieval.vocabulary import words_of
-from clinqa.text.quantities import NUMBER, UNIT_WORD, number_with_unit, unit_pattern
+from clinqa.text.quantities import DIGITS, NUMBER, UNIT_WORD, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import fold_dashes
+from clinqa.text.words import TYPED_TOKEN
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -179,7 +180,7 @@ def content_stems(text: str) -> frozenset[str]:
 #: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
 _Q_QUANTITY = re.compile(number_with_unit(UNIT_WORD), re.IGNORECASE)
 #: a word as typed (a letter, then word characters, apostrophes, hyphens), else one other non-space character
-_TOKEN = re.compile(r"[A-Za-z][\w'-]*|[^\sA-Za-z]")
+_TOKEN = TYPED_TOKEN
 
 
 @dataclass(frozen=True)
@@ -267,7 +268,7 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
                             and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
         values=named_values(question), words=words, word_stems=frozenset(stem(w) for w in words),
         stems=content_stems(question), folded_words=frozenset(words_of(folded)),
-        folded_numbers="-".join(re.findall(r"\d+", folded)), folded_values=named_values(folded),
+        folded_numbers="-".join(DIGITS.findall(folded)), folded_values=named_values(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from clinqa.question.terms import POPULATION_WORDS
 from clinqa.text.quantities import NUMBER, unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
+from clinqa.text.words import LETTER_RUN, bounded_word
 
 #: an announced change of topic at the start of a follow-up, up to its separator
 TOPIC_SWITCH = re.compile(
@@ -170,33 +171,32 @@ def _replace_once(text: str, old: str, new: str) -> str:
     return text if i < 0 else text[:i] + new + text[i + len(old):]
 
 
-def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], float] | None = None,
-            topic_terms: Callable[[str], list[str]] | None = None, min_similarity: float = 0.5) -> Resolution:
-    """The standalone form of ``follow_up`` after the turns whose standalone forms are ``earlier`` (oldest
-    first); see the module docstring. ``similar(a, b)``: how alike two terms are (0-1; None: only an exact
-    class match counts, so a new drug is added, not swapped); ``topic_terms(text)``: the words of ``text``
-    that name a topic (None: its content words less :data:`FRAME_WORDS`); ``min_similarity``: the least
-    similarity at which a new term replaces an earlier one. Pure; never raises for any strings."""
-    if not earlier:
-        return Resolution(follow_up, "first")
-    if (m := TOPIC_SWITCH.match(follow_up)) is not None:
-        return Resolution(follow_up[m.end():].strip() or follow_up, "switch")
-    if not leans_back(follow_up):
-        return Resolution(follow_up, "switch")
-    base = earlier[-1]
-    at = len(earlier) - 1
-    rest = CONNECTIVE.sub("", follow_up).strip()
-    new = base
-    replaced: list[tuple[str, str]] = []
-    used: list[str] = []  # spans of the follow-up read as slots
+@dataclass
+class _Rewrite:
+    """The earlier question as it is being rewritten by :func:`resolve`'s slot steps: ``text`` (the standalone
+    form so far), ``replaced`` (``(earlier text, new text)`` per change, :attr:`Resolution.replaced`) and ``used``
+    (the spans of the follow-up read as slots, so that what is left of it frames a new question)."""
 
-    def swap(old: str, repl: str) -> None:
-        nonlocal new
-        new = _replace_once(new, old, repl)
-        replaced.append((old, repl))
+    text: str
+    replaced: list[tuple[str, str]] = field(default_factory=list)
+    used: list[str] = field(default_factory=list)
 
-    # 1. named values: "CrCl 45" replaces "CrCl 28"; a bare value of the same unit, or the one value there is
-    base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2)) for m in NAMED_VALUE.finditer(base)
+    def swap(self, old: str, new: str) -> None:
+        """Replace the first ``old`` (any case) of the text with ``new``, and record it."""
+        self.text = _replace_once(self.text, old, new)
+        self.replaced.append((old, new))
+
+    def add(self, phrase: str, joiner: str = " ") -> None:
+        """Append ``phrase`` to the text, after its closing punctuation and ``joiner`` (" with ", " in ", " ")."""
+        self.text = f"{self.text.rstrip('?. ')}{joiner}{phrase}"
+
+
+def _named_values(rw: _Rewrite, rest: str) -> None:
+    """Step 1, named values: "CrCl 45" replaces "CrCl 28" (a name the earlier question lacks is added with
+    " with "); a value with its unit replaces the one earlier value of that unit ("22%" for "12%"); a lone bare
+    number replaces the one named value of the earlier question ("6" for "Wells 3")."""
+    base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2))
+                  for m in NAMED_VALUE.finditer(rw.text)
                   if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
     for m in NAMED_VALUE.finditer(rest):
         name = m.group(1).lower().rstrip("+")
@@ -205,85 +205,130 @@ def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], fl
         value = f"{m.group(1)} {m.group(2)}{(m.group(3) or '').strip()}"  # "CrCl 45", not "CrCl was 45"
         hit = next((b for b in base_named if b[0] == name), None)
         if hit is not None:
-            swap(hit[1], value)
+            rw.swap(hit[1], value)
         else:  # a value the earlier question did not give: added to it ("... with CrCl 25")
-            new = f"{new.rstrip('?. ')} with {value}"
-            replaced.append(("", value))
-        used.append(m.group(0))
+            rw.add(value, " with ")
+            rw.replaced.append(("", value))
+        rw.used.append(m.group(0))
     for m in UNIT_VALUE.finditer(rest):
-        if any(m.group(0) in u for u in used):
+        if any(m.group(0) in u for u in rw.used):
             continue
         unit = m.group(3).lower()
-        olds = [b for b in UNIT_VALUE.finditer(new) if b.group(3).lower() == unit]
+        olds = [b for b in UNIT_VALUE.finditer(rw.text) if b.group(3).lower() == unit]
         if len(olds) == 1:
-            swap(olds[0].group(0), m.group(0).strip())
-            used.append(m.group(0))
-    bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in used)
+            rw.swap(olds[0].group(0), m.group(0).strip())
+            rw.used.append(m.group(0))
+    bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in rw.used)
             and not AGE.search(rest[max(0, m.start() - 2):m.end() + 10])]
-    if len(bare) == 1 and len(base_named) == 1 and not used:
+    if len(bare) == 1 and len(base_named) == 1 and not rw.used:
         old = base_named[0][1]
-        swap(old, old[: old.rfind(base_named[0][2])] + bare[0].group(0))
-        used.append(bare[0].group(0))
-    # 2. age and population: the follow-up's replace the earlier ones
+        rw.swap(old, old[: old.rfind(base_named[0][2])] + bare[0].group(0))
+        rw.used.append(bare[0].group(0))
+
+
+def _age_and_population(rw: _Rewrite, rest: str) -> None:
+    """Step 2, age and population: the follow-up's ("a 12 yo", "in pregnancy") replace the earlier ones, which
+    are taken out, and are added with " in "."""
     ages = [m.group(0) for m in AGE.finditer(rest)]
     pops = _population_words(rest)
-    if ages or pops:
-        for m in list(AGE.finditer(new)):
-            swap(m.group(0), "")
-        for w in _population_words(new):
-            if w not in pops:
-                new = re.sub(r"\b(?:in\s+|for\s+)?" + re.escape(w) + r"\b", "", new, count=1, flags=re.IGNORECASE)
-                replaced.append((w, ""))
-        phrase = " ".join(ages + [w for w in pops if not any(w in a.lower() for a in ages)])
-        new = f"{new.rstrip('?. ')} in {phrase}"
-        replaced.append(("", phrase))
-        used += ages + pops
-    # 3. a time, route, severity or setting of the same kind replaces the earlier one
+    if not (ages or pops):
+        return
+    for m in list(AGE.finditer(rw.text)):
+        rw.swap(m.group(0), "")
+    for w in _population_words(rw.text):
+        if w not in pops:
+            rw.text = re.sub(r"\b(?:in\s+|for\s+)?" + re.escape(w) + r"\b", "", rw.text, count=1, flags=re.IGNORECASE)
+            rw.replaced.append((w, ""))
+    phrase = " ".join(ages + [w for w in pops if not any(w in a.lower() for a in ages)])
+    rw.add(phrase, " in ")
+    rw.replaced.append(("", phrase))
+    rw.used += ages + pops
+
+
+def _qualifiers(rw: _Rewrite, rest: str) -> None:
+    """Step 3, a time, severity, setting or route of the same kind replaces the earlier one ("after" for
+    "before", "via ETT" for "IV"; added when the earlier question had none); dialysis is added when the earlier
+    question lacks it."""
     low_rest = rest.lower()
     for group in (TIMING, SEVERITY, SETTING):
-        mine = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", low_rest)]
+        mine = [w for w in group if bounded_word(w).search(low_rest)]
         if mine:
-            theirs = [w for w in group if re.search(r"\b" + re.escape(w) + r"\b", new.lower()) and w not in mine]
+            theirs = [w for w in group if bounded_word(w).search(rw.text.lower()) and w not in mine]
             for w in theirs:
-                swap(re.search(r"\b" + re.escape(w) + r"\b", new, re.IGNORECASE).group(0), mine[0])  # type: ignore[union-attr]
+                rw.swap(bounded_word(w, re.IGNORECASE).search(rw.text).group(0), mine[0])  # type: ignore[union-attr]
             if not theirs:
-                new = f"{new.rstrip('?. ')} {mine[0]}"
-            used += mine
-    routes = [ROUTES[w] for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
+                rw.add(mine[0])
+            rw.used += mine
+    routes = [ROUTES[w] for w in LETTER_RUN.findall(low_rest) if ROUTES.get(w)]
     if routes:
-        theirs = [w for w in re.findall(r"[A-Za-z]+", new) if ROUTES.get(w.lower()) and ROUTES[w.lower()] != routes[0]]
+        theirs = [w for w in re.findall(r"[A-Za-z]+", rw.text)
+                  if ROUTES.get(w.lower()) and ROUTES[w.lower()] != routes[0]]
         for w in theirs[:1]:
-            swap(w, routes[0])
+            rw.swap(w, routes[0])
         if not theirs:
-            new = f"{new.rstrip('?. ')} {routes[0]}"
-        used += [w for w in re.findall(r"[a-z]+", low_rest) if ROUTES.get(w)]
-    if DIALYSIS.search(rest) and not DIALYSIS.search(new):
-        new = f"{new.rstrip('?. ')} on {DIALYSIS.search(rest).group(0)}"  # type: ignore[union-attr]
-        used.append(DIALYSIS.search(rest).group(0))  # type: ignore[union-attr]
-    # 4. another drug or condition replaces the earlier one most like it
-    terms = topic_terms or (lambda t: [w for w in _content(t) if w.lower() not in FRAME_WORDS])
-    spent = " ".join(used).lower()
-    fresh = [t for t in terms(rest) if t.lower() not in new.lower() and t.lower() not in spent
+            rw.add(routes[0])
+        rw.used += [w for w in LETTER_RUN.findall(low_rest) if ROUTES.get(w)]
+    if DIALYSIS.search(rest) and not DIALYSIS.search(rw.text):
+        rw.add(DIALYSIS.search(rest).group(0), " on ")  # type: ignore[union-attr]
+        rw.used.append(DIALYSIS.search(rest).group(0))  # type: ignore[union-attr]
+
+
+def _topics(rw: _Rewrite, rest: str, terms: Callable[[str], list[str]],
+            similar: Callable[[str, str], float] | None, min_similarity: float) -> None:
+    """Step 4, another drug or condition replaces the earlier topic term most like it (``similar`` at least
+    ``min_similarity``; with no ``similar`` nothing is swapped)."""
+    spent = " ".join(rw.used).lower()
+    fresh = [t for t in terms(rest) if t.lower() not in rw.text.lower() and t.lower() not in spent
              and not BARE_NUMBER.fullmatch(t) and t.lower() not in POPULATION_WORDS]
-    olds = [t for t in terms(new) if t.lower() not in spent]
+    olds = [t for t in terms(rw.text) if t.lower() not in spent]
     for t in fresh:
         scored = [(similar(t, o) if similar else 0.0, o) for o in olds if o.lower() != t.lower()]
         best = max(scored, default=(0.0, ""))
         if best[1] and best[0] >= min_similarity:
-            swap(best[1], t)
+            rw.swap(best[1], t)
             olds.remove(best[1])
-            used.append(t)
-    # what is left of the follow-up, once its slots are read, frames a new question about the same topic
+            rw.used.append(t)
+
+
+def _slot_or_frame(rw: _Rewrite, rest: str, at: int) -> Resolution:
+    """The resolution once the slots are read: ``slot`` (the rewritten earlier question) when nothing of the
+    follow-up is left but connectives and pronouns; else ``frame``: what is left frames a new question about
+    the earlier topic, "when can I stop it (CAP, MRSA risk, vanc)?"."""
     left = rest
-    for u in sorted(used, key=len, reverse=True):
+    for u in sorted(rw.used, key=len, reverse=True):
         left = re.sub(re.escape(u), " ", left, flags=re.IGNORECASE)
     left_words = [w for w in _content(left) if not ANAPHORA.fullmatch(w) and not LEADING_PREPOSITION.fullmatch(w)
                   and w.lower() not in ("if", "what", "about", "and", "so", "ok", "s", "was", "is", "it's")]
     if not left_words:
-        return Resolution(_question(new), "slot", [at], replaced)
-    topic = [w for w in _content(new) if w.lower() not in FRAME_WORDS and not ANAPHORA.fullmatch(w)
+        return Resolution(_question(rw.text), "slot", [at], rw.replaced)
+    topic = [w for w in _content(rw.text) if w.lower() not in FRAME_WORDS and not ANAPHORA.fullmatch(w)
              and w.lower() not in {x.lower() for x in _content(rest)}
              and not re.fullmatch(r"[\d.,/%<>=+-]+|\d+[a-z]{1,2}", w, re.IGNORECASE)]  # "150", "5y": slots
     frame = _tidy(rest).rstrip("?. ")
     return Resolution(_question(f"{frame} ({', '.join(dict.fromkeys(topic))})" if topic else frame), "frame", [at],
-                      replaced)
+                      rw.replaced)
+
+
+def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], float] | None = None,
+            topic_terms: Callable[[str], list[str]] | None = None, min_similarity: float = 0.5) -> Resolution:
+    """The standalone form of ``follow_up`` after the turns whose standalone forms are ``earlier`` (oldest
+    first); see the module docstring. ``similar(a, b)``: how alike two terms are (0-1; None: only an exact
+    class match counts, so a new drug is added, not swapped); ``topic_terms(text)``: the words of ``text``
+    that name a topic (None: its content words less :data:`FRAME_WORDS`); ``min_similarity``: the least
+    similarity at which a new term replaces an earlier one. The slot steps run in order on the earlier
+    question: :func:`_named_values`, :func:`_age_and_population`, :func:`_qualifiers`, :func:`_topics`; then
+    :func:`_slot_or_frame`. Pure; never raises for any strings."""
+    if not earlier:
+        return Resolution(follow_up, "first")
+    if (m := TOPIC_SWITCH.match(follow_up)) is not None:
+        return Resolution(follow_up[m.end():].strip() or follow_up, "switch")
+    if not leans_back(follow_up):
+        return Resolution(follow_up, "switch")
+    rest = CONNECTIVE.sub("", follow_up).strip()
+    rw = _Rewrite(earlier[-1])
+    _named_values(rw, rest)
+    _age_and_population(rw, rest)
+    _qualifiers(rw, rest)
+    terms = topic_terms or (lambda t: [w for w in _content(t) if w.lower() not in FRAME_WORDS])
+    _topics(rw, rest, terms, similar, min_similarity)
+    return _slot_or_frame(rw, rest, len(earlier) - 1)

@@ -27,7 +27,7 @@ from clinqa.question import asks, terms
 from clinqa.question.asks import AsksRead, Qualifier
 from clinqa.question.terms import TermsRead, synonym_phrases
 from clinqa.text.quantities import UNITS
-from clinqa.text.words import WORD
+from clinqa.text.words import WORD, whole_word
 
 if TYPE_CHECKING:
     from clinqa.lexicon import Lexicon
@@ -131,7 +131,7 @@ def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lex
     question ("Can the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
     aged = terms.without_ages(normalized)
     given = [w for w, _ in asks.named_values(aged)]
-    valued = {w for w in given if len(re.findall(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", aged, re.I))
+    valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)
     return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))

@@ -25,7 +25,7 @@ from clinqa.text.spelling import fold, one_edit
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
-from clinqa.text.words import CLINICAL_SUFFIX, WORD, words_of
+from clinqa.text.words import CLINICAL_SUFFIX, TYPED_TOKEN, WORD, whole_word, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -232,6 +232,61 @@ def shown_name(term: KeyTerm) -> str:
     return term.typed if term.typed and term.typed.lower() == term.text else term.text
 
 
+def _phrase_terms(question: str, phrases: Iterable[str], max_zipf: float) -> tuple[list[KeyTerm], set[str]]:
+    """Step 1 of :func:`key_terms`: the synonym-table ``phrases`` found in ``question`` (any case) and its drug
+    combinations ("sacubitril/valsartan": one product, each part rarer than ``max_zipf``), each one key term of
+    kind ``phrase``; with the lower-case words they take, which are no key terms of their own."""
+    q = question.lower()
+    out: list[KeyTerm] = []
+    taken: set[str] = set()
+    for ph in phrases:
+        typed_ph, ph = ph, ph.lower()
+        if ph and ph in q and all(t.text != ph for t in out):
+            out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
+            taken.update(words_of(ph))
+    for m in _COMBINATION.finditer(question):
+        # "sacubitril/valsartan", "amoxicillin/clavulanate": one product; valsartan alone is another drug
+        a, b = m.group(1), m.group(2)
+        if max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
+            combo = f"{a.lower()}/{b.lower()}"
+            if all(t.text != combo for t in out):
+                out.append(KeyTerm(combo, "phrase", combo, typed=m.group(0)))
+                taken.update({a.lower(), b.lower()})
+    return out, taken
+
+
+def _add_quantities(out: list[KeyTerm], question: str) -> None:
+    """Step 2 of :func:`key_terms`: each number with a unit of ``question`` (:data:`QUANTITY`, "5 mg", "40%")
+    appended to ``out`` as a ``quantity`` term matching its number (decimal comma read as a point), once per
+    number."""
+    for m in QUANTITY.finditer(question):
+        num = m.group(1).replace(",", ".")
+        if all(t.match != num for t in out):
+            out.append(KeyTerm(m.group(0).lower(), "quantity", num))
+
+
+def _repaired(w: str, typed: str, question: str, end: int, vocabulary: Vocabulary | None,
+              equivalents: Callable[[str], Iterable[str]] | None, rarity: WordRarity) -> tuple[bool, str | None]:
+    """The spelling repair of a content word of :func:`key_terms`: ``(keep, repaired)``. ``w`` is the word in
+    lower case, ``typed`` as typed, ending at ``end`` in ``question``. A word the ``vocabulary`` lacks
+    (and is no drug-class member's own name) is repaired against the corpus, unless it is a common word
+    (``rarity.repair_below``) of another stem than the repair; ``keep`` is False for a short unknown
+    abbreviation that neither the corpus nor ``equivalents`` know ("abx"), unless typed in capitals or an eponym
+    ("Reye syndrome")."""
+    if not (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
+            and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
+        return True, None
+    repaired = vocabulary.repair(w)
+    if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
+        repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
+        # "consistency" is the same word)
+    known = equivalents is not None and set(equivalents(w)) - {w}
+    eponym = typed[:1].isupper() and _next_word(question, end) in CONDITION_HEADS  # "Reye syndrome"
+    if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
+        return False, None  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence
+    return True, repaired
+
+
 def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float = 4.0,
               phrases: Iterable[str] = (),
               equivalents: Callable[[str], Iterable[str]] | None = None,
@@ -249,30 +304,14 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     when None. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: :func:`default_rarity`): a word
     at least ``repair_below`` common is no misspelling to repair against the corpus (the corpus lacking it is
     evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
-    one edit from a word at least ``misspelt_common_above`` common is a typo of it."""
+    one edit from a word at least ``misspelt_common_above`` common is a typo of it. The steps:
+    :func:`_phrase_terms`, :func:`_add_quantities`, the age's population, then each content word (population,
+    scaffold, rarity, :func:`_repaired`), then the modified, answer-type and dosed marks."""
     rarity = rarity or default_rarity()
     aged_group = age_population(question)
     question = without_ages(question)
-    q = question.lower()
-    out: list[KeyTerm] = []
-    taken: set[str] = set()
-    for ph in phrases:
-        typed_ph, ph = ph, ph.lower()
-        if ph and ph in q and all(t.text != ph for t in out):
-            out.append(KeyTerm(ph, "phrase", ph, typed=typed_ph))
-            taken.update(words_of(ph))
-    for m in _COMBINATION.finditer(question):
-        # "sacubitril/valsartan", "amoxicillin/clavulanate": one product; valsartan alone is another drug
-        a, b = m.group(1), m.group(2)
-        if max(zipf(a.lower()), zipf(b.lower())) < max_zipf:
-            combo = f"{a.lower()}/{b.lower()}"
-            if all(t.text != combo for t in out):
-                out.append(KeyTerm(combo, "phrase", combo, typed=m.group(0)))
-                taken.update({a.lower(), b.lower()})
-    for m in QUANTITY.finditer(question):
-        num = m.group(1).replace(",", ".")
-        if all(t.match != num for t in out):
-            out.append(KeyTerm(m.group(0).lower(), "quantity", num))
+    out, taken = _phrase_terms(question, phrases, max_zipf)
+    _add_quantities(out, question)
     groups_seen: set[str] = set()
     if aged_group is not None:  # "4yo", "6 month old": the patient is a child
         groups_seen.add(aged_group)
@@ -315,17 +354,9 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             continue
         if any(t.text == w for t in out):
             continue
-        repaired = None
-        if (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
-                and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
-            repaired = vocabulary.repair(w)
-            if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
-                repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
-                # "consistency" is the same word)
-            known = equivalents is not None and set(equivalents(w)) - {w}
-            eponym = typed[:1].isupper() and _next_word(question, m.end()) in CONDITION_HEADS  # "Reye syndrome"
-            if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
-                continue  # an abbreviation the corpus and the synonym table do not know ("abx"): no evidence either way
+        keep, repaired = _repaired(w, typed, question, m.end(), vocabulary, equivalents, rarity)
+        if not keep:
+            continue
         if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
                 and misspelt_common_word(w, rarity.misspelt_common_above)):
             continue  # "apprived": a typo of a common English word, not a term the passages must have
@@ -526,10 +557,10 @@ def _with_modified(term: KeyTerm, question: str) -> KeyTerm:
     punctuation or stop word comes between."""
     if term.kind != "specific" or CLINICAL_SUFFIX.search(term.match):
         return term
-    m = re.search(r"(?<![\w-])" + re.escape(term.text) + r"(?![\w-])", question, re.I)
+    m = whole_word(term.text, re.I).search(question)
     if m is None:
         return term
-    for w in re.findall(r"[A-Za-z][\w'-]*|[^\sA-Za-z]", question[m.end():])[:3]:
+    for w in TYPED_TOKEN.findall(question[m.end():])[:3]:
         low = w.lower()
         if not w[0].isalpha() or (low in STOPWORDS and low != "use"):  # "opioid use disorder"
             break

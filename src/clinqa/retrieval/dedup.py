@@ -24,10 +24,10 @@ type and date, section path) that differs between notes even when the body is a 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
+from clinqa.text.blocks import BLANK_LINE
 from clinqa.text.words import joined_words
 
 __all__ = ["body_text", "collapse_near_duplicates", "jaccard", "shingles"]
@@ -35,7 +35,7 @@ __all__ = ["body_text", "collapse_near_duplicates", "jaccard", "shingles"]
 T = TypeVar("T")
 
 # The blank line that clinqa.chunking.base.compose puts between header and body.
-_BLANK = re.compile(r"\n[ \t]*\n")
+_BLANK = BLANK_LINE
 
 
 def body_text(chunk_text: str) -> str:

@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from clinqa.text.words import SPACE_OR_HYPHEN
+
 Kind = Literal["lay", "abbreviation", "class"]
 
 CASE_SENSITIVE = frozenset({"CAP", "LAMA"})
@@ -235,7 +237,7 @@ class Expansion:
 
 
 #: the lower-cased words of each phrase of the table (:func:`_could_match`)
-_PHRASE_WORDS = {p: tuple(w.lower() for w in re.split(r"[\s-]+", p.strip()) if w)
+_PHRASE_WORDS = {p: tuple(w.lower() for w in SPACE_OR_HYPHEN.split(p.strip()) if w)
                  for e in TABLE for p in e.phrases}
 
 
@@ -245,7 +247,7 @@ def _key(term: str) -> str:
 
 
 def _phrase_pattern(phrase: str) -> str:
-    words = [re.escape(w) for w in re.split(r"[\s-]+", phrase.strip()) if w]
+    words = [re.escape(w) for w in SPACE_OR_HYPHEN.split(phrase.strip()) if w]
     return r"(?<![A-Za-z0-9])" + r"[\s-]+".join(words) + r"(?:e?s)?(?![A-Za-z0-9])"
 
 

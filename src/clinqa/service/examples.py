@@ -7,6 +7,8 @@ import hashlib
 import re
 from typing import Any
 
+from clinqa.text.words import SPACE_OR_HYPHEN, WORD_CHARS
+
 #: how many example questions the page offers, how many candidates are asked at most to find answered ones,
 #: and for how long (seconds) before the rest are offered untried
 EXAMPLES = 3
@@ -40,11 +42,11 @@ def _example_for(title: str, heading: str) -> str | None:
         return None
     if h.endswith("?"):  # as it stands when it names the document's subject ("Which drug to taper first?" does not)
         named = {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", title)}
-        return h if 3 <= len(h.split()) <= 20 and named & {w.casefold() for w in re.findall(r"\w+", h)} else None
+        return h if 3 <= len(h.split()) <= 20 and named & {w.casefold() for w in WORD_CHARS.findall(h)} else None
     if not title or len(title.split()) > 12 or len(h.split()) > 8:
         return None
     title_case = any(re.match(r"[^\W\d_][^\W\d_]*$", w) and w[0].isupper() and w[1:2].islower()
-                     for w in re.split(r"[\s-]+", h)[1:])
+                     for w in SPACE_OR_HYPHEN.split(h)[1:])
     topic = h if title_case or not h[1:2].islower() else h[0].lower() + h[1:]  # "Beta-blockers" -> "beta-blockers";
     # "DAPT duration", "Severity-Based Management Algorithm" kept as written
     return f"What does {title} say about {topic}?"

@@ -7,12 +7,14 @@ import bisect
 import re
 import unicodedata
 
+from clinqa.text.blocks import BLANK_LINE
+
 #: the tokens quotes and passages are compared by: runs of digits, runs of letters ("5mg" = "5 mg"), and the
 #: comparison signs; everything else (spaces, punctuation, list and table markup, "…") is skipped
 _HL_TOKEN = re.compile(r"\d+|[^\W\d_]+|[<>≤≥]")
 #: a break in the passage between two quoted words that ends a highlight: an empty line, or a line break with
 #: anything but spaces and sentence punctuation around it (a list marker, a table's "|")
-_HL_PARAGRAPH = re.compile(r"\n[ \t]*\n")
+_HL_PARAGRAPH = BLANK_LINE
 _HL_SOFT = " \t\r\n.,;:!?"
 #: a stretch of the quote shorter than this many tokens is highlighted only on a line of the passage that
 #: holds a longer one (a table row's label cell beside its quoted dose)

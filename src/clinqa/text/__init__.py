@@ -3,7 +3,9 @@ sentence splitters, shared by chunking, BM25, retrieval and the answer checks.
 
 * :mod:`clinqa.text.unicode`: :func:`normalize` (NFKC with clinical exceptions);
 * :mod:`clinqa.text.words`: the named word patterns (:data:`TERM`, :data:`WORD`, :data:`JOINED_WORD`,
-  :data:`ASCII_WORD`, :data:`ASCII_TOKEN`) and :func:`words_of`;
+  :data:`ASCII_WORD`, :data:`ASCII_TOKEN`) and :func:`words_of`; the runs and separators several modules
+  used to compile themselves (``LETTER_RUN``, ``SPACES``, ``SPACE_OR_HYPHEN`` ...) and ``whole_word``;
+* :mod:`clinqa.text.blocks`: blank lines, paragraph breaks, a reference list's title;
 * :mod:`clinqa.text.stopwords`: :data:`LUCENE_STOP_WORDS`, :data:`QUESTION_STOP_WORDS`,
   :data:`CLAIM_STOP_WORDS`;
 * :mod:`clinqa.text.stems`: :func:`s_stem`, :func:`light_stem`, :func:`snowball_stem`;

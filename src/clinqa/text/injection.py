@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import re
 
+from clinqa.text.words import LETTER_RUN
+
 _AI = (r"(?:ai|a\.i\.|artificial intelligence|llms?|large language models?|language models?|chat ?bots?|"
        r"chatgpt|gpt(?:-?\d\w*)?|claude|gemini|copilot|ai (?:assistants?|models?|systems?|agents?|tools?|crawlers?)|"
        r"virtual assistants?|automated assistants?)")
@@ -97,8 +99,8 @@ _TRIGGERS: dict[str, tuple[str, ...]] = {
     "new instructions": ("new instructions", "new system prompt", "new rules"),
 }
 _COMPILED = tuple((name, re.compile(p, re.IGNORECASE | re.MULTILINE),
-                   tuple((re.findall(r"[a-z]+", t)[0], t) for t in _TRIGGERS[name])) for name, p in PATTERNS)
-_LETTERS = re.compile(r"[a-z]+")
+                   tuple((LETTER_RUN.findall(t)[0], t) for t in _TRIGGERS[name])) for name, p in PATTERNS)
+_LETTERS = LETTER_RUN
 
 
 def _matching(text: str, first: bool) -> list[str]:

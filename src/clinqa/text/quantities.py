@@ -30,6 +30,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from clinqa.text.sentences import MARKER as _MARKER
+
 #: numbers spelled out, one to twenty (lower case) -> their value: the quantity check's, the question's time
 #: phrases' (:data:`clinqa.question.time.NUMBER_WORDS` adds "a few", "a couple of") and a stated duration's
 #: (:data:`clinqa.decision.quote.DURATION` adds "several", "a few")
@@ -96,6 +98,10 @@ def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
 # --- the number, range and bound grammar: every reader of a number, a band or a bound builds on these ---------
 #: a number as a band, a bound or a named value writes it: digits with an optional decimal point ("70", "4.0")
 NUMBER = r"\d+(?:\.\d+)?"
+#: :data:`NUMBER` compiled, to find the numbers of a text ("2.5", "40")
+NUMBER_RE = re.compile(NUMBER)
+#: a run of digits ("2.5" holds two): the digits of a text, or a number masked to "#"
+DIGITS = re.compile(r"\d+")
 #: a number that may have a decimal comma ("1,5"; :func:`_value` reads "1,000" as a thousand): a question's
 #: quantities (:data:`clinqa.question.terms.QUANTITY`) and a generated sentence's (:func:`extract_quantities`)
 NUMBER_OR_COMMA = r"\d+(?:[.,]\d+)?"
@@ -185,7 +191,6 @@ _QUANTITY = re.compile(
     rf"(?:\s*(?P<unit>{_UNIT_RE})(?![\w]))?",
     re.IGNORECASE,
 )
-_MARKER = re.compile(r"\[\s*\d+(?:\s*(?:,|;|-|–|and)\s*\d+)*\s*\]")
 #: a bound written after the number: "300 mg/dL or higher" is "at least 300 mg/dL"
 _QUALIFIER_AFTER = [(re.compile(r"^\s*(?:or|and)\s+(?:more|higher|greater|above|over|longer|later)\b", re.I), "lower"),
                     (re.compile(r"^\s*(?:or|and)\s+(?:less|lower|fewer|below|under|shorter|sooner|earlier)\b", re.I),

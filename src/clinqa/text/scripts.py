@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import re
 
-from clinqa.text.unicode import DASHES
+from clinqa.text.unicode import fold_dashes
+from clinqa.text.words import SPACES
 
 __all__ = ["SUBSCRIPT_CHARS", "SUPERSCRIPT_CHARS", "subscript", "superscript", "unicode_scripts"]
 
@@ -69,8 +70,7 @@ SUBSCRIPT_CHARS: dict[str, str] = {
     "\u2098": "m", "\u2099": "n", "\u209a": "p", "\u209b": "s", "\u209c": "t",
 }
 _UNICODE_RUN = re.compile(f"([{''.join(SUPERSCRIPT_CHARS)}]+)|([{''.join(SUBSCRIPT_CHARS)}]+)")
-_MINUS = str.maketrans({c: "-" for c in DASHES})
-_WS = re.compile(r"\s+")
+_WS = SPACES
 #: an exponent: a number, maybe signed ("9", "-3", "0.5", "+2")
 _EXPONENT = re.compile(r"[+-]?\d+(?:\.\d+)?")
 #: an electric charge: digits then a sign ("2+", "3-") or a sign alone ("+", "-", "++")
@@ -91,7 +91,7 @@ _UNITS = frozenset({
 
 
 def _clean(content: str) -> str:
-    return _WS.sub(" ", content).strip().translate(_MINUS)
+    return fold_dashes(_WS.sub(" ", content).strip())
 
 
 def _marker(content: str) -> str:

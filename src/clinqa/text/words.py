@@ -38,10 +38,38 @@ ASCII_WORD = re.compile(r"[a-z][a-z0-9'-]*")
 #: an ASCII token of text as typed: a letter or digit, then letters, digits and - ("SGLT2", "NT-proBNP")
 ASCII_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]*")
 _WORD_PARTS = re.compile(r"[-']")
+#: a run of lower-case ASCII letters (text lower-cased first): the Zipf table's words, the injection screen's
+#: trigger words, a follow-up's route words
+LETTER_RUN = re.compile(r"[a-z]+")
+#: a run of lower-case ASCII letters and digits (text lower-cased first): the words of a sense or phrase the
+#: lexicon checks against the corpus
+ALNUM_RUN = re.compile(r"[a-z0-9]+")
+#: a run of word characters (``\w+``: Unicode letters, digits and the underscore), case kept
+WORD_CHARS = re.compile(r"\w+")
+#: a run of anything but whitespace: a whitespace-separated word with its punctuation
+NON_SPACE = re.compile(r"\S+")
+#: a run of whitespace, to squeeze to one space or split on
+SPACES = re.compile(r"\s+")
+#: a run of whitespace and hyphens: the split between the words of a phrase ("beta-blocker" -> "beta", "blocker")
+SPACE_OR_HYPHEN = re.compile(r"[\s-]+")
+#: a word as typed (an ASCII letter, then word characters, apostrophes, hyphens), else one other non-space character
+TYPED_TOKEN = re.compile(r"[A-Za-z][\w'-]*|[^\sA-Za-z]")
 #: Greek and Latin suffixes of conditions and procedures (-itis, -osis, -aemia, -pathy, -ectomy ...): a word
 #: with one names a condition or procedure even when general English knows it well ("meningitis" Zipf 3.1)
 CLINICAL_SUFFIX = re.compile(r"(?:itis|osis|a?emia|pathy|ectomy|otomy|plasty|algia|uria|penia|cytosis|iasis)$")
 
+
+def whole_word(phrase: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``phrase`` (escaped, taken literally) as a whole word: not inside a longer word nor a hyphenated compound
+    (``(?<![\\w-])`` before, ``(?![\\w-])`` after), so "iron" is not found in "irons" or "iron-deficiency".
+    ``flags``: ``re`` flags (``re.IGNORECASE``). Compiled through ``re``'s own cache."""
+    return re.compile(r"(?<![\w-])" + re.escape(phrase) + r"(?![\w-])", flags)
+
+
+def bounded_word(phrase: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
+    """``phrase`` (escaped, taken literally) between word boundaries (``\\b``): unlike :func:`whole_word`, a
+    hyphen bounds it ("before" is found in "before-surgery"). ``flags``: ``re`` flags."""
+    return re.compile(r"\b" + re.escape(phrase) + r"\b", flags)
 
 def terms(text: str) -> list[str]:
     """:data:`TERM` matches of lower-cased ``text``, in order, repeats kept:

@@ -20,7 +20,6 @@ import bisect
 import contextlib
 import math
 import os
-import re
 import struct
 from collections.abc import Sequence
 from functools import lru_cache
@@ -29,9 +28,10 @@ from pathlib import Path
 from typing import overload
 
 from clinqa.paths import cache_dir
+from clinqa.text.words import LETTER_RUN
 
 #: the words the table answers for; anything else goes to wordfreq
-TABLE_WORD = re.compile(r"[a-z]+")
+TABLE_WORD = LETTER_RUN
 
 _MAGIC = b"clinqa-zipf-1\n"
 

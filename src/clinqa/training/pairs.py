@@ -50,6 +50,7 @@ import numpy as np
 
 from clinqa.errors import ConfigError
 from clinqa.text.unicode import normalize
+from clinqa.text.words import NON_SPACE, SPACES, bounded_word, whole_word
 from clinqa.text.zipf import zipf
 from clinqa.training.data import in_holdout
 
@@ -84,7 +85,7 @@ def words(text: str) -> list[str]:
 
 def has_word(text_low: str, word: str) -> bool:
     """Does ``text_low`` (lower case) contain ``word`` as a whole word (case-insensitive)?"""
-    return re.search(r"(?<![\w-])" + re.escape(word.lower()) + r"(?![\w-])", text_low) is not None
+    return whole_word(word.lower()).search(text_low) is not None
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -125,8 +126,9 @@ def _british(q: str, rng: random.Random) -> tuple[str, list[str]]:
 def _other_names(q: str, rng: random.Random) -> tuple[str, list[str]]:
     out, added = q, []
     for a, b in OTHER_NAMES:
-        if re.search(r"\b" + re.escape(a) + r"\b", out, re.IGNORECASE) and rng.random() < 0.8:
-            out = re.sub(r"\b" + re.escape(a) + r"\b", b, out, flags=re.IGNORECASE)
+        named = bounded_word(a, re.IGNORECASE)
+        if named.search(out) and rng.random() < 0.8:
+            out = named.sub(b, out)
             added += words(b)
     return out, added
 
@@ -163,16 +165,18 @@ def _clip(q: str, rng: random.Random) -> tuple[str, list[str]]:
     return q.replace(w, cut_to, 1), [cut_to]
 
 
+#: one space or hyphen: the split between the words of an acronym's phrase (each part gives a letter)
+_ONE_SPACE_OR_HYPHEN = re.compile(r"[ -]")
 _PHRASE = re.compile(r"\b([A-Za-z]{3,}(?:[ -][A-Za-z]{3,}){1,3})\b")
 
 
 def _acronym(q: str, rng: random.Random) -> tuple[str, list[str]]:
     runs = [m.group(1) for m in _PHRASE.finditer(q)
-            if not any(w.lower() in FUNCTION_WORDS for w in re.split(r"[ -]", m.group(1)))]
+            if not any(w.lower() in FUNCTION_WORDS for w in _ONE_SPACE_OR_HYPHEN.split(m.group(1)))]
     if not runs:
         return q, []
     phrase = rng.choice(runs)
-    short = "".join(w[0] for w in re.split(r"[ -]", phrase)).upper()
+    short = "".join(w[0] for w in _ONE_SPACE_OR_HYPHEN.split(phrase)).upper()
     return q.replace(phrase, short, 1), [short]
 
 
@@ -221,8 +225,7 @@ def slot_swap(question: str, passage_low: str, rng: random.Random) -> tuple[str,
             if has_word(low, v):
                 for other in group:
                     if other != v and not has_word(passage_low, other) and not has_word(low, other):
-                        new = re.sub(r"(?<![\w-])" + re.escape(v) + r"(?![\w-])", other, question, count=1,
-                                     flags=re.IGNORECASE)
+                        new = whole_word(v, re.IGNORECASE).sub(other, question, count=1)
                         options.append((new, other))
     for pattern, phrase in POPULATION_ADDS:
         if not re.search(pattern, passage_low) and not re.search(pattern, low):
@@ -273,7 +276,7 @@ def entity_swap(question: str, passage_low: str, nb: Neighbours, rng: random.Ran
         near = [n for n in nb.near(w) if not has_word(passage_low, n) and not has_word(question.lower(), n)]
         if near:
             new = rng.choice(near[:4])
-            return re.sub(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", new, question, count=1), new
+            return whole_word(w).sub(new, question, count=1), new
     return None
 
 
@@ -283,7 +286,7 @@ def entity_swap(question: str, passage_low: str, nb: Neighbours, rng: random.Ran
 def cut(text: str, chars: int = 1200) -> str:
     """``text`` normalised (:func:`clinqa.text.unicode.normalize`), whitespace runs collapsed and cut to
     ``chars`` characters (128 tokens read about 600; the rest is storage)."""
-    return re.sub(r"\s+", " ", normalize(text)).strip()[:chars]
+    return SPACES.sub(" ", normalize(text)).strip()[:chars]
 
 
 class Bm25:
@@ -393,7 +396,7 @@ def covidqa_items(path: Path, window: int = 90) -> tuple[list[Item], list[str]]:
     for art in data:
         for par in art["paragraphs"]:
             ctx = par["context"]
-            spans = [m.start() for m in re.finditer(r"\S+", ctx)]
+            spans = [m.start() for m in NON_SPACE.finditer(ctx)]
             first = len(texts)
             bounds = []
             for k in range(0, len(spans), window):

@@ -29,6 +29,8 @@ from pathlib import Path
 from clinqa.documents import registry as _registry
 from clinqa.documents.loaders._common import path_doc_id
 from clinqa.documents.loaders._io import (
+    MEDQUAD_ROOTS,
+    NATIVE_ID_FORMATS,
     applying_limits,
     check_document_limits,
     iter_jsonl,
@@ -75,9 +77,8 @@ _EXTENSIONS: dict[str, str] = {
     ".ndjson": _SNIFF,
     ".csv": "notes",
 }
-#: Formats whose doc_id falls back to the file path (others carry native ids).
-_PATH_ID_FORMATS = frozenset({"markdown", "text", "html", "pdf", "docx", "jats"})
-_MEDQUAD_ROOTS = {"document", "doc", "diseasefile"}
+#: Formats whose doc_id falls back to the file path (the others carry native ids).
+_PATH_ID_FORMATS = frozenset(FORMATS) - NATIVE_ID_FORMATS
 _SKIP_PREFIXES = ("readme", "license", "licence", "changelog")
 
 
@@ -119,7 +120,7 @@ def detect_format(path: Path) -> str:
         root = sniff_xml_root(head)
         if root == "article":
             return "jats"
-        if root is not None and root.lower() in _MEDQUAD_ROOTS:
+        if root is not None and root.lower() in MEDQUAD_ROOTS:
             return "medquad"
         if root is None:
             raise LoadError(path, "XML is not well-formed: no root element found")

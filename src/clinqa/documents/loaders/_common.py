@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from clinqa.documents.model import Block, BlockKind, Section
+from clinqa.text.words import SPACES
 
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._-]+")
-_WS = re.compile(r"\s+")
+_WS = SPACES
 _YEAR = re.compile(r"(?<!\d)(1[5-9]\d\d|20\d\d|21\d\d)(?!\d)")
 
 

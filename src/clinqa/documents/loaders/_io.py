@@ -354,7 +354,10 @@ def check_line_lengths(path: Path, text: str) -> None:
         start, line_no = end + 1, line_no + 1
 
 
-_NATIVE_ID_FORMATS = frozenset({"notes", "beir", "pubmedqa", "medquad"})
+#: formats whose documents carry ids of their own (the others' doc_id falls back to the file path)
+NATIVE_ID_FORMATS = frozenset({"notes", "beir", "pubmedqa", "medquad"})
+#: the root elements of a MedQuAD XML file
+MEDQUAD_ROOTS = frozenset({"document", "doc", "diseasefile"})
 
 
 def check_document_limits(path: Path, docs: Sequence[Document]) -> None:
@@ -366,7 +369,7 @@ def check_document_limits(path: Path, docs: Sequence[Document]) -> None:
     """
     limits = current_limits()
     for doc in docs:
-        named = len(docs) > 1 or doc.format in _NATIVE_ID_FORMATS
+        named = len(docs) > 1 or doc.format in NATIVE_ID_FORMATS
         where = f"document {doc.doc_id!r}: " if named else ""
         if len(doc.title) > limits.max_heading_chars:
             raise LoadError(path, f"{where}a title of {len(doc.title):,} characters (limit "

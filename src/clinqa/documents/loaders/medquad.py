@@ -21,12 +21,12 @@ from pathlib import Path
 from lxml import etree
 
 from clinqa.documents.loaders._common import norm_ws, slug, str_list
-from clinqa.documents.loaders._io import parse_xml, read_bytes
+from clinqa.documents.loaders._io import MEDQUAD_ROOTS, parse_xml, read_bytes
 from clinqa.documents.model import Block, Document, Section
 from clinqa.errors import LoadError
+from clinqa.text.blocks import BLANK_LINE
 
-_ROOTS = {"document", "doc", "diseasefile"}
-_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+_BLANK_LINES = BLANK_LINE
 _ITEM = re.compile(r"(?:^|[ \t]{2,})-[ \t]+(?=\S)")
 _LONG_GAP = re.compile(r"[ \t]{5,}")
 _SPACE_QMARK = re.compile(r"\s+\?")
@@ -109,7 +109,7 @@ def load(path: Path) -> list[Document]:
     "no answered question-answer pairs".
     """
     root = parse_xml(path, read_bytes(path))
-    if _local(root) not in _ROOTS:
+    if _local(root) not in MEDQUAD_ROOTS:
         raise LoadError(path, f"not a MedQuAD file (root element <{_local(root)}>, expected <Document>)")
     source = root.get("source") or root.get("corpus") or path.parent.name
     url = root.get("url") or ""

@@ -62,6 +62,8 @@ from clinqa.documents.loaders._io import check_deadline, current_limits, read_by
 from clinqa.documents.loaders._scripts import unicode_in_sections
 from clinqa.documents.model import BlockKind, Document
 from clinqa.errors import LoadError
+from clinqa.text.blocks import REFERENCES_TITLE
+from clinqa.text.quantities import DIGITS
 from clinqa.text.scripts import subscript, superscript, unicode_scripts
 
 #: A line this much larger than the body's modal font size is a heading candidate.
@@ -84,8 +86,7 @@ _LEADER_DOTS = re.compile(r"(?:\.\s?){4,}\s*\d*\s*$")
 _CAPTION = re.compile(r"^(?:Figure|FIGURE|Fig\.|Table|TABLE|Box|Supplementary (?:Figure|Table))\s+S?\d{1,3}[A-Za-z]?"
                       r"\s*[.:|]\s*\S")
 #: the title of a reference list (kept as its own section; the chunker marks it level "references")
-_REFERENCES = re.compile(r"^(?:\d{1,2}\.?\s*)?(?:references|bibliography|literature cited|works cited|"
-                         r"reference list)$", re.I)
+_REFERENCES = REFERENCES_TITLE
 _BOLD = re.compile(r"bold|black|heavy|semibold|demi", re.I)
 _FILENAME_TITLE = re.compile(r"(^microsoft\s+\w+\s+-)|(\.(docx?|pdf|tex|dvi|rtf|indd|pptx?)$)|^untitled", re.I)
 
@@ -485,7 +486,7 @@ def _drop_running_heads(pages: list[list[_Line]]) -> list[list[_Line]]:
         return pages
 
     def key(ln: _Line) -> tuple[str, float]:
-        return re.sub(r"\d+", "#", ln.text), ln.size
+        return DIGITS.sub("#", ln.text), ln.size
 
     def edges(lines: list[_Line]) -> list[_Line]:  # the two highest and the two lowest lines of the page
         text = sorted((ln for ln in lines if not ln.is_table), key=lambda ln: ln.top)

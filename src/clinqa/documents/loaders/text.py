@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from clinqa.documents.loaders._common import path_doc_id, year_line
 from clinqa.documents.loaders._io import check_line_lengths, read_text
 from clinqa.documents.model import Block, Document, Section
+from clinqa.text.blocks import BLANK_LINE
 from clinqa.text.scripts import unicode_scripts
 
-_BLANK_LINES = re.compile(r"\n[ \t]*\n")
+_BLANK_LINES = BLANK_LINE
 #: A first line shorter than this is taken as the title.
 MAX_TITLE_CHARS = 120
 
