@@ -128,22 +128,6 @@ def test_markdown_inline_and_block_html_sup_and_sub(tmp_path: Path) -> None:
                           "Neutrophils under 0.5 x 10^9/L.", "An unclosed tag stays as written."]
 
 
-def test_markdown_and_text_unicode_scripts_are_written_as_typed(tmp_path: Path) -> None:
-    """Found by a new user: the NEWS2 guideline (Markdown) writes "SpO₂" and "CHA₂DS₂-VASc"; a question typed "SpO2"
-    was refused, the corpus's word being "spo₂". The Markdown and text loaders now write Unicode scripts as the
-    HTML, JATS, Word and PDF loaders do (:func:`clinqa.text.scripts.unicode_scripts`)."""
-    md = tmp_path / "news2.md"
-    md.write_text("# SpO₂ scales\n\nTarget SpO₂ 88–92%; CHA₂DS₂-VASc ≥ 2; platelets 10⁹/L; BSA 1.73 m².\n",
-                  encoding="utf-8")
-    [doc] = load_file(md)
-    assert doc.title == "SpO2 scales"
-    assert texts(doc) == ["Target SpO2 88–92%; CHA2DS2-VASc ≥ 2; platelets 10^9/L; BSA 1.73 m^2."]
-    txt = tmp_path / "note.txt"
-    txt.write_text("Oxygen\n\nSpO₂ 94% on 2 L O₂.\n", encoding="utf-8")
-    [doc] = load_file(txt)
-    assert texts(doc) == ["SpO2 94% on 2 L O2."]
-
-
 # ---------------------------------------------------------------- JATS
 
 JATS = """<?xml version="1.0" encoding="UTF-8"?>

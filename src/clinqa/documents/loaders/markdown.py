@@ -39,10 +39,10 @@ from clinqa.documents.loaders._common import (
     year_line,
 )
 from clinqa.documents.loaders._io import check_deadline, check_line_lengths, read_text
-from clinqa.documents.loaders._scripts import flatten_scripts, unicode_in_sections
+from clinqa.documents.loaders._scripts import flatten_scripts
 from clinqa.documents.model import BlockKind, Document, Section
 from clinqa.errors import LoadError
-from clinqa.text.scripts import subscript, superscript, unicode_scripts
+from clinqa.text.scripts import subscript, superscript
 
 _PARSER: MarkdownIt | None = None
 #: Inline content (one paragraph, heading or table cell) longer than this many characters is kept
@@ -108,9 +108,7 @@ def parse_markdown(text: str, md: MarkdownIt | None = None) -> tuple[str, list[S
         else:
             for kind, block_text in _render_block(node, src_lines, nested=False):
                 builder.add(block_text, kind)
-    sections = builder.sections()
-    unicode_in_sections(sections)  # "SpO₂" is "SpO2", "10⁹/L" is "10^9/L", as in the other loaders
-    return unicode_scripts(title), sections
+    return title, builder.sections()
 
 
 def _inline_text(node: SyntaxTreeNode | Token) -> str:

@@ -8,7 +8,6 @@ from clinqa.documents.loaders._common import path_doc_id, year_line
 from clinqa.documents.loaders._io import check_line_lengths, read_text
 from clinqa.documents.model import Block, Document, Section
 from clinqa.text.blocks import BLANK_LINE
-from clinqa.text.scripts import unicode_scripts
 
 _BLANK_LINES = BLANK_LINE
 #: A first line shorter than this is taken as the title.
@@ -37,7 +36,7 @@ def load(path: Path) -> list[Document]:
     """
     text = read_text(path)
     check_line_lengths(path, text)
-    paragraphs = split_paragraphs(unicode_scripts(text))  # "SpO₂" is "SpO2", "10⁹/L" is "10^9/L"
+    paragraphs = split_paragraphs(text)
     first_line = paragraphs[0].split("\n", 1)[0].strip() if paragraphs else ""
     if first_line and len(first_line) < MAX_TITLE_CHARS:
         title = first_line
