@@ -4,10 +4,11 @@ extractive scorer, with the same results as reading the text anew."""
 
 from __future__ import annotations
 
-from clinqa.answer.extractive import band_sections, extract_answer, with_siblings
+from clinqa.answer.extractive import extract_answer
 from clinqa.answer.gather import KeyTermTest
 from clinqa.chunking.units import unit_records
 from clinqa.decision.answerability import CheckedPassage, check
+from clinqa.evidence.passages import band_sections, with_siblings
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import read_asks
 from clinqa.retrieval.vocabulary import Vocabulary

@@ -151,7 +151,7 @@ def test_the_evidence_is_read_below_the_decision() -> None:
     graph = import_graph()
     evidence = package(graph, "clinqa.evidence")
     assert {"clinqa.evidence.mentions", "clinqa.evidence.reading", "clinqa.evidence.bands",
-            "clinqa.evidence.coverage", "clinqa.evidence.rules"} <= set(evidence)
+            "clinqa.evidence.coverage", "clinqa.evidence.rules", "clinqa.evidence.passages"} <= set(evidence)
     direct = sorted({d for m in evidence for d in graph[m]})
     assert [d for d in direct if not d.startswith(EVIDENCE_MAY_IMPORT)] == []
     assert sorted(m for m in reachable(graph, evidence) if m.startswith(("clinqa.answer", "clinqa.decision"))) == []

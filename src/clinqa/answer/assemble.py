@@ -288,12 +288,13 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
     decision let through (:func:`quotable`; a passage under a qualifier heading replaced by
-    a sibling section that fits the question's qualifiers better, :func:`clinqa.answer.extractive.sibling_sections`;
-    with their neighbouring chunks, :func:`clinqa.answer.extractive.with_siblings`). A question about a
+    a sibling section that fits the question's qualifiers better, :func:`clinqa.evidence.passages.sibling_sections`;
+    with their neighbouring chunks, :func:`clinqa.evidence.passages.with_siblings`). A question about a
     time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
     (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
-    from clinqa.answer.extractive import extract_answer, sibling_sections, with_siblings
+    from clinqa.answer.extractive import extract_answer
+    from clinqa.evidence.passages import sibling_sections, with_siblings
 
     s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))

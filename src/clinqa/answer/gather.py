@@ -14,16 +14,12 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer.extractive import (
-    band_sections,
-    fitting_hits,
-    heading_context,
-)
 from clinqa.chunking.units import without_suspicious
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.answerability import check as check_answerability
 from clinqa.evidence.coverage import RARE_BELOW, term_counts
 from clinqa.evidence.mentions import CheckedPassage
+from clinqa.evidence.passages import band_sections, fitting_hits, heading_context
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -220,7 +216,7 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    ) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
-    quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
+    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
@@ -343,8 +339,8 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
     (:func:`clinqa.question.repair.repair_question`, when ``retrieval.repair_spelling``; its time in
     ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
     (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read, the gate derived), the
-    key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
-    passage filed under the kind of answer asked for, and :func:`clinqa.answer.extractive.band_sections` the
+    key-term test on the context (after :func:`clinqa.evidence.passages.heading_context` adds a later
+    passage filed under the kind of answer asked for, and :func:`clinqa.evidence.passages.band_sections` the
     section of a retrieved document whose heading band holds a value the question gives), whether the question
     is about a time only (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the
     unknown compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first

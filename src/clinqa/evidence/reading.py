@@ -7,8 +7,8 @@ What a reading holds:
 
 * :attr:`PassageReading.units`: the quotable units of the passage's body (:func:`clinqa.chunking.units.unit_records`:
   sentences, list items, table rows with their cells and headers), read by
-  :func:`clinqa.answer.extractive.with_siblings` (does a list or table run past the chunk?),
-  :func:`clinqa.answer.extractive.band_sections` (does a row or item give the band of a value asked?) and
+  :func:`clinqa.evidence.passages.with_siblings` (does a list or table run past the chunk?),
+  :func:`clinqa.evidence.passages.band_sections` (does a row or item give the band of a value asked?) and
   :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
 * :attr:`PassageReading.checked`: the passage as the key-term test reads it
   (:class:`clinqa.evidence.mentions.CheckedPassage`: the stored text, header included, less its units
