@@ -9,7 +9,6 @@ import pytest
 
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.base import Chunk
-from clinqa.decision.answerability import _passage_index, mentions
 from clinqa.evidence.bands import (
     Band,
     header_unit,
@@ -20,6 +19,7 @@ from clinqa.evidence.bands import (
     same_unit,
     table_rows,
 )
+from clinqa.evidence.mentions import _passage_index, mentions
 from clinqa.question.asks import named_values, read_asks
 from clinqa.question.terms import KeyTerm
 from tiny_data import FlatEncoder, chunk_hit
