@@ -16,10 +16,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer import Answer, RefusalGate, assemble, gather, scope
+from clinqa.decision import answerability
 from clinqa.decision import calibration as calibrations
 from clinqa.decision import table as decide
 from clinqa.decision.answer_model import SIGNAL, AnswerModel
@@ -200,8 +202,8 @@ class Pipeline:
         (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's; which
         missing term decides as ``ask`` decides it (``answer.decisive_words``)."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
-        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, rarity=self.settings.answer.rarity,
-                                  decider=gather.decider(self.settings.answer))
+        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, self.judge(),
+                                  rarity=self.settings.answer.rarity)
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
@@ -239,6 +241,13 @@ class Pipeline:
             self._llm = build_llm_backend(self.settings.llm)
         return self._llm
 
+    def judge(self) -> gather.Judge:
+        """The key-term test's judgement (:func:`clinqa.decision.answerability.judge`) with the decisive-word model
+        of ``answer.decisive_words`` bound (:func:`clinqa.decision.decisive_words.decider`)."""
+        from clinqa.decision.decisive_words import decider
+
+        return partial(answerability.judge, decider=decider(self.settings.answer))
+
     def stages(self, filters: Filters) -> gather.Stages:
         """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.answer.gather.Stages`): the
         scope's vocabulary and calibration, the answer model for a reference question, read here once."""
@@ -248,7 +257,7 @@ class Pipeline:
             vocabulary=self.scoped_vocabulary(filters),
             calibration=self.calibration("patient" if patient else "reference"),
             answer_model=None if patient else self.answer_model(), has_patient_notes=self.has_patient_notes(),
-            unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years)
+            unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years, judge=self.judge())
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
@@ -269,7 +278,9 @@ class Pipeline:
         stages = self.stages(ev.filters)
         # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
         ev.model_writes = generate and self.settings.llm.backend != "none"
-        found = gather.gather(stages, ev, query_vector)
+        ev.calibration = stages.calibration
+        found = gather.gather(stages, ev.question, ev.filters, ev.intent, query_vector)
+        ev.take(found)
         verdict = decide.run(ev, "retrieval", decision).verdict
         draft = assemble.draft_of(stages, ev, found, decision)
         if not verdict.answer:

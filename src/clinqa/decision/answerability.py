@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.evidence.mentions import (
     CheckedPassage,
+    PassageMentions,
     defined_otherwise,
     passage_mentions,
     prevention_masked,
@@ -182,8 +183,19 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
     inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
         profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
-    assert profile.key_terms is not None
     found = passage_mentions(profile, passages, equivalents, matcher)  # which passage mentions which term
+    return judge(found, profile, vocabulary, rarity, decider)
+
+
+def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
+          rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
+    """The key-term test's judgement of ``found`` (which of the question's key terms each passage mentions,
+    :func:`clinqa.evidence.mentions.passage_mentions` of ``profile``, the question read with its key terms): which
+    missing term the corpus has (``vocabulary``; None: every one), which is decisive (:func:`is_decisive` with
+    ``rarity``'s cut, or the ``decider`` model), which passages to focus on, which terms are the story's
+    background and which decisive terms the passages name only apart. :func:`check` is :func:`passage_mentions`
+    then this; gathering (:class:`clinqa.answer.gather.KeyTermTest`) is handed it (``Stages.judge``). Pure function
+    of its inputs."""
     terms, texts, alternatives, prevented = found.terms, found.texts, found.alternatives, found.prevented
     equivalents, missing, covers = found.equivalents, found.missing, found.covers
     n_passages = len(texts)

@@ -54,6 +54,7 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     term of at most ``per_kind`` rows of each labelled kind per source (seeded sample); ``counts`` says how many
     rows of each label and source were made."""
     from clinqa.answer.gather import KeyTermTest
+    from clinqa.decision.answerability import judge
     from clinqa.decision.decisive_words import PassageWords, features
     from clinqa.retrieval.vocabulary import Vocabulary
 
@@ -71,7 +72,7 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     counts: Counter[str] = Counter()
     for (src, kind), ps in sorted(by.items()):
         for p in rng.sample(ps, min(per_kind, len(ps))):
-            check = KeyTermTest(p.query, vocab[src], max_zipf).on_texts([p.passage])
+            check = KeyTermTest(p.query, vocab[src], max_zipf, judge).on_texts([p.passage])
             if not check.missing:
                 continue
             words_in = PassageWords.of([p.passage])
@@ -136,6 +137,7 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
     ``missing`` field are decisive (1), the others unlabelled. Refuses the held-out and vignette sets
     (:func:`clinqa.training.pairs.guideline_items`'s rule)."""
     from clinqa.answer.gather import KeyTermTest
+    from clinqa.decision.answerability import judge
     from clinqa.decision.decisive_words import PassageWords, features
     from clinqa.evaluation.facts import contains, load_questions
     from clinqa.retrieval.filters import Filters
@@ -155,7 +157,7 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
             texts = [text_of[r["chunk_id"]] for r in ans.retrieved[:k] if r["chunk_id"] in text_of]
             if not texts:
                 continue
-            check = KeyTermTest(q.question, vocab, 4.0).on_texts(texts)
+            check = KeyTermTest(q.question, vocab, 4.0, judge).on_texts(texts)
             words_in = PassageWords.of(texts)
             n, m = len(check.key_terms), len(check.missing)
             if q.answerable:
