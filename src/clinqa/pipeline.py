@@ -3,7 +3,7 @@
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
 (:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.question.repair`, :mod:`clinqa.answer.scope`,
-:mod:`clinqa.answer.gather`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
+:mod:`clinqa.evidence.gather`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
 :mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
     <data_dir>/lancedb/          the chunk store (LanceDB)
@@ -20,7 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer import Answer, RefusalGate, assemble, gather, scope
+from clinqa.answer import Answer, RefusalGate, assemble, scope
 from clinqa.decision import answerability
 from clinqa.decision import calibration as calibrations
 from clinqa.decision import table as decide
@@ -29,6 +29,7 @@ from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
 from clinqa.embedding import Encoder, build_encoder, for_store, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
+from clinqa.evidence import gather
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
@@ -198,7 +199,7 @@ class Pipeline:
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
-        """The key-term test (:class:`clinqa.answer.gather.KeyTermTest`) of ``question`` against the first ``depth``
+        """The key-term test (:class:`clinqa.evidence.gather.KeyTermTest`) of ``question`` against the first ``depth``
         (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's; which
         missing term decides as ``ask`` decides it (``answer.decisive_words``)."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
@@ -249,8 +250,9 @@ class Pipeline:
         return partial(answerability.judge, decider=decider(self.settings.answer))
 
     def stages(self, filters: Filters) -> gather.Stages:
-        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.answer.gather.Stages`): the
-        scope's vocabulary and calibration, the answer model for a reference question, read here once."""
+        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.evidence.gather.Stages`):
+        the scope's vocabulary and calibration, the answer model for a reference question, read here once, and the
+        key-term test's judgement (:meth:`judge`)."""
         patient = filters.patient_id is not None
         return gather.Stages(
             settings=self.settings, store=self.store, search=self.search,
@@ -263,7 +265,7 @@ class Pipeline:
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time intent
         (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_evidence`); the search
-        and the rest of the evidence (:func:`clinqa.answer.gather.gather`); the decision
+        and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
         then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.assemble.model_notes`).

@@ -5,9 +5,9 @@ extractive scorer, with the same results as reading the text anew."""
 from __future__ import annotations
 
 from clinqa.answer.extractive import extract_answer
-from clinqa.answer.gather import KeyTermTest
 from clinqa.chunking.units import unit_records
 from clinqa.decision.answerability import check, judge
+from clinqa.evidence.gather import KeyTermTest
 from clinqa.evidence.mentions import CheckedPassage
 from clinqa.evidence.passages import band_sections, with_siblings
 from clinqa.evidence.reading import PassageReadings

@@ -100,7 +100,7 @@ class Answerability:
     :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default). ``searched``: per missing term
     (its text), the other forms the passages were searched for (:func:`clinqa.evidence.mentions.searched_forms`:
     plurals, spellings, the synonym table's equivalents; the term's own text and match left out); a term added after the
-    test (:func:`clinqa.answer.gather.with_unknown_compounds`) has none. The missing-term notes a language
+    test (:func:`clinqa.evidence.gather.with_unknown_compounds`) has none. The missing-term notes a language
     model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
@@ -194,7 +194,7 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
     missing term the corpus has (``vocabulary``; None: every one), which is decisive (:func:`is_decisive` with
     ``rarity``'s cut, or the ``decider`` model), which passages to focus on, which terms are the story's
     background and which decisive terms the passages name only apart. :func:`check` is :func:`passage_mentions`
-    then this; gathering (:class:`clinqa.answer.gather.KeyTermTest`) is handed it (``Stages.judge``). Pure function
+    then this; gathering (:class:`clinqa.evidence.gather.KeyTermTest`) is handed it (``Stages.judge``). Pure function
     of its inputs."""
     terms, texts, alternatives, prevented = found.terms, found.texts, found.alternatives, found.prevented
     equivalents, missing, covers = found.equivalents, found.missing, found.covers

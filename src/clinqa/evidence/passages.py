@@ -1,7 +1,7 @@
 """The choice of passages: which retrieved hits an answer may quote, and which further passages of their documents
 join them, read from the question's :class:`clinqa.question.asks.AsksRead` and the passages' section paths and
 units. Nothing here decides whether to answer or renders a quote (:mod:`clinqa.answer.extractive` quotes from
-what is chosen here); gathering (:mod:`clinqa.answer.gather`) and the quote (:mod:`clinqa.answer.assemble`) call it.
+what is chosen here); gathering (:mod:`clinqa.evidence.gather`) and the quote (:mod:`clinqa.answer.assemble`) call it.
 
 - :func:`fitting_hits`: the first hits whose section path neither contradicts a qualifier of the question, nor
   states a band that excludes a value it gives, nor names a subtype of a condition it names alone

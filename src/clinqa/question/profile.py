@@ -1,6 +1,6 @@
 """What a question asks for, read once: :class:`QuestionProfile`.
 
-The question's text is read here, once per question (:func:`clinqa.answer.gather.gather` reads the question
+The question's text is read here, once per question (:func:`clinqa.evidence.gather.gather` reads the question
 after spelling repair), and the readers downstream take the profile instead of parsing the question again:
 the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
 (:func:`clinqa.evidence.passages.fitting_hits`, :func:`~clinqa.evidence.passages.heading_context`,
