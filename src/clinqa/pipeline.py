@@ -3,7 +3,7 @@
 The CLI, the service and the evaluation harness call ``Pipeline.ingest``, ``Pipeline.search`` and
 ``Pipeline.ask``, so what is measured is what users run. The stages live in their packages
 (:mod:`clinqa.ingest`, :mod:`clinqa.retrieval`, :mod:`clinqa.question.repair`, :mod:`clinqa.answer.scope`,
-:mod:`clinqa.answer.gather`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
+:mod:`clinqa.evidence.gather`, :mod:`clinqa.decision.table`, :mod:`clinqa.answer.assemble`,
 :mod:`clinqa.answer.generate`); this module only builds them lazily and calls them in order. Data directory::
 
     <data_dir>/lancedb/          the chunk store (LanceDB)
@@ -16,10 +16,12 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from clinqa.answer import Answer, RefusalGate, assemble, gather, scope
+from clinqa.answer import Answer, RefusalGate, assemble, scope
+from clinqa.decision import answerability
 from clinqa.decision import calibration as calibrations
 from clinqa.decision import table as decide
 from clinqa.decision.answer_model import SIGNAL, AnswerModel
@@ -27,6 +29,7 @@ from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
 from clinqa.embedding import Encoder, build_encoder, for_store, unit_encoder, warm_up
 from clinqa.errors import ConfigError, LoadError
+from clinqa.evidence import gather
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
@@ -196,12 +199,12 @@ class Pipeline:
 
     def answerability(self, question: str, hits: Sequence[Any], max_zipf: float | None = None,
                       filters: Filters | None = None, depth: int | None = None) -> Answerability:
-        """The key-term test (:class:`clinqa.answer.gather.KeyTermTest`) of ``question`` against the first ``depth``
+        """The key-term test (:class:`clinqa.evidence.gather.KeyTermTest`) of ``question`` against the first ``depth``
         (default ``answer.context_chunks``) ``hits``, ``max_zipf`` defaulting to the reference calibration's; which
         missing term decides as ``ask`` decides it (``answer.decisive_words``)."""
         zipf = self.calibration().key_term_max_zipf if max_zipf is None else max_zipf
-        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, rarity=self.settings.answer.rarity,
-                                  decider=gather.decider(self.settings.answer))
+        test = gather.KeyTermTest(question, self.scoped_vocabulary(filters), zipf, self.judge(),
+                                  rarity=self.settings.answer.rarity)
         return test.on(list(hits)[: depth or self.settings.answer.context_chunks])
 
     def repair_question(self, question: str, filters: Filters | None = None) -> tuple[str, dict[str, str]]:
@@ -239,22 +242,30 @@ class Pipeline:
             self._llm = build_llm_backend(self.settings.llm)
         return self._llm
 
+    def judge(self) -> gather.Judge:
+        """The key-term test's judgement (:func:`clinqa.decision.answerability.judge`) with the decisive-word model
+        of ``answer.decisive_words`` bound (:func:`clinqa.decision.decisive_words.decider`)."""
+        from clinqa.decision.decisive_words import decider
+
+        return partial(answerability.judge, decider=decider(self.settings.answer))
+
     def stages(self, filters: Filters) -> gather.Stages:
-        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.answer.gather.Stages`): the
-        scope's vocabulary and calibration, the answer model for a reference question, read here once."""
+        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.evidence.gather.Stages`):
+        the scope's vocabulary and calibration, the answer model for a reference question, read here once, and the
+        key-term test's judgement (:meth:`judge`)."""
         patient = filters.patient_id is not None
         return gather.Stages(
             settings=self.settings, store=self.store, search=self.search,
             vocabulary=self.scoped_vocabulary(filters),
             calibration=self.calibration("patient" if patient else "reference"),
             answer_model=None if patient else self.answer_model(), has_patient_notes=self.has_patient_notes(),
-            unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years)
+            unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years, judge=self.judge())
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time intent
         (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_evidence`); the search
-        and the rest of the evidence (:func:`clinqa.answer.gather.gather`); the decision
+        and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
         then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.assemble.model_notes`).
@@ -269,7 +280,9 @@ class Pipeline:
         stages = self.stages(ev.filters)
         # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
         ev.model_writes = generate and self.settings.llm.backend != "none"
-        found = gather.gather(stages, ev, query_vector)
+        ev.calibration = stages.calibration
+        found = gather.gather(stages, ev.question, ev.filters, ev.intent, query_vector)
+        ev.take(found)
         verdict = decide.run(ev, "retrieval", decision).verdict
         draft = assemble.draft_of(stages, ev, found, decision)
         if not verdict.answer:

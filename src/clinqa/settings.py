@@ -276,7 +276,7 @@ class UnitScoring(BaseModel):
 class WordRarity(BaseModel):
     """Cut-offs on a word's frequency in general English (wordfreq's Zipf scale: log10 of uses per billion
     words; "the" ~7.7, "fever" ~4.4, "dexamethasone" ~2.4) that the answerability rules read
-    (:mod:`clinqa.decision.answerability`, :mod:`clinqa.answer.gather`). Chosen on the clinician set and BioASQ
+    (:mod:`clinqa.decision.answerability`, :mod:`clinqa.evidence.gather`). Chosen on the clinician set and BioASQ
     dev (docs/benchmarks.md, "Answers")."""
 
     model_config = ConfigDict(extra="forbid")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from clinqa.answer import RefusalGate, extract_answer, units_of
-from clinqa.answer.extractive import fitting_hits, names_subtype
 from clinqa.chunking.base import Chunk
+from clinqa.evidence.passages import fitting_hits, names_subtype
 from clinqa.question.asks import has_qualifiers, read_asks
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
@@ -378,7 +378,7 @@ def test_questions_that_ask_for_a_list() -> None:
 
 
 def test_a_list_section_split_over_chunks_is_read_with_its_neighbours() -> None:
-    from clinqa.answer.extractive import sibling_ids, with_siblings
+    from clinqa.evidence.passages import sibling_ids, with_siblings
 
     assert sibling_ids("tia#abcd2/score-components#1") == ["tia#abcd2/score-components#0",
                                                           "tia#abcd2/score-components#2"]
@@ -475,7 +475,7 @@ def test_a_passage_filed_under_the_kind_of_answer_asked_for_joins_the_context_an
     """Found by a new user: "What is the epinephrine dose in neonatal resuscitation?" quoted limitations and the
     ET dose; the "Epinephrine > Dosing" table (IV 0.01-0.03 mg/kg) was the sixth passage, one past the five
     an answer may quote."""
-    from clinqa.answer.extractive import heading_context
+    from clinqa.evidence.passages import heading_context
     from clinqa.question.asks import heading_kinds
 
     assert heading_kinds("What is the epinephrine dose in neonatal resuscitation?") >= {"dosing", "dose"}

@@ -5,16 +5,11 @@ of the other passages' padding."""
 
 from __future__ import annotations
 
-from clinqa.answer.extractive import (
-    extract_answer,
-    qualifier_fit,
-    sibling_sections,
-    under_note,
-    value_holders,
-    with_siblings,
-)
+from clinqa.answer.extractive import extract_answer, under_note
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import unit_records
+from clinqa.evidence.bands import value_holders
+from clinqa.evidence.passages import qualifier_fit, sibling_sections, with_siblings
 from clinqa.question.asks import named_values, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import UnitScoring

@@ -130,7 +130,7 @@ def test_item_term_by_hand() -> None:
 
 
 def test_text_bands_are_bands_without_a_unit_of_measure() -> None:
-    from clinqa.answer.extractive import text_bands
+    from clinqa.evidence.bands import text_bands
 
     inf = math.inf
     assert text_bands("High risk 5-7") == [(5.0, 7.0, True, True)]

@@ -795,7 +795,7 @@ def test_dialysis_is_a_population_of_its_own():
 def test_a_key_term_with_a_word_the_corpus_never_has_is_a_missing_compound():
     """Found by a new user: "What is the treatment for thyroid storm?" quoted thyroid-related lines ("storm" is
     common English, so no key term on its own, and the corpus never has it)."""
-    from clinqa.answer.gather import with_unknown_compounds
+    from clinqa.evidence.gather import with_unknown_compounds
     from clinqa.question.asks import read_asks
 
     q = "What is the treatment for thyroid storm?"
@@ -827,7 +827,7 @@ def test_a_modifier_counts_only_beside_the_condition_it_names():
 
 def test_the_kind_of_answer_asked_for_is_no_unknown_compound():
     """'urate target' in a corpus without the word "target": the kind of answer, not a condition's name."""
-    from clinqa.answer.gather import with_unknown_compounds
+    from clinqa.evidence.gather import with_unknown_compounds
     from clinqa.question.asks import read_asks
 
     q = "What serum urate target should allopurinol be titrated to in gout?"

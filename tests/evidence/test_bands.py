@@ -9,7 +9,6 @@ import pytest
 
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.base import Chunk
-from clinqa.decision.answerability import _passage_index, mentions
 from clinqa.evidence.bands import (
     Band,
     header_unit,
@@ -20,6 +19,7 @@ from clinqa.evidence.bands import (
     same_unit,
     table_rows,
 )
+from clinqa.evidence.mentions import _passage_index, mentions
 from clinqa.question.asks import named_values, read_asks
 from clinqa.question.terms import KeyTerm
 from tiny_data import FlatEncoder, chunk_hit
@@ -149,7 +149,7 @@ def test_the_word_before_a_bands_name_names_it_too() -> None:
 def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
     """The retrieved sections of a document filed by bands hold other bands ("Score 0", "Score 1–4"); the section
     of the question's value is added from that document, never from another one."""
-    from clinqa.answer.extractive import band_sections
+    from clinqa.evidence.passages import band_sections
 
     path = ["NEWS2", "Response Algorithm"]
     zero = chunk_hit("n#zero#0", "- Clinical Response: Routine care.", 1, [*path, "NEWS2 Score 0 — Routine"])

@@ -4,10 +4,12 @@ extractive scorer, with the same results as reading the text anew."""
 
 from __future__ import annotations
 
-from clinqa.answer.extractive import band_sections, extract_answer, with_siblings
-from clinqa.answer.gather import KeyTermTest
+from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.units import unit_records
-from clinqa.decision.answerability import CheckedPassage, check
+from clinqa.decision.answerability import check, judge
+from clinqa.evidence.gather import KeyTermTest
+from clinqa.evidence.mentions import CheckedPassage
+from clinqa.evidence.passages import band_sections, with_siblings
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import read_asks
 from clinqa.retrieval.vocabulary import Vocabulary
@@ -49,7 +51,7 @@ def test_the_key_term_test_on_read_passages_is_the_test_on_their_texts() -> None
     assert check(q, [read]) == check(q, [AF])
     assert check("zorlitan in pregnancy?", [CheckedPassage.of(AF)]).answerable  # without_suspicious is the caller's
     vocab = Vocabulary.from_texts([AF, TIMI])
-    test = KeyTermTest(q, vocab, 4.0)
+    test = KeyTermTest(q, vocab, 4.0, judge)
     hits = [chunk_hit("af#d#0", AF, 1, ["AF", "Dosing"]), chunk_hit("timi#s#0", TIMI, 2, ["TIMI"])]
     first = test.on(hits)
     assert first == test.on_texts([AF, TIMI])

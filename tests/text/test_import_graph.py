@@ -138,9 +138,10 @@ def test_the_decision_is_made_below_the_answer_package() -> None:
 
 
 #: what the evidence layer may import directly: itself, the question's package, the word tools, the lexicon,
-#: retrieval (filters, the query pool), the store's types and chunking's quotable units
+#: retrieval (filters, the query pool), the store's types, chunking's quotable units, and, for gathering
+#: (evidence/gather.py), the settings and the encoder's type (the unit encoder a stage hands on to the quote)
 EVIDENCE_MAY_IMPORT = ("clinqa.evidence", "clinqa.question", "clinqa.text", "clinqa.lexicon", "clinqa.retrieval",
-                       "clinqa.store", "clinqa.chunking")
+                       "clinqa.store", "clinqa.chunking", "clinqa.settings", "clinqa.embedding")
 
 
 def test_the_evidence_is_read_below_the_decision() -> None:
@@ -151,7 +152,8 @@ def test_the_evidence_is_read_below_the_decision() -> None:
     graph = import_graph()
     evidence = package(graph, "clinqa.evidence")
     assert {"clinqa.evidence.mentions", "clinqa.evidence.reading", "clinqa.evidence.bands",
-            "clinqa.evidence.coverage", "clinqa.evidence.rules"} <= set(evidence)
+            "clinqa.evidence.coverage", "clinqa.evidence.rules", "clinqa.evidence.passages",
+            "clinqa.evidence.gather"} <= set(evidence)
     direct = sorted({d for m in evidence for d in graph[m]})
     assert [d for d in direct if not d.startswith(EVIDENCE_MAY_IMPORT)] == []
     assert sorted(m for m in reachable(graph, evidence) if m.startswith(("clinqa.answer", "clinqa.decision"))) == []
@@ -159,6 +161,9 @@ def test_the_evidence_is_read_below_the_decision() -> None:
     assert sorted(m for m in reachable(graph, question) if m.startswith("clinqa.evidence")) == []
     # the decision reads the evidence layer's mention matching (the key-term test)
     assert "clinqa.evidence.mentions" in graph["clinqa.decision.answerability"]
+    # gathering is evidence (issue 48 item 4): the answer package holds no gathering, and the pipeline hands
+    # gathering the key-term test's judgement instead of gathering importing the decision
+    assert "clinqa.answer.gather" not in graph and "clinqa.evidence.gather" in graph["clinqa.pipeline"]
 
 
 def evidence_names() -> list[str]:
@@ -184,7 +189,7 @@ def evidence_names() -> list[str]:
 
 def test_evidence_names_one_thing() -> None:
     """Issue 48 item 5: "evidence" is what the decision weighs, :class:`clinqa.decision.verdict.Evidence`, and
-    nothing else: gathering it is :mod:`clinqa.answer.gather` (was ``answer/evidence.py``, imported as
+    nothing else: gathering it is :mod:`clinqa.evidence.gather` (was ``answer/evidence.py``, imported as
     ``gather``), starting it :func:`clinqa.answer.scope.initial_evidence` (was ``scope.evidence``), and a
     numbered passage shown to a language model :class:`clinqa.answer.prompt.NumberedPassage` (was a second
     ``Evidence`` class, imported beside the first as ``DecisionEvidence``), and the cited texts the identifier

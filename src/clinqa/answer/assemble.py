@@ -2,12 +2,12 @@
 topics, warnings and the extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model);
 whether to answer is decided in :mod:`clinqa.decision.table`, and this module renders what it decided.
 
-- From the gathered evidence (:class:`clinqa.answer.gather.Gathered`) and the decision to the answer, in the
+- From the gathered evidence (:class:`clinqa.evidence.gather.Gathered`) and the decision to the answer, in the
   order ``Pipeline.ask`` calls them: :func:`draft_of` (what every answer or refusal is rendered from),
   :func:`refusal_for` (the refusal, or the year-range refusal: :func:`outside_years` searches once more without
   the range), :func:`quote` (the extractive answer from the passages the decision let through) and
   :func:`model_notes` (the missing-term notes a language model is given). These four read the pipeline's stages
-  (:class:`clinqa.answer.gather.Stages`: the store, the search, the unit encoder).
+  (:class:`clinqa.evidence.gather.Stages`: the store, the search, the unit encoder).
 
 - :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
 - The sentences of the decision's refusals are each step's own (:mod:`clinqa.decision`): e.g.
@@ -51,10 +51,10 @@ from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.extractive import Extract
-    from clinqa.answer.gather import Gathered, Stages
     from clinqa.decision.answerability import Answerability
     from clinqa.decision.table import Decision
     from clinqa.decision.verdict import Evidence
+    from clinqa.evidence.gather import Gathered, Stages
     from clinqa.question.time import TimeIntent
 
 MAY_NOT_ANSWER = "; the quoted passages may not answer the question"
@@ -288,12 +288,13 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
     decision let through (:func:`quotable`; a passage under a qualifier heading replaced by
-    a sibling section that fits the question's qualifiers better, :func:`clinqa.answer.extractive.sibling_sections`;
-    with their neighbouring chunks, :func:`clinqa.answer.extractive.with_siblings`). A question about a
+    a sibling section that fits the question's qualifiers better, :func:`clinqa.evidence.passages.sibling_sections`;
+    with their neighbouring chunks, :func:`clinqa.evidence.passages.with_siblings`). A question about a
     time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
     (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
     first for "current", "latest", "most recent" (the first line is then the value in force)."""
-    from clinqa.answer.extractive import extract_answer, sibling_sections, with_siblings
+    from clinqa.answer.extractive import extract_answer
+    from clinqa.evidence.passages import sibling_sections, with_siblings
 
     s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
@@ -321,7 +322,7 @@ def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
     """The hits dated outside ``ev.filters``' year range of the same search without the range (same
     patient scope), when that wider search passes the gate (and the key-term test with
     ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
-    from clinqa.answer.gather import in_years
+    from clinqa.evidence.gather import in_years
 
     s, filters, gate = stages.settings.answer, ev.filters, ev.gate
     assert gate is not None

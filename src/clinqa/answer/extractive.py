@@ -12,7 +12,7 @@ kept as the *intro* of its list and quoted with it.
 Selection (:func:`extract_answer`), in order:
 
 1. Units that cannot answer anything are dropped: boilerplate and tool advertisements
-   (:data:`BOILERPLATE`), text addressed to an AI model, and units that share no content word
+   (:data:`~clinqa.evidence.passages.BOILERPLATE`), text addressed to an AI model, and units that share no content word
    (by Snowball stem) with the question, even through their label or section heading (unless no
    unit of any passage does).
 2. Passages whose section path states the opposite of a qualifier of the question are passed
@@ -20,7 +20,8 @@ Selection (:func:`extract_answer`), in order:
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
    for "outpatient", adults for children; :data:`OPPOSITES`) is dropped. Then passages about a
    subtype of a condition the question names alone ("Resistant Hypertension" for "... in
-   hypertension?", :func:`names_subtype`) are passed over the same way (:func:`fitting_hits`; the
+   hypertension?", :func:`~clinqa.evidence.passages.names_subtype`) are passed over the same way
+   (:func:`~clinqa.evidence.passages.fitting_hits`; the
    pipeline searches ``answer.qualifier_depth`` hits deep when the question has a qualifier).
 3. Each remaining unit scores ``unit_weight * cos(question, unit) + (1 - unit_weight) *
    cos(question, chunk) + lexical_weight * overlap``, where ``overlap`` is the share of the
@@ -48,11 +49,13 @@ Selection (:func:`extract_answer`), in order:
 6. (Issue 50.) Every score above is a row of :data:`SCORE_TERMS` (name, :class:`clinqa.settings.UnitScoring`
    setting, reason, one value per unit), looped over by :func:`unit_scores`; three more rows: ``kind`` (a
    "what to give" question favours treatment lines over definitions, criteria and risk factors), ``value``
-   (the row or item that gives the band holding the question's value, :func:`value_holders`) and ``item``
+   (the row or item that gives the band holding the question's value, :func:`~clinqa.evidence.bands.value_holders`)
+   and ``item``
    (the asked drug's item of a list, not its neighbours'). A unit of another passage far below the best
    (``drop_below_best``) and without the number asked for is cut, as is another drug's item; a passage
    quoted from under a qualifier heading the question did not name is followed by it (:func:`under_note`).
-   Before scoring, :func:`sibling_sections` swaps a passage under a qualifier heading for a sibling section
+   Before scoring, :func:`~clinqa.evidence.passages.sibling_sections` swaps a passage under a qualifier heading for a
+   sibling section
    that fits the question's qualifiers better.
 
 Units are embedded by :func:`embedding_text`: list items and table rows with the chunk's last
@@ -70,7 +73,6 @@ before it (when it opens that chunk's quote). Past ``max_words`` words the answe
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -80,32 +82,44 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from clinqa.answer.types import Citation, citation_for
-from clinqa.chunking.base import Chunk
-from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records
+from clinqa.chunking.units import Unit, embedding_text, unit_heading
 from clinqa.embedding.base import Encoder
-from clinqa.evidence.bands import Band, header_unit, heading_bands, heading_fit, read_band, same_unit
+from clinqa.evidence.bands import (
+    _excludes,
+    _norm_dash,
+    header_unit,
+    heading_bands,
+    heading_fit,
+    read_band,
+    same_unit,
+    value_holders,
+)
 from clinqa.evidence.coverage import STOPWORDS
+from clinqa.evidence.passages import (
+    BOILERPLATE,
+    _contradicts,
+    _states,
+    filed_under,
+    fitting_hits,
+    qualifier_words,
+    units_of,
+)
 from clinqa.question.asks import (
-    LIST_QUESTION,
-    QUALIFIER_WORDS,
     AsksRead,
-    Qualifier,
     content_stems,
     read_asks,
 )
-from clinqa.question.terms import POPULATION_WORDS, is_scaffold
+from clinqa.question.terms import is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT, UNITS, unit_pattern
+from clinqa.text.quantities import DOSE_AMOUNT
 from clinqa.text.stems import snowball_stem as stem
-from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
     from clinqa.evidence.reading import PassageReadings
     from clinqa.settings import UnitScoring
 
-#: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
 #: a sentence or item that starts with its predicate: its subject is the section heading it stands under
 #: ("Recommended to reduce hospitalization ..." under "SGLT2 Inhibitors"; "Can be initiated regardless of
 #: diabetes status."; "For patients with symptomatic HFrEF who ..." under "Ivabradine")
@@ -117,12 +131,6 @@ SUBJECTLESS = re.compile(
     r"|(?:for|in)\s+(?:adult\s+|selected\s+|all\s+)?patients\b(?!.*,))",  # an indication with no main clause
     re.IGNORECASE,
 )
-BOILERPLATE = re.compile(
-    r"not (?:intended as |a substitute for )?medical advice|for (?:educational|informational) purposes|"
-    r"\bcalculator\b|available via mcp|\bcalculate_\w+|\bclick here\b|\bsee also\b|all rights reserved|"
-    r"\bcopyright\b|\bdisclaimer\b|this (?:page|summary|document) (?:is|was) (?:generated|provided|intended)|"
-    r"\bconsult (?:your|a) (?:doctor|physician|healthcare)",
-    re.IGNORECASE)
 
 
 _NUMBER = re.compile(r"\d")
@@ -145,345 +153,8 @@ _TRAILING = re.compile(r"(?:[;,]\s*)?\b(?:or|and|plus)\s*:?\s*$", re.IGNORECASE)
 _stems = content_stems
 
 
-#: words that make a condition named after them a subtype of it ("resistant hypertension", "gestational
-#: diabetes"); a passage under such a heading answers a narrower question than one that names the
-#: condition alone
-SUBTYPE_MODIFIERS = frozenset("""
-resistant refractory secondary primary pulmonary gestational malignant uncontrolled isolated masked white-coat
-drug-induced hospital-acquired ventilator-associated healthcare-associated atypical recurrent complicated
-congenital familial neonatal perinatal postpartum postoperative post-operative traumatic fulminant
-""".split())
-#: nouns after a condition's adjective that do not make a subtype ("hypertensive patients")
-_NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "persons", "individuals", "women",
-                          "men", "children", "population", "populations", "subjects", "participants"})
-_ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 
 
-@lru_cache(maxsize=256)
-def _condition_stems(conditions: frozenset[str]) -> dict[str, str]:
-    """Condition stem -> condition word (for :func:`names_subtype`; cached per set, so not to be changed by
-    callers)."""
-    return {stem(w): w for w in conditions}
-
-
-def names_subtype(context: str, asked: AsksRead, conditions: set[str] | frozenset[str] | None = None) -> bool:
-    """Does ``context`` (a section path) name a subtype of a condition the question (read as ``asked``) names
-    without one? Either a modifier of :data:`SUBTYPE_MODIFIERS` the question lacks stands right before the
-    condition word ("Resistant Hypertension" for "... in hypertension?"), or the condition's adjective
-    is followed by another noun the question lacks ("Hypertensive Crises", "Diabetic Ketoacidosis"),
-    not a population ("hypertensive patients"). ``conditions``: the question's condition words (None:
-    ``asked.conditions``)."""
-    conditions = asked.conditions if conditions is None else conditions
-    if not conditions:
-        return False
-    words, asked_stems, stems = asked.words, asked.word_stems, _condition_stems(frozenset(conditions))
-    toks = words_of(context.lower())
-    for i, tok in enumerate(toks):
-        if tok in conditions and i > 0 and toks[i - 1] in SUBTYPE_MODIFIERS and toks[i - 1] not in words:
-            return True
-        noun = stems.get(stem(tok)) if tok not in words and _ADJECTIVE.search(tok) else None
-        # an adjective of the condition, not the same noun ("antibiotic" for "antibiotics")
-        if noun and not noun.startswith(tok) and not tok.startswith(noun) and i + 1 < len(toks):
-            nxt = toks[i + 1]
-            if (nxt.isalpha() and len(nxt) >= 4 and nxt not in STOPWORDS and nxt not in _NOT_SUBTYPE
-                    and stem(nxt) not in asked_stems):
-                return True
-    return False
-
-
-def neighbour_ids(chunk_id: str) -> tuple[str | None, str | None]:
-    """``(before, after)``: ids of the chunks before and after ``chunk_id`` in its section
-    (``"<doc>#<section>#<n>"``: ``n - 1`` and ``n + 1``); None for the first chunk's ``before`` and
-    for both when the id has no numeric last part."""
-    base, _, idx = chunk_id.rpartition("#")
-    if not base or not idx.isdigit():
-        return None, None
-    n = int(idx)
-    return (f"{base}#{n - 1}" if n > 0 else None), f"{base}#{n + 1}"
-
-
-def sibling_ids(chunk_id: str) -> list[str]:
-    """The ids of :func:`neighbour_ids` that exist as ids (before first)."""
-    return [i for i in neighbour_ids(chunk_id) if i is not None]
-
-
-def units_of(chunk: Chunk, readings: PassageReadings | None = None) -> Sequence[Unit]:
-    """The quotable units of ``chunk``'s body (:func:`clinqa.chunking.units.unit_records`): its reading's, read once
-    per ask (:attr:`clinqa.evidence.reading.PassageReading.units`), when the ask's ``readings`` are given; else read
-    now."""
-    return readings.units(chunk) if readings is not None else unit_records(chunk.body)
-
-
-def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[list[str]], list[Chunk]],
-                  read_on: bool = True, readings: PassageReadings | None = None) -> list[Retrieved]:
-    """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
-    ids -> chunks, missing ones left out) placed before or after the hit they continue, when the
-    question asks for a list (a criteria list or score table split over two chunks is quoted whole),
-    the hit's heading names a list ("Score Components", "Absolute Contraindications"), or the question asks
-    for a dose, a number, a treatment or the row of a value it gives (a dosing list of four drugs split after
-    the second: the asked drug may be the third), and its chunk
-    starts or ends with a list item or table row (the neighbour on that side) or holds only
-    boilerplate (both neighbours), or it is the first hit whose section path states a qualifier of the
-    question (the "Adults With Comorbidities"
-    section's first regimen is in the chunk before the one retrieved). A neighbour comes from the same
-    document, section and patient as its hit, so it passed the same filters; it carries the hit's
-    score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
-    auto-merging retriever merges child chunks into their parent). ``asked``: what was read of the
-    question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`); ``readings``: the
-    ask's passage readings, whose units are read (:func:`units_of`)."""
-    hits = list(hits)
-    listing = asked.wants_list
-    # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
-    structured = listing or (read_on and (asked.asks_number or asked.asks_treatment or bool(asked.values)))
-    quals = list(asked.qualifiers)
-    sides: dict[int, tuple[str | None, str | None]] = {}  # id(hit) -> the neighbours to add, before and after
-    stated = False
-    for h in hits:
-        before, after = neighbour_ids(h.chunk.chunk_id)
-        if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
-            sides[id(h)] = (before, after)
-            stated = True  # the best passage of the section the question names
-        elif after is not None and (structured or (listing and LIST_QUESTION.search(
-                unit_heading(h.chunk.section_path)))):
-            # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
-            # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
-            units = [u for u in units_of(h.chunk, readings) if not BOILERPLATE.search(u.full)]
-            starts = not units or units[0].kind != "sentence"
-            ends = not units or units[-1].kind != "sentence"
-            sides[id(h)] = (before if starts else None, after if ends else None)
-    have = {h.chunk.chunk_id for h in hits}
-    want = list(dict.fromkeys(i for pair in sides.values() for i in pair if i is not None and i not in have))
-    if not want:
-        return hits
-    found = {c.chunk_id: c for c in fetch(want)}
-
-    def neighbour(sid: str | None, h: Retrieved) -> list[Retrieved]:
-        c = found.get(sid) if sid is not None and sid not in have else None
-        if (c is None or c.doc_id != h.chunk.doc_id or c.section_path != h.chunk.section_path
-                or c.patient_id != h.chunk.patient_id):
-            return []
-        have.add(c.chunk_id)
-        return [Retrieved(c, h.score, h.rank)]
-
-    out: list[Retrieved] = []
-    for h in hits:
-        before, after = sides.get(id(h), (None, None))
-        out.extend([*neighbour(before, h), h, *neighbour(after, h)])
-    return out
-
-
-def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
-    """Does the last heading of ``chunk``'s section path hold one of ``kinds`` (:func:`heading_kinds`)?"""
-    return bool(chunk.section_path) and bool(kinds & set(words_of(chunk.section_path[-1].lower())))
-
-
-def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True,
-                  readings: PassageReadings | None = None) -> list[Retrieved]:
-    """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
-    retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
-    ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
-    algorithm but neither "Score 5–6" nor "Score ≥ 7" (ranks beyond the search's ``top_k``); the document's own
-    "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
-    rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
-    same patient scope). A band section of another document is never added. Else, when no passage of ``context``
-    has a row or item that gives the band holding the value (:func:`value_holders`: the "High Risk | 5-7" row for
-    "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
-    that has one is added. Unchanged when the question (read as ``asked``) gives no named value
-    (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose units
-    are read (:func:`units_of`)."""
-    values = asked.values
-    if not values or any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
-        return context
-    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
-                                if heading_fit(" ".join(h.chunk.section_path), values) is False))
-    have = {h.chunk.chunk_id for h in context}
-    last = max((h.rank for h in context), default=0)
-    for doc in banded:
-        fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                and heading_fit(" ".join(c.section_path), values)]
-        if fits:
-            first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
-            return [*context, Retrieved(first, 0.0, last + 1)]
-    if not rows or any(any(value_holders(units_of(h.chunk, readings), values)) for h in context):
-        return context
-    for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
-        holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                   and any(value_holders(units_of(c, readings), values))]
-        if holding:
-            first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
-            return [*context, Retrieved(first, 0.0, last + 1)]
-    return context
-
-
-#: word or stem -> population group (:data:`clinqa.question.terms.POPULATION_WORDS`, plus adults)
-_POPULATIONS: dict[str, str] = {**{k: v for w, v in POPULATION_WORDS.items() for k in (w, stem(w))},
-                                "adult": "adults", "adults": "adults"}
-_HEADING_WITH = re.compile(r"\b(with|without|no)\s+(\w+)", re.IGNORECASE)
-
-
-def _compounds(text: str) -> list[str]:
-    """The words of ``text`` with hyphenated compounds kept whole ("child-pugh" is no child, "first-line" one
-    word)."""
-    return re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", text.lower())
-
-
-def qualifier_words(heading: str) -> list[str]:
-    """The words of ``heading`` (lower case) that qualify a population, severity, setting, step or line
-    (:data:`clinqa.question.asks.QUALIFIER_WORDS`) and the objects of its "with X" / "without X": "Adults With
-    Comorbidities" -> ``["adults", "comorbidities"]``."""
-    low = heading.lower()
-    words = [w for w in _compounds(low) if w in QUALIFIER_WORDS]
-    words += [m.group(2) for m in _HEADING_WITH.finditer(low) if m.group(2) not in words]
-    return words
-
-
-def qualifier_fit(heading: str, q_stems: set[str] | frozenset[str], quals: list[Qualifier]) -> float:
-    """How well a section heading's qualifiers fit the question (only the qualifier words count, not the topic
-    words a sibling repeats): +1 per qualifier word of the heading (:func:`qualifier_words`) the question names
-    (by stem: "Severe" for "severe CAP") and -0.5 per one it does not, +1 when the heading states a qualifier
-    of the question and -2 when it states the opposite (:data:`clinqa.question.asks.OPPOSITES`), -2 when it
-    names a population group and the question names only others ("Adults" for adolescents), -1 for a "with X"
-    whose X the question does not name (a patient not said to have comorbidities is the default population).
-    Examples for "outpatient CAP antibiotics healthy adult" (qualifiers outpatient, adults): "Adults With
-    Comorbidities" +1 (adults named) +1 (states adults) -1 (with comorbidities) = 1; "Healthy Adults Without
-    Comorbidities or Risk Factors for Resistant Pathogens" +1 (healthy) +1 (adults) +1 (states adults) -0.5
-    (resistant) = 2.5 (the object of "without" is neither named nor missed)."""
-    low = " ".join(heading.lower().split())
-    score = 0.0
-    objects = {m.group(2) for m in _HEADING_WITH.finditer(low)}
-    for w in qualifier_words(low):
-        if w in objects:
-            continue
-        score += 1.0 if _stems(w) & q_stems else -0.5
-    for m in _HEADING_WITH.finditer(low):
-        if m.group(1) == "with" and not (_stems(m.group(2)) & q_stems):
-            score -= 1.0
-    if quals and _states(low, quals):
-        score += 1.0
-    if quals and _contradicts(low, quals):
-        score -= 2.0
-    asked = _population_groups(" ".join(sorted(q_stems)))
-    named = _population_groups(low)
-    if asked and named and not asked & named:  # "for Adults" when the question is about adolescents
-        score -= 2.0
-    return score
-
-
-def _population_groups(text: str) -> set[str]:
-    """The population groups ``text`` names (:data:`clinqa.question.terms.POPULATION_WORDS`, plus adults), by
-    word or Snowball stem."""
-    out = set()
-    for w in words_of(text.lower()):
-        group = _POPULATIONS.get(w) or _POPULATIONS.get(stem(w))
-        if group:
-            out.add(group)
-    return out
-
-
-def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
-                     max_chunks: int = 3) -> list[Retrieved]:
-    """``hits`` with each hit under a qualifier heading ("Adults With Comorbidities", "Mild-Moderate", "Step 2")
-    replaced by the first ``max_chunks`` chunks (in order) of a sibling section of its document (the same parent
-    path, another last heading that is a qualifier heading too) whose heading fits the question's qualifiers
-    better (:func:`qualifier_fit`): "outpatient CAP antibiotics in a healthy adult" retrieved the "With
-    Comorbidities" regimen, and its sibling "Without Comorbidities" is read instead. The sibling's chunks carry
-    the hit's score and rank; a chunk already among the hits is not repeated. ``section_chunks(doc_id)``: the
-    chunks of that document the question's filters admit. ``asked``: what was read of the question
-    (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
-    q_stems = asked.stems
-    quals = list(asked.qualifiers)
-    if not q_stems:
-        return list(hits)
-    docs: dict[str, dict[tuple[str, ...], list[Chunk]]] = {}
-    out: list[Retrieved] = []
-    for h in hits:
-        path = tuple(h.chunk.section_path)
-        if len(path) < 2 or not qualifier_words(path[-1]):
-            out.append(h)
-            continue
-        if h.chunk.doc_id not in docs:
-            sections: dict[tuple[str, ...], list[Chunk]] = {}
-            for c in section_chunks(h.chunk.doc_id):
-                if c.doc_id == h.chunk.doc_id and c.patient_id == h.chunk.patient_id:
-                    sections.setdefault(tuple(c.section_path), []).append(c)
-            docs[h.chunk.doc_id] = sections
-        own = qualifier_fit(path[-1], q_stems, quals)
-        best, best_fit = None, own
-        for sib in docs[h.chunk.doc_id]:
-            if len(sib) == len(path) and sib[:-1] == path[:-1] and sib != path and qualifier_words(sib[-1]):
-                fit = qualifier_fit(sib[-1], q_stems, quals)
-                if fit >= best_fit + 1.0:  # clearly better, not by a stray word
-                    best, best_fit = sib, fit
-        if best is None:
-            out.append(h)
-            continue
-        chunks = sorted(docs[h.chunk.doc_id][best], key=lambda c: c.chunk_index)[:max_chunks]
-        out.extend(Retrieved(c, h.score, h.rank) for c in chunks)
-    seen: set[str] = set()
-    return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
-
-
-def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
-    """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
-    whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
-    Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
-    limitations and administration notes) and that ``names`` accepts (it names what the question is about),
-    when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
-    band that holds a value the question gives (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score 5–6 —
-    Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
-    come last. Unchanged when the question asks for no such kind and gives no such value. ``asked``: what
-    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
-    kinds, values = asked.heading_kinds, asked.values
-    if kinds and not any(filed_under(h.chunk, kinds) for h in context):
-        have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
-                     None)
-        context = context if extra is None else [*context, extra]
-    if values and not any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
-        have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
-                      and heading_fit(" ".join(h.chunk.section_path), values)), None)
-        context = context if extra is None else [*context, extra]
-    return context
-
-
-def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: bool = True) -> list[Retrieved]:
-    """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
-    qualifier of the question ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
-    without comorbidities") nor a band that excludes a value the question gives
-    (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
-    the ones whose section path names no subtype of a condition
-    the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
-    "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
-    qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
-    The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``asked``: the
-    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
-    quals = list(asked.qualifiers)
-    hits = list(hits)
-    if quals:
-        fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
-        hits = fitting or hits
-    if asked.values:  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
-        in_band = [h for h in hits if heading_fit(" ".join(h.chunk.section_path), asked.values) is not False]
-        hits = in_band or hits
-    conditions = asked.conditions if subtypes else frozenset()
-    if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
-        general = [h for h in hits if not names_subtype(" ".join(h.chunk.section_path), asked, conditions)]
-        hits = general or hits
-    return hits[:n]
-
-
-def _says(context: str, words: tuple[str, ...]) -> bool:
-    """Does ``context`` (lower-cased) contain one of ``words`` as a whole word (hyphens join words)?"""
-    return any(re.search(r"(?<![\w-])" + re.escape(w) + r"(?![\w-])", context) for w in words)
-
-
-def _contradicts(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
-    """Does ``context`` (a heading or label) state the opposite of a qualifier and not the qualifier?"""
-    c = " ".join(context.lower().split())
-    return any(_says(c, opposite) and not _says(c, same) for _, same, opposite in qualifiers)
 
 
 def _overlap(q_stems: set[str], unit_stems: list[set[str]]) -> np.ndarray:
@@ -498,10 +169,6 @@ def _overlap(q_stems: set[str], unit_stems: list[set[str]]) -> np.ndarray:
     return np.array([sum(idf[t] for t in q_stems & u) / total for u in unit_stems], dtype=np.float32)
 
 
-def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str, ...]]]) -> bool:
-    """Does ``context`` (a heading or label) state one of the qualifiers (and not its opposite)?"""
-    c = " ".join(context.lower().split())
-    return any(_says(c, same) and not _says(c, opposite) for _, same, opposite in qualifiers)
 
 
 def _headers(u: Unit) -> tuple[str, ...]:
@@ -523,8 +190,6 @@ def _lead(text: str, n: int = 8) -> str:
     return " ".join(text.split()[:n])
 
 
-def _norm_dash(text: str) -> str:
-    return fold_dashes(text.lower())
 
 
 def band_cell(unit: Unit, asked: AsksRead) -> bool | None:
@@ -733,7 +398,8 @@ def _band_term(c: Candidates) -> np.ndarray | None:
 
 
 def _heading_term(c: Candidates) -> np.ndarray | None:
-    """1 when the unit's passage's last heading names the kind of answer asked for (:func:`filed_under`)."""
+    """1 when the unit's passage's last heading names the kind of answer asked for
+    (:func:`~clinqa.evidence.passages.filed_under`)."""
     kinds = c.profile.heading_kinds
     return c.flags(lambda hi, u: filed_under(c.hits[hi].chunk, kinds)) if kinds else None
 
@@ -799,33 +465,11 @@ def _kind_term(c: Candidates) -> np.ndarray | None:
     return np.array([kind(hi, u) for hi, u in c.keep], dtype=np.float32)
 
 
-#: a band written in a unit's text with no unit of measure after it (:data:`clinqa.text.quantities.UNITS`;
-#: "High risk 5-7", "(0-2)", "≥ 7 points", "ABCD2 ≥ 3 should be"): a score band
-_TEXT_BAND = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)"
-                        r"|(<=|>=|≤|≥|<|>)\s*(\d+(?:\.\d+)?))(?!\.?\d)"
-                        r"(?!\s*(?:%|(?:" + unit_pattern(tuple(UNITS)) + r")(?![\w/])))", re.IGNORECASE)
-
-
-def text_bands(text: str) -> list[tuple[float, float, bool, bool]]:
-    """``(low, high, low included, high included)`` of each score band written in ``text`` (:data:`_TEXT_BAND`):
-    "High risk 5-7" -> ``[(5, 7, True, True)]``, "score ≥ 7" -> ``[(7, inf, True, True)]``, "> 2" ->
-    ``[(2, inf, False, True)]``; "5-10 mg" and "90%" give none."""
-    out = []
-    for m in _TEXT_BAND.finditer(text):
-        if m.group(1) is not None:
-            out.append((float(m.group(1)), float(m.group(2)), True, True))
-        else:
-            op, x = m.group(3), float(m.group(4))
-            if op in ("<", "<=", "≤"):
-                out.append((-math.inf, x, True, op != "<"))
-            else:
-                out.append((x, math.inf, op != ">", True))
-    return out
 
 
 def _value_term(c: Candidates) -> np.ndarray | None:
     """For a question that gives a value ("TIMI score 5"), 1 for a unit that gives the band holding it
-    (:func:`value_holders`, among the units of its passage, candidates or not), else 0."""
+    (:func:`~clinqa.evidence.bands.value_holders`, among the units of its passage, candidates or not), else 0."""
     if not c.valued:
         return None
 
@@ -836,58 +480,6 @@ def _value_term(c: Candidates) -> np.ndarray | None:
     return c.flags(lambda hi, u: id(u) in held)
 
 
-def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
-    """For each band the unit gives of a value the question gives, whether it holds that value: a table row's
-    cells that are bands in a column whose header names the value ("Score" | "5-7" for "score 5"; any column,
-    not only the first: a row keyed by its risk group; a single number only as the first cell, "RCRI Score" |
-    "2 risk factors"), a list item's score bands written in its text
-    (:func:`text_bands`: "High risk 5-7"). Sentences give none."""
-    if u.kind == "row":
-        out = []
-        for j, (header, cell) in enumerate(u.cells):
-            band = read_band(cell)
-            words = set(words_of(_norm_dash(header)))
-            single = _SINGLE.match(_norm_dash(cell)) if band is None and j == 0 else None
-            if single is not None:  # "2 risk factors" keying the row in the "RCRI Score" column: a band of one value
-                x = float(single.group(1))
-                band = Band(x, x, text=single.group(1))
-            if band is not None:
-                out += [band.holds(v) for w, v in values if w in words]
-        return out
-    if u.kind == "sentence":
-        return []
-    return [(lo < v or (lc and lo == v)) and (v < hi or (hc and v == hi))
-            for lo, hi, lc, hc in text_bands(u.text) for _, v in values]
-
-
-_SINGLE = re.compile(r"^\s*(\d+(?:\.\d+)?)(?![\d.,/%-])(?!\s*(?:-|to)\s*\d)")
-
-
-def _excludes(u: Unit, values: Sequence[tuple[str, float]]) -> bool:
-    """Does the row give bands of a value the question gives (``values``, :attr:`AsksRead.values`;
-    :func:`_value_bands`), none holding it (the "Low Risk | 0-2" row for "TIMI score 5")?"""
-    bands = _value_bands(u, values)
-    return bool(bands) and not any(bands)
-
-
-def value_holders(units: Sequence[Unit], values: Sequence[tuple[str, float]]) -> list[bool]:
-    """For each of ``units``: is it the row or item of its table or list that gives the band holding a value the
-    question gives (``values``: :attr:`AsksRead.values`, :func:`clinqa.question.asks.named_values`), among siblings
-    that give other bands? "High Risk | 5-7" among the "0-2" and "3-4" rows for "TIMI score 5"; not "Total
-    Possible Score: 0 to 7 points", which has no sibling band."""
-    if not values:
-        return [False] * len(units)
-    bands = [_value_bands(u, values) for u in units]
-    groups: dict[int, list[int]] = {}
-    for i, u in enumerate(units):
-        if bands[i]:
-            groups.setdefault(u.group, []).append(i)
-    out = [False] * len(units)
-    for members in groups.values():
-        if any(not all(bands[i]) for i in members):  # another band of the same thing is given beside it
-            for i in members:
-                out[i] = any(bands[i])
-    return out
 
 
 def _subject(u: Unit) -> str:
@@ -992,7 +584,7 @@ def extract_answer(
     ``list_bonus``, ``number_bonus``, ``qualifier_bonus``, ``cell_bonus``, ``heading_bonus``, ``max_units``,
     ``max_list_items``, ``max_words``), :class:`clinqa.settings.UnitScoring` (``answer.scoring``; None: its
     defaults, the one source of the values). ``readings``: the ask's passage readings, whose units are scored
-    (:func:`units_of`: each passage's units read once per ask); None: read here.
+    (:func:`~clinqa.evidence.passages.units_of`: each passage's units read once per ask); None: read here.
 
     ``question_vector``: ``(dim,)`` unit vector of the question; ``asked``: what was read of its text
     (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
@@ -1106,7 +698,8 @@ def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.n
 def under_note(section_path: Sequence[str], q_stems: set[str] | frozenset[str]) -> str:
     """``" (under: Adults With Comorbidities)"``: the deepest heading of ``section_path`` (below its first, which
     names the document) that qualifies a
-    population, severity, setting, step or line (:func:`qualifier_words`) with a qualifier word the question
+    population, severity, setting, step or line (:func:`~clinqa.evidence.passages.qualifier_words`) with a qualifier
+    word the question
     (its content stems ``q_stems``) does not name, else ``""``. Shown after the quote of a passage so that a line
     for another population says whom it is for."""
     if not q_stems:

@@ -1,5 +1,5 @@
 """The steps of ``Pipeline.ask`` that depend on the question's scope (one patient's notes, or the reference
-documents) outside gathering (:mod:`clinqa.answer.gather`): the :class:`~clinqa.decision.verdict.Evidence` a
+documents) outside gathering (:mod:`clinqa.evidence.gather`): the :class:`~clinqa.decision.verdict.Evidence` a
 question starts with (for a patient question about a day, that patient's notes), its refusal when no note is
 dated so, and the hint that a question without a patient searched no patient notes. What the store knows comes
 in as callables, so this module never touches the store."""

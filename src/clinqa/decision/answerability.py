@@ -46,9 +46,9 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.evidence.mentions import (
     CheckedPassage,
-    _passage_index,
+    PassageMentions,
     defined_otherwise,
-    mentions,
+    passage_mentions,
     prevention_masked,
     searched_forms,
     without_scope_exclusions,
@@ -65,7 +65,6 @@ from clinqa.question.terms import (
     default_rarity,
     read_terms,
     shown_name,
-    with_definitions,
 )
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.words import CLINICAL_SUFFIX, words_of
@@ -101,7 +100,7 @@ class Answerability:
     :func:`is_decisive` (``answer.rarity.decisive_below``; None: its default). ``searched``: per missing term
     (its text), the other forms the passages were searched for (:func:`clinqa.evidence.mentions.searched_forms`:
     plurals, spellings, the synonym table's equivalents; the term's own text and match left out); a term added after the
-    test (:func:`clinqa.answer.gather.with_unknown_compounds`) has none. The missing-term notes a language
+    test (:func:`clinqa.evidence.gather.with_unknown_compounds`) has none. The missing-term notes a language
     model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
@@ -178,38 +177,28 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
     or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
     ``decider``: the decisive-word model (:mod:`clinqa.decision.decisive_words`); when given, each missing term's
     probability of deciding is in :attr:`Answerability.learned`, and it, not :func:`is_decisive`, says which
-    missing term refuses. Pure function of its inputs; no store access."""
+    missing term refuses. Which passage mentions which key term is the evidence layer's
+    (:func:`clinqa.evidence.mentions.passage_mentions`); this function judges that table: which missing term is
+    decisive, which passages to focus on, which terms are the story's background or apart. Pure function of its
+    inputs; no store access."""
     if profile is None or profile.key_terms is None or not profile.reads(question):
         profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
-    assert profile.key_terms is not None
-    question = profile.normalized
-    read = [p if isinstance(p, CheckedPassage) else CheckedPassage.of(p) for p in passages]
-    texts = [r.text for r in read]
-    defined = dict(profile.definitions)
-    if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
-        equivalents = with_definitions(equivalents, defined)
-    terms = list(profile.key_terms)
-    idx = [r.index for r in read]
-    found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
-             for t in terms]
-    prevented: list[str] = []
-    if profile.treatment and not profile.prevention:
-        # "treatment for ventilator-associated pneumonia" is not answered by "feeding ... to reduce the
-        # incidence of ventilator-associated pneumonia": such a mention is no mention of what is treated
-        for k, t in enumerate(terms):
-            if not any(found[k]):
-                continue
-            forms = [t.match, t.text, *(equivalents(t.match) if equivalents is not None else ())]
-            again = [hit and mentions(t, _passage_index(masked), equivalents, matcher)
-                     if (masked := prevention_masked(texts[j], forms)) != texts[j] else hit
-                     for j, hit in enumerate(found[k])]
-            if not any(again):
-                prevented.append(t.text)
-            found[k] = again
-    present = {t.text for t, hits in zip(terms, found, strict=True) if any(hits)}
-    alternatives = {a: set(o) for a, o in profile.alternatives}  # "dominant or recessive": one of them suffices
-    missing = [t for t, hits in zip(terms, found, strict=True)
-               if not any(hits) and not (alternatives.get(t.text, set()) & present)]
+    found = passage_mentions(profile, passages, equivalents, matcher)  # which passage mentions which term
+    return judge(found, profile, vocabulary, rarity, decider)
+
+
+def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
+          rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
+    """The key-term test's judgement of ``found`` (which of the question's key terms each passage mentions,
+    :func:`clinqa.evidence.mentions.passage_mentions` of ``profile``, the question read with its key terms): which
+    missing term the corpus has (``vocabulary``; None: every one), which is decisive (:func:`is_decisive` with
+    ``rarity``'s cut, or the ``decider`` model), which passages to focus on, which terms are the story's
+    background and which decisive terms the passages name only apart. :func:`check` is :func:`passage_mentions`
+    then this; gathering (:class:`clinqa.evidence.gather.KeyTermTest`) is handed it (``Stages.judge``). Pure function
+    of its inputs."""
+    terms, texts, alternatives, prevented = found.terms, found.texts, found.alternatives, found.prevented
+    equivalents, missing, covers = found.equivalents, found.missing, found.covers
+    n_passages = len(texts)
     in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
     learned = None
     if decider is not None:
@@ -219,11 +208,7 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
         words_in = PassageWords.of(texts)
         rows = [word_features(t, in_corpus[t.text], vocabulary, words_in, len(terms), len(missing)) for t in missing]
         learned = {t.text: float(p) for t, p in zip(missing, decider.prob(rows), strict=True)}
-    by_text = {t.text: hits for t, hits in zip(terms, found, strict=True)}
-    def covers(j: int, names: Iterable[str]) -> bool:
-        return all(by_text[t][j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t in names)
-
-    complete = [j for j in range(len(idx)) if covers(j, by_text)] if terms else []
+    complete = [j for j in range(n_passages) if covers(j, found.by_text)] if terms else []
     decisive: list[str] = []
     below = rarity.decisive_below if rarity is not None else None
     focal: list[str] = []
@@ -240,7 +225,7 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
     def focus(names: list[str], slack: int) -> list[int]:
         # a population is never the term a passage may lack: the statin dose table does not answer "... for
         # a pregnant woman with high LDL" (new-user helper; the corpus says statins are contraindicated)
-        return [j for j in range(len(idx)) if covers(j, [t for t in names if t in groups])
+        return [j for j in range(n_passages) if covers(j, [t for t in names if t in groups])
                 and sum(not covers(j, [t]) for t in names if t not in groups) <= slack]
 
     focused = focus(focal, slack) if focal else []
@@ -268,7 +253,7 @@ def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: V
     populations = {t.text for t in terms if t.kind == "population"}
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and (profile.treatment or bool(populations & set(decisive)))) else []
-    covered = {t.text: [j for j in range(len(idx)) if covers(j, [t.text])] for t in terms}
+    covered = {t.text: [j for j in range(n_passages) if covers(j, [t.text])] for t in terms}
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
                          [t.text for t in missing if t.text in prevented],
                          [t.text for t in terms if t.text in background or (

@@ -44,6 +44,7 @@ from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
     from clinqa.retrieval.vocabulary import Vocabulary
+    from clinqa.settings import AnswerSettings
 
 
 class Term(Protocol):
@@ -186,6 +187,13 @@ def load(path: str | None = None, threshold: float | None = None) -> DecisiveMod
     """The decisive-word model at ``path`` (None: the shipped one), loaded once."""
     return DecisiveModel(Path(path) if path else SHIPPED, threshold)
 
+
+
+def decider(s: AnswerSettings) -> DecisiveModel | None:
+    """The decisive-word model the settings choose (``answer.decisive_words: model``), else None (the rules)."""
+    if s.decisive_words != "model":
+        return None
+    return load(s.decisive_model, s.decisive_threshold)
 
 def save(path: Path, coef: Sequence[float], threshold: float, card: dict) -> None:
     """Write weights for :class:`DecisiveModel` (``coef``: one per :data:`FEATURES`, the bias first)."""

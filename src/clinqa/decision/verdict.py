@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from clinqa.decision.answerability import Answerability
     from clinqa.decision.calibration import Resolved
     from clinqa.decision.threshold import GateDecision, RefusalGate
+    from clinqa.evidence.gather import Gathered
     from clinqa.question.profile import QuestionProfile
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
@@ -69,6 +70,15 @@ class Evidence:
     answer_score: float | None = None
     answer_threshold: float | None = None
     profile: QuestionProfile | None = None
+
+    def take(self, found: Gathered) -> None:
+        """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
+        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``answer_score`` / ``answer_threshold`` (left as
+        they are when the answer model did not run) and ``scoped``."""
+        self.profile, self.result, self.missing = found.profile, found.result, found.missing
+        self.check, self.timed, self.scoped = found.check, found.timed, found.scoped
+        if found.answer_score is not None:
+            self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold
 
     @property
     def gate(self) -> RefusalGate | None:

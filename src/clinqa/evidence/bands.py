@@ -29,8 +29,9 @@ from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
 from clinqa.question.asks import VALUE_NAME, VALUE_STOP
-from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op
+from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_op, unit_pattern
 from clinqa.text.unicode import fold_dashes
+from clinqa.text.words import words_of
 
 _NUM = "(" + NUMBER + ")"
 #: a unit written after a band in its cell, of at most two words ("mL/min/1.73 m2"), never "or"/"and"
@@ -188,3 +189,85 @@ def heading_fit(context: str, values: Sequence[tuple[str, float]]) -> bool | Non
                     return True
                 verdict = False
     return verdict
+
+
+def _norm_dash(text: str) -> str:
+    return fold_dashes(text.lower())
+
+
+#: a band written in a unit's text with no unit of measure after it (:data:`clinqa.text.quantities.UNITS`;
+#: "High risk 5-7", "(0-2)", "≥ 7 points", "ABCD2 ≥ 3 should be"): a score band
+_TEXT_BAND = re.compile(r"(?<![\w.])(?:(\d+(?:\.\d+)?)\s*(?:-|–|—|to)\s*(\d+(?:\.\d+)?)"
+                        r"|(<=|>=|≤|≥|<|>)\s*(\d+(?:\.\d+)?))(?!\.?\d)"
+                        r"(?!\s*(?:%|(?:" + unit_pattern(tuple(UNITS)) + r")(?![\w/])))", re.IGNORECASE)
+
+
+def text_bands(text: str) -> list[tuple[float, float, bool, bool]]:
+    """``(low, high, low included, high included)`` of each score band written in ``text`` (:data:`_TEXT_BAND`):
+    "High risk 5-7" -> ``[(5, 7, True, True)]``, "score ≥ 7" -> ``[(7, inf, True, True)]``, "> 2" ->
+    ``[(2, inf, False, True)]``; "5-10 mg" and "90%" give none."""
+    out = []
+    for m in _TEXT_BAND.finditer(text):
+        if m.group(1) is not None:
+            out.append((float(m.group(1)), float(m.group(2)), True, True))
+        else:
+            op, x = m.group(3), float(m.group(4))
+            if op in ("<", "<=", "≤"):
+                out.append((-math.inf, x, True, op != "<"))
+            else:
+                out.append((x, math.inf, op != ">", True))
+    return out
+
+
+def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
+    """For each band the unit gives of a value the question gives, whether it holds that value: a table row's
+    cells that are bands in a column whose header names the value ("Score" | "5-7" for "score 5"; any column,
+    not only the first: a row keyed by its risk group; a single number only as the first cell, "RCRI Score" |
+    "2 risk factors"), a list item's score bands written in its text
+    (:func:`text_bands`: "High risk 5-7"). Sentences give none."""
+    if u.kind == "row":
+        out = []
+        for j, (header, cell) in enumerate(u.cells):
+            band = read_band(cell)
+            words = set(words_of(_norm_dash(header)))
+            single = _SINGLE.match(_norm_dash(cell)) if band is None and j == 0 else None
+            if single is not None:  # "2 risk factors" keying the row in the "RCRI Score" column: a band of one value
+                x = float(single.group(1))
+                band = Band(x, x, text=single.group(1))
+            if band is not None:
+                out += [band.holds(v) for w, v in values if w in words]
+        return out
+    if u.kind == "sentence":
+        return []
+    return [(lo < v or (lc and lo == v)) and (v < hi or (hc and v == hi))
+            for lo, hi, lc, hc in text_bands(u.text) for _, v in values]
+
+
+_SINGLE = re.compile(r"^\s*(\d+(?:\.\d+)?)(?![\d.,/%-])(?!\s*(?:-|to)\s*\d)")
+
+
+def _excludes(u: Unit, values: Sequence[tuple[str, float]]) -> bool:
+    """Does the row give bands of a value the question gives (``values``, :attr:`AsksRead.values`;
+    :func:`_value_bands`), none holding it (the "Low Risk | 0-2" row for "TIMI score 5")?"""
+    bands = _value_bands(u, values)
+    return bool(bands) and not any(bands)
+
+
+def value_holders(units: Sequence[Unit], values: Sequence[tuple[str, float]]) -> list[bool]:
+    """For each of ``units``: is it the row or item of its table or list that gives the band holding a value the
+    question gives (``values``: :attr:`AsksRead.values`, :func:`clinqa.question.asks.named_values`), among siblings
+    that give other bands? "High Risk | 5-7" among the "0-2" and "3-4" rows for "TIMI score 5"; not "Total
+    Possible Score: 0 to 7 points", which has no sibling band."""
+    if not values:
+        return [False] * len(units)
+    bands = [_value_bands(u, values) for u in units]
+    groups: dict[int, list[int]] = {}
+    for i, u in enumerate(units):
+        if bands[i]:
+            groups.setdefault(u.group, []).append(i)
+    out = [False] * len(units)
+    for members in groups.values():
+        if any(not all(bands[i]) for i in members):  # another band of the same thing is given beside it
+            for i in members:
+                out[i] = any(bands[i])
+    return out

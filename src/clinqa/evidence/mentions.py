@@ -15,6 +15,9 @@ chunk). What is not a mention although the words are there: a sentence saying th
 term (:func:`without_scope_exclusions`), an abbreviation the passage defines as something else
 (:func:`defined_otherwise`), a condition named only as something to prevent (:func:`prevention_masked`).
 
+:func:`passage_mentions` runs them over a question's key terms and an ask's passages: which passage mentions
+which term (:class:`PassageMentions`), the table the key-term test's judgement reads.
+
 The rules are data (:mod:`clinqa.evidence.rules`): :data:`MENTION_RULES` lists them by name, in order, each with a
 worked example that ``tests/decision/test_rules.py`` runs; :func:`mention_rule` names the rule that fired.
 """
@@ -22,7 +25,7 @@ worked example that ``tests/decision/test_rules.py`` runs; :func:`mention_rule` 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
 
@@ -30,7 +33,7 @@ from clinqa.chunking.units import Unit
 from clinqa.evidence.bands import row_holds_quantity, table_rows
 from clinqa.evidence.coverage import variants
 from clinqa.evidence.rules import Golden, Rule, decide, which
-from clinqa.question.terms import POPULATIONS, QUANTITY, KeyTerm, fold
+from clinqa.question.terms import POPULATIONS, QUANTITY, KeyTerm, TermsRead, fold, with_definitions
 from clinqa.text.abbreviations import definitions
 from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op, within_bound
 from clinqa.text.stems import s_stem
@@ -511,3 +514,75 @@ def without_scope_exclusions(text: str) -> str:
     return " ".join(p for p in pieces if not SCOPE_EXCLUSION.search(p))
 
 
+@dataclass
+class PassageMentions:
+    """Which of the question's key terms each passage mentions, under any of its names: the evidence half of the
+    key-term test (:func:`passage_mentions`; the judgement, which missing term is decisive, is
+    :func:`clinqa.decision.answerability.check`'s). ``terms``: the question's key terms; ``found[k][j]``: passage
+    ``j`` mentions ``terms[k]`` (:func:`mentions`, not :func:`defined_otherwise`, and in a question about treating
+    a condition not only as something to prevent); ``texts``: the passages as read for the test (normalised, scope
+    exclusions removed); ``alternatives``: per term (its text), the terms the question offers beside it ("dominant
+    or recessive": one of them suffices); ``prevented``: the terms named only as something to prevent
+    (:func:`prevention_masked`); ``equivalents``: what counted as another name (the question's own definitions
+    added: "... transcript (LINC-PINT)")."""
+
+    terms: list[KeyTerm]
+    found: list[list[bool]]
+    texts: list[str]
+    alternatives: dict[str, set[str]]
+    prevented: list[str]
+    equivalents: Callable[[str], Iterable[str]] | None
+
+    @cached_property
+    def by_text(self) -> dict[str, list[bool]]:
+        """``found`` per term text (a text given twice: its last term's row)."""
+        return {t.text: hits for t, hits in zip(self.terms, self.found, strict=True)}
+
+    @cached_property
+    def missing(self) -> list[KeyTerm]:
+        """The terms no passage mentions, neither itself nor one of its :attr:`alternatives`."""
+        present = {t.text for t, hits in zip(self.terms, self.found, strict=True) if any(hits)}
+        return [t for t, hits in zip(self.terms, self.found, strict=True)
+                if not any(hits) and not (self.alternatives.get(t.text, set()) & present)]
+
+    def covers(self, j: int, names: Iterable[str]) -> bool:
+        """Does passage ``j`` mention every term of ``names`` (texts), itself or one of its alternatives?"""
+        by_text, alternatives = self.by_text, self.alternatives
+        return all(by_text[t][j] or any(by_text[o][j] for o in alternatives.get(t, ())) for t in names)
+
+
+def passage_mentions(profile: TermsRead, passages: Sequence[str | CheckedPassage],
+                     equivalents: Callable[[str], Iterable[str]] | None = None,
+                     matcher: Callable[[str, str], bool] | None = None) -> PassageMentions:
+    """Which key terms of the question (read as ``profile``, with its key terms) each of ``passages`` mentions
+    (texts read through :meth:`CheckedPassage.of`, or passages already read so). ``equivalents``: what counts as
+    another name of a term (the question's own definitions are added: :func:`clinqa.question.terms.with_definitions`);
+    ``matcher``: the synonym table's matcher (:func:`clinqa.retrieval.synonyms.term_matches`). In a question about
+    treating something (not preventing it), a passage that names a term only as something to prevent does not
+    mention it (:func:`prevention_masked`). Pure function of its inputs."""
+    assert profile.key_terms is not None
+    read = [p if isinstance(p, CheckedPassage) else CheckedPassage.of(p) for p in passages]
+    texts = [r.text for r in read]
+    defined = dict(profile.definitions)
+    if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
+        equivalents = with_definitions(equivalents, defined)
+    terms = list(profile.key_terms)
+    idx = [r.index for r in read]
+    found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
+             for t in terms]
+    prevented: list[str] = []
+    if profile.treatment and not profile.prevention:
+        # "treatment for ventilator-associated pneumonia" is not answered by "feeding ... to reduce the
+        # incidence of ventilator-associated pneumonia": such a mention is no mention of what is treated
+        for k, t in enumerate(terms):
+            if not any(found[k]):
+                continue
+            forms = [t.match, t.text, *(equivalents(t.match) if equivalents is not None else ())]
+            again = [hit and mentions(t, _passage_index(masked), equivalents, matcher)
+                     if (masked := prevention_masked(texts[j], forms)) != texts[j] else hit
+                     for j, hit in enumerate(found[k])]
+            if not any(again):
+                prevented.append(t.text)
+            found[k] = again
+    alternatives = {a: set(o) for a, o in profile.alternatives}  # "dominant or recessive": one of them suffices
+    return PassageMentions(terms, found, texts, alternatives, prevented, equivalents)

@@ -1,20 +1,20 @@
 """Each retrieved passage is read once per ask (issue 48): :class:`PassageReading` holds what the readers of a
 passage compute from its text, each part built on first use and kept, and :class:`PassageReadings` holds one
-reading per chunk for one ask (:func:`clinqa.answer.gather.gather` builds it; the key-term test, the choice of
+reading per chunk for one ask (:func:`clinqa.evidence.gather.gather` builds it; the key-term test, the choice of
 passages and the extractive scorer take their readings from it).
 
 What a reading holds:
 
 * :attr:`PassageReading.units`: the quotable units of the passage's body (:func:`clinqa.chunking.units.unit_records`:
   sentences, list items, table rows with their cells and headers), read by
-  :func:`clinqa.answer.extractive.with_siblings` (does a list or table run past the chunk?),
-  :func:`clinqa.answer.extractive.band_sections` (does a row or item give the band of a value asked?) and
+  :func:`clinqa.evidence.passages.with_siblings` (does a list or table run past the chunk?),
+  :func:`clinqa.evidence.passages.band_sections` (does a row or item give the band of a value asked?) and
   :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
 * :attr:`PassageReading.checked`: the passage as the key-term test reads it
   (:class:`clinqa.evidence.mentions.CheckedPassage`: the stored text, header included, less its units
   addressed to an AI model (:func:`clinqa.chunking.units.without_suspicious`), normalised, scope exclusions removed;
   its index of words, stems and table rows (:func:`clinqa.evidence.bands.table_rows`) built once), read by every
-  run of :meth:`clinqa.answer.gather.KeyTermTest.on` in the ask (the context, the candidates of a later heading,
+  run of :meth:`clinqa.evidence.gather.KeyTermTest.on` in the ask (the context, the candidates of a later heading,
   the deeper context, the model's passages).
 
 A reading is a pure function of the chunk's text and body, so reading once changes no answer."""

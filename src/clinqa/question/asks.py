@@ -212,7 +212,7 @@ class AsksRead:
       (:func:`clinqa.evidence.coverage.term_counts`).
     - ``tokens``: its words (a letter, then word characters, apostrophes and hyphens) and other characters, one
       by one, as typed (:data:`_TOKEN`), for the compounds a key term forms with the word after it
-      (:func:`clinqa.answer.gather.with_unknown_compounds`)."""
+      (:func:`clinqa.evidence.gather.with_unknown_compounds`)."""
 
     question: str
     wants_list: bool

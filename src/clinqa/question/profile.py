@@ -1,10 +1,10 @@
 """What a question asks for, read once: :class:`QuestionProfile`.
 
-The question's text is read here, once per question (:func:`clinqa.answer.gather.gather` reads the question
+The question's text is read here, once per question (:func:`clinqa.evidence.gather.gather` reads the question
 after spelling repair), and the readers downstream take the profile instead of parsing the question again:
 the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
-(:func:`clinqa.answer.extractive.fitting_hits`, :func:`~clinqa.answer.extractive.heading_context`,
-:func:`~clinqa.answer.extractive.with_siblings`), the extractive answer
+(:func:`clinqa.evidence.passages.fitting_hits`, :func:`~clinqa.evidence.passages.heading_context`,
+:func:`~clinqa.evidence.passages.with_siblings`), the extractive answer
 (:func:`clinqa.answer.extractive.extract_answer`), the decision's amount check
 (:func:`clinqa.decision.quote.missing_amount_reason`) and the corpus coverage
 (:func:`clinqa.evidence.coverage.term_counts`). Those of :mod:`clinqa.answer.extractive`, the amount check and
@@ -58,7 +58,7 @@ class QuestionProfile(TermsRead, AsksRead):
     - ``qualifiers``: ``(name, words that state it, words that state its opposite)`` per qualifier
       ("without comorbidities", "first-line", "children"; :data:`clinqa.answer.extractive.OPPOSITES`).
     - ``conditions``: its words rare in general English that may name a condition, lower case
-      (:func:`clinqa.answer.extractive.names_subtype` reads them).
+      (:func:`clinqa.evidence.passages.names_subtype` reads them).
 
     Read from ``normalized`` (:func:`clinqa.text.unicode.normalize` of ``question``), as the key-term test
     reads it; a patient's age ("a 72-year-old") is left out of the last five:

@@ -1,7 +1,7 @@
 """Fit the decisive-word classifier (:mod:`clinqa.decision.decisive_words`) from the answer-model pairs.
 
 Each row of ``pairs.jsonl.gz`` (:mod:`clinqa.training.pairs`) is read by the key-term test exactly as ``ask``
-reads a question against its quotable passages (:class:`clinqa.answer.gather.KeyTermTest`, the synonym
+reads a question against its quotable passages (:class:`clinqa.evidence.gather.KeyTermTest`, the synonym
 table included), with a vocabulary built from that source's passages. Labels, per missing key term:
 
 - ``swap`` rows: the term that the swap put in is decisive (1); the row is also added as if the corpus lacked
@@ -53,8 +53,9 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     """``(X, y, counts)``: one feature row (:func:`clinqa.decision.decisive_words.features`) per labelled missing
     term of at most ``per_kind`` rows of each labelled kind per source (seeded sample); ``counts`` says how many
     rows of each label and source were made."""
-    from clinqa.answer.gather import KeyTermTest
+    from clinqa.decision.answerability import judge
     from clinqa.decision.decisive_words import PassageWords, features
+    from clinqa.evidence.gather import KeyTermTest
     from clinqa.retrieval.vocabulary import Vocabulary
 
     rng = random.Random(seed)
@@ -71,7 +72,7 @@ def word_rows(pairs: Sequence[Pair], per_kind: int = 4000, seed: int = 0,
     counts: Counter[str] = Counter()
     for (src, kind), ps in sorted(by.items()):
         for p in rng.sample(ps, min(per_kind, len(ps))):
-            check = KeyTermTest(p.query, vocab[src], max_zipf).on_texts([p.passage])
+            check = KeyTermTest(p.query, vocab[src], max_zipf, judge).on_texts([p.passage])
             if not check.missing:
                 continue
             words_in = PassageWords.of([p.passage])
@@ -135,9 +136,10 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
     fact: its missing terms are not decisive (0). An uncovered question: its missing terms named in the set's
     ``missing`` field are decisive (1), the others unlabelled. Refuses the held-out and vignette sets
     (:func:`clinqa.training.pairs.guideline_items`'s rule)."""
-    from clinqa.answer.gather import KeyTermTest
+    from clinqa.decision.answerability import judge
     from clinqa.decision.decisive_words import PassageWords, features
     from clinqa.evaluation.facts import contains, load_questions
+    from clinqa.evidence.gather import KeyTermTest
     from clinqa.retrieval.filters import Filters
     from clinqa.training.pairs import refuse_evaluation_set
 
@@ -155,7 +157,7 @@ def question_rows(pipe: Pipeline, question_files: Sequence[Path]) -> tuple[np.nd
             texts = [text_of[r["chunk_id"]] for r in ans.retrieved[:k] if r["chunk_id"] in text_of]
             if not texts:
                 continue
-            check = KeyTermTest(q.question, vocab, 4.0).on_texts(texts)
+            check = KeyTermTest(q.question, vocab, 4.0, judge).on_texts(texts)
             words_in = PassageWords.of(texts)
             n, m = len(check.key_terms), len(check.missing)
             if q.answerable:

@@ -1,8 +1,12 @@
-"""Gathering, for one question, the evidence the decision weighs (:class:`clinqa.decision.verdict.Evidence`, read by
-:mod:`clinqa.decision.table`): the search and the passages an answer may quote, the corpus coverage of the question's
-words, the key-term test (looked for deeper when the first passages miss a decisive term). What follows the decision
-(the draft, the quote, the refusal) is :mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through
-:class:`Stages` (the ``Pipeline`` satisfies it), so this module never imports the pipeline."""
+"""Gathering, for one question, the evidence the decision weighs (:class:`Gathered`, taken into
+:class:`clinqa.decision.verdict.Evidence` and read by :mod:`clinqa.decision.table`): the search and the passages an
+answer may quote, the corpus coverage of the question's words, the key-term test (looked for deeper when the first
+passages miss a decisive term). What follows the decision (the draft, the quote, the refusal) is
+:mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through :class:`Stages`, built by
+:meth:`clinqa.pipeline.Pipeline.stages`, so this module never imports the pipeline; the key-term test's judgement
+(which missing term is decisive) comes in the same way (:attr:`Stages.judge`), so it never imports the decision:
+what it reads of the decision's records is written here as protocols (:class:`Judgement`, :class:`Calibrated`,
+:class:`ScoresAnswers`)."""
 
 from __future__ import annotations
 
@@ -12,18 +16,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.answer.extractive import (
-    band_sections,
-    fitting_hits,
-    heading_context,
-)
 from clinqa.chunking.units import without_suspicious
-from clinqa.decision.answerability import Answerability
-from clinqa.decision.answerability import check as check_answerability
 from clinqa.evidence.coverage import RARE_BELOW, term_counts
-from clinqa.evidence.mentions import CheckedPassage
+from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
+from clinqa.evidence.passages import band_sections, fitting_hits, heading_context
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -34,16 +32,53 @@ if TYPE_CHECKING:
     import numpy as np
 
     from clinqa.chunking import Chunk
-    from clinqa.decision.answer_model import AnswerModel
-    from clinqa.decision.calibration import Resolved
-    from clinqa.decision.decisive_words import DecisiveModel
-    from clinqa.decision.verdict import Evidence
     from clinqa.embedding import Encoder
+    from clinqa.question.terms import KeyTerm, TermsRead
+    from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
     from clinqa.retrieval.vocabulary import Vocabulary
-    from clinqa.settings import AnswerSettings, Settings, WordRarity
+    from clinqa.settings import Settings, WordRarity
     from clinqa.store import Store
+
+
+class Judgement(Protocol):
+    """What gathering reads of the key-term test's judgement (:class:`clinqa.decision.answerability.Answerability`,
+    made by :attr:`Stages.judge`): the key terms, the missing ones, whether the corpus has each, the decisive ones,
+    the passages that mention every decisive term (``focused``), per term the passages that mention it
+    (``covered``) and the terms of the patient's story (``background``)."""
+
+    key_terms: list[KeyTerm]
+    missing: list[KeyTerm]
+    in_corpus: dict[str, bool]
+    focused: list[int]
+    covered: dict[str, list[int]]
+    background: list[str]
+
+    @property
+    def decisive(self) -> list[KeyTerm]: ...
+
+
+class Judge(Protocol):
+    """The key-term test's judgement of a mention table (:func:`clinqa.decision.answerability.judge`, the scope's
+    decisive-word model bound): ``(found, profile, vocabulary, rarity) -> judgement``."""
+
+    def __call__(self, found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
+                 rarity: WordRarity | None = None) -> Any: ...
+
+
+class Calibrated(Protocol):
+    """What gathering reads of the scope's calibration (:class:`clinqa.decision.calibration.Resolved`): the
+    general-English Zipf cut below which a question word is a key term."""
+
+    key_term_max_zipf: float
+
+
+class ScoresAnswers(Protocol):
+    """The answer model (:class:`clinqa.decision.answer_model.AnswerModel`) as gathering uses it: the best
+    probability that one of ``texts`` answers ``question``."""
+
+    def best(self, question: str, texts: Sequence[str]) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -54,17 +89,20 @@ class Stages:
     notes for a patient-scoped question), its calibration, the answer model with its threshold (reference scope
     only; None when ``answer.answer_model`` is unset) and whether the store holds patient notes. The unit encoder
     and whether reference documents carry years are read only when a step needs them (``unit_encoder()``,
-    ``reference_has_years()``)."""
+    ``reference_has_years()``). ``judge``: the key-term test's judgement (:func:`clinqa.decision.answerability.judge`
+    with the decisive-word model of ``answer.decisive_words`` bound), handed in by the pipeline, so gathering never
+    imports the decision."""
 
     settings: Settings
     store: Store
     search: Callable[..., RetrievalResult]
     vocabulary: Vocabulary
-    calibration: Resolved
-    answer_model: tuple[AnswerModel, float] | None
+    calibration: Calibrated
+    answer_model: tuple[ScoresAnswers, float] | None
     has_patient_notes: bool
     unit_encoder: Callable[[], Encoder]
     reference_has_years: Callable[[], bool]
+    judge: Judge
 
     def doc_chunks(self, doc_id: str, filters: Filters) -> list[Chunk]:
         """The chunks of document ``doc_id`` that ``filters`` admit (patient scope, years, sources kept; the
@@ -77,10 +115,13 @@ class Stages:
 
 @dataclass(frozen=True)
 class KeyTermTest:
-    """The key-term test (:mod:`clinqa.decision.answerability`) of one question, bound to its vocabulary
-    (the corpus's, plus the patient's own notes for a patient-scoped question) and its general-English
-    Zipf cut ``max_zipf``. Synonyms, abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`)
-    count as mentions; sentences addressed to an AI model do not (:func:`without_suspicious`).
+    """The key-term test of one question, bound to its vocabulary (the corpus's, plus the patient's own notes for a
+    patient-scoped question), its general-English Zipf cut ``max_zipf`` and the decision's ``judge``
+    (:func:`clinqa.decision.answerability.judge`, the decisive-word model bound when ``answer.decisive_words`` is
+    ``model``): which passage mentions which key term is read here
+    (:func:`clinqa.evidence.mentions.passage_mentions`), which missing term is decisive the judge says. Synonyms,
+    abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`) count as mentions; sentences addressed to an
+    AI model do not (:func:`without_suspicious`).
     ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
     vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
     ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
@@ -89,9 +130,9 @@ class KeyTermTest:
     question: str
     vocab: Vocabulary
     max_zipf: float
+    judge: Judge
     profile: QuestionProfile | None = None
     rarity: WordRarity | None = None
-    decider: DecisiveModel | None = None
     use_lexicon: bool = True
     readings: PassageReadings = field(default_factory=PassageReadings)
 
@@ -115,27 +156,27 @@ class KeyTermTest:
         """What counts as another name of a term (:func:`word_equivalents` of :attr:`lexicon`)."""
         return word_equivalents(self.lexicon)
 
-    def on(self, hits: Sequence[Any]) -> Answerability:
+    def on(self, hits: Sequence[Any]) -> Judgement:
         """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
         chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
         :attr:`readings`)."""
         return self._check([self.readings.of(h.chunk).checked for h in hits])
 
-    def on_texts(self, texts: Sequence[str]) -> Answerability:
+    def on_texts(self, texts: Sequence[str]) -> Judgement:
         """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
         left out, :func:`without_suspicious`); the question's key terms are read once per test
         (:attr:`question_profile`)."""
         return self._check([without_suspicious(t) for t in texts])
 
-    def _check(self, passages: Sequence[str | CheckedPassage]) -> Answerability:
-        """:func:`clinqa.decision.answerability.check` of the question against ``passages`` (texts without their
-        suspicious units, or already read for the test)."""
+    def _check(self, passages: Sequence[str | CheckedPassage]) -> Judgement:
+        """The test of the question against ``passages`` (texts without their suspicious units, or already read for
+        the test): which passage mentions which key term (:func:`clinqa.evidence.mentions.passage_mentions`, with
+        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.decision.answerability.check`)."""
         from clinqa.retrieval import synonyms
 
         profile = self.question_profile
-        return check_answerability(self.question, passages, self.vocab,
-                                   self.max_zipf, profile.phrases, self.equivalents, synonyms.term_matches,
-                                   profile=profile, rarity=self.rarity, decider=self.decider)
+        found = passage_mentions(profile, passages, self.equivalents, synonyms.term_matches)
+        return self.judge(found, profile, self.vocab, self.rarity)
 
 
 def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
@@ -146,8 +187,8 @@ def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
     return lex.texts if lex is not None else synonyms.equivalents
 
 
-def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Sequence[str],
-                           common_from: float | None = None) -> Answerability:
+def with_unknown_compounds(check: Judgement, asked: AsksRead, missing: Sequence[str],
+                           common_from: float | None = None) -> Judgement:
     """``check`` plus, as missing decisive phrase terms, the compounds a key term the passages mention
     forms with the common English word right after it that the corpus never has ("thyroid storm": the
     corpus has "thyroid" and no "storm", which is no key term on its own). ``missing``: the question's
@@ -180,7 +221,7 @@ def with_unknown_compounds(check: Answerability, asked: AsksRead, missing: Seque
                    in_corpus={**check.in_corpus, **{t.text: False for t in added}})
 
 
-def with_unknown_things(check: Answerability, missing: Sequence[str], lex: Lexicon) -> Answerability:
+def with_unknown_things(check: Judgement, missing: Sequence[str], lex: Lexicon) -> Judgement:
     """``check`` plus, as missing key terms, the words of ``missing`` (the question's content words no visible
     chunk has) that the lexicon knows as concrete things with no clinical sense and no name the corpus has
     (:meth:`clinqa.lexicon.Lexicon.kind` ``concrete``, no :meth:`~clinqa.lexicon.Lexicon.corpus_name`) and that
@@ -220,7 +261,7 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    ) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
-    quote (:func:`clinqa.answer.extractive.fitting_hits`: passages that state the opposite of a qualifier
+    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
     a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
     again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
@@ -266,7 +307,7 @@ def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str
 
 
 def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
-                   check: Answerability | None, n: int) -> tuple[list[Any], Answerability | None]:
+                   check: Judgement | None, n: int) -> tuple[list[Any], Judgement | None]:
     """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
     first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
     asked about) that a later hit of the ``retrieval.top_k`` names: then the context is the first ``n``
@@ -303,10 +344,14 @@ def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
 
 @dataclass
 class Gathered:
-    """What :func:`gather` found besides the :class:`~clinqa.decision.verdict.Evidence` it filled: the
-    question ``asked`` (after spelling repair) and the ``repairs`` made, the ``context`` an answer may quote,
-    the ``rare`` question words (few chunks have them), the key-term ``test``, the ``result`` (also
-    ``Evidence.result``) and the ``profile`` read of ``asked`` (also ``Evidence.profile``), which the quote takes."""
+    """What :func:`gather` found for one question, which the pipeline hands to the decision's
+    :class:`~clinqa.decision.verdict.Evidence` (:meth:`~clinqa.decision.verdict.Evidence.take`) and the quote takes:
+    the question ``asked`` (after spelling repair) and the ``repairs`` made, the search ``result``, the ``context``
+    an answer may quote, the ``rare`` question words (few chunks have them), the key-term ``test``, the ``profile``
+    read of ``asked``; for the decision the question words no visible chunk has (``missing``), the key-term test of
+    the context (``check``, None when it did not run), whether the question is about a time only (``timed``), the
+    answer model's best probability over the first quotable passages and its threshold (``answer_score``,
+    ``answer_threshold``; None when the model did not run) and whether a filter scoped the search (``scoped``)."""
 
     asked: str
     repairs: dict[str, str]
@@ -315,6 +360,12 @@ class Gathered:
     rare: list[str]
     test: KeyTermTest
     profile: QuestionProfile
+    missing: list[str] = field(default_factory=list)
+    check: Judgement | None = None
+    timed: bool = False
+    answer_score: float | None = None
+    answer_threshold: float | None = None
+    scoped: bool = False
 
 
 def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
@@ -329,54 +380,43 @@ def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
                                                                                                for h in hits]
 
 
-def decider(s: AnswerSettings) -> DecisiveModel | None:
-    """The decisive-word model the settings choose (``answer.decisive_words: model``), else None (the rules)."""
-    if s.decisive_words != "model":
-        return None
-    from clinqa.decision.decisive_words import load
-
-    return load(s.decisive_model, s.decisive_threshold)
-
-
-def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None) -> Gathered:
-    """Fill ``ev``'s retrieval-phase evidence: the question repaired against the vocabulary of its scope
-    (:func:`clinqa.question.repair.repair_question`, when ``retrieval.repair_spelling``; its time in
-    ``timings_ms["repair"]``), the search and quotable context (:func:`search_context`), the coverage
-    (:func:`coverage`), the calibration of the scope (one :meth:`Stages.calibration` read, the gate derived), the
-    key-term test on the context (after :func:`clinqa.answer.extractive.heading_context` adds a later
-    passage filed under the kind of answer asked for, and :func:`clinqa.answer.extractive.band_sections` the
-    section of a retrieved document whose heading band holds a value the question gives), whether the question
-    is about a time only (``timed``, read from that first test), the deeper context (:func:`deeper_context`), the
-    unknown compounds (:func:`with_unknown_compounds`, reference scope), the answer model's score of the first
-    quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search.
-    The question (after repair) is read once, before the search, into ``ev.profile``
-    (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
-    scope's vocabulary and the calibration's ``key_term_max_zipf``, these only when ``answer.key_terms`` is not
-    ``ignore``), which every later reader of the question takes."""
+def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
+           query_vector: np.ndarray | None = None) -> Gathered:
+    """The retrieval-phase evidence of ``question`` (as typed) under ``filters`` (time ``intent`` applied): the
+    question repaired against the vocabulary of its scope (:func:`clinqa.question.repair.repair_question`, when
+    ``retrieval.repair_spelling``; its time in ``timings_ms["repair"]``), the search and quotable context
+    (:func:`search_context`), the coverage (:func:`coverage`), the key-term test on the context (after
+    :func:`clinqa.evidence.passages.heading_context` adds a later passage filed under the kind of answer asked
+    for, and :func:`clinqa.evidence.passages.band_sections` the section of a retrieved document whose heading band
+    holds a value the question gives), whether the question is about a time only (``timed``, read from that first
+    test), the deeper context (:func:`deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
+    reference scope), the answer model's score of the first quotable passages (``answer.answer_model``, reference
+    scope) and whether a filter scoped the search. The question (after repair) is read once, before the search,
+    into :attr:`Gathered.profile` (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its
+    qualifiers, its key terms with the scope's vocabulary and the calibration's ``key_term_max_zipf``, these only
+    when ``answer.key_terms`` is not ``ignore``), which every later reader of the question takes."""
     from clinqa.question.repair import repair_question
 
-    s, filters = stages.settings.answer, ev.filters
+    s = stages.settings.answer
     t0 = time.perf_counter()
     vocab = stages.vocabulary
     lex = lexicon_for(vocab) if s.lexicon else None
-    asked, repairs = (repair_question(ev.question, vocab, s.rarity.repair_below,
+    asked, repairs = (repair_question(question, vocab, s.rarity.repair_below,
                                       known=lex.knows if lex is not None else None,
                                       rename=lex.corpus_name if lex is not None else None,
                                       typo=typo_of if lex is not None else None)
-                      if stages.settings.retrieval.repair_spelling else (ev.question, {}))
+                      if stages.settings.retrieval.repair_spelling else (question, {}))
     repair_ms = (time.perf_counter() - t0) * 1e3
-    ev.calibration = stages.calibration
-    zipf = ev.calibration.key_term_max_zipf
-    ev.profile = profile = QuestionProfile.read(asked, ev.intent, vocab, zipf if s.key_terms != "ignore" else None,
-                                                equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex)
+    zipf = stages.calibration.key_term_max_zipf
+    profile = QuestionProfile.read(asked, intent, vocab, zipf if s.key_terms != "ignore" else None,
+                                   equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex)
     more = lex.search_terms(asked) if lex is not None and stages.settings.retrieval.expand_synonyms else None
-    result, context = search_context(stages, asked, filters, ev.intent.recency, query_vector, profile, more)
+    result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more)
     result.timings_ms["repair"] = repair_ms
-    ev.result = result
-    ev.missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
-                                s.rarity.misspelt_common_above)
+    missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
+                             s.rarity.misspelt_common_above)
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
-    test = KeyTermTest(asked, vocab, zipf, profile, s.rarity, decider(s), s.lexicon, readings)
+    test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits))
         context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
@@ -387,24 +427,24 @@ def gather(stages: Stages, ev: Evidence, query_vector: np.ndarray | None = None)
         t0 = time.perf_counter()
         check = test.on(context)
         result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
-    ev.timed = ev.intent.has_dates or (filters.has_years and bool(ev.intent.phrase) and check is not None
-                                       and not check.key_terms)
+    timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
+                                 and not check.key_terms)
     context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
-    if check is not None and ev.missing and filters.patient_id is None:  # one patient's few notes lack most words
-        check = with_unknown_compounds(check, profile, ev.missing, s.rarity.decisive_below)
-    if check is not None and ev.missing and lex is not None and filters.patient_id is None:
-        check = with_unknown_things(check, ev.missing, lex)
-    ev.check = check
+    if check is not None and missing and filters.patient_id is None:  # one patient's few notes lack most words
+        check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)
+    if check is not None and missing and lex is not None and filters.patient_id is None:
+        check = with_unknown_things(check, missing, lex)
+    found = Gathered(asked, repairs, result, context, rare, test, profile, missing, check, timed)
     model = stages.answer_model if filters.patient_id is None else None
     if model is not None and context:
         t0 = time.perf_counter()
-        ev.answer_score = model[0].best(asked, answer_model_texts(context[: s.answer_model_passages],
-                                                                  s.answer_model_units))
-        ev.answer_threshold = model[1]
+        found.answer_score = model[0].best(asked, answer_model_texts(context[: s.answer_model_passages],
+                                                                     s.answer_model_units))
+        found.answer_threshold = model[1]
         result.timings_ms["answer_model"] = (time.perf_counter() - t0) * 1e3
-        if ev.check is not None:
-            ev.check = replace(ev.check, answer_score=ev.answer_score)
+        if found.check is not None:
+            found.check = replace(found.check, answer_score=found.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
-    ev.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
-                 or stages.has_patient_notes)
-    return Gathered(asked, repairs, result, context, rare, test, profile)
+    found.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
+                    or stages.has_patient_notes)
+    return found
