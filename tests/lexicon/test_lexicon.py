@@ -284,8 +284,10 @@ def test_abbreviations_both_ways_as_the_corpus_uses_them():
     assert lex.sense_of("Can") is None and lex.sense_of("qds") is None  # English words, ward shorthand
     assert {("atrial fibrillation", "abbrev")} <= {(e.text, e.source) for e in lex.equivalents("AF")}
     assert ("af", "abbrev") in {(e.text, e.source) for e in lex.equivalents("atrial fibrillation")}
-    assert lex.abbreviation_terms("Apixaban in atrial fibrillation after a DVT? HR goal?") == {
-        "atrial fibrillation": ("af",), "DVT": ("deep vein thrombosis",)}
+    asked = "Apixaban in atrial fibrillation after a DVT? HR goal?"
+    assert lex.abbreviation_terms(asked) == {"atrial fibrillation": ("af",), "DVT": ("deep vein thrombosis",)}
+    lex.abbreviation_terms(asked).clear()  # the kept result is handed out as a copy
+    assert lex.abbreviation_terms(asked) == {"atrial fibrillation": ("af",), "DVT": ("deep vein thrombosis",)}
     # what the question already says is not added again; without a vocabulary there are no rows
     assert lex.abbreviation_terms("AF (atrial fibrillation) dose") == {}
     assert Lexicon().abbreviation_terms("Apixaban in AF?") == {} and Lexicon().short_forms("atrial fibrillation") == ()

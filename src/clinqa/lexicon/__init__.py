@@ -100,6 +100,7 @@ class Lexicon:
         self._sense: dict[str, str | None] = {}
         self._short: dict[str, tuple[str, ...]] = {}
         self._defining: dict[str, list[str]] | None = None
+        self._last_terms: tuple[str, dict[str, tuple[str, ...]]] | None = None
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -285,12 +286,20 @@ class Lexicon:
         the question already says left out: what the BM25 query adds and where a long form is one key phrase
         ("DVT" -> deep vein thrombosis; "atrial fibrillation" -> af, afib). Long forms of 2-6 words, longest first,
         one place read once; an abbreviation is a word of 2-8 letters or digits with a capital letter, never a
-        capitalised common English word ("Can"). {} without a vocabulary."""
+        capitalised common English word ("Can"). {} without a vocabulary. The last question's result is kept: one ask
+        reads it twice, for the question's profile and for the BM25 query (:meth:`search_terms`)."""
+        if self.vocabulary is None:
+            return {}
+        last = self._last_terms
+        if last is None or last[0] != question:
+            last = self._last_terms = (question, self._abbreviation_terms(question))
+        return dict(last[1])
+
+    def _abbreviation_terms(self, question: str) -> dict[str, tuple[str, ...]]:
+        """:meth:`abbreviation_terms` of ``question``, read anew (needs a vocabulary)."""
         from clinqa.lexicon.abbreviations import keys_for, sense_key
         from clinqa.text.zipf import zipf
 
-        if self.vocabulary is None:
-            return {}
         lowered = question.lower()
         out: dict[str, tuple[str, ...]] = {}
 
@@ -554,7 +563,8 @@ def load_resources() -> None:
     wordnet().is_lemma("warm")
     drug_names().is_drug("warm")
     medical_words()
-    senses("AF"), keys_for("atrial fibrillation")
+    senses("AF")
+    keys_for("atrial fibrillation")
     zipf("warm")
 
 

@@ -71,6 +71,7 @@ def bounded_word(phrase: str, flags: int | re.RegexFlag = 0) -> re.Pattern[str]:
     hyphen bounds it ("before" is found in "before-surgery"). ``flags``: ``re`` flags."""
     return re.compile(r"\b" + re.escape(phrase) + r"\b", flags)
 
+
 def terms(text: str) -> list[str]:
     """:data:`TERM` matches of lower-cased ``text``, in order, repeats kept:
     ``terms("eGFR<30")`` is ``["egfr", "30"]``. No normalisation, stop words or stemming (see
