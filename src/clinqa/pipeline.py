@@ -264,7 +264,7 @@ class Pipeline:
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time intent
-        (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_evidence`); the search
+        (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_case`); the search
         and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
@@ -273,7 +273,7 @@ class Pipeline:
         question or store."""
         t0, s = time.perf_counter(), self.settings.answer
         filters, intent = self.time_intent(question, self._checked(question, filters))
-        ev = scope.initial_evidence(question, filters, intent, s, self.patient_notes)
+        ev = scope.initial_case(question, filters, intent, s, self.patient_notes)
         decision = decide.run(ev, "time")
         if decision.verdict.final:
             return scope.no_note_answer(ev, t0)

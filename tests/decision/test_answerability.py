@@ -334,7 +334,7 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
     the hypertension one: none speaks of the regimen asked about."""
     from clinqa.decision.key_terms import apart
     from clinqa.decision.threshold import GateDecision
-    from clinqa.decision.verdict import Evidence, Verdict
+    from clinqa.decision.verdict import Case, Verdict
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
 
@@ -346,7 +346,7 @@ def test_decisive_terms_only_in_separate_passages_refuse_a_treatment_question() 
     assert a.missing == [] and a.focused == []
     assert a.apart == ["prophylaxis", "preeclampsia"]
     g = GateDecision(answer=True, signal=0.6, threshold=0.37, kind="dense_cosine", reason="")
-    d = apart(Evidence(q, Filters(), TimeIntent(), check=a), Verdict(True, gate=g, step="gate"))
+    d = apart(Case(q, Filters(), TimeIntent(), check=a), Verdict(True, gate=g, step="gate"))
     assert d is not None and not d.answer and d.final
     assert d.reason == "The passages found do not mention prophylaxis and preeclampsia together."
     assert d.gate is not None and d.gate.kind == "dense_cosine+key_terms"

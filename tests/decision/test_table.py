@@ -41,9 +41,9 @@ def _result(signal: float | None, n_hits: int = 2) -> SimpleNamespace:
 
 
 def _ev(signal: float | None = 0.40, check: Answerability | None = None, n_hits: int = 2, **kw: object
-        ) -> verdict.Evidence:
+        ) -> verdict.Case:
     cal = _cal()
-    ev = verdict.Evidence("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
+    ev = verdict.Case("Q?", Filters(), TimeIntent(), "warn", "refuse", result=_result(signal, n_hits),  # type: ignore[arg-type]
                            check=check, calibration=cal)
     for k, v in kw.items():
         setattr(ev, k, v)
@@ -220,7 +220,7 @@ ELIQUIS = KeyTerm("eliquis", "specific", "eliquis", typed="Eliquis")
 
 
 def test_with_a_language_model_the_key_term_steps_pass_and_the_model_decides() -> None:
-    """``--llm`` (Evidence.model_writes): a missing decisive term or terms only apart no longer refuse in the
+    """``--llm`` (Case.model_writes): a missing decisive term or terms only apart no longer refuse in the
     retrieval phase; the gate's verdict stands (an answer, or its own refusal), and the key-term warning is given."""
     check = Answerability(key_terms=[ELIQUIS], missing=[ELIQUIS], in_corpus={"eliquis": False})
     ev = _ev(0.6, check=check, model_writes=True)

@@ -168,18 +168,18 @@ def test_the_evidence_is_read_below_the_decision() -> None:
 
 def evidence_names() -> list[str]:
     """What clinqa calls "evidence" in its names, as ``"kind module.name"``: modules and functions named
-    ``evidence``, classes whose name holds ``Evidence`` and import aliases that hold it (``DecisionEvidence``). A
-    function that returns the one Evidence may say so (``initial_evidence``), and importing a name as itself is no
-    new name."""
+    ``evidence`` or holding it (``initial_evidence``), classes whose name holds ``Evidence`` and import aliases
+    that hold it (``DecisionEvidence``); importing a name as itself is no new name. The package
+    :mod:`clinqa.evidence` and its modules are the layer itself, not counted."""
     found: list[str] = []
     for path in sorted(ROOT.rglob("*.py")):
         module = _module_name(path)
-        if path.stem == "evidence":
+        if path.stem == "evidence" or ("evidence" in path.stem and not module.startswith("clinqa.evidence")):
             found.append(f"module {module}")
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.ClassDef) and "evidence" in node.name.lower():
                 found.append(f"class {module}.{node.name}")
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "evidence":
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and "evidence" in node.name.lower():
                 found.append(f"def {module}.{node.name}")
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 found += [f"alias {module}.{a.asname}" for a in node.names
@@ -188,12 +188,12 @@ def evidence_names() -> list[str]:
 
 
 def test_evidence_names_one_thing() -> None:
-    """Issue 48 item 5: "evidence" is what the decision weighs, :class:`clinqa.decision.verdict.Evidence`, and
-    nothing else: gathering it is :mod:`clinqa.evidence.gather` (was ``answer/evidence.py``, imported as
-    ``gather``), starting it :func:`clinqa.answer.scope.initial_evidence` (was ``scope.evidence``), and a
-    numbered passage shown to a language model :class:`clinqa.answer.prompt.NumberedPassage` (was a second
-    ``Evidence`` class, imported beside the first as ``DecisionEvidence``), and the cited texts the identifier
-    screen checks :class:`clinqa.answer.identifiers._CitedTexts` (was ``_Evidence``). The package
-    :mod:`clinqa.evidence` is the layer that reads what the passages say before the decision weighs it (its
-    ``__init__`` is no module named ``evidence`` here)."""
-    assert evidence_names() == ["class clinqa.decision.verdict.Evidence"]
+    """Issue 48 item 5: "evidence" is one thing, the layer :mod:`clinqa.evidence` that reads what the passages
+    say before the decision weighs it, and nothing else is named so: what the decision steps weigh is
+    :class:`clinqa.decision.verdict.Case` (was ``Evidence``), starting it :func:`clinqa.answer.scope.initial_case`
+    (was ``initial_evidence``, and before that ``scope.evidence``), gathering :mod:`clinqa.evidence.gather` (was
+    ``answer/evidence.py``, imported as ``gather``), a numbered passage shown to a language model
+    :class:`clinqa.answer.prompt.NumberedPassage` (was a second ``Evidence`` class, imported beside the first as
+    ``DecisionEvidence``), and the cited texts the identifier screen checks
+    :class:`clinqa.answer.identifiers._CitedTexts` (was ``_Evidence``)."""
+    assert evidence_names() == []

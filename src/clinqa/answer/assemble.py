@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     from clinqa.answer.extractive import Extract
     from clinqa.decision.answerability import Answerability
     from clinqa.decision.table import Decision
-    from clinqa.decision.verdict import Evidence
+    from clinqa.decision.verdict import Case
     from clinqa.evidence.gather import Gathered, Stages
     from clinqa.question.time import TimeIntent
 
@@ -285,7 +285,7 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 
 # --- from the gathered evidence and the decision to the draft, the quote or the refusal ---------------
 
-def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
+def quote(stages: Stages, ev: Case, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
     decision let through (:func:`quotable`; a passage under a qualifier heading replaced by
     a sibling section that fits the question's qualifiers better, :func:`clinqa.evidence.passages.sibling_sections`;
@@ -318,7 +318,7 @@ def quote(stages: Stages, ev: Evidence, found: Gathered) -> Extract:
                           readings=readings)
 
 
-def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
+def outside_years(stages: Stages, ev: Case, found: Gathered) -> list[Any]:
     """The hits dated outside ``ev.filters``' year range of the same search without the range (same
     patient scope), when that wider search passes the gate (and the key-term test with
     ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
@@ -337,7 +337,7 @@ def outside_years(stages: Stages, ev: Evidence, found: Gathered) -> list[Any]:
     return outside if wider_ok else []
 
 
-def model_notes(stages: Stages, ev: Evidence, found: Gathered) -> list[str]:
+def model_notes(stages: Stages, ev: Case, found: Gathered) -> list[str]:
     """The missing-term notes the language model is given with its passages
     (:func:`clinqa.decision.key_terms.missing_notes`), when the key-term rules would have refused (``ev.check``
     has a decisive missing term, or decisive terms only apart) and the model decides instead: the key-term test
@@ -352,7 +352,7 @@ def model_notes(stages: Stages, ev: Evidence, found: Gathered) -> list[str]:
     return missing_notes(found.test.on(shown))
 
 
-def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: Gathered) -> Answer:
+def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, found: Gathered) -> Answer:
     """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
     and the question answers without it (:func:`outside_years`; :func:`year_range_refusal`), else :func:`refuse`
     with the calibration's related threshold."""
@@ -365,7 +365,7 @@ def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Evidence, found: 
     return refuse(draft, reason, ev.calibration.related_threshold, n)
 
 
-def draft_of(stages: Stages, ev: Evidence, found: Gathered, decision: Decision) -> Draft:
+def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> Draft:
     """The :class:`Draft` every answer or refusal of the question is rendered from: the final ``decision``'s gate
     record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`;
     the quoted passages "may not answer" only when the gate with the dated-note step answered and the decision

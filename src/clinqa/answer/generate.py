@@ -29,7 +29,7 @@ from clinqa.settings import GenerationSettings, LLMSettings
 
 if TYPE_CHECKING:
     from clinqa.decision.table import Decision
-    from clinqa.decision.verdict import Evidence
+    from clinqa.decision.verdict import Case
     from clinqa.settings import Settings
 
 
@@ -145,7 +145,7 @@ def _refused(extractive: Answer, reason: str, hits: list[Retrieved], settings: S
 
 
 def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
-                     settings: Settings, closed: bool, t0: float, ev: Evidence, decision: Decision,
+                     settings: Settings, closed: bool, t0: float, ev: Case, decision: Decision,
                      notes: Sequence[str] = ()) -> Answer:
     """The generated answer (:func:`generate_answer`, the missing-term ``notes`` after the evidence) for a
     question the decision answered, or ``extractive`` with a warning when the model (built by ``backend()``,

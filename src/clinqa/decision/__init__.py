@@ -2,7 +2,7 @@
 the sentence a refusal reads.
 
 - :mod:`clinqa.decision.table`: the ordered table of named steps (:data:`~clinqa.decision.table.STEPS`), the
-  :class:`~clinqa.decision.verdict.Evidence` they read and the :class:`~clinqa.decision.verdict.Verdict` they return,
+  :class:`~clinqa.decision.verdict.Case` they read and the :class:`~clinqa.decision.verdict.Verdict` they return,
   and :func:`~clinqa.decision.table.run`;
 - the steps: :mod:`~clinqa.decision.no_note` (a patient question about a day with no note),
   :mod:`~clinqa.decision.gate` (the calibrated similarity threshold: :mod:`~clinqa.decision.threshold`;

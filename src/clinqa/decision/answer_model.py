@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 from clinqa.errors import ConfigError
 
 #: the answer models shipped inside the package, by name (``<package>/models/<name>/``): none yet, see above
@@ -75,7 +75,7 @@ class AnswerModel:
         return float(self._enc.score(question, list(passages)).max())
 
 
-def answer_model(ev: Evidence, v: Verdict) -> Verdict | None:
+def answer_model(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) an answer when the answer model's best score over the first quotable passages
     (``ev.answer_score``) is below its calibrated threshold; the gate record's ``kind`` gains
     ``+answer_model``."""

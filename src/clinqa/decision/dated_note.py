@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 
-def dated_note(ev: Evidence, v: Verdict) -> Verdict | None:
+def dated_note(ev: Case, v: Verdict) -> Verdict | None:
     """Answer a patient question about a time (``ev.timed``) the gate refused, when the patient has notes
     of it (hits under the time filters); ``kind`` gains ``+dated_note``."""
     if v.answer or not ev.timed or ev.filters.patient_id is None or not ev.hits:

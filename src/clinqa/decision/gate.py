@@ -4,10 +4,10 @@ decides first, never finally: the steps after it may overturn it. Its refusals r
 
 from __future__ import annotations
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 
-def gate(ev: Evidence, v: Verdict) -> Verdict | None:
+def gate(ev: Case, v: Verdict) -> Verdict | None:
     """The calibrated gate's decision (:meth:`RefusalGate.decide`); a refusal reads :data:`NOT_COVERED`,
     or :data:`NO_MATCH` when nothing matched."""
     assert ev.gate is not None and ev.result is not None

@@ -1,6 +1,6 @@
 """Steps ``key_terms``, ``apart`` and ``key_term_warning`` (phase ``retrieval``): a decisive key term that no
 quotable passage mentions refuses, and so do decisive terms only in separate passages; a missing non-decisive
-term warns. When a language model writes the answer (``Evidence.model_writes``: ``--llm``), ``key_terms`` and
+term warns. When a language model writes the answer (``Case.model_writes``: ``--llm``), ``key_terms`` and
 ``apart`` pass instead: the model reads the passages with :func:`missing_notes` ("the passages do not mention
 'Eliquis'; equivalents searched: none") and decides itself, because a missing spelling is often the same thing
 under another name (a brand for its INN, an abbreviation spelled out) that a model knows and the word rules do
@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 if TYPE_CHECKING:
     from clinqa.decision.answerability import Answerability
@@ -26,7 +26,7 @@ def _key_refusal(v: Verdict, reason: str, step: str) -> Verdict:
     return Verdict(False, reason, g, step, final=True, warnings=v.warnings)
 
 
-def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
+def key_terms(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) when a decisive key term of the question is in no quotable passage
     (``answer.key_terms: refuse``), with :func:`clinqa.decision.key_terms.missing_reason`'s sentence, or,
     when every missing one is named only as something to prevent, that sentence. Passes when a language model
@@ -43,7 +43,7 @@ def key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
     return _key_refusal(v, reason, "key_terms")
 
 
-def apart(ev: Evidence, v: Verdict) -> Verdict | None:
+def apart(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) a treatment question whose decisive terms the passages name only apart
     (``check.apart``; ``answer.key_terms: refuse``). Passes when a language model writes the answer
     (``ev.model_writes``) and the verdict so far answers, as :func:`key_terms` does."""
@@ -54,7 +54,7 @@ def apart(ev: Evidence, v: Verdict) -> Verdict | None:
                         "apart")
 
 
-def unjudged_key_terms(ev: Evidence, v: Verdict) -> Verdict | None:
+def unjudged_key_terms(ev: Case, v: Verdict) -> Verdict | None:
     """Phase ``generate``: when the language model that was to decide on a missing decisive term gave no usable
     answer (``ev.model_failed``: unreachable, or none of its sentences supported), the extractive answer would
     stand in for it unjudged, so :func:`key_terms` and :func:`apart` decide as without a model (refuse,
@@ -93,7 +93,7 @@ def missing_notes(check: Answerability | None) -> list[str]:
     return [" ".join(n.split()) for n in notes]
 
 
-def key_term_warning(ev: Evidence, v: Verdict) -> Verdict | None:
+def key_term_warning(ev: Case, v: Verdict) -> Verdict | None:
     """An answer whose quotable passages miss key terms (``answer.key_terms`` not ``ignore``) is given a
     warning naming them; the verdict stands. A word the corpus never mentions at all is left out: the coverage
     warning already names it ("the corpus never mentions 'jab'"), and one warning per word is enough."""

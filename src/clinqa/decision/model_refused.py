@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 
-def model_refused(ev: Evidence, v: Verdict) -> Verdict | None:
+def model_refused(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) when the language model found that the passages do not answer (:data:`MODEL_REFUSED`)."""
     if not ev.model_refused:
         return None

@@ -6,13 +6,13 @@ from __future__ import annotations
 import datetime
 from typing import TYPE_CHECKING
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 if TYPE_CHECKING:
     from clinqa.question.time import TimeIntent
 
 
-def no_note_dated(ev: Evidence, v: Verdict) -> Verdict | None:
+def no_note_dated(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) a patient question about a day on which the patient has no note
     (``ev.no_note``), naming the dates of the nearest notes (:func:`clinqa.decision.no_note.no_note_reason`)."""
     if not ev.no_note:

@@ -6,12 +6,12 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 from clinqa.question.asks import AsksRead, asks_of
 from clinqa.text.quantities import DURATION_UNITS, NUMBER, RANGE_JOIN, SPELLED_NUMBERS, unit_pattern
 
 
-def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
+def no_quote(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) when the extractive answer quoted nothing (:data:`NO_QUOTE`); ``Answer.gate`` keeps
     the gate's answering record."""
     if ev.extract is None or ev.extract.text:
@@ -19,7 +19,7 @@ def no_quote(ev: Evidence, v: Verdict) -> Verdict | None:
     return replace(v, answer=False, reason=NO_QUOTE, step="no_quote", final=True)
 
 
-def no_amount(ev: Evidence, v: Verdict) -> Verdict | None:
+def no_amount(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) a dose or duration question whose quoted answer states none
     (:func:`clinqa.decision.quote.missing_amount_reason`, on the question as typed: ``ev.profile`` serves
     when it was read from that text, i.e. spelling repair changed nothing; else it is read again,

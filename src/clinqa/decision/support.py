@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from clinqa.decision.verdict import Evidence, Verdict
+from clinqa.decision.verdict import Case, Verdict
 
 
-def support(ev: Evidence, v: Verdict) -> Verdict | None:
+def support(ev: Case, v: Verdict) -> Verdict | None:
     """Answer a refused question when the first quotable passage mentions every key term
     (``check.complete_in == 0``) and the signal reaches the support threshold (``calibration.
     support_threshold``; None: no such rule); ``kind`` gains ``+key_term_support``."""

@@ -1,6 +1,6 @@
 """The decision to answer or refuse: one ordered table of named steps, in one place.
 
-``Pipeline.ask`` gathers the :class:`Evidence` of a question (its time intent, the retrieval result,
+``Pipeline.ask`` gathers the :class:`Case` of a question (its time intent, the retrieval result,
 the key-term test, the calibration in force, later the quoted text and the model's verdict) and runs
 :data:`STEPS` over it, phase by phase, with :func:`run`. Each step reads the evidence and the
 :class:`Verdict` so far and returns a new verdict (answer, or refuse with the sentence the reader is
@@ -23,7 +23,7 @@ The order, and why (each phase runs when its evidence exists):
        (the calibrated support threshold). Before the key-term refusals, which may still refuse it.
     5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
        mentions refuses, final, also when the gate refused (its sentence is the better reason). Not when a
-       language model writes the answer (``Evidence.model_writes``, ``--llm``): the missing spelling is often
+       language model writes the answer (``Case.model_writes``, ``--llm``): the missing spelling is often
        the same thing under another name ("Eliquis" for apixaban, an abbreviation spelled out) that the word
        rules cannot see and a model can, so the model is given the passages with a note per missing term
        (:func:`clinqa.decision.key_terms.missing_notes`: "the passages do not mention 'Eliquis'; equivalents
@@ -45,7 +45,7 @@ The order, and why (each phase runs when its evidence exists):
     11. ``model_refused``: the model said the passages do not answer: refuse, final. With ``--llm`` this is
         where a question whose key term no passage names is refused, by the model that read the notes.
     12. ``unjudged_key_terms``: the model that was to decide on a missing key term gave no usable answer
-        (unreachable, or none of its sentences supported: ``Evidence.model_failed``): the extractive answer
+        (unreachable, or none of its sentences supported: ``Case.model_failed``): the extractive answer
         would stand in unjudged, so ``key_terms`` and ``apart`` refuse as without a model, final.
 """
 
@@ -62,7 +62,7 @@ from clinqa.decision.model_refused import model_refused
 from clinqa.decision.no_note import no_note_dated
 from clinqa.decision.quote import no_amount, no_quote
 from clinqa.decision.support import support
-from clinqa.decision.verdict import Evidence, Phase, Step, Verdict
+from clinqa.decision.verdict import Case, Phase, Step, Verdict
 
 #: the decision, in order (module docstring: why this order)
 STEPS: tuple[Step, ...] = (
@@ -100,7 +100,7 @@ class Decision:
         raise KeyError(step)
 
 
-def run(ev: Evidence, phase: Phase, decision: Decision | None = None,
+def run(ev: Case, phase: Phase, decision: Decision | None = None,
         steps: Sequence[Step] = STEPS) -> Decision:
     """Run the ``steps`` of ``phase`` in table order on ``ev``, continuing ``decision`` (the previous
     phases'; a new one answering by default). Stops at a ``final`` verdict; a decision already final

@@ -1,4 +1,4 @@
-"""The decision table's vocabulary: the :class:`Evidence` the steps read, the :class:`Verdict` they return and
+"""The decision table's vocabulary: the :class:`Case` the steps read, the :class:`Verdict` they return and
 the :class:`Step` rows of :data:`clinqa.decision.table.STEPS` (a separate module, so each step module can
 import it without the table)."""
 
@@ -29,8 +29,9 @@ class Quoted(Protocol):
 
 
 @dataclass
-class Evidence:
-    """Everything the steps read about one question, filled in as ``ask`` gathers it.
+class Case:
+    """Everything the steps read about one question, filled in as ``ask`` gathers it: the case the decision
+    weighs. (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.)
 
     ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent
     read; ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` /
@@ -105,7 +106,7 @@ class Verdict:
     warnings: tuple[str, ...] = ()
 
 
-StepFn = Callable[[Evidence, Verdict], Verdict | None]
+StepFn = Callable[[Case, Verdict], Verdict | None]
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """Gathering, for one question, the evidence the decision weighs (:class:`Gathered`, taken into
-:class:`clinqa.decision.verdict.Evidence` and read by :mod:`clinqa.decision.table`): the search and the passages an
+:class:`clinqa.decision.verdict.Case` and read by :mod:`clinqa.decision.table`): the search and the passages an
 answer may quote, the corpus coverage of the question's words, the key-term test (looked for deeper when the first
 passages miss a decisive term). What follows the decision (the draft, the quote, the refusal) is
 :mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through :class:`Stages`, built by
@@ -345,7 +345,7 @@ def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
 @dataclass
 class Gathered:
     """What :func:`gather` found for one question, which the pipeline hands to the decision's
-    :class:`~clinqa.decision.verdict.Evidence` (:meth:`~clinqa.decision.verdict.Evidence.take`) and the quote takes:
+    :class:`~clinqa.decision.verdict.Case` (:meth:`~clinqa.decision.verdict.Case.take`) and the quote takes:
     the question ``asked`` (after spelling repair) and the ``repairs`` made, the search ``result``, the ``context``
     an answer may quote, the ``rare`` question words (few chunks have them), the key-term ``test``, the ``profile``
     read of ``asked``; for the decision the question words no visible chunk has (``missing``), the key-term test of
