@@ -165,15 +165,17 @@ def test_extractive_without_a_quote_is_an_error_and_related_topics_render() -> N
 
 
 def test_quotable_keeps_the_focused_passages_in_rank_order() -> None:
+    """The choice of passages to quote is the evidence layer's (:func:`clinqa.evidence.passages.quotable`)."""
     from clinqa.chunking.base import Chunk
+    from clinqa.evidence.passages import quotable
     from clinqa.retrieval.hybrid import Retrieved
 
     hits = [Retrieved(Chunk(chunk_id=f"c{i}", doc_id="d", text="t", body="t"), 1.0 / (i + 1), i + 1) for i in range(6)]
     focused = Answerability(key_terms=[CHILDREN], focused=[1, 3, 5])
-    assert [h.chunk.chunk_id for h in assemble.quotable(hits, focused, 5)] == ["c1", "c3"]  # c5 is past the context
-    assert [h.chunk.chunk_id for h in assemble.quotable(hits, Answerability(key_terms=[CHILDREN]), 3)] == ["c0", "c1",
+    assert [h.chunk.chunk_id for h in quotable(hits, focused, 5)] == ["c1", "c3"]  # c5 is past the context
+    assert [h.chunk.chunk_id for h in quotable(hits, Answerability(key_terms=[CHILDREN]), 3)] == ["c0", "c1",
                                                                                                           "c2"]
-    assert len(assemble.quotable(hits, None, 4)) == 4
+    assert len(quotable(hits, None, 4)) == 4
 
 
 def test_year_span_in_words():

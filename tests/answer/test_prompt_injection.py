@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 from chat_server import ChatServer
 
-from clinqa.answer.assemble import quotable
 from clinqa.answer.extractive import extract_answer
 from clinqa.answer.prompt import NOTES_RULE, SYSTEM, NumberedPassage, build_messages, quote_passage
 from clinqa.documents.loaders import load_file
+from clinqa.evidence.passages import quotable
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval import Filters
 from clinqa.settings import Settings

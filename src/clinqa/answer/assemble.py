@@ -110,17 +110,6 @@ def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str,
     return out
 
 
-def quotable(hits: Sequence[Retrieved], check: Answerability | None, context: int) -> list[Retrieved]:
-    """The first ``context`` hits that an extractive answer may quote: when some of them mention every
-    decisive key term of the question (``check.focused``: the drug, condition, population ... asked
-    about), only those, in rank order; otherwise all of them. "What is the colchicine dose for
-    pericarditis?" then quotes the pericarditis passage, not the gout table's colchicine dose beside it."""
-    ctx = list(hits)[:context]
-    if check is None or not check.focused:
-        return ctx
-    return [ctx[j] for j in check.focused if j < len(ctx)]
-
-
 # -- the answer ----------------------------------------------------------------------------------------
 @dataclass
 class Draft:
@@ -286,36 +275,16 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 # --- from the gathered evidence and the decision to the draft, the quote or the refusal ---------------
 
 def quote(stages: Stages, ev: Case, found: Gathered) -> Extract:
-    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the
-    decision let through (:func:`quotable`; a passage under a qualifier heading replaced by
-    a sibling section that fits the question's qualifiers better, :func:`clinqa.evidence.passages.sibling_sections`;
-    with their neighbouring chunks, :func:`clinqa.evidence.passages.with_siblings`). A question about a
-    time and nothing else ("What happened in 2023?"): the notes of that time, oldest first, every sentence
-    (up to 12, no score floor). A patient's notes otherwise read oldest first, as the record runs, newest
-    first for "current", "latest", "most recent" (the first line is then the value in force)."""
+    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages gathering chose to
+    quote (:attr:`clinqa.evidence.gather.Gathered.quoted`, :func:`clinqa.evidence.gather.passages_to_quote`). A
+    question about a time and nothing else (:attr:`~clinqa.evidence.gather.Gathered.by_time`: "What happened in
+    2023?"): every sentence of those notes (up to 12, no score floor)."""
     from clinqa.answer.extractive import extract_answer
-    from clinqa.evidence.passages import sibling_sections, with_siblings
 
-    s, check, result, read = stages.settings.answer, ev.check, found.result, found.profile
-    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
-    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, ev.filters))
-    readings = found.test.readings
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts, readings=readings)
-    if ev.timed and (check is None or not check.key_terms):
-        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
-                                               h.chunk.chunk_index))
-        return extract_answer(result.query_vector, quoted, stages.unit_encoder(), max_sentences=12,
-                              min_score=-1.0, max_hits=len(quoted), asked=read, scoring=s.scoring,
-                              readings=readings)
-    if ev.filters.patient_id is not None:
-        order = {id(h): i for i, h in enumerate(quoted)}
-        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=ev.intent.recency)
-        rank = {d: i for i, d in enumerate(dated)}
-        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return extract_answer(result.query_vector, quoted, stages.unit_encoder(), s.max_sentences,
-                          s.min_sentence_score, max_hits=len(quoted), asked=read, scoring=s.scoring,
-                          readings=readings)
+    s, quoted = stages.settings.answer, found.quoted
+    sentences, floor = (12, -1.0) if found.by_time else (s.max_sentences, s.min_sentence_score)
+    return extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences, floor,
+                          max_hits=len(quoted), asked=found.profile, scoring=s.scoring, readings=found.test.readings)
 
 
 def outside_years(stages: Stages, ev: Case, found: Gathered) -> list[Any]:

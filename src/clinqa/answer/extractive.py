@@ -15,12 +15,13 @@ Selection (:func:`extract_answer`), in order:
    (:data:`~clinqa.evidence.passages.BOILERPLATE`), text addressed to an AI model, and units that share no content word
    (by Snowball stem) with the question, even through their label or section heading (unless no
    unit of any passage does).
-2. Passages whose section path states the opposite of a qualifier of the question are passed
-   over for the next retrieved ones, and a unit whose section heading or label states it
+2. The passages come chosen (:func:`clinqa.evidence.gather.passages_to_quote`, before the decision): those whose
+   section path states the opposite of a qualifier of the question were passed over for the next retrieved
+   ones. A unit whose section heading or label states it
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
    for "outpatient", adults for children; :data:`OPPOSITES`) is dropped. Then passages about a
    subtype of a condition the question names alone ("Resistant Hypertension" for "... in
-   hypertension?", :func:`~clinqa.evidence.passages.names_subtype`) are passed over the same way
+   hypertension?", :func:`~clinqa.evidence.passages.names_subtype`) were passed over the same way
    (:func:`~clinqa.evidence.passages.fitting_hits`; the
    pipeline searches ``answer.qualifier_depth`` hits deep when the question has a qualifier).
 3. Each remaining unit scores ``unit_weight * cos(question, unit) + (1 - unit_weight) *
@@ -100,7 +101,6 @@ from clinqa.evidence.passages import (
     _contradicts,
     _states,
     filed_under,
-    fitting_hits,
     qualifier_words,
     units_of,
 )
@@ -589,8 +589,9 @@ def extract_answer(
     ``question_vector``: ``(dim,)`` unit vector of the question; ``asked``: what was read of its text
     (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
     rules (None: selection is by cosine alone, as for an empty question). Units come
-    from the first ``max_hits`` hits whose section path does not state the opposite of a qualifier of
-    the question (all hits in retrieval order when none fits).
+    from the first ``max_hits`` hits, in the order given: the passages are chosen before
+    (:func:`clinqa.evidence.gather.passages_to_quote`; :func:`~clinqa.evidence.passages.fitting_hits` passes over
+    those whose section path states the opposite of a qualifier of the question).
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. A unit whose passage's last heading names the kind of answer asked for
     (:func:`heading_kinds`: "Dosing" for a dose) gains ``heading_bonus``. Returns an empty text when the
@@ -599,7 +600,7 @@ def extract_answer(
     sc = scoring or default_scoring()
     max_list_items, max_words = sc.max_list_items, sc.max_words
     profile = read_asks("") if asked is None else asked
-    hits = fitting_hits(hits, profile, max_hits)
+    hits = list(hits)[:max_hits]
     units: list[tuple[int, Unit]] = []
     for hi, hit in enumerate(hits):
         units.extend((hi, u) for u in units_of(hit.chunk, readings))

@@ -21,7 +21,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from clinqa.chunking.units import without_suspicious
 from clinqa.evidence.coverage import RARE_BELOW, term_counts
 from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
-from clinqa.evidence.passages import band_sections, fitting_hits, heading_context
+from clinqa.evidence.passages import (
+    band_sections,
+    fitting_hits,
+    heading_context,
+    quotable,
+    sibling_sections,
+    with_siblings,
+)
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -366,6 +373,36 @@ class Gathered:
     answer_score: float | None = None
     answer_threshold: float | None = None
     scoped: bool = False
+    quoted: list[Any] = field(default_factory=list)
+    by_time: bool = False
+
+
+def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
+    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, before the decision, so the
+    answer phase takes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`: those
+    that mention every decisive key term, when some do); with ``answer.scoring.parts`` a passage under a qualifier
+    heading replaced by a sibling section that fits the question's qualifiers better (:func:`sibling_sections`);
+    with their neighbouring chunks (:func:`with_siblings`); those whose section path fits the question
+    (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else (``found.timed`` and no key
+    term read: "What happened in 2023?"), so the notes of that time are quoted oldest first. A patient's notes
+    otherwise read oldest first, as the record runs, newest first for "current", "latest", "most recent"
+    (``intent.recency``: the first line is then the value in force)."""
+    s, check, read = stages.settings.answer, found.check, found.profile
+    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
+    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, filters))
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts,
+                           readings=found.test.readings)
+    by_time = found.timed and (check is None or not check.key_terms)
+    if by_time:
+        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
+                                               h.chunk.chunk_index))
+    elif filters.patient_id is not None:
+        order = {id(h): i for i, h in enumerate(quoted)}
+        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
+        rank = {d: i for i, d in enumerate(dated)}
+        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
+    return fitting_hits(quoted, read, len(quoted)), by_time
 
 
 def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
@@ -447,4 +484,5 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     # a store with patient notes, asked without a patient, searched the reference documents only
     found.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                     or stages.has_patient_notes)
+    found.quoted, found.by_time = passages_to_quote(stages, found, filters, intent)
     return found

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import unit_heading, unit_records
@@ -61,6 +61,13 @@ _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 
 
 @lru_cache(maxsize=256)
+class Focused(Protocol):
+    """What :func:`quotable` reads of the key-term test's judgement: the indices of the passages that mention every
+    decisive key term (``focused``; empty: none or no decisive term)."""
+
+    focused: list[int]
+
+
 def _condition_stems(conditions: frozenset[str]) -> dict[str, str]:
     """Condition stem -> condition word (for :func:`names_subtype`; cached per set, so not to be changed by
     callers)."""
@@ -347,6 +354,17 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
                       and heading_fit(" ".join(h.chunk.section_path), values)), None)
         context = context if extra is None else [*context, extra]
     return context
+
+
+def quotable(hits: Sequence[Retrieved], check: Focused | None, context: int) -> list[Retrieved]:
+    """The first ``context`` hits that an extractive answer may quote: when some of them mention every
+    decisive key term of the question (``check.focused``: the drug, condition, population ... asked
+    about), only those, in rank order; otherwise all of them. "What is the colchicine dose for
+    pericarditis?" then quotes the pericarditis passage, not the gout table's colchicine dose beside it."""
+    ctx = list(hits)[:context]
+    if check is None or not check.focused:
+        return ctx
+    return [ctx[j] for j in check.focused if j < len(ctx)]
 
 
 def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: bool = True) -> list[Retrieved]:
