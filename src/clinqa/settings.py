@@ -12,10 +12,18 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from platformdirs import user_data_dir
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
 from clinqa.errors import ConfigError
 
@@ -230,6 +238,11 @@ class RerankSettings(BaseModel):
     threads: int | None = Field(None, description="Intra-op threads (ONNX Runtime or torch); default: all cores.")
 
 
+#: the names of issue 50's quote-part mechanisms (``answer.scoring.parts``)
+QuotePart = Literal["siblings", "read_on", "rows", "kind", "value", "item", "under", "cut"]
+QUOTE_PARTS: frozenset[str] = frozenset(get_args(QuotePart))
+
+
 class UnitScoring(BaseModel):
     """Weights and limits of the extractive answer's unit scoring (:func:`clinqa.answer.extractive.extract_answer`).
 
@@ -251,13 +264,30 @@ class UnitScoring(BaseModel):
     cell_bonus: float = Field(0.15, ge=0.0, description="Added to a table row named by a number of the question.")
     heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
                                  "answer asked for ('Dosing' for a dose).")
-    parts: bool = Field(
-        False, description="Issue 50's quote-part mechanisms: a sibling section that fits the question's qualifiers "
-        "better replaces the one retrieved, lists and tables are read on into the next chunk for dose, number, "
-        "treatment and score-value questions, the kind/value/item score terms, the row holding the question's "
-        "value read from the document, a '(under: ...)' note, and the padding cut (drop_below_best). Off: on "
-        "the blind on-target held-out half they quoted fewer questions on target (0.352 -> 0.310) than without "
-        "(docs/benchmarks.md, issue 50).")
+    parts: frozenset[QuotePart] = Field(
+        frozenset(), description="Issue 50's quote-part mechanisms that are on, by name: 'siblings' (a sibling "
+        "section that fits the question's qualifiers better replaces the one retrieved), 'read_on' (lists and "
+        "tables are read on into the next chunk for dose, number, treatment and score-value questions), 'rows' "
+        "(the row holding the question's value read from the document), 'kind', 'value' and 'item' (the score "
+        "terms of those names), 'under' (a '(under: ...)' note) and 'cut' (the padding cut, drop_below_best); "
+        "true: all, false or empty: none. None by default: on the blind on-target held-out half all of them "
+        "quoted fewer questions on target (0.352 -> 0.310) than none (docs/benchmarks.md, issue 50).")
+
+    @field_validator("parts", mode="before")
+    @classmethod
+    def _part_names(cls, value: Any) -> Any:
+        """``true`` -> every part, ``false`` -> none, ``"kind,value"`` -> those two (a list or set as it is)."""
+        if isinstance(value, bool):
+            return QUOTE_PARTS if value else frozenset()
+        if isinstance(value, str):
+            return frozenset(p.strip() for p in value.split(",") if p.strip())
+        return value
+
+    @field_serializer("parts")
+    def _sorted_parts(self, parts: frozenset[str]) -> list[str]:
+        """The parts in name order, so a dump (and the config hash made of it) does not depend on set order."""
+        return sorted(parts)
+
     kind_bonus: float = Field(0.15, ge=0.0, description="Added to a treatment line, taken from a definition, "
                               "criterion or risk-factor line, when the question asks what to give.")
     value_bonus: float = Field(0.15, ge=0.0, description="Added to a line that writes a score band holding the value "

@@ -5,6 +5,8 @@ of the other passages' padding."""
 
 from __future__ import annotations
 
+import pytest
+
 from clinqa.answer.extractive import extract_answer, under_note
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.units import unit_records
@@ -163,3 +165,38 @@ def test_another_passages_units_far_below_the_best_are_cut() -> None:
 def test_sibling_sections_keeps_hits_without_a_section_path() -> None:
     hits = [Retrieved(_chunk("d#x#0", "Text.", []), 0.5, 1)]
     assert sibling_sections(read_asks("severe asthma"), hits, lambda d: []) == hits
+
+
+def test_each_part_is_switched_by_name() -> None:
+    """``answer.scoring.parts`` names the mechanisms that are on: ``true`` all eight, ``false`` none, a
+    comma-separated string or a list those named; an unknown name is an error; a dump lists them in name order
+    (the config hash does not depend on set order)."""
+    import pydantic
+
+    from clinqa.settings import QUOTE_PARTS, UnitScoring
+
+    assert {"siblings", "read_on", "rows", "kind", "value", "item", "under", "cut"} == QUOTE_PARTS
+    assert UnitScoring().parts == frozenset() and UnitScoring(parts=False).parts == frozenset()
+    assert UnitScoring(parts=True).parts == QUOTE_PARTS
+    assert UnitScoring(parts="kind, cut").parts == {"kind", "cut"}
+    assert UnitScoring(parts=["rows"]).parts == {"rows"}
+    with pytest.raises(pydantic.ValidationError):
+        UnitScoring(parts="bogus")
+    assert UnitScoring(parts="value,cut,item").model_dump()["parts"] == ["cut", "item", "value"]
+
+
+def test_a_score_term_counts_only_when_its_part_is_on() -> None:
+    """The kind term and the cut alone (``parts="kind,cut"``) quote the treatment line for "what to give", as every
+    part on does; with ``parts="cut"`` (no kind term) every cosine and lexical share ties, so no unit falls
+    below the best and all three passages are quoted."""
+    from clinqa.answer.extractive import PART_TERMS, SCORE_TERMS
+
+    assert {t.name for t in SCORE_TERMS} >= PART_TERMS
+    hits = [chunk_hit("ast#def#0", "An exacerbation is an acute worsening of asthma symptoms.", 1,
+                      ["Asthma Exacerbation", "Definition"]),
+            chunk_hit("ast#tx#0", "- Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation.", 2,
+                      ["Asthma Exacerbation", "Management"])]
+    asked = read_asks("asthma exacerbation: what to give?")
+    ext = extract_answer(Q, hits, ENC, asked=asked, scoring=UnitScoring(parts="kind,cut"))
+    assert ext.text == "Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation. [1]"
+    assert len(extract_answer(Q, hits, ENC, asked=asked, scoring=UnitScoring(parts="cut")).citations) == 2

@@ -541,7 +541,7 @@ SCORE_TERMS: tuple[ScoreTerm, ...] = (
               "neighbours", _item_term),
 )
 
-#: the score terms of issue 50's quote-part mechanisms, applied only with ``answer.scoring.parts``
+#: the score terms of issue 50's quote-part mechanisms, each applied only when ``answer.scoring.parts`` names it
 PART_TERMS = frozenset({"kind", "value", "item"})
 
 
@@ -550,7 +550,7 @@ def unit_scores(cands: Candidates, scoring: UnitScoring) -> np.ndarray:
     :data:`SCORE_TERMS` that applies, its setting's value in ``scoring`` times its values, in table order."""
     scores = cands.base
     for term in SCORE_TERMS:
-        if term.name in PART_TERMS and not scoring.parts:
+        if term.name in PART_TERMS and term.name not in scoring.parts:
             continue
         values = term.score(cands)
         if values is not None:
@@ -628,7 +628,7 @@ def extract_answer(
             continue
         if chosen and (scores[i] < min_score or len(chosen) >= max_sentences):
             break  # the best ``max_sentences`` units scoring at least ``min_score`` ...
-        cut = sc.drop_below_best if sc.parts else None
+        cut = sc.drop_below_best if "cut" in sc.parts else None
         if (chosen and cut is not None and scores[i] < scores[chosen[0]] - cut
                 and ((hi != keep[chosen[0]][0] and not (numbered is not None and numbered[i]))
                      or (others is not None and others[i] < 0))):
@@ -660,7 +660,7 @@ def extract_answer(
     chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
     return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words,
-                   cands.q_stems if sc.parts else None)
+                   cands.q_stems if "under" in sc.parts else None)
 
 
 def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
@@ -719,7 +719,7 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
             q_stems: set[str] | frozenset[str] | None = frozenset()) -> Extract:
     """The answer text and citations for the picked units (hit index, unit, cell answer), in order; each passage's
     quote followed by :func:`under_note` of its section path (with the question's content stems ``q_stems``; None:
-    no note, ``answer.scoring.parts`` off)."""
+    no note, ``answer.scoring.parts`` without ``under``)."""
     numbers: dict[int, int] = {}
     citations: list[Citation] = []
     quotes: dict[int, list[str]] = {}

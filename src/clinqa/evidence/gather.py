@@ -380,7 +380,8 @@ class Gathered:
 def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
     """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, before the decision, so the
     answer phase takes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`: those
-    that mention every decisive key term, when some do); with ``answer.scoring.parts`` a passage under a qualifier
+    that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a passage
+    under a qualifier
     heading replaced by a sibling section that fits the question's qualifiers better (:func:`sibling_sections`);
     with their neighbouring chunks (:func:`with_siblings`); those whose section path fits the question
     (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else (``found.timed`` and no key
@@ -389,9 +390,9 @@ def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent:
     (``intent.recency``: the first line is then the value in force)."""
     s, check, read = stages.settings.answer, found.check, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
-    if s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+    if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
         passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, filters))
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on=s.scoring.parts,
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on="read_on" in s.scoring.parts,
                            readings=found.test.readings)
     by_time = found.timed and (check is None or not check.key_terms)
     if by_time:
@@ -458,7 +459,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         pool = fitting_hits(result.hits, profile, len(result.hits))
         context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
         context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
-                                rows=s.scoring.parts, readings=readings)
+                                rows="rows" in s.scoring.parts, readings=readings)
     check = None
     if s.key_terms != "ignore" and context:
         t0 = time.perf_counter()
