@@ -27,6 +27,9 @@ from pydantic import (
 
 from clinqa.errors import ConfigError
 
+#: the values of ``embedding.precision`` (:class:`EmbeddingSettings`; ``typing.get_args`` lists them)
+Precision = Literal["auto", "full", "fp32", "bf16", "int8"]
+
 # The choices of a seam (chunking.strategy, embedding.backend, store.backend, llm.backend,
 # cache.backend) name the keys of its registry: CHUNKERS, ENCODERS, STORES, LLM_BACKENDS, CACHES.
 # They are written out here, not derived, because every one of those packages imports this module
@@ -116,7 +119,7 @@ class EmbeddingSettings(BaseModel):
     batch_size: int = Field(32, ge=1)
     threads: int | None = Field(None, description="Torch/ONNX intra-op threads; default: the cores this process "
                                 "may use (CPU affinity, capped by a cgroup quota).")
-    precision: Literal["auto", "full", "fp32", "bf16", "int8"] = Field(
+    precision: Precision = Field(
         "auto",
         description="Bulk passage encoding of sentence-transformers models. auto (the default since issue 51): "
         "the precision the store was built with, read from <data_dir>/store.json, so an existing store is "

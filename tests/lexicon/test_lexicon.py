@@ -13,7 +13,7 @@ from clinqa.lexicon.corpus import clipped, initialism_phrases, phrases_of, spell
 from clinqa.lexicon.drugs import drug_names
 from clinqa.lexicon.shorthand import SHORTHAND, long_forms
 from clinqa.lexicon.wordnet import wordnet
-from clinqa.lexicon.wordnet_build import build
+from clinqa.lexicon.wordnet_build import build, lexnames
 from clinqa.retrieval.vocabulary import Vocabulary
 
 
@@ -127,7 +127,10 @@ def test_wordnet_build_reads_the_database_format(tmp_path: Path):
     (tmp_path / "index.noun").write_text("aspirin n 1 1 @ 1 0 00000200\ndrug n 1 0 1 0 00000100\n"
                                          "kidney n 1 0 1 0 00000300\n")
     (tmp_path / "index.adj").write_text("renal a 1 0 1 0 00000100\n")
+    (tmp_path / "lexnames").write_text("".join(f"{i:02d}\t{name}\t{cat}\n" for i, (name, cat) in enumerate(
+        (n, {"adj": 3, "adv": 4, "noun": 1, "verb": 2}[n.split(".")[0]]) for n in WORDNET_LEXNAMES)))
     d = build(tmp_path)
+    assert d["lexnames"] == list(WORDNET_LEXNAMES)
     lemmas = d["lemmas"]
     assert lemmas == sorted(["acetylsalicylic acid", "aspirin", "drug", "kidney", "renal"])
     aspirin = d["synsets"][d["senses"][lemmas.index("aspirin")][0]]
@@ -136,6 +139,38 @@ def test_wordnet_build_reads_the_database_format(tmp_path: Path):
     with pytest.raises(FileNotFoundError, match=r"data\.verb"):
         (tmp_path / "data.verb").unlink()
         build(tmp_path)
+
+
+#: the 45 lexicographer files of WordNet 3.0 in lex_filenum order, as lexnames(5WN) lists them (the table
+#: wordnet_build.py wrote out before it read the database's own lexnames file)
+WORDNET_LEXNAMES = (
+    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
+    "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
+    "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
+    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
+    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption",
+    "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
+    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
+)
+
+
+def test_wordnet_lexnames_come_from_the_database(tmp_path: Path):
+    """The shipped WordNet file (built from Debian's wordnet-base) holds the 45 names in order; a database folder
+    without ``lexnames`` or with its numbers out of order is refused, naming the file."""
+    import gzip
+    import json
+
+    import clinqa.lexicon as lexicon_pkg
+
+    shipped = Path(lexicon_pkg.__file__).parent / "data" / "wordnet.json.gz"
+    assert json.loads(gzip.decompress(shipped.read_bytes()))["lexnames"] == list(WORDNET_LEXNAMES)
+    with pytest.raises(FileNotFoundError, match="lexnames"):
+        lexnames(tmp_path)
+    (tmp_path / "lexnames").write_text("00\tadj.all\t3\n02\tadv.all\t4\n")
+    with pytest.raises(ValueError, match="lexnames: the file numbers"):
+        lexnames(tmp_path)
+    (tmp_path / "lexnames").write_text("00\tadj.all\t3\n01\tadj.pert\t3\n")
+    assert lexnames(tmp_path) == ("adj.all", "adj.pert")
 
 
 def test_shipped_wordnet_file_is_whole():

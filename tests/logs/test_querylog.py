@@ -243,3 +243,15 @@ def test_concurrent_threads_and_processes_lose_no_rows(tmp_path: Path) -> None:
     by_q = {r["question"]: r for r in rows}
     assert by_q["p1-39"]["retrieved"][0]["chunk_id"] == "p1#39" and by_q["p1-39"]["query_vector"][0] == 39
     shared.close()
+
+
+def test_query_columns_are_read_from_the_schema() -> None:
+    """Issue 48: the insert's column list is the ``queries`` table of the schema, as SQLite reads it (it was a
+    second list written beside the schema)."""
+    from clinqa.logs.querylog import _QUERY_COLUMNS
+
+    assert _QUERY_COLUMNS == (
+        "query_id", "ts", "source", "api_key_name", "config_hash", "model_id", "corpus_version", "question",
+        "filters", "time_filter", "embedding", "embedding_dim", "refused", "mode", "refusal_reason", "gate", "cited",
+        "answer", "warnings", "timings", "latency_ms", "llm", "prompt_tokens", "completion_tokens", "cost_usd",
+        "cache_hit", "conversation_id", "standalone_question")

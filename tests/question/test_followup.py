@@ -94,3 +94,11 @@ def test_the_conversation_store_keeps_scope_owner_turns_and_expiry(tmp_path: Pat
         store.add(again, f"q{i}", f"q{i}", "switch", [], None, False)
     assert [t.n for t in store.get("ward", "alice").turns] == [3, 4, 5]  # max_turns
     assert store.expire(30, now=datetime.now(UTC) + timedelta(days=31)) == 1 and store.get("ward", "alice") is None
+
+
+def test_one_unit_list_for_named_and_lone_values() -> None:
+    """Issue 48: the named value and the lone value take the same units (they were two lists). A lone "10 units"
+    now replaces the earlier dose's units, "20 iu" the earlier "10 iu/kg" (each read as a new topic frame before)."""
+    assert resolve("and 10 units?", ["insulin 4 units dose?"]).standalone == "insulin 10 units dose?"
+    assert resolve("what about 20 iu?", ["heparin 10 iu/kg"]).standalone == "heparin 20 iu/kg?"
+    assert resolve("22%?", ["HbA1c 12% target?"]).standalone == "HbA1c 22% target?"

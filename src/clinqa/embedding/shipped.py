@@ -34,9 +34,18 @@ SHIPPED: dict[str, tuple[str, str]] = {
 SPLIT_ZIP_ALIASES = {"all-mpnet-base-v2": "all-mpnet-base-v2",
                      "sentence-transformers/all-mpnet-base-v2": "all-mpnet-base-v2"}
 
-#: one alias per shipped model, in the order ``clinqa eval models`` compares them
-MODELS = ("all-MiniLM-L6-v2", "all-MiniLM-L6-v2-int8", "paraphrase-MiniLM-L3-v2",
-          "multilingual-e5-small-4bit", "all-mpnet-base-v2")
+
+def _one_alias_per_package() -> tuple[str, ...]:
+    """The first alias :data:`SHIPPED` gives each package, in :data:`SHIPPED`'s order."""
+    first: dict[str, str] = {}
+    for alias, (package, _) in SHIPPED.items():
+        first.setdefault(package, alias)
+    return tuple(first.values())
+
+
+#: one alias per shipped model (the first of its package in :data:`SHIPPED`), in the order ``clinqa eval models``
+#: compares them
+MODELS: tuple[str, ...] = _one_alias_per_package()
 
 #: extra OnnxEncoder arguments per alias (output index of the pooled vector, input limit)
 ONNX_OPTIONS: dict[str, dict[str, int]] = {

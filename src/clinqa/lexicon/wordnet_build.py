@@ -8,7 +8,8 @@ notice, which ships beside it (``lexicon/data/WORDNET_LICENSE``).
 Source: Princeton University, "WordNet 3.0" (Miller 1995, "WordNet: a lexical database for English",
 Communications of the ACM 38(11):39-41). File format: ``wndb(5WN)``: each line of ``data.noun|verb|adj|adv`` is
 ``offset lex_filenum ss_type w_cnt word lex_id [word lex_id ...] p_cnt [pointer_symbol offset pos source/target
-...] ... | gloss``; ``lex_filenum`` indexes the 45 lexicographer files of ``lexnames(5WN)`` (:data:`LEXNAMES`).
+...] ... | gloss``; ``lex_filenum`` indexes the 45 lexicographer files that the database's own ``lexnames`` file
+lists (``lexnames(5WN)``: ``number name syntactic-category`` a line; :func:`lexnames`).
 
 What is kept (``format`` :data:`FORMAT`), as JSON of integers:
 
@@ -30,16 +31,6 @@ import sys
 from pathlib import Path
 
 FORMAT = 1
-#: the lexicographer files of WordNet 3.0, in ``lex_filenum`` order (lexnames(5WN))
-LEXNAMES = (
-    "adj.all", "adj.pert", "adv.all", "noun.Tops", "noun.act", "noun.animal", "noun.artifact", "noun.attribute",
-    "noun.body", "noun.cognition", "noun.communication", "noun.event", "noun.feeling", "noun.food", "noun.group",
-    "noun.location", "noun.motive", "noun.object", "noun.person", "noun.phenomenon", "noun.plant", "noun.possession",
-    "noun.process", "noun.quantity", "noun.relation", "noun.shape", "noun.state", "noun.substance", "noun.time",
-    "verb.body", "verb.change", "verb.cognition", "verb.communication", "verb.competition", "verb.consumption",
-    "verb.contact", "verb.creation", "verb.emotion", "verb.motion", "verb.perception", "verb.possession",
-    "verb.social", "verb.stative", "verb.weather", "adj.ppl",
-)
 #: category -> (lemma, first words of the gloss) of the synsets whose hyponyms fall under it
 ROOTS: dict[str, tuple[tuple[str, str], ...]] = {
     "drug": (("drug", "a substance that is used as a medicine"), ("medicine", "(medicine) something that treats"),
@@ -61,6 +52,19 @@ ROOTS: dict[str, tuple[tuple[str, str], ...]] = {
 #: the categories a synset may fall under, by bit: those of :data:`ROOTS`, in its order
 CATEGORIES = tuple(ROOTS)
 _POS_FILES = {"n": "noun", "v": "verb", "a": "adj", "r": "adv"}
+
+
+def lexnames(db: Path) -> tuple[str, ...]:
+    """The lexicographer file names of the database folder ``db`` in ``lex_filenum`` order, read from its
+    ``lexnames`` file (``00 adj.all 3`` a line; WordNet 3.0 has 45, ``adj.all`` to ``adj.ppl``). Raises
+    FileNotFoundError naming the file when it is missing, ValueError naming it when its numbers are not 0, 1, 2 ..."""
+    path = db / "lexnames"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: not a WordNet 3.0 database folder")
+    rows = [line.split() for line in path.read_text(encoding="latin-1").splitlines() if line.strip()]
+    if [int(r[0]) for r in rows] != list(range(len(rows))):
+        raise ValueError(f"{path}: the file numbers are not 0, 1, 2 ... in order")
+    return tuple(r[1] for r in rows)
 
 
 def _read(db: Path) -> dict[tuple[str, int], dict]:
@@ -115,6 +119,7 @@ def build(db: Path) -> dict:
         for kind in ("data", "index"):
             if not (db / f"{kind}.{name}").exists():
                 raise FileNotFoundError(f"{db / f'{kind}.{name}'}: not a WordNet 3.0 database folder")
+    names = lexnames(db)
     synsets = _read(db)
     index = _index(db)
     roots: dict[tuple[str, int], int] = {}
@@ -153,7 +158,7 @@ def build(db: Path) -> dict:
             a, b = lid[s["words"][src]], lid[t["words"][tgt]]
             if a != b:
                 derived.add((min(a, b), max(a, b)))
-    return {"format": FORMAT, "source": "Princeton WordNet 3.0", "lexnames": list(LEXNAMES),
+    return {"format": FORMAT, "source": "Princeton WordNet 3.0", "lexnames": list(names),
             "categories": list(CATEGORIES), "lemmas": lemmas, "synsets": out_synsets, "senses": senses,
             "derived": sorted(derived)}
 

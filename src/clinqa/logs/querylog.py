@@ -118,11 +118,21 @@ CREATE TABLE IF NOT EXISTS feedback (
 CREATE INDEX IF NOT EXISTS feedback_query ON feedback (query_id);
 """
 
-_QUERY_COLUMNS = ("query_id", "ts", "source", "api_key_name", "config_hash", "model_id", "corpus_version",
-                  "question", "filters", "time_filter", "embedding", "embedding_dim", "refused", "mode",
-                  "refusal_reason", "gate", "cited", "answer", "warnings", "timings", "latency_ms", "llm",
-                  "prompt_tokens", "completion_tokens", "cost_usd", "cache_hit", "conversation_id",
-                  "standalone_question")
+
+
+def _columns(table: str) -> tuple[str, ...]:
+    """The column names of ``table`` in :data:`_SCHEMA`, in the order it declares them, as SQLite reads the
+    schema (``PRAGMA table_info`` of an in-memory database built from it)."""
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(_SCHEMA)
+        return tuple(row[1] for row in conn.execute(f"PRAGMA table_info({table})"))
+    finally:
+        conn.close()
+
+
+#: the columns of ``queries`` that :meth:`QueryLog.log` fills, one value each, in :data:`_SCHEMA`'s order
+_QUERY_COLUMNS: tuple[str, ...] = _columns("queries")
 #: columns added after version 1, with their types (added to an older file on open)
 _ADDED_COLUMNS = {2: (("conversation_id", "TEXT"), ("standalone_question", "TEXT"))}
 

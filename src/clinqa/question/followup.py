@@ -80,12 +80,14 @@ DIALYSIS = re.compile(r"\b(?:haemo|hemo|peritoneal )?dialysis\b|\bhd\b|\bcapd\b|
 AGE = re.compile(r"\b(?:a\s+)?\d{1,3}\s?(?:-?\s?(?:year|yr|y)s?[- ]?old|yo|y/o|yrs?|[mf])\b(?:\s+(?:man|woman|male|"
                  r"female|boy|girl|child|kid|pt|patient))?", re.IGNORECASE)
 #: a named value: "CrCl 45", "K+ 3.1", "Wells 3.5", "eGFR 25", "NEWS2 of 7", "score of 3", "INR = 5"
-_VALUE_UNITS = ("%", "mg/dl", "mmol/l", "mmhg", "ml/min", "kg", "mg", "units", "unit", "iu")  # the one unit table's
+#: the units a follow-up's value may carry, named ("CrCl 45 ml/min", "insulin 10 units") or alone ("22%", "95kg",
+#: "2 wks"): spellings of the one unit table (:data:`clinqa.text.quantities.UNITS`), a longer one before its prefix
+_VALUE_UNITS = ("%", "mg/dl", "mmol/l", "mmhg", "ml/min", "kg", "mg", "units", "unit", "iu", "wks", "wk", "weeks",
+                "week")
 NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=)|\s*[=:])?\s*(" + NUMBER + r")(?!\d)"
                          r"(\s*(?:" + unit_pattern(_VALUE_UNITS) + r")(?![a-z]))?", re.IGNORECASE)
 #: a value with its unit alone: "22%", "95kg", "< 250"
-_ALONE_UNITS = ("%", "kg", "mg/dl", "mmol/l", "mmhg", "ml/min", "mg", "wks", "wk", "weeks", "week")
-UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(" + NUMBER + r")\s*(" + unit_pattern(_ALONE_UNITS) + r")(?![a-z])",
+UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(" + NUMBER + r")\s*(" + unit_pattern(_VALUE_UNITS) + r")(?![a-z])",
                         re.IGNORECASE)
 BARE_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?![\w.]|\.\d)")
 _WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")

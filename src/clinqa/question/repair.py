@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import unicodedata
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -19,10 +20,23 @@ LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
 NO_NOTE = "\x00no-note-dated-so"
 #: the warning of a question without a patient to a store that holds patient notes (never searched then)
 PATIENT_HINT = "patient notes are searched only for one patient (--patient ID); this question searched none"
-#: Greek letters that clinical names spell out ("β-blocker" / "beta-blocker", "TNF-α" / "TNF-alpha"); not
-#: mu, which stands for micro in units ("μg")
-GREEK_NAMES = {"α": "alpha", "β": "beta", "γ": "gamma", "δ": "delta", "ε": "epsilon", "θ": "theta",
-               "κ": "kappa", "λ": "lambda", "τ": "tau", "ω": "omega"}
+
+
+def _greek_names() -> dict[str, str]:
+    """The small Greek letters α-ω -> their English names, from their Unicode names ("GREEK SMALL LETTER BETA"
+    -> "beta"; Unicode spells lambda "LAMDA", read as "lambda"; final sigma "ς" is "sigma"); not mu, which stands
+    for micro in units ("μg")."""
+    out: dict[str, str] = {}
+    for cp in range(ord("α"), ord("ω") + 1):
+        name = unicodedata.name(chr(cp)).removeprefix("GREEK SMALL LETTER ").removeprefix("FINAL ").lower()
+        if name != "mu":
+            out[chr(cp)] = "lambda" if name == "lamda" else name
+    return out
+
+
+#: Greek letters that clinical names spell out ("β-blocker" / "beta-blocker", "TNF-α" / "TNF-alpha"): the small
+#: letters α-ω but mu, final sigma included, 24 in all (:func:`_greek_names`)
+GREEK_NAMES: dict[str, str] = _greek_names()
 
 
 def repair_question(question: str, vocab: Vocabulary, below: float | None = None,

@@ -50,25 +50,39 @@ the tokenizer also splits at, so no false number appears there either.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.words import SPACES
 
 __all__ = ["SUBSCRIPT_CHARS", "SUPERSCRIPT_CHARS", "subscript", "superscript", "unicode_scripts"]
 
+
+
+def _script_chars(tag: str) -> dict[str, str]:
+    """The superscript (``tag`` ``"<super>"``) or subscript (``"<sub>"``) characters of Latin-1 (U+00A0-U+00FF)
+    and of the Superscripts and Subscripts block (U+2070-U+209F) -> the ASCII character they raise or lower,
+    from :mod:`unicodedata`: a character named SUPERSCRIPT / SUBSCRIPT whose compatibility decomposition is
+    ``tag`` of one character, folded by :func:`clinqa.text.unicode.fold_dashes` ("\u207b", a raised minus sign,
+    is "-"), kept when that is ASCII ("\u00b2" -> "2", "\u2099" -> "n"; the subscript schwa U+2094 is left out;
+    so are the ordinal indicators "\u00aa" / "\u00ba", which decompose to a raised a / o but are no
+    superscripts)."""
+    word = "SUPERSCRIPT" if tag == "<super>" else "SUBSCRIPT"
+    out: dict[str, str] = {}
+    for cp in [*range(0xA0, 0x100), *range(0x2070, 0x20A0)]:
+        parts = unicodedata.decomposition(chr(cp)).split()
+        if len(parts) != 2 or parts[0] != tag or word not in unicodedata.name(chr(cp), ""):
+            continue
+        plain = fold_dashes(chr(int(parts[1], 16)))
+        if plain.isascii():
+            out[chr(cp)] = plain
+    return out
+
+
 #: Unicode superscript characters -> ASCII (digits, signs, parentheses, n, i)
-SUPERSCRIPT_CHARS: dict[str, str] = {
-    "\u2070": "0", "\u00b9": "1", "\u00b2": "2", "\u00b3": "3", "\u2074": "4", "\u2075": "5", "\u2076": "6",
-    "\u2077": "7", "\u2078": "8", "\u2079": "9", "\u207a": "+", "\u207b": "-", "\u207c": "=", "\u207d": "(",
-    "\u207e": ")", "\u207f": "n", "\u2071": "i",
-}
+SUPERSCRIPT_CHARS: dict[str, str] = _script_chars("<super>")
 #: Unicode subscript characters -> ASCII (digits, signs, parentheses, the subscript letters)
-SUBSCRIPT_CHARS: dict[str, str] = {
-    **{chr(0x2080 + d): str(d) for d in range(10)},
-    "\u208a": "+", "\u208b": "-", "\u208c": "=", "\u208d": "(", "\u208e": ")",
-    "\u2090": "a", "\u2091": "e", "\u2092": "o", "\u2093": "x", "\u2095": "h", "\u2096": "k", "\u2097": "l",
-    "\u2098": "m", "\u2099": "n", "\u209a": "p", "\u209b": "s", "\u209c": "t",
-}
+SUBSCRIPT_CHARS: dict[str, str] = _script_chars("<sub>")
 _UNICODE_RUN = re.compile(f"([{''.join(SUPERSCRIPT_CHARS)}]+)|([{''.join(SUBSCRIPT_CHARS)}]+)")
 _WS = SPACES
 #: an exponent: a number, maybe signed ("9", "-3", "0.5", "+2")
@@ -76,8 +90,10 @@ _EXPONENT = re.compile(r"[+-]?\d+(?:\.\d+)?")
 #: an electric charge: digits then a sign ("2+", "3-") or a sign alone ("+", "-", "++")
 _CHARGE = re.compile(r"\d*[+-]|[+-]{2,3}")
 _ORDINAL = re.compile(r"st|nd|rd|th", re.I)
-_TRADEMARK = {"\u00ae": "\u00ae", "\u2122": "\u2122", "\u00a9": "\u00a9", "\u2120": "\u2120", "TM": "\u2122",
-              "SM": "\u2120"}
+#: a raised trade, service or copyright mark, written as the sign or as its letters ("TM", "SM": the NFKC forms of
+#: the two letter signs) -> the sign
+_TRADEMARK = {**{sign: sign for sign in "\u00ae\u2122\u00a9\u2120"},
+              **{unicodedata.normalize("NFKC", sign): sign for sign in "\u2122\u2120"}}
 #: a citation or footnote marker: numbers in lists/ranges, 1-2 letters, symbols
 _MARKER = re.compile(r"\d+(?:\s*[,;\-]\s*\d+)*|[^\W_]{1,4}|[*\u2020\u2021\u00a7\u00b6#]{1,3}")
 _TRAILING_NUMBER = re.compile(r"(\d+(?:[.,]\d+)*)$")
