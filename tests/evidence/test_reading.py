@@ -75,3 +75,17 @@ def test_band_sections_siblings_and_the_scorer_read_each_chunk_once_with_the_sam
     plain = extract_answer(qv, with_siblings([hit], asked, lambda ids: []), enc, asked=asked,
                            scoring=UnitScoring(parts=True))
     assert plain.text == ext.text and plain.citations == ext.citations
+
+
+def test_the_answer_model_reads_the_units_of_the_reading() -> None:
+    """With ``answer.answer_model_units`` the answer model reads each unit under its heading, as ingest embeds it
+    (:func:`clinqa.chunking.units.embedding_texts`, the reference), taken from the ask's readings: no second read."""
+    from clinqa.chunking.units import embedding_texts
+    from clinqa.evidence.gather import answer_model_texts
+
+    hits = [chunk_hit("af#d#0", AF, 1, ["AF", "Dosing"]), chunk_hit("timi#r#0", TIMI, 2, ["TIMI", "Risk"])]
+    readings = PassageReadings()
+    texts = answer_model_texts(hits, True, readings)
+    assert texts == [t for h in hits for t in embedding_texts(h.chunk.body, h.chunk.section_path)]
+    assert len(readings) == 2 and len(texts) == len(readings.units(hits[0].chunk)) + 3  # TIMI: three rows
+    assert answer_model_texts(hits, False, readings) == [h.chunk.text for h in hits]

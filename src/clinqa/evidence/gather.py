@@ -406,16 +406,18 @@ def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent:
     return fitting_hits(quoted, read, len(quoted)), by_time
 
 
-def answer_model_texts(hits: Sequence[Any], units: bool) -> list[str]:
+def answer_model_texts(hits: Sequence[Any], units: bool, readings: PassageReadings | None = None) -> list[str]:
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
-    ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_texts`, the
-    texts ingest embeds), so the passage's answering sentence is read even past the model's token limit."""
+    ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_text`, the
+    texts ingest embeds), so the passage's answering sentence is read even past the model's token limit. The units
+    are the ask's readings' (``readings``: each passage read once per ask; None: read here)."""
     if not units:
         return [h.chunk.text for h in hits]
-    from clinqa.chunking.units import embedding_texts
+    from clinqa.chunking.units import embedding_text, unit_heading
 
-    return [t for h in hits for t in embedding_texts(h.chunk.body, h.chunk.section_path)] or [h.chunk.text
-                                                                                               for h in hits]
+    read = readings if readings is not None else PassageReadings()
+    return [embedding_text(u, unit_heading(h.chunk.section_path)) for h in hits
+            for u in read.units(h.chunk)] or [h.chunk.text for h in hits]
 
 
 def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
@@ -477,7 +479,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     if model is not None and context:
         t0 = time.perf_counter()
         found.answer_score = model[0].best(asked, answer_model_texts(context[: s.answer_model_passages],
-                                                                     s.answer_model_units))
+                                                                     s.answer_model_units, readings))
         found.answer_threshold = model[1]
         result.timings_ms["answer_model"] = (time.perf_counter() - t0) * 1e3
         if found.check is not None:
