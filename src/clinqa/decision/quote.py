@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from clinqa.decision.verdict import Case, Verdict
-from clinqa.question.asks import AsksRead, asks_of
+from clinqa.question.asks import AsksRead
 from clinqa.text.quantities import DURATION_UNITS, NUMBER, RANGE_JOIN, SPELLED_NUMBERS, unit_pattern
 
 
@@ -21,10 +21,11 @@ def no_quote(ev: Case, v: Verdict) -> Verdict | None:
 
 def no_amount(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) a dose or duration question whose quoted answer states none
-    (:func:`clinqa.decision.quote.missing_amount_reason`, on the question as typed: ``ev.profile`` serves
-    when it was read from that text, i.e. spelling repair changed nothing; else it is read again,
-    :func:`clinqa.question.asks.asks_of`)."""
-    reason = missing_amount_reason(asks_of(ev.question, ev.profile), ev.extract.text) if ev.extract is not None else ""
+    (:func:`clinqa.decision.quote.missing_amount_reason`, on what the question asks as typed, ``ev.typed``, read
+    once by gathering)."""
+    if ev.extract is None or ev.typed is None:
+        return None
+    reason = missing_amount_reason(ev.typed, ev.extract.text)
     if not reason:
         return None
     return replace(v, answer=False, reason=reason, step="no_amount", final=True)

@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from clinqa.decision.calibration import Resolved
     from clinqa.decision.threshold import GateDecision, RefusalGate
     from clinqa.evidence.gather import Gathered
+    from clinqa.question.asks import AsksRead
     from clinqa.question.profile import QuestionProfile
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
@@ -30,26 +31,27 @@ class Quoted(Protocol):
 
 @dataclass
 class Case:
-    """Everything the steps read about one question, filled in as ``ask`` gathers it: the case the decision
-    weighs. (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.)
+    """Everything the steps read about one question, filled in as ``ask`` gathers it: the case the decision weighs.
+    (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.)
 
-    ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent
-    read; ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` /
-    ``warn`` / ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient,
-    read only for a question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer
-    model's best probability over the first quotable passages and its calibrated threshold (None: the model
-    is off or did not run). Retrieval phase: ``result`` (the hits),
-    ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable
-    passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
-    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document
-    filter applied, or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`;
+    ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent read;
+    ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` / ``warn`` /
+    ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient, read only for a
+    question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer model's best probability
+    over the first quotable passages and its calibrated threshold (None: the model is off or did not run). Retrieval
+    phase: ``result`` (the hits), ``missing`` (question words no visible chunk has), ``check`` (the key-term test of
+    the quotable passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
+    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document filter
+    applied, or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`;
     :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
     question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
-    Quote phase: ``extract`` (the extractive answer, :class:`clinqa.answer.extractive.Extract`: the steps read
-    its ``text``). ``model_writes``: a language model writes the answer (``--llm``, generation on; set before the
-    retrieval phase): steps ``key_terms`` and ``apart`` then pass and the model decides with the missing-term
-    notes. Generate phase: ``model_refused`` (the model's reply is the refusal phrase), ``model_failed`` (the
-    model gave no usable answer: unreachable, or none of its sentences supported)."""
+    ``typed``: what the question asks as typed (before spelling repair; :attr:`profile` when repair changed
+    nothing), read once by gathering. Quote phase: ``extract`` (the extractive answer,
+    :class:`clinqa.answer.extractive.Extract`: the steps read its ``text``). ``model_writes``: a language model
+    writes the answer (``--llm``, generation on; set before the retrieval phase): steps ``key_terms`` and ``apart``
+    then pass and the model decides with the missing-term notes. Generate phase: ``model_refused`` (the model's
+    reply is the refusal phrase), ``model_failed`` (the model gave no usable answer: unreachable, or none of its
+    sentences supported)."""
 
     question: str
     filters: Filters
@@ -71,13 +73,14 @@ class Case:
     answer_score: float | None = None
     answer_threshold: float | None = None
     profile: QuestionProfile | None = None
+    typed: AsksRead | None = None
 
     def take(self, found: Gathered) -> None:
         """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
-        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``answer_score`` / ``answer_threshold`` (left as
-        they are when the answer model did not run) and ``scoped``."""
+        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``typed``, ``answer_score`` /
+        ``answer_threshold`` (left as they are when the answer model did not run) and ``scoped``."""
         self.profile, self.result, self.missing = found.profile, found.result, found.missing
-        self.check, self.timed, self.scoped = found.check, found.timed, found.scoped
+        self.check, self.timed, self.scoped, self.typed = found.check, found.timed, found.scoped, found.typed
         if found.answer_score is not None:
             self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold
 
