@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from clinqa.decision.answerability import check, is_decisive
+from clinqa.decision.answerability import is_decisive
+from clinqa.key_term_test import check
 from clinqa.question.terms import key_terms
 from clinqa.retrieval.vocabulary import Vocabulary, words_of
 from clinqa.text.stems import snowball_stem as stem

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.decision.answerability import check
 from clinqa.decision.decisive_words import FEATURES, SHIPPED, DecisiveModel, PassageWords, best_trigram, features, save
 from clinqa.errors import ConfigError
+from clinqa.key_term_test import check
 from clinqa.question.terms import KeyTerm, age_population, patient_age_years, read_terms
 
 

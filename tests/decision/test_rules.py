@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from clinqa.decision.answerability import CHECK_RULES, DECISIVE_RULES, DecisiveCase, check, decisive_rule, is_decisive
+from clinqa.decision.answerability import CHECK_RULES, DECISIVE_RULES, DecisiveCase, decisive_rule, is_decisive
 from clinqa.evidence.mentions import MENTION_RULES, MentionCase, _passage_index, mention_rule, mentions
 from clinqa.evidence.rules import Golden, Rule, Step, decide, names, which
+from clinqa.key_term_test import check
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
 from clinqa.text.unicode import normalize

@@ -1,11 +1,11 @@
 """The evidence half of the key-term test (issue 48 item 4): which key terms each passage mentions
 (:func:`clinqa.evidence.mentions.passage_mentions`), read before the decision judges which missing term is
-decisive (:func:`clinqa.decision.answerability.check`)."""
+decisive (:func:`clinqa.key_term_test.check`)."""
 
 from __future__ import annotations
 
-from clinqa.decision.answerability import check
 from clinqa.evidence.mentions import passage_mentions
+from clinqa.key_term_test import check
 from clinqa.question.terms import read_terms
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.units import unit_records
-from clinqa.decision.answerability import check, judge
+from clinqa.decision.answerability import judge
 from clinqa.evidence.gather import KeyTermTest
 from clinqa.evidence.mentions import CheckedPassage
 from clinqa.evidence.passages import band_sections, with_siblings
 from clinqa.evidence.reading import PassageReadings
+from clinqa.key_term_test import check
 from clinqa.question.asks import read_asks
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.settings import UnitScoring

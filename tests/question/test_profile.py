@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from clinqa.decision.answerability import check
 from clinqa.decision.quote import NO_DOSE, NO_DURATION, missing_amount_reason
+from clinqa.key_term_test import check
 from clinqa.question import asks, terms
 from clinqa.question.asks import asks_of, read_asks
 from clinqa.question.profile import QuestionProfile

@@ -32,7 +32,7 @@ Thresholds are calibrated on the refusal dev set together with the dense gate
 (``clinqa eval refusal``; docs/benchmarks.md).
 
 The rules are data (:mod:`clinqa.evidence.rules`): :data:`DECISIVE_RULES` (which missing term refuses) and
-:data:`CHECK_RULES` (what :func:`check` applies to the passages as a whole) list them by name, in order, each with
+:data:`CHECK_RULES` (what :func:`judge` applies to the passages as a whole) list them by name, in order, each with
 a worked example that ``tests/decision/test_rules.py`` runs; :func:`decisive_rule` names the rule that fired
 (:data:`clinqa.evidence.mentions.MENTION_RULES` says what counts as a mention).
 """
@@ -40,15 +40,12 @@ a worked example that ``tests/decision/test_rules.py`` runs; :func:`decisive_rul
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from clinqa.evidence.mentions import (
-    CheckedPassage,
     PassageMentions,
     defined_otherwise,
-    passage_mentions,
     prevention_masked,
     searched_forms,
     without_scope_exclusions,
@@ -63,7 +60,6 @@ from clinqa.question.terms import (
     alternatives,
     asked_sentence,
     default_rarity,
-    read_terms,
     shown_name,
 )
 from clinqa.retrieval.vocabulary import Vocabulary
@@ -161,40 +157,15 @@ class Answerability:
         return out
 
 
-def check(question: str, passages: Sequence[str | CheckedPassage], vocabulary: Vocabulary | None = None,
-          max_zipf: float = 4.0, phrases: Iterable[str] = (), equivalents: Callable[[str], Iterable[str]] | None = None,
-          matcher: Callable[[str, str], bool] | None = None, profile: TermsRead | None = None,
-          rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
-    """Key terms of ``question`` and those that none of ``passages`` (the texts that may be
-    quoted, header included) mentions. Both are read through :func:`clinqa.text.unicode.normalize`
-    first (ligatures, full-width letters, Greek mu: "ﬁbrillation" is "fibrillation"), as BM25 reads
-    them; a passage given as a :class:`CheckedPassage` was read so already (and its index is reused), as each
-    retrieved chunk is once per ask (:class:`clinqa.evidence.reading.PassageReading`).
-    ``profile``: what was read of the question (:class:`TermsRead`, e.g. its
-    :class:`clinqa.question.profile.QuestionProfile`), read with the same
-    ``vocabulary``, ``max_zipf``, ``phrases`` and ``equivalents`` (its key terms, definitions and question
-    kind are used instead of reading the question again); read here when None, not read from ``question``
-    or read without key terms. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: the defaults).
-    ``decider``: the decisive-word model (:mod:`clinqa.decision.decisive_words`); when given, each missing term's
-    probability of deciding is in :attr:`Answerability.learned`, and it, not :func:`is_decisive`, says which
-    missing term refuses. Which passage mentions which key term is the evidence layer's
-    (:func:`clinqa.evidence.mentions.passage_mentions`); this function judges that table: which missing term is
-    decisive, which passages to focus on, which terms are the story's background or apart. Pure function of its
-    inputs; no store access."""
-    if profile is None or profile.key_terms is None or not profile.reads(question):
-        profile = read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity)
-    found = passage_mentions(profile, passages, equivalents, matcher)  # which passage mentions which term
-    return judge(found, profile, vocabulary, rarity, decider)
-
-
 def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
           rarity: WordRarity | None = None, decider: DecisiveModel | None = None) -> Answerability:
     """The key-term test's judgement of ``found`` (which of the question's key terms each passage mentions,
     :func:`clinqa.evidence.mentions.passage_mentions` of ``profile``, the question read with its key terms): which
     missing term the corpus has (``vocabulary``; None: every one), which is decisive (:func:`is_decisive` with
     ``rarity``'s cut, or the ``decider`` model), which passages to focus on, which terms are the story's
-    background and which decisive terms the passages name only apart. :func:`check` is :func:`passage_mentions`
-    then this; gathering (:class:`clinqa.evidence.gather.KeyTermTest`) is handed it (``Stages.judge``). Pure function
+    background and which decisive terms the passages name only apart. :func:`clinqa.key_term_test.check` is
+    :func:`passage_mentions` then this; gathering (:class:`clinqa.evidence.gather.KeyTermTest`) is handed it
+    (``Stages.judge``). Pure function
     of its inputs."""
     terms, texts, alternatives, prevented = found.terms, found.texts, found.alternatives, found.prevented
     equivalents, missing, covers = found.equivalents, found.missing, found.covers
@@ -262,7 +233,7 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
                          searched={t.text: searched_forms(t, equivalents) for t in missing})
 
 
-#: the rules :func:`check` applies to the question and its passages as a whole, in the order it applies them
+#: the rules :func:`judge` applies to the question and its passages as a whole, in the order it applies them
 #: (its code applies them inline; this table names, documents and tests them: tests/decision/test_rules.py).
 CHECK_RULES: tuple[Step, ...] = (
     Step("scope_exclusion",

@@ -178,7 +178,7 @@ class KeyTermTest:
     def _check(self, passages: Sequence[str | CheckedPassage]) -> Judgement:
         """The test of the question against ``passages`` (texts without their suspicious units, or already read for
         the test): which passage mentions which key term (:func:`clinqa.evidence.mentions.passage_mentions`, with
-        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.decision.answerability.check`)."""
+        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.key_term_test.check`)."""
         from clinqa.retrieval import synonyms
 
         profile = self.question_profile

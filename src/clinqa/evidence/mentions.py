@@ -1,6 +1,6 @@
 """Mention matching: does a passage mention a key term of the question, under any of its names?
 
-One file decides it, for every reader of an ask: the key-term test (:func:`clinqa.decision.answerability.check`,
+One file decides it, for every reader of an ask: the key-term test (:func:`clinqa.key_term_test.check`,
 which says whether a term no passage mentions is decisive), the choice of passages and the extractive answer.
 A key term (:class:`clinqa.question.terms.KeyTerm`, read once from the question) is *mentioned* by a passage when
 the passage has the term, its Snowball stem (Porter 2001, English stemmer of the ``snowballstemmer`` package:
@@ -72,7 +72,7 @@ def _passage_index(text: str) -> Passage:
 
 @dataclass(frozen=True, eq=False)
 class CheckedPassage:
-    """One passage as the key-term test (:func:`clinqa.decision.answerability.check`) reads it, read once however
+    """One passage as the key-term test (:func:`clinqa.key_term_test.check`) reads it, read once however
     many tests of an ask read it: ``text``, the passage normalised (:func:`clinqa.text.unicode.normalize`) with
     its scope exclusions removed (:func:`without_scope_exclusions`), and its :attr:`index` (:func:`_passage_index`:
     single-spaced text, lower case, words, stems, table rows), built on first use. :meth:`of` reads one from a raw
@@ -518,7 +518,7 @@ def without_scope_exclusions(text: str) -> str:
 class PassageMentions:
     """Which of the question's key terms each passage mentions, under any of its names: the evidence half of the
     key-term test (:func:`passage_mentions`; the judgement, which missing term is decisive, is
-    :func:`clinqa.decision.answerability.check`'s). ``terms``: the question's key terms; ``found[k][j]``: passage
+    :func:`clinqa.key_term_test.check`'s). ``terms``: the question's key terms; ``found[k][j]``: passage
     ``j`` mentions ``terms[k]`` (:func:`mentions`, not :func:`defined_otherwise`, and in a question about treating
     a condition not only as something to prevent); ``texts``: the passages as read for the test (normalised, scope
     exclusions removed); ``alternatives``: per term (its text), the terms the question offers beside it ("dominant

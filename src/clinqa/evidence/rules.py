@@ -79,7 +79,7 @@ def names(rules: Iterable[Rule[Any]]) -> list[str]:
 
 @dataclass(frozen=True)
 class Example:
-    """A worked example of a passage-level rule of :func:`clinqa.decision.answerability.check`: ``question``
+    """A worked example of a passage-level rule of :func:`clinqa.key_term_test.check`: ``question``
     and ``passages`` go through ``check`` (with the synonym table), and its ``field`` (an attribute of
     :class:`clinqa.decision.answerability.Answerability` holding terms or their texts: ``missing``,
     ``prevented``, ``background``, ``apart``) must hold exactly the term texts ``expected``. ``masked``:
@@ -97,7 +97,7 @@ class Example:
 
 @dataclass(frozen=True)
 class Step:
-    """A named rule that :func:`clinqa.decision.answerability.check` applies to the question and its passages as
+    """A named rule that :func:`clinqa.key_term_test.check` applies to the question and its passages as
     a whole (not one term in one passage, as a :class:`Rule`): ``name``, ``doc`` (what and why), ``applies``
     (the function that holds its logic, where it has one of its own) and one worked :class:`Example`."""
 

@@ -2,7 +2,7 @@
 
 The question's text is read here, once per question (:func:`clinqa.evidence.gather.gather` reads the question
 after spelling repair), and the readers downstream take the profile instead of parsing the question again:
-the key-term test (:func:`clinqa.decision.answerability.check`), the choice of passages
+the key-term test (:func:`clinqa.key_term_test.check`), the choice of passages
 (:func:`clinqa.evidence.passages.fitting_hits`, :func:`~clinqa.evidence.passages.heading_context`,
 :func:`~clinqa.evidence.passages.with_siblings`), the extractive answer
 (:func:`clinqa.answer.extractive.extract_answer`), the decision's amount check
