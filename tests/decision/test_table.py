@@ -22,7 +22,7 @@ from clinqa.decision import verdict
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
 from clinqa.decision.threshold import GateDecision, RefusalGate
-from clinqa.question.asks import read_asks
+from clinqa.question.profile import QuestionProfile
 from clinqa.question.terms import KeyTerm
 from clinqa.question.time import TimeIntent
 from clinqa.retrieval.filters import Filters
@@ -170,7 +170,7 @@ def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() 
     assert v.gate is answering.gate  # Answer.gate still shows the gate's answer
     dose = _ev(extract=Extract("Ceftriaxone or cefotaxime is recommended. [1]", []))
     dose.question = "What is the dose of ceftriaxone for meningitis?"
-    dose.typed = read_asks(dose.question)  # gathering reads the question as typed once (Gathered.typed)
+    dose.profile = QuestionProfile.read(dose.question, TimeIntent())  # read once by gathering (Gathered.profile)
     assert d_quote.no_quote(dose, answering) is None
     v = d_quote.no_amount(dose, answering)
     assert v is not None and v.reason == d_quote.NO_DOSE

@@ -21,11 +21,11 @@ def no_quote(ev: Case, v: Verdict) -> Verdict | None:
 
 def no_amount(ev: Case, v: Verdict) -> Verdict | None:
     """Refuse (final) a dose or duration question whose quoted answer states none
-    (:func:`clinqa.decision.quote.missing_amount_reason`, on what the question asks as typed, ``ev.typed``, read
-    once by gathering)."""
-    if ev.extract is None or ev.typed is None:
+    (:func:`clinqa.decision.quote.missing_amount_reason`, on what the question asks, ``ev.profile``: read once,
+    after spelling repair)."""
+    if ev.extract is None or ev.profile is None:
         return None
-    reason = missing_amount_reason(ev.typed, ev.extract.text)
+    reason = missing_amount_reason(ev.profile, ev.extract.text)
     if not reason:
         return None
     return replace(v, answer=False, reason=reason, step="no_amount", final=True)

@@ -13,7 +13,6 @@ if TYPE_CHECKING:
     from clinqa.decision.calibration import Resolved
     from clinqa.decision.threshold import GateDecision, RefusalGate
     from clinqa.evidence.gather import Gathered
-    from clinqa.question.asks import AsksRead
     from clinqa.question.profile import QuestionProfile
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
@@ -45,8 +44,7 @@ class Case:
     applied, or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`;
     :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
     question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
-    ``typed``: what the question asks as typed (before spelling repair; :attr:`profile` when repair changed
-    nothing), read once by gathering. Quote phase: ``extract`` (the extractive answer,
+    Quote phase: ``extract`` (the extractive answer,
     :class:`clinqa.answer.extractive.Extract`: the steps read its ``text``). ``model_writes``: a language model
     writes the answer (``--llm``, generation on; set before the retrieval phase): steps ``key_terms`` and ``apart``
     then pass and the model decides with the missing-term notes. Generate phase: ``model_refused`` (the model's
@@ -73,14 +71,13 @@ class Case:
     answer_score: float | None = None
     answer_threshold: float | None = None
     profile: QuestionProfile | None = None
-    typed: AsksRead | None = None
 
     def take(self, found: Gathered) -> None:
         """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
-        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``typed``, ``answer_score`` /
+        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``answer_score`` /
         ``answer_threshold`` (left as they are when the answer model did not run) and ``scoped``."""
         self.profile, self.result, self.missing = found.profile, found.result, found.missing
-        self.check, self.timed, self.scoped, self.typed = found.check, found.timed, found.scoped, found.typed
+        self.check, self.timed, self.scoped = found.check, found.timed, found.scoped
         if found.answer_score is not None:
             self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold
 

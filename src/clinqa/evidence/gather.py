@@ -32,7 +32,7 @@ from clinqa.evidence.passages import (
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
-from clinqa.question.asks import AsksRead, asks_of
+from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
 
 if TYPE_CHECKING:
@@ -375,7 +375,6 @@ class Gathered:
     scoped: bool = False
     quoted: list[Any] = field(default_factory=list)
     by_time: bool = False
-    typed: AsksRead | None = None
 
 
 def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
@@ -489,5 +488,4 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     found.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                     or stages.has_patient_notes)
     found.quoted, found.by_time = passages_to_quote(stages, found, filters, intent)
-    found.typed = asks_of(question, profile)
     return found
