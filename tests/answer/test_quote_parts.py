@@ -175,7 +175,7 @@ def test_each_part_is_switched_by_name() -> None:
 
     from clinqa.settings import QUOTE_PARTS, UnitScoring
 
-    assert {"siblings", "read_on", "rows", "kind", "value", "item", "under", "cut"} == QUOTE_PARTS
+    assert {"siblings", "read_on", "rows", "kind", "value", "item", "under", "cut", "named"} == QUOTE_PARTS
     assert UnitScoring().parts == frozenset() and UnitScoring(parts=False).parts == frozenset()
     assert UnitScoring(parts=True).parts == QUOTE_PARTS
     assert UnitScoring(parts="kind, cut").parts == {"kind", "cut"}
@@ -200,3 +200,51 @@ def test_a_score_term_counts_only_when_its_part_is_on() -> None:
     ext = extract_answer(Q, hits, ENC, asked=asked, scoring=UnitScoring(parts="kind,cut"))
     assert ext.text == "Give salbutamol 5 mg by nebuliser every 20 minutes in asthma exacerbation. [1]"
     assert len(extract_answer(Q, hits, ENC, asked=asked, scoring=UnitScoring(parts="cut")).citations) == 2
+
+
+# --- 6. the row the question's words name (a made-up ventilation table, written for this mechanism) -----------
+
+VENT = ("Hyperventilation targets in head injury:\n\n"
+        "| Scenario | PaCO2 Target | Duration |\n|---|---|---|\n"
+        "| Routine care | 35-40 mmHg (normocapnia) | Ongoing |\n"
+        "| Raised pressure crisis, temporizing | 30-35 mmHg (mild hyperventilation) | Brief periods |\n"
+        "| Impending herniation (bridge to surgery) | 25-30 mmHg (aggressive hyperventilation) | Minutes to hours |\n")
+HERNIATION = ("Severe head injury with signs of herniation, as a bridge to surgery - what PaCO2 target for "
+              "hyperventilation?")
+
+
+def test_the_row_the_question_names_is_quoted_alone() -> None:
+    """Hand count of each row's own stems (less those every row has: "scenario", "paco2", "target", "mmhg",
+    "durat") shared with the question: the third row 4 ("herniat", "bridg", "surgeri", "hyperventil"), the second
+    1 ("hyperventil"), the first 0. The third is named and quoted alone with ``named`` in
+    ``answer.scoring.parts`` (the question reads as a list question, "signs of", so 2 shared stems are needed, and
+    4 are there); by default the three rows are quoted."""
+    from clinqa.answer.extractive import Candidates, _unnamed_members
+
+    hit = chunk_hit("vent#t#0", VENT, 1, ["Head Injury", "Ventilation"])
+    asked = read_asks(HERNIATION)
+    cands = Candidates([hit], asked, [(0, u) for u in unit_records(VENT)])
+    rows = [i for i, (_, u) in enumerate(cands.keep) if u.kind == "row"]
+    assert len(rows) == 3 and _unnamed_members(cands, rows, 2) == set(rows[:2])
+    assert _unnamed_members(cands, rows, 5) == set()  # fewer shared stems than asked for: nothing is cut
+    named = extract_answer(Q, [hit], ENC, asked=asked, scoring=UnitScoring(parts="named"))
+    assert named.text == ("Hyperventilation targets in head injury: Scenario: Impending herniation (bridge to "
+                          "surgery); PaCO2 Target: 25-30 mmHg (aggressive hyperventilation); "
+                          "Duration: Minutes to hours. [1]")
+    assert "35-40 mmHg" in extract_answer(Q, [hit], ENC, asked=asked).text  # the default quotes every row
+
+
+def test_two_rows_named_alike_or_a_key_value_table_keep_their_rows() -> None:
+    """A tie (the question names the second and the third row by one own word each: "crisis", "herniation") cuts
+    nothing; nor are the rows of a key-value table cut ("| Parameter | Value |": attributes of one thing)."""
+    from clinqa.answer.extractive import Candidates, _unnamed_members
+
+    hit = chunk_hit("vent#t#0", VENT, 1, ["Head Injury", "Ventilation"])
+    asked = read_asks("PaCO2 target in a crisis or herniation?")
+    cands = Candidates([hit], asked, [(0, u) for u in unit_records(VENT)])
+    rows = [i for i, (_, u) in enumerate(cands.keep) if u.kind == "row"]
+    assert _unnamed_members(cands, rows) == set()
+    kv = "| Parameter | Value |\n|---|---|\n| Regimen | 1.2 mg then 0.6 mg |\n| Maximum first-day dose | 1.8 mg |\n"
+    asked = read_asks("colchicine regimen for a flare?")
+    kv_cands = Candidates([chunk_hit("c#t#0", kv, 1, ["Gout"])], asked, [(0, u) for u in unit_records(kv)])
+    assert _unnamed_members(kv_cands, list(range(len(kv_cands.keep)))) == set()

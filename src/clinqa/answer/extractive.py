@@ -83,7 +83,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from clinqa.answer.types import Citation, citation_for
-from clinqa.chunking.units import Unit, embedding_text, unit_heading
+from clinqa.chunking.units import KEY_VALUE_HEADERS, Unit, embedding_text, unit_heading
 from clinqa.embedding.base import Encoder
 from clinqa.evidence.bands import (
     _excludes,
@@ -648,6 +648,8 @@ def extract_answer(
     for hi, grp in lists:
         members = [j for j, (h, u) in enumerate(keep) if h == hi and u.group == grp][:max_list_items]
         chosen = [i for i in chosen if not (keep[i][0] == hi and keep[i][1].group == grp)] + members
+    if "named" in sc.parts:  # of a table's rows quoted together, the one the question names
+        chosen = [i for i in chosen if i not in _unnamed_members(cands, chosen, 2 if listing else 1)]
     # a sentence that points back ("This is the highest-rated pharmacotherapy recommendation.") comes with the
     # sentence before it, or not at all
     at = {(h, u.order): j for j, (h, u) in enumerate(keep)}
@@ -661,6 +663,49 @@ def extract_answer(
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
     return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words,
                    cands.q_stems if "under" in sc.parts else None)
+
+
+def _key_value(u: Unit) -> bool:
+    """Is ``u`` a row of a two-column key-value table ("| Parameter | Recommendation |": each row another
+    attribute of one thing, not one of several alternatives)?"""
+    return len(u.cells) == 2 and u.cells[0][0].lower() in KEY_VALUE_HEADERS
+
+
+def _own_words(u: Unit) -> frozenset[str]:
+    """The content stems of a unit's text, label and cells, less hyphenated compounds (their parts are counted:
+    "insulin-naive" is "insulin" and "naive", not three words)."""
+    return frozenset(s for s in _stems(u.full) if "-" not in s)
+
+
+def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> set[int]:
+    """The chosen rows of a table that the question does not name, when it names one of them: of two or more rows
+    of one table chosen together (not a flowchart's steps, nor a key-value table's rows, :func:`_key_value`; not
+    a list's items, which are as often parts of one statement as alternatives), the row whose own words
+    (:func:`_own_words`, less those every row of the table has: the column headers, the shared topic) share the
+    most stems with the question is named when no other row shares as many; the others are returned (indices into
+    ``cands.keep``). "Severe TBI with acute herniation - PaCO2 target?" quotes
+    the "Acute herniation (bridge to definitive therapy) | 25-30 mmHg" row, not the normocapnia and ICP-crisis
+    rows beside it; "septic shock" picks the septic-shock row of an antibiogram table, not the "sepsis without
+    shock" one. Nothing is returned when the named member shares fewer than ``least`` stems (2 for a question
+    that asks for a list, which may name a row's words in passing: "the CURB-65 criteria" and the "Age >= 65"
+    row), or two members tie. The same idea as :func:`_cell_answer`'s row named by a number, for words."""
+    keep, q = cands.keep, cands.q_stems
+    groups: dict[tuple[int, int], list[int]] = {}
+    for i in chosen:
+        hi, u = keep[i]
+        if u.kind == "row" and not u.flow and not _key_value(u):
+            groups.setdefault((hi, u.group), []).append(i)
+    out: set[int] = set()
+    for (hi, grp), members in groups.items():
+        if len(members) < 2:
+            continue
+        every = [_own_words(u) for h, u in cands.units if h == hi and u.group == grp]
+        common = frozenset.intersection(*every) if every else frozenset()
+        named = {i: len((_own_words(keep[i][1]) - common) & q) for i in members}
+        best = max(named.values())
+        if best >= max(least, 1) and sum(v == best for v in named.values()) == 1:
+            out |= {i for i, v in named.items() if v < best}
+    return out
 
 
 def _within_budget(chosen: list[int], keep: list[tuple[int, Unit]], scores: np.ndarray,
