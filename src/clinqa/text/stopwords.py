@@ -2,9 +2,12 @@
 matching. Three lists for three purposes; they differ on purpose and are kept apart (merging them
 would move BM25 scores, key terms or citation verdicts).
 
-* :data:`LUCENE_STOP_WORDS` (33 words + "s", "t"): Lucene's ``EnglishAnalyzer`` list, the one tantivy and
-  LanceDB's full-text search use, so our BM25 (Qdrant) drops what LanceDB drops; "s" and "t" are
-  what "'s" and "n't" leave behind once apostrophes split words.
+* :data:`LUCENE_STOP_WORDS` (33 words + "s", "t"): Lucene's ``EnglishAnalyzer`` list, the stop words of every
+  BM25 clinqa computes itself (:func:`clinqa.store.sparse.index_terms` for Qdrant,
+  :func:`~clinqa.store.sparse.stemmed_terms` for LanceDB's per-scope BM25); "s" and "t" are what "'s" and "n't"
+  leave behind once apostrophes split words. LanceDB's own full-text index drops more (116 Snowball stems:
+  "what", "should", "my", "have" ...); taking its list was measured and not shipped (docs/benchmarks.md,
+  "LanceDB's stop words in the per-scope BM25").
 * :data:`QUESTION_STOP_WORDS`: function words and question scaffolding ("tell", "want", "patient"),
   then the time words that :mod:`clinqa.question.time` reads ("latest", "years", "ago"):
   what is left of a question are its content words (coverage, key terms, unit overlap).
@@ -14,7 +17,7 @@ would move BM25 scores, key terms or citation verdicts).
 
 from __future__ import annotations
 
-#: Lucene's EnglishAnalyzer stop words (also tantivy's/LanceDB's) plus the fragments "s" and "t"
+#: Lucene's EnglishAnalyzer stop words plus the fragments "s" and "t" (LanceDB's own index drops more: see above)
 LUCENE_STOP_WORDS = frozenset("""
 a an and are as at be but by for if in into is it no not of on or such that the their then there
 these they this to was will with s t
