@@ -33,8 +33,8 @@ from clinqa.evidence import gather
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
-from clinqa.question.repair import PATIENT_HINT, apply_time_intent, repair_question
-from clinqa.question.time import TimeIntent
+from clinqa.question.repair import PATIENT_HINT, repair_question
+from clinqa.question.time import TimeIntent, apply_time_intent
 from clinqa.rerank import Reranker, build_reranker
 from clinqa.retrieval import Filters, RetrievalResult
 from clinqa.retrieval.search import deepened, query_filters, search
@@ -212,7 +212,7 @@ class Pipeline:
         return repair_question(question, self.scoped_vocabulary(filters), self.settings.answer.rarity.repair_below)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
-        """The filters and time intent of :func:`clinqa.question.repair.apply_time_intent` (``parse_time``)."""
+        """The filters and time intent of :func:`clinqa.question.time.apply_time_intent` (``parse_time``)."""
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
         return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)

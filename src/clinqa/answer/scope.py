@@ -11,7 +11,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Case
-from clinqa.question.repair import NO_NOTE, PATIENT_HINT
+from clinqa.question.repair import PATIENT_HINT
+from clinqa.question.time import NO_NOTE
 
 if TYPE_CHECKING:
     from clinqa.answer.types import Answer
@@ -24,7 +25,7 @@ def initial_case(question: str, filters: Filters, intent: TimeIntent, s: AnswerS
                  patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Case:
     """The :class:`~clinqa.decision.verdict.Case` of ``question`` before any search: its filters and time
     intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
-    (:data:`clinqa.question.repair.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
+    (:data:`clinqa.question.time.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
     phase's refusal names the nearest of."""
     ev = Case(question, filters, intent, s.unknown_terms, s.key_terms, no_note=filters.doc_ids == (NO_NOTE,))
     if ev.no_note and filters.patient_id is not None:

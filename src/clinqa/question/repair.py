@@ -4,20 +4,14 @@ filters, what the store knows about dates), so ``Pipeline.ask`` only wires them.
 
 from __future__ import annotations
 
-import datetime
 import re
 import unicodedata
 from collections.abc import Callable
-from dataclasses import replace
 
-from clinqa.question.time import TimeIntent, parse_time_intent
-from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.vocabulary import WORD, Vocabulary
 
 #: a run of letters then a run of digits, one word ("curb65", "covid19")
 LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
-#: the document id that stands for "no note dated so" in a patient query's ``doc_ids`` (no document has it)
-NO_NOTE = "\x00no-note-dated-so"
 #: the warning of a question without a patient to a store that holds patient notes (never searched then)
 PATIENT_HINT = "patient notes are searched only for one patient (--patient ID); this question searched none"
 
@@ -105,35 +99,3 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
             out.append(question[last:m.start()] + fixed)
             last = m.end()
     return "".join(out) + question[last:], fixes
-
-
-def apply_time_intent(question: str, filters: Filters, reference_has_years: Callable[[], bool],
-                      patient_notes: Callable[[str], dict[str, tuple[str, str]]],
-                      today: datetime.date | None = None) -> tuple[Filters, TimeIntent]:
-    """Apply the question's time intent (:func:`clinqa.question.time.parse_time_intent`, ``today``,
-    default today's date) to ``filters``: its year bounds when ``filters`` has none (explicit filters
-    win), and its recency flag. A reference question to a corpus of which no document carries a year
-    (``reference_has_years()`` False) keeps its filters and the intent says so (``undated``). A patient
-    question naming whole dates is limited to that patient's notes dated so (``patient_notes(id)``:
-    ``{doc_id: (note date ISO, note type)}``) by document id, or to :data:`NO_NOTE` when none is.
-    Returns the filters and the intent actually used."""
-    today = today or datetime.date.today()
-    intent = parse_time_intent(question, today, reference=filters.patient_id is None)
-    if filters.has_years:
-        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
-    if intent.year_min is None and intent.year_max is None:
-        return filters, intent
-    if filters.patient_id is None and not reference_has_years():
-        # a corpus without dates (PubMed snippets, undated PDFs) cannot be limited to "in 2019":
-        # the bounds would exclude every passage; the answer says they were not applied
-        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "",
-                                   undated=intent.phrase)
-    filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
-    if intent.has_dates and filters.patient_id is not None:
-        # "on 2022-04-18": that day's notes only, by document id inside the store query (a note's
-        # date is its own, not a year's); none dated so: NO_NOTE, which no document has
-        dated = [d for d, (day, _) in patient_notes(filters.patient_id).items()
-                 if day and (intent.date_min or day) <= day <= (intent.date_max or day)
-                 and (not filters.doc_ids or d in filters.doc_ids)]
-        filters = replace(filters, doc_ids=tuple(dated) or (NO_NOTE,))
-    return filters, intent

@@ -51,11 +51,15 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import asdict, dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from clinqa.text.quantities import SPELLED_NUMBERS
+
+if TYPE_CHECKING:
+    from clinqa.retrieval.filters import Filters
 
 
 @dataclass(frozen=True)
@@ -368,3 +372,39 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
         date_min = date_max = None  # contradicting bounds: an earlier expression won over the dates
     return TimeIntent(year_min=lo, year_max=hi, recency=rec is not None, phrase=phrase, date_min=date_min,
                       date_max=date_max, invalid="; ".join(bad))
+
+
+#: the document id that stands for "no note dated so" in a patient query's ``doc_ids`` (no document has it)
+NO_NOTE = "\x00no-note-dated-so"
+
+
+def apply_time_intent(question: str, filters: Filters, reference_has_years: Callable[[], bool],
+                      patient_notes: Callable[[str], dict[str, tuple[str, str]]],
+                      today: datetime.date | None = None) -> tuple[Filters, TimeIntent]:
+    """Apply the question's time intent (:func:`clinqa.question.time.parse_time_intent`, ``today``,
+    default today's date) to ``filters``: its year bounds when ``filters`` has none (explicit filters
+    win), and its recency flag. A reference question to a corpus of which no document carries a year
+    (``reference_has_years()`` False) keeps its filters and the intent says so (``undated``). A patient
+    question naming whole dates is limited to that patient's notes dated so (``patient_notes(id)``:
+    ``{doc_id: (note date ISO, note type)}``) by document id, or to :data:`NO_NOTE` when none is.
+    Returns the filters and the intent actually used."""
+    today = today or datetime.date.today()
+    intent = parse_time_intent(question, today, reference=filters.patient_id is None)
+    if filters.has_years:
+        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "")
+    if intent.year_min is None and intent.year_max is None:
+        return filters, intent
+    if filters.patient_id is None and not reference_has_years():
+        # a corpus without dates (PubMed snippets, undated PDFs) cannot be limited to "in 2019":
+        # the bounds would exclude every passage; the answer says they were not applied
+        return filters, TimeIntent(recency=intent.recency, phrase=intent.phrase if intent.recency else "",
+                                   undated=intent.phrase)
+    filters = replace(filters, year_min=intent.year_min, year_max=intent.year_max)
+    if intent.has_dates and filters.patient_id is not None:
+        # "on 2022-04-18": that day's notes only, by document id inside the store query (a note's
+        # date is its own, not a year's); none dated so: NO_NOTE, which no document has
+        dated = [d for d, (day, _) in patient_notes(filters.patient_id).items()
+                 if day and (intent.date_min or day) <= day <= (intent.date_max or day)
+                 and (not filters.doc_ids or d in filters.doc_ids)]
+        filters = replace(filters, doc_ids=tuple(dated) or (NO_NOTE,))
+    return filters, intent
