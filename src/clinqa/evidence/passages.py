@@ -60,7 +60,6 @@ _NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "p
 _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
 
 
-@lru_cache(maxsize=256)
 class Focused(Protocol):
     """What :func:`quotable` reads of the key-term test's judgement: the indices of the passages that mention every
     decisive key term (``focused``; empty: none or no decisive term)."""
@@ -68,6 +67,7 @@ class Focused(Protocol):
     focused: list[int]
 
 
+@lru_cache(maxsize=256)
 def _condition_stems(conditions: frozenset[str]) -> dict[str, str]:
     """Condition stem -> condition word (for :func:`names_subtype`; cached per set, so not to be changed by
     callers)."""
