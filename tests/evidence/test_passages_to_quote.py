@@ -1,5 +1,5 @@
-"""The passages an extractive answer quotes are chosen in the evidence layer, once, before the decision (issue 48:
-the answer phase no longer goes back down to choose them): :func:`clinqa.evidence.gather.passages_to_quote`."""
+"""The passages an extractive answer quotes are chosen by the evidence layer, once, when the decision answers
+(issue 48: the quote asks for them and no longer re-chooses them): :func:`clinqa.evidence.gather.passages_to_quote`."""
 
 from __future__ import annotations
 

@@ -5,7 +5,8 @@ whether to answer is decided in :mod:`clinqa.decision.table`, and this module re
 - From the gathered evidence (:class:`clinqa.evidence.gather.Gathered`) and the decision to the answer, in the
   order ``Pipeline.ask`` calls them: :func:`draft_of` (what every answer or refusal is rendered from),
   :func:`refusal_for` (the refusal, or the year-range refusal: :func:`outside_years` searches once more without
-  the range), :func:`quote` (the extractive answer from the passages the decision let through) and
+  the range), :func:`quote` (the extractive answer from the passages the evidence layer chooses, once the decision
+  answers) and
   :func:`model_notes` (the missing-term notes a language model is given). These four read the pipeline's stages
   (:class:`clinqa.evidence.gather.Stages`: the store, the search, the unit encoder).
 
@@ -275,14 +276,16 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 # --- from the gathered evidence and the decision to the draft, the quote or the refusal ---------------
 
 def quote(stages: Stages, ev: Case, found: Gathered) -> Extract:
-    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages gathering chose to
-    quote (:attr:`clinqa.evidence.gather.Gathered.quoted`, :func:`clinqa.evidence.gather.passages_to_quote`). A
-    question about a time and nothing else (:attr:`~clinqa.evidence.gather.Gathered.by_time`: "What happened in
-    2023?"): every sentence of those notes (up to 12, no score floor)."""
+    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the evidence layer
+    chooses to quote (:func:`clinqa.evidence.gather.passages_to_quote`, called here, once the decision answers). A
+    question about a time and nothing else (``by_time``: "What happened in 2023?"): every sentence of those notes
+    (up to 12, no score floor)."""
     from clinqa.answer.extractive import extract_answer
+    from clinqa.evidence.gather import passages_to_quote
 
-    s, quoted = stages.settings.answer, found.quoted
-    sentences, floor = (12, -1.0) if found.by_time else (s.max_sentences, s.min_sentence_score)
+    s = stages.settings.answer
+    quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)
+    sentences, floor = (12, -1.0) if by_time else (s.max_sentences, s.min_sentence_score)
     return extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences, floor,
                           max_hits=len(quoted), asked=found.profile, scoring=s.scoring, readings=found.test.readings)
 

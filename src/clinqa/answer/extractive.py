@@ -15,7 +15,7 @@ Selection (:func:`extract_answer`), in order:
    (:data:`~clinqa.evidence.passages.BOILERPLATE`), text addressed to an AI model, and units that share no content word
    (by Snowball stem) with the question, even through their label or section heading (unless no
    unit of any passage does).
-2. The passages come chosen (:func:`clinqa.evidence.gather.passages_to_quote`, before the decision): those whose
+2. The passages come chosen (:func:`clinqa.evidence.gather.passages_to_quote`, by the evidence layer): those whose
    section path states the opposite of a qualifier of the question were passed over for the next retrieved
    ones. A unit whose section heading or label states it
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"

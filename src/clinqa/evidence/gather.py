@@ -373,21 +373,19 @@ class Gathered:
     answer_score: float | None = None
     answer_threshold: float | None = None
     scoped: bool = False
-    quoted: list[Any] = field(default_factory=list)
-    by_time: bool = False
 
 
 def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
-    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, before the decision, so the
-    answer phase takes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`: those
-    that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a passage
-    under a qualifier
-    heading replaced by a sibling section that fits the question's qualifiers better (:func:`sibling_sections`);
-    with their neighbouring chunks (:func:`with_siblings`); those whose section path fits the question
-    (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else (``found.timed`` and no key
-    term read: "What happened in 2023?"), so the notes of that time are quoted oldest first. A patient's notes
-    otherwise read oldest first, as the record runs, newest first for "current", "latest", "most recent"
-    (``intent.recency``: the first line is then the value in force)."""
+    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
+    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk), so
+    the answer phase quotes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`:
+    those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
+    passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
+    (:func:`sibling_sections`); with their neighbouring chunks (:func:`with_siblings`); those whose section path
+    fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
+    (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
+    first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
+    "most recent" (``intent.recency``: the first line is then the value in force)."""
     s, check, read = stages.settings.answer, found.check, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
@@ -487,5 +485,4 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     # a store with patient notes, asked without a patient, searched the reference documents only
     found.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
                     or stages.has_patient_notes)
-    found.quoted, found.by_time = passages_to_quote(stages, found, filters, intent)
     return found
