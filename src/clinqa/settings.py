@@ -273,7 +273,7 @@ class UnitScoring(BaseModel):
         "tables are read on into the next chunk for dose, number, treatment and score-value questions), 'rows' "
         "(the row holding the question's value read from the document), 'kind', 'value' and 'item' (the score "
         "terms of those names), 'under' (a '(under: ...)' note), 'cut' (the padding cut, drop_below_best) and "
-        "'named' (of a table's rows or a list's items quoted together, the one the question's words name alone); "
+        "'named' (of a table's rows quoted together, the one the question's words name alone); "
         "true: all, false or empty: none. None by default: on the blind on-target held-out half all of them "
         "quoted fewer questions on target (0.352 -> 0.310) than none (docs/benchmarks.md, issue 50).")
 
