@@ -17,6 +17,8 @@ HELD_OUT = SET.with_name("heldout.jsonl")  # the check set: never tuned on
 VIGNETTES = SET.with_name("vignettes.jsonl")  # a patient's story, then the question
 BLIND_DEV = SET.with_name("blind_dev.jsonl")  # issue 39: written blind, split by a seeded hash
 BLIND_HELD_OUT = SET.with_name("blind_heldout.jsonl")  # never tuned on
+NEGATION_DEV = SET.with_name("negation_dev.jsonl")  # written blind: the question says what the patient lacks
+NEGATION_HELD_OUT = SET.with_name("negation_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -71,8 +73,9 @@ def test_schema_and_size() -> None:
         assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
 
 
-@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT],
-                         ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout"])
+@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT],
+                         ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
+                              "negation_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -135,3 +138,20 @@ def test_ontarget_sets_schema_and_split() -> None:
         for q in qs:
             h = int(hashlib.sha256(f"issue50:{q.qid}".encode()).hexdigest(), 16) / 2**256
             assert (h < 0.5) == held, q.qid
+
+
+def test_negation_set_schema_and_split() -> None:
+    """The blind negation set: 20 answerable (kind ``negation``) and 10 uncovered questions per half, split by
+    SHA-256 of ``issue52neg:<id>`` (below 0.5: held-out); every forbidden string is in its guideline and inside
+    no fact."""
+    import hashlib
+
+    for path, held in ((NEGATION_DEV, False), (NEGATION_HELD_OUT, True)):
+        qs = load_questions(path)
+        assert sum(q.answerable for q in qs) == 20 and sum(not q.answerable for q in qs) == 10
+        assert {q.kind for q in qs} == {"negation", "uncovered"}
+        for q in qs:
+            h = int(hashlib.sha256(f"issue52neg:{q.qid}".encode()).hexdigest(), 16) / 2**256
+            assert (h < 0.5) == held, q.qid
+            for f in q.forbidden:
+                assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid

@@ -66,6 +66,8 @@ KINDS = ("dose", "threshold", "criteria", "duration", "first_line", "contraindic
 #: the kinds of the on-target sets (bench/answers/ontarget_*.jsonl): which sibling line the question must not quote
 ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "population", "severity",
                   "comorbidity", "step")
+#: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*)
+OTHER_KINDS = ("negation",)
 N_RESAMPLES = 2000
 
 
@@ -133,8 +135,9 @@ def load_questions(path: Path) -> list[FactQuestion]:
             if qid in seen:
                 raise ConfigError(f"{where}: duplicate id {qid!r}")
             seen.add(qid)
-            if kind not in KINDS + ONTARGET_KINDS:
-                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {', '.join(KINDS + ONTARGET_KINDS)})")
+            if kind not in KINDS + ONTARGET_KINDS + OTHER_KINDS:
+                known = ", ".join(KINDS + ONTARGET_KINDS + OTHER_KINDS)
+                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {known})")
             facts = row.get("facts", [])
             if not isinstance(facts, list) or not all(
                     isinstance(f, list) and f and all(isinstance(a, str) and a.strip() for a in f) for f in facts):
@@ -242,7 +245,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     words = [r["words"] for r in answered]
     lat = [r["latency_ms"] for r in rows]
     by_kind: dict[str, Any] = {}
-    for kind in KINDS + ONTARGET_KINDS:
+    for kind in KINDS + ONTARGET_KINDS + OTHER_KINDS:
         sel = [r for r in ans if r["kind"] == kind]
         if sel:
             by_kind[kind] = {"n": len(sel), "fact_recall": sum(r["all_facts"] for r in sel) / len(sel),
