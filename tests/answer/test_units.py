@@ -14,9 +14,11 @@ from clinqa.text.quantities import UNITS, extract_quantities, unit_pattern
 
 #: the patterns as they were written before they were derived from the unit table
 OLD = {
+    # since this round also every unit of a stated duration and "d" ("48hrs", "6wks", "90d", "60 min")
     "terms.QUANTITY": re.compile(
         r"(?<![\w.])(\d+(?:[.,]\d+)?)\s*(mg|g|mcg|µg|μg|ug|ng|kg|ml|mL|l|mmol|mol|meq|units?|iu|%|percent|"
-        r"mm ?hg|mmhg|bpm|hours?|h|days?|weeks?|months?|years?)(?![\w])", re.IGNORECASE),
+        r"mm ?hg|mmhg|bpm|hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min|d)(?![\w])",
+        re.IGNORECASE),
     "terms._AGE": re.compile(
         r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
         re.IGNORECASE),

@@ -193,3 +193,21 @@ def test_one_spelled_number_table() -> None:
 ])
 def test_a_stated_duration_reads_the_same_numbers(text: str, is_duration: bool) -> None:
     assert bool(DURATION.search(text)) is is_duration
+
+
+@pytest.mark.parametrize(("question", "text", "match"), [
+    ("abx in the last 90d?", "90d", "90"),  # "d" for days, glued to the number
+    ("stop it 48hrs before surgery?", "48hrs", "48"),
+    ("still bleeding after 6wks?", "6wks", "6"),
+    ("fluids in the first 8 hrs?", "8 hrs", "8"),
+    ("door to needle within 60 min?", "60 min", "60"),
+])
+def test_a_question_reads_every_duration_unit_as_a_quantity(question: str, text: str, match: str) -> None:
+    """The question's quantity grammar takes every unit a stated duration is read with (one unit list:
+    QUESTION_UNITS includes DURATION_UNITS), so "48hrs" is the number 48 the passages must hold, not a rare word."""
+    from clinqa.question.terms import key_terms
+    from clinqa.text.quantities import DURATION_UNITS, QUESTION_UNITS
+
+    assert set(DURATION_UNITS) <= set(QUESTION_UNITS)
+    quantities = [(t.text, t.match) for t in key_terms(question) if t.kind == "quantity"]
+    assert quantities == [(text, match)]

@@ -71,18 +71,18 @@ UNITS.update({"ug": "mcg", "ng": "ng", "mmol": "mmol", "mol": "mol", "meq": "mEq
 #: a dose amount's units (:data:`clinqa.answer.extractive.DOSE_AMOUNT`: "0.9 mg/kg", "10 mL"), in the order tried
 DOSE_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "ml", "l", "units", "unit", "iu", "mmol",
                                "meq", "mg/kg", "ml/kg")
-#: the units of a quantity in a question ("500 mg", "30 ml", "55 kg"; the key terms of
-#: :mod:`clinqa.decision.answerability`), in the order tried
-QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "kg", "ml", "l", "mmol", "mol", "meq",
-                                   "units", "unit", "iu", "%", "percent", "mm hg", "mmhg", "bpm", "hours", "hour",
-                                   "h", "days", "day", "weeks", "week", "months", "month", "years", "year")
-#: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried
-AGE_UNITS: tuple[str, ...] = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk",
-                              "days", "day")
 #: the units of a stated duration (:data:`clinqa.decision.quote.DURATION`: "7 days", "3-6 months"), in the
 #: order tried
 DURATION_UNITS: tuple[str, ...] = ("hours", "hour", "hrs", "hr", "h", "days", "day", "weeks", "week", "wks", "wk",
                                    "months", "month", "mo", "years", "year", "yrs", "yr", "minutes", "minute", "min")
+#: the units of a quantity in a question ("500 mg", "30 ml", "55 kg", "48 hrs", "90d"; the key terms of
+#: :mod:`clinqa.decision.answerability`), in the order tried: amounts, then every duration unit and "d"
+QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "kg", "ml", "l", "mmol", "mol", "meq",
+                                   "units", "unit", "iu", "%", "percent", "mm hg", "mmhg", "bpm",
+                                   *DURATION_UNITS, "d")
+#: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried
+AGE_UNITS: tuple[str, ...] = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk",
+                              "days", "day")
 
 
 def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
