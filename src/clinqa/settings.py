@@ -268,14 +268,15 @@ class UnitScoring(BaseModel):
     heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
                                  "answer asked for ('Dosing' for a dose).")
     parts: frozenset[QuotePart] = Field(
-        frozenset(), description="Issue 50's quote-part mechanisms that are on, by name: 'siblings' (a sibling "
+        frozenset({"under"}), description="Issue 50's quote-part mechanisms that are on, by name: 'siblings' (a sibling "
         "section that fits the question's qualifiers better replaces the one retrieved), 'read_on' (lists and "
         "tables are read on into the next chunk for dose, number, treatment and score-value questions), 'rows' "
         "(the row holding the question's value read from the document), 'kind', 'value' and 'item' (the score "
         "terms of those names), 'under' (a '(under: ...)' note), 'cut' (the padding cut, drop_below_best) and "
         "'named' (of a table's rows quoted together, the one the question's words name alone); "
-        "true: all, false or empty: none. None by default: on the blind on-target held-out half all of them "
-        "quoted fewer questions on target (0.352 -> 0.310) than none (docs/benchmarks.md, issue 50).")
+        "true: all, false or empty: none. 'under' alone by default: it changes no quoted fact nor any on-target "
+        "figure, dev or held-out; every other part off: on the blind on-target held-out half all of them quoted "
+        "fewer questions on target (0.352 -> 0.310) than none (docs/benchmarks.md, issue 50).")
 
     @field_validator("parts", mode="before")
     @classmethod

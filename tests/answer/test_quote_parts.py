@@ -137,8 +137,11 @@ def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() ->
     ext = extract_answer(Q, [hit], ENC, asked=read_asks(q), scoring=PARTS)
     assert ext.text == ("Levofloxacin 750 mg orally once daily for pneumonia. (under: Adults With Comorbidities) "
                         "[1]")
-    assert extract_answer(Q, [hit], ENC, asked=read_asks(q)).text == \
-        "Levofloxacin 750 mg orally once daily for pneumonia. [1]"  # the default: answer.scoring.parts off
+    assert extract_answer(Q, [hit], ENC, asked=read_asks(q)).text == ext.text  # the default: 'under' on
+    from clinqa.settings import UnitScoring
+
+    assert extract_answer(Q, [hit], ENC, asked=read_asks(q), scoring=UnitScoring(parts=False)).text == \
+        "Levofloxacin 750 mg orally once daily for pneumonia. [1]"  # no note with every part off
 
 
 # --- 5. less padding ------------------------------------------------------------------------------------------
@@ -176,7 +179,7 @@ def test_each_part_is_switched_by_name() -> None:
     from clinqa.settings import QUOTE_PARTS, UnitScoring
 
     assert {"siblings", "read_on", "rows", "kind", "value", "item", "under", "cut", "named"} == QUOTE_PARTS
-    assert UnitScoring().parts == frozenset() and UnitScoring(parts=False).parts == frozenset()
+    assert UnitScoring().parts == {"under"} and UnitScoring(parts=False).parts == frozenset()  # 'under' by default
     assert UnitScoring(parts=True).parts == QUOTE_PARTS
     assert UnitScoring(parts="kind, cut").parts == {"kind", "cut"}
     assert UnitScoring(parts=["rows"]).parts == {"rows"}
