@@ -367,6 +367,51 @@ def test_flowchart_steps_are_units_and_a_decision_keeps_its_question_mark() -> N
                         "Bifrontal DC is NOT recommended [Level IIA] [1]")
 
 
+#: a made-up triage tree: three branches keyed by a score band, each with its own steps
+TRIAGE = ("Triage score calculated\n  → Score 1–4?\n      → Ward review within 4 hours\n      → Observations 4-hourly\n"
+          "  → Score 5–6?\n      → Urgent review within 60 minutes\n      → Observations hourly\n"
+          "  → Score ≥ 7?\n      → Emergency review within 30 minutes\n      → Continuous monitoring")
+
+
+def test_a_branch_whose_band_excludes_the_value_goes_with_its_decision() -> None:
+    """The decisions "Score 1–4?" and "Score 5–6?" exclude a score of 7, so they are not quoted; the steps under them
+    go too (new-user helper: "NEWS2 score of 7" quoted "URGENT response within 60 minutes" with its "Score 5–6?"
+    taken away). The branch that holds 7 is quoted with its decision."""
+    enc = FlatEncoder()
+    hit = chunk_hit("t#tree#0", TRIAGE, 1, ["Triage", "Response Tree"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, asked=read_asks("triage score of 7 - response?"))
+    assert "Urgent review within 60 minutes" not in ext.text and "Ward review" not in ext.text
+    assert "Observations" not in ext.text
+    assert "Score ≥ 7?; Emergency review within 30 minutes; Continuous monitoring" in ext.text
+    # a score of 5 keeps the middle branch and no other
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, asked=read_asks("triage score of 5 - response?"))
+    assert "Score 5–6?; Urgent review within 60 minutes; Observations hourly" in ext.text
+    assert "Emergency" not in ext.text and "Ward review" not in ext.text
+
+
+#: a made-up reversal tree: a condition ending in ":" heads its steps; "Dabigatran?" is beside the INR branches
+REVERSAL = ("Warfarin-associated bleed\n  --> Check INR\n      --> INR >= 2.0:\n          --> PCC 25-50 IU/kg IV\n"
+            "          --> Vitamin K 10 mg IV\n      --> INR 1.3-1.9:\n          --> Consider PCC 10-20 IU/kg\n"
+            "  --> Dabigatran?\n      --> Idarucizumab 5 g IV")
+
+
+def test_a_flowchart_condition_is_quoted_with_its_branch_and_depth_bounds_the_branch() -> None:
+    """A step ending in ":" is a condition like a "?" decision: it is a unit, so its branch is quoted with it; the
+    branch of a condition that excludes the value is the steps indented under it, not the steps beside it."""
+    from clinqa.chunking.units import unit_records
+
+    steps = [(u.text, u.depth) for u in unit_records(REVERSAL)]
+    assert steps == [("Check INR", 2), ("INR >= 2.0:", 6), ("PCC 25-50 IU/kg IV", 10), ("Vitamin K 10 mg IV", 10),
+                     ("INR 1.3-1.9:", 6), ("Consider PCC 10-20 IU/kg", 10), ("Dabigatran?", 2),
+                     ("Idarucizumab 5 g IV", 6)]
+    enc = FlatEncoder()
+    hit = chunk_hit("b#tree#0", REVERSAL, 1, ["Bleeding", "Reversal"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, asked=read_asks("INR 5 - PCC dose?"))
+    assert "INR >= 2.0: PCC 25-50 IU/kg IV; Vitamin K 10 mg IV" in ext.text  # the condition, then its steps
+    assert "10-20" not in ext.text  # the 1.3-1.9 branch goes with its condition
+    assert "Dabigatran?; Idarucizumab 5 g IV" in ext.text  # beside it, not under it
+
+
 def test_questions_that_ask_for_a_list() -> None:
     from clinqa.question.asks import LIST_QUESTION
 

@@ -304,6 +304,9 @@ class Candidates:
                     or (u.flow and (hi, u.group) in flows and self.usable(hi, u, need_overlap=False))]
         if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
             keep = [(hi, u) for hi, u in units if self.usable(hi, u, need_overlap=False)]
+        if flows and self.valued:
+            off = self.excluded_branches()
+            keep = [(hi, u) for hi, u in keep if id(u) not in off]
         self.keep = keep
         asked = bool(profile.question)
         aliases = " ".join(profile.aliases) if asked else ""
@@ -311,6 +314,28 @@ class Candidates:
         self.cell_text: dict[int, str | None] = (
             {i: _cell_answer(u, profile, aliases) for i, (_, u) in enumerate(keep)} if asked else {})
         self.base = np.zeros(len(keep), dtype=np.float32)
+
+    def excluded_branches(self) -> set[int]:
+        """The ``id`` of each flowchart step (:attr:`Unit.flow`) on the branch of a step whose band excludes a
+        value the question gives: the steps after it, in its flowchart, that are indented deeper
+        (:attr:`Unit.depth`), up to the next step as shallow as it. The step itself is never usable
+        (:meth:`usable`); the steps under it name no band, so without this they would be quoted without the
+        condition that says when they apply ("NEWS2 score of 7": the "Score 5-6?" branch's "URGENT response
+        within 60 minutes" read as the answer for 7). A step beside it ("Moderate (CrCl 30-50) -> Reduce dose",
+        then "Consider naltrexone instead" at the same indentation) is not on its branch."""
+        out: set[int] = set()
+        off: dict[tuple[int, int], int] = {}  # (hit, flowchart group) -> depth of the excluded step it is under
+        for hi, u in self.units:
+            if not u.flow:
+                continue
+            key = (hi, u.group)
+            if key in off and u.depth > off[key]:
+                out.add(id(u))
+                continue
+            off.pop(key, None)
+            if heading_fit(_lead(u.text), self.profile.values) is False:
+                off[key] = u.depth
+        return out
 
     def headings(self, hi: int) -> str:
         """The section path of hit ``hi`` below the document title, joined by spaces."""
@@ -804,7 +829,7 @@ def _render(hits: list[Retrieved], picked: list[tuple[int, Unit, str | None]], m
         if not lead and not pieces[hi] and heading and SUBJECTLESS.match(shown) and u.kind != "row":
             lead = heading.rstrip(" :") + ": "  # "SGLT2 Inhibitors (Class I, LOE A): Recommended to ..."
         if same_list and pieces[hi]:
-            joiner = " " if _TRAILING.search(pieces[hi][-1]) else "; "
+            joiner = " " if _TRAILING.search(pieces[hi][-1]) or pieces[hi][-1].rstrip().endswith(":") else "; "
             # an item's own closing mark gives way to the joiner ("...48 hours;" + "; " is not "48 hours;;")
             pieces[hi][-1] = pieces[hi][-1].rstrip().rstrip(".;,") if joiner == "; " else pieces[hi][-1]
             pieces[hi].append(joiner + lead + shown.rstrip())

@@ -47,7 +47,8 @@ class Unit:
     numbers the run of paragraphs, list items or table rows it belongs to (items of one list share
     it); ``intro`` is the long lead-in sentence of its list; ``cells`` the ``(header, cell)`` pairs of
     a row; ``order`` its position in the body; ``flow`` marks a step of a flowchart (its "?" is a
-    decision, not a question)."""
+    decision, not a question) and ``depth`` is its line's indentation in characters (a deeper step is on the
+    branch of the shallower step above it; 0 for every other unit)."""
 
     label: str
     text: str
@@ -57,6 +58,7 @@ class Unit:
     intro: str = ""
     cells: tuple[tuple[str, str], ...] = ()
     flow: bool = False
+    depth: int = 0
 
     @property
     def full(self) -> str:
@@ -72,7 +74,9 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
     A lead-in paragraph ending in ":" is not quoted on its own: up to ``max_label_words`` words it
     prefixes every list item and table row it introduces ("Women: CHA2DS2-VASc = 2: OAC may be
     considered"), longer it becomes their ``intro``. Questions (units ending in "?"), other lead-ins
-    and units under 3 words are not quotable on their own, but a named value is ("eGFR 38.")."""
+    and units under 3 words are not quotable on their own, but a named value is ("eGFR 38."); a flowchart's
+    steps are, decisions and conditions too ("Score 5-6?", "INR >= 2.0:"): a branch is quoted with the condition
+    that says when it applies."""
     out: list[Unit] = []
     label, intro = "", ""
     group = 0
@@ -115,13 +119,13 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
                 group += 1
             in_run = True
             root = "" if _FLOW.match(lines[0]) else " ".join(lines[0].split())
-            steps = [_FLOW.sub("", ln).strip() for ln in (lines[1:] if root else lines)]
+            steps = [(_FLOW.sub("", ln).strip(), len(ln) - len(ln.lstrip())) for ln in (lines[1:] if root else lines)]
             flow_label = root + ":" if root and len(root.split()) <= max_label_words else label
             if root and not flow_label.startswith(root):
                 out.append(Unit("", root, "sentence", group, len(out)))
-            for st in steps:
+            for st, depth in steps:
                 if st:
-                    out.append(Unit(flow_label, st, "item", group, len(out), intro, flow=True))
+                    out.append(Unit(flow_label, st, "item", group, len(out), intro, flow=True, depth=depth))
         elif _LIST_MARK.match(lines[0]):
             if not in_run:
                 group += 1
@@ -167,7 +171,7 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
             out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
             if (len(u.full.split()) >= 3 or _MEASURED.match(u.full)) and len(u.text.split()) >= 1
-            and not u.text.rstrip().endswith((":",) if u.flow else (":", "?"))]
+            and (u.flow or not u.text.rstrip().endswith((":", "?")))]
 
 
 #: a two-word unit that is a named value ("eGFR 38.", "BP 126/78", "INR 2.4"): a note's fact on its own
