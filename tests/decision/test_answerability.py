@@ -861,3 +861,17 @@ def test_the_check_lists_the_equivalents_searched_for_each_missing_term() -> Non
     assert got.searched["children"][:4] == ["child", "paediatric", "pediatric", "kids"]
     got = check("What is the treatment of CAP?", [af], equivalents=equivalents, matcher=term_matches)
     assert got.searched == {"cap": ["community-acquired pneumonia"]}
+
+
+def test_a_story_is_no_background_when_the_asking_sentence_names_nothing_but_a_population() -> None:
+    """The story's drugs and conditions are background only when the sentence that asks names what must be answered
+    itself, not a population alone: "Renal colic from a 6mm stone, tamsulosin for expulsive therapy? dose?" asks
+    "dose?" of the story, and "renal" (a population, renal impairment) left every other word as background, so a
+    passage on CRRT dosing in AKI answered it (blind conditions set, dev half)."""
+    q = "Renal colic from 6mm ureteric stone, tamsulosin for expulsive therapy? dose?"
+    a = check(q, ["Recommend an effluent volume of 20-25 mL/kg/h for CRRT in patients with renal impairment."])
+    assert "tamsulosin" in a.decisive_names() and not a.background
+    # a sentence that asks about a drug itself still leaves the story's other words as background
+    q = "Renal impairment, on ramipril for hypertension. Apixaban dose?"
+    a = check(q, ["Apixaban 5 mg twice daily; reduce to 2.5 mg in renal impairment with other criteria."])
+    assert a.decisive_names() == [] and "ramipril" in a.background

@@ -19,6 +19,8 @@ BLIND_DEV = SET.with_name("blind_dev.jsonl")  # issue 39: written blind, split b
 BLIND_HELD_OUT = SET.with_name("blind_heldout.jsonl")  # never tuned on
 NEGATION_DEV = SET.with_name("negation_dev.jsonl")  # written blind: the question says what the patient lacks
 NEGATION_HELD_OUT = SET.with_name("negation_heldout.jsonl")
+CONDITIONS_DEV = SET.with_name("conditions_dev.jsonl")  # written blind: a named disease, covered or not
+CONDITIONS_HELD_OUT = SET.with_name("conditions_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -73,9 +75,10 @@ def test_schema_and_size() -> None:
         assert set(row) <= {"id", "question", "kind", "doc_id", "facts", "missing", "near"}, row["id"]
 
 
-@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT],
+@pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
+                                  CONDITIONS_DEV, CONDITIONS_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
-                              "negation_heldout"])
+                              "negation_heldout", "conditions_dev", "conditions_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -155,3 +158,16 @@ def test_negation_set_schema_and_split() -> None:
             assert (h < 0.5) == held, q.qid
             for f in q.forbidden:
                 assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
+
+
+def test_conditions_set_split() -> None:
+    """The blind condition set: 30 answerable and 30 uncovered questions in all, each naming a disease, split by
+    SHA-256 of ``issue52cond:<id>`` (below 0.5: held-out)."""
+    import hashlib
+
+    dev, held = load_questions(CONDITIONS_DEV), load_questions(CONDITIONS_HELD_OUT)
+    assert sum(q.answerable for q in dev + held) == 30 and sum(not q.answerable for q in dev + held) == 30
+    for path, qs in ((CONDITIONS_DEV, dev), (CONDITIONS_HELD_OUT, held)):
+        for q in qs:
+            h = int(hashlib.sha256(f"issue52cond:{q.qid}".encode()).hexdigest(), 16) / 2**256
+            assert (h < 0.5) == (path == CONDITIONS_HELD_OUT), q.qid

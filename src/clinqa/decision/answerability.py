@@ -209,7 +209,11 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
         low = asked.lower()
         own = [t.text for t in terms if t.text in decisive and (t.kind == "population" or any(
             re.search(r"(?<![\w-])" + re.escape(f.lower()) + r"(?![\w-])", low) for f in (t.text, t.typed) if f))]
-        if own and len(own) < len(decisive):
+        # the sentence that asks must name something itself: "Renal colic from a 6mm stone, tamsulosin for
+        # expulsive therapy? dose?" asks "dose?" of the story, whose population word ("renal") alone would
+        # otherwise make the drug and the condition background
+        asks_own = any(t.kind != "population" for t in terms if t.text in own)
+        if own and asks_own and len(own) < len(decisive):
             background = [t for t in decisive if t not in own]
             decisive = own
             if not focused:  # no passage names every drug and condition of the story
