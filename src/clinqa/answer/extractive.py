@@ -296,6 +296,8 @@ class Candidates:
         self.valued = bool(profile.values)
         self._stem_cache: dict[tuple[int, int], set[str]] = {}
         self._fit_cache: dict[tuple[int, str], bool | None] = {}
+        #: ``id`` of each unit :meth:`usable` found led by a band that excludes the question's value
+        self.led_out: set[int] = set()
         keep = [(hi, u) for hi, u in units if self.usable(hi, u)]
         flows = {(hi, u.group) for hi, u in keep if u.flow}
         if flows:  # every step of a flowchart one of whose steps is kept, for quoting it whole
@@ -319,7 +321,8 @@ class Candidates:
         """The ``id`` of each flowchart step (:attr:`Unit.flow`) on the branch of a step whose band excludes a
         value the question gives: the steps after it, in its flowchart, that are indented deeper
         (:attr:`Unit.depth`), up to the next step as shallow as it. The step itself is never usable
-        (:meth:`usable`); the steps under it name no band, so without this they would be quoted without the
+        (:meth:`usable` records it in :attr:`led_out`; every step of a flowchart with a kept step is judged there);
+        the steps under it name no band, so without this they would be quoted without the
         condition that says when they apply ("NEWS2 score of 7": the "Score 5-6?" branch's "URGENT response
         within 60 minutes" read as the answer for 7). A step beside it ("Moderate (CrCl 30-50) -> Reduce dose",
         then "Consider naltrexone instead" at the same indentation) is not on its branch."""
@@ -333,7 +336,7 @@ class Candidates:
                 out.add(id(u))
                 continue
             off.pop(key, None)
-            if heading_fit(_lead(u.text), self.profile.values) is False:
+            if id(u) in self.led_out:
                 off[key] = u.depth
         return out
 
@@ -364,12 +367,20 @@ class Candidates:
         if self.valued and (self.filed_in_band(hi, u) is False
                             or band_cell(u, self.profile) is False
                             or (u.kind == "row" and _excludes(u, self.profile.values))
-                            or (u.kind != "row" and heading_fit(_lead(u.text), self.profile.values) is False)):
+                            or (u.kind != "row" and self._led_out(u))):
             # filed under, keyed by or led by a band that excludes the question's value: "NEWS2 Score 0" for a
             # score of 5, the "15-29" row for CrCl 70, "with INR 1.3-1.9, ..." for INR 5 (not "Dabigatran: 150 mg
             # BID. Reduce to 75 mg BID if CrCl 15-30" for CrCl 40: a band late in a line is its exception)
             return False
         return not (self.quals and _contradicts(f"{self.headings(hi)} {u.label}", self.quals))
+
+    def _led_out(self, u: Unit) -> bool:
+        """Does the unit's lead (:func:`_lead`) state a band that excludes a value of the question? Recorded in
+        :attr:`led_out` (a flowchart step so led takes its branch with it: :meth:`excluded_branches`)."""
+        out = heading_fit(_lead(u.text), self.profile.values) is False
+        if out:
+            self.led_out.add(id(u))
+        return out
 
     def embed(self, question_vector: np.ndarray, encoder: Encoder, unit_weight: float) -> None:
         """Set :attr:`base`, ``(len(keep),)``: ``unit_weight * cos(question, unit) + (1 - unit_weight) *
