@@ -32,6 +32,13 @@ ISSUE_QUESTIONS = {  # quoted in issue 17
 }
 
 
+def held_out(salt: str, qid: str) -> bool:
+    """Is question ``qid`` in the held-out half of a set split by SHA-256 of ``<salt>:<id>`` (below 0.5)?"""
+    import hashlib
+
+    return int(hashlib.sha256(f"{salt}:{qid}".encode()).hexdigest(), 16) / 2**256 < 0.5
+
+
 @pytest.fixture(scope="module")
 def texts() -> dict[str, str]:
     """doc id (registry id = folder name) -> normalised text of all its Markdown files."""
@@ -129,8 +136,6 @@ def test_blind_set_split() -> None:
 def test_ontarget_sets_schema_and_split() -> None:
     """Issue 50's blind on-target set: every question has facts (nearly all forbidden strings), of the on-target kinds,
     split by SHA-256 of ``issue50:<id>`` (below 0.5: held-out)."""
-    import hashlib
-
     from clinqa.evaluation.facts import ONTARGET_KINDS
 
     for name, held in (("ontarget_dev.jsonl", False), ("ontarget_heldout.jsonl", True)):
@@ -139,35 +144,33 @@ def test_ontarget_sets_schema_and_split() -> None:
         assert all(q.facts and q.kind in ONTARGET_KINDS for q in qs)
         assert sum(bool(q.forbidden) for q in qs) >= len(qs) - 2  # 73 of 75 and 71 of 71 have a sibling line
         for q in qs:
-            h = int(hashlib.sha256(f"issue50:{q.qid}".encode()).hexdigest(), 16) / 2**256
-            assert (h < 0.5) == held, q.qid
+            assert held_out("issue50", q.qid) == held, q.qid
+    for name, held in (("ontarget2_dev.jsonl", False), ("ontarget2_heldout.jsonl", True)):  # the second set
+        qs = load_questions(SET.parent / name)
+        assert len(qs) == (42 if held else 48) and all(q.facts and q.kind in ONTARGET_KINDS for q in qs)
+        assert all(held_out("issue50b", q.qid) == held for q in qs)
 
 
-def test_negation_set_schema_and_split() -> None:
+def test_negation_set_schema_and_split(texts: dict[str, str]) -> None:
     """The blind negation set: 20 answerable (kind ``negation``) and 10 uncovered questions per half, split by
     SHA-256 of ``issue52neg:<id>`` (below 0.5: held-out); every forbidden string is in its guideline and inside
     no fact."""
-    import hashlib
-
     for path, held in ((NEGATION_DEV, False), (NEGATION_HELD_OUT, True)):
         qs = load_questions(path)
         assert sum(q.answerable for q in qs) == 20 and sum(not q.answerable for q in qs) == 10
         assert {q.kind for q in qs} == {"negation", "uncovered"}
         for q in qs:
-            h = int(hashlib.sha256(f"issue52neg:{q.qid}".encode()).hexdigest(), 16) / 2**256
-            assert (h < 0.5) == held, q.qid
+            assert held_out("issue52neg", q.qid) == held, q.qid
             for f in q.forbidden:
+                assert normalize(f) in texts[q.doc_id], (q.qid, f)
                 assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
 
 
 def test_conditions_set_split() -> None:
     """The blind condition set: 30 answerable and 30 uncovered questions in all, each naming a disease, split by
     SHA-256 of ``issue52cond:<id>`` (below 0.5: held-out)."""
-    import hashlib
-
     dev, held = load_questions(CONDITIONS_DEV), load_questions(CONDITIONS_HELD_OUT)
     assert sum(q.answerable for q in dev + held) == 30 and sum(not q.answerable for q in dev + held) == 30
-    for path, qs in ((CONDITIONS_DEV, dev), (CONDITIONS_HELD_OUT, held)):
+    for qs, half in ((dev, False), (held, True)):
         for q in qs:
-            h = int(hashlib.sha256(f"issue52cond:{q.qid}".encode()).hexdigest(), 16) / 2**256
-            assert (h < 0.5) == (path == CONDITIONS_HELD_OUT), q.qid
+            assert held_out("issue52cond", q.qid) == half, q.qid

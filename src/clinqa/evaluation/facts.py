@@ -68,6 +68,8 @@ ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "p
                   "comorbidity", "step")
 #: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*)
 OTHER_KINDS = ("negation",)
+#: every kind a question of a fact set may have, in report order
+ALL_KINDS = KINDS + ONTARGET_KINDS + OTHER_KINDS
 N_RESAMPLES = 2000
 
 
@@ -135,9 +137,8 @@ def load_questions(path: Path) -> list[FactQuestion]:
             if qid in seen:
                 raise ConfigError(f"{where}: duplicate id {qid!r}")
             seen.add(qid)
-            if kind not in KINDS + ONTARGET_KINDS + OTHER_KINDS:
-                known = ", ".join(KINDS + ONTARGET_KINDS + OTHER_KINDS)
-                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {known})")
+            if kind not in ALL_KINDS:
+                raise ConfigError(f"{where}: unknown kind {kind!r} (one of {', '.join(ALL_KINDS)})")
             facts = row.get("facts", [])
             if not isinstance(facts, list) or not all(
                     isinstance(f, list) and f and all(isinstance(a, str) and a.strip() for a in f) for f in facts):
@@ -245,7 +246,7 @@ def summarize(rows: list[dict[str, Any]]) -> dict[str, Any]:
     words = [r["words"] for r in answered]
     lat = [r["latency_ms"] for r in rows]
     by_kind: dict[str, Any] = {}
-    for kind in KINDS + ONTARGET_KINDS + OTHER_KINDS:
+    for kind in ALL_KINDS:
         sel = [r for r in ans if r["kind"] == kind]
         if sel:
             by_kind[kind] = {"n": len(sel), "fact_recall": sum(r["all_facts"] for r in sel) / len(sel),
