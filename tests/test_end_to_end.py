@@ -94,6 +94,7 @@ def test_out_of_scope_is_refused_helpfully(pipe: Pipeline) -> None:
     assert ans.gate.signal < pipe.calibration().related_threshold
     # the key-term sentence names what no document has (it stands over the gate's "do not cover" since issue 49)
     assert ans.reason == ans.answer == "The documents do not mention tyre."
+    assert ans.decided_by == "key_terms"  # the step whose refusal stands, not the gate's
     assert ans.related_topics == [] and ans.related == []
 
 
@@ -122,7 +123,7 @@ def test_cli_ask_json_shape(pipe: Pipeline) -> None:
     assert r.exit_code == 0, r.output
     out = json.loads(r.output)
     assert {"question", "refused", "answer", "filters", "citations"} <= set(out)
-    assert out["refused"] is False
+    assert out["refused"] is False and out["decided_by"] == "gate" and out["gate"]["answer"] is True
     assert set(out["citations"][0]) >= {"n", "chunk_id", "doc_id", "title", "section", "year", "source", "url",
                                         "score"}
     r = CliRunner().invoke(app, ["stats", "--json", "--data-dir", str(pipe.data_dir)])

@@ -276,7 +276,9 @@ class Pipeline:
         ev = scope.initial_case(question, filters, intent, s, self.patient_notes)
         decision = decide.run(ev, "time")
         if decision.verdict.final:
-            return scope.no_note_answer(ev, t0)
+            answer = scope.no_note_answer(ev, t0)
+            answer.decided_by = decision.verdict.step
+            return answer
         stages = self.stages(ev.filters)
         # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
         ev.model_writes = generate and self.settings.llm.backend != "none"
@@ -301,6 +303,7 @@ class Pipeline:
 
             answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
                                       decision, assemble.model_notes(stages, ev, found))
+        answer.decided_by = decision.verdict.step
         return answer
 
     def ask_no_context(self, question: str, closed: bool = False) -> Answer:

@@ -25,7 +25,8 @@ def test_ask_response_is_the_answer_less_internal_fields() -> None:
     assert list(AskResponse.model_fields) == [
         "query_id", "cache_hit", "question", "refused", "answer", "filters", "citations", "related_topics", "related",
         "missing_terms", "reason", "mode", "gate", "timings_ms", "retrieved", "warnings", "time_filter", "sentences",
-        "llm", "identifiers", "query_expansion", "standalone_question", "conversation_id", "conversation_turns"]
+        "llm", "identifiers", "query_expansion", "standalone_question", "conversation_id", "conversation_turns",
+        "decided_by"]
     answer = Answer(question="q", refused=False, answer="Give 5 mg [2].", filters={}, citations=[CITATION],
                     answerability={"terms": []}, query_repair={"diabetis": "diabetes"})
     body = AskResponse.model_validate({"query_id": None, "cache_hit": True, **answer.to_dict()}).model_dump(mode="json")

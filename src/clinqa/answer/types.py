@@ -116,6 +116,12 @@ class Answer:
     and answered (the follow-up read with the turns before it: :mod:`clinqa.question.followup`),
     ``conversation_id`` the conversation's id and ``conversation_turns`` the numbers (from 1) of the earlier
     turns it drew on; all empty for a question asked alone.
+
+    ``decided_by`` names the decision step whose verdict stands (:data:`clinqa.decision.table.STEPS`): "gate",
+    "support" or "dated_note" for an answer, the refusing step ("key_terms", "no_amount", ...) for a refusal.
+    ``gate`` is the similarity gate's own record, so a refusal by a later step (``no_quote``, ``no_amount``) has
+    ``refused`` true beside ``gate.answer`` true; ``decided_by`` says which step refused. "" on an answer
+    read back from before it existed.
     """
 
     question: str
@@ -142,6 +148,7 @@ class Answer:
     standalone_question: str = ""
     conversation_id: str = ""
     conversation_turns: list[int] = field(default_factory=list)
+    decided_by: str = ""
     query_vector: Any = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:

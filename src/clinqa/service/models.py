@@ -210,7 +210,10 @@ def _ask_fields() -> dict[str, tuple[Any, FieldInfo]]:
         "conversation_id": "The conversation this answer is a turn of (send it back as conversation_id to ask a "
                            "follow-up; GET /conversations/{id} reads the thread). Empty for a plain ask.",
         "conversation_turns": "In a conversation: the numbers (from 1) of the earlier turns the standalone "
-                              "question drew on; empty for a first turn, a new topic or a plain ask."})
+                              "question drew on; empty for a first turn, a new topic or a plain ask.",
+        "decided_by": "The decision step whose verdict stands: gate, support or dated_note for an answer; the "
+                      "refusing step (key_terms, apart, no_quote, no_amount, model_refused, ...) for a refusal. "
+                      "gate.answer is the similarity gate's own decision, so it can be true on a refusal."})
     moved = {k: answer.pop(k) for k in ("related", "missing_terms")}
     ordered: dict[str, tuple[Any, FieldInfo]] = {
         "query_id": (str | None, Field(..., description="Id in the query log (for POST /feedback and GET "
