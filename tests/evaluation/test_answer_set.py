@@ -21,6 +21,8 @@ NEGATION_DEV = SET.with_name("negation_dev.jsonl")  # written blind: the questio
 NEGATION_HELD_OUT = SET.with_name("negation_heldout.jsonl")
 CONDITIONS_DEV = SET.with_name("conditions_dev.jsonl")  # written blind: a named disease, covered or not
 CONDITIONS_HELD_OUT = SET.with_name("conditions_heldout.jsonl")
+SHORTHAND_DEV = SET.with_name("shorthand_dev.jsonl")  # written blind: bedside vocabulary, covered or not
+SHORTHAND_HELD_OUT = SET.with_name("shorthand_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -83,9 +85,10 @@ def test_schema_and_size() -> None:
 
 
 @pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
-                                  CONDITIONS_DEV, CONDITIONS_HELD_OUT],
+                                  CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
-                              "negation_heldout", "conditions_dev", "conditions_heldout"])
+                              "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
+                              "shorthand_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -174,3 +177,16 @@ def test_conditions_set_split() -> None:
     for qs, half in ((dev, False), (held, True)):
         for q in qs:
             assert held_out("issue52cond", q.qid) == half, q.qid
+
+
+def test_shorthand_set_split() -> None:
+    """The blind shorthand set: 56 answerable and 24 uncovered questions in all, each answerable one wording its
+    key thing as the guideline does not (ward abbreviation, brand, lay word, spelling, vignette background), split
+    by SHA-256 of ``issue53short:<id>`` (below 0.5: held-out): 31 + 11 dev, 25 + 13 held-out."""
+    dev, held = load_questions(SHORTHAND_DEV), load_questions(SHORTHAND_HELD_OUT)
+    assert (sum(q.answerable for q in dev), sum(not q.answerable for q in dev)) == (31, 11)
+    assert (sum(q.answerable for q in held), sum(not q.answerable for q in held)) == (25, 13)
+    assert len({q.doc_id for q in dev + held if q.answerable}) == 37
+    for qs, half in ((dev, False), (held, True)):
+        for q in qs:
+            assert held_out("issue53short", q.qid) == half, q.qid
