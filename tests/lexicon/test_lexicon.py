@@ -274,6 +274,23 @@ def test_a_clipped_word_is_read_as_the_clinical_word_it_begins_not_as_a_typo():
     assert fixed == "neonatal resuscitation, anticoagulation?"
 
 
+def test_a_function_word_is_no_clipping_of_a_corpus_word():
+    """Found on the blind shorthand set: "she" was read as a clipping of "shellfish" and "his" of "histamine"
+    (WordNet has no pronouns, and the corpus vocabulary drops them), so "pt on a blood thinner, can she have the
+    epidural?" was searched as "... can shellfish have ..." and refused naming "shellfish"."""
+    v = Vocabulary.from_texts(["Shellfish allergy is no contraindication.", "Histamine release after vancomycin.",
+                               "Shellfish and iodine.", "Histamine H2 blockers."])
+    lex = Lexicon(v)
+    assert lex.kind("she") == lex.kind("his") == "ordinary"
+    assert lex.corpus_name("she") is None and lex.corpus_name("his") is None
+    assert lex.corpus_name("shellf") == "shellfish"  # a real clipping still is one
+    from clinqa.question.repair import repair_question
+
+    fixed, fixes = repair_question("can she have it, and his INR?", v, known=lex.knows, rename=lex.corpus_name,
+                                   typo=typo_of)
+    assert (fixed, fixes) == ("can she have it, and his INR?", {})
+
+
 def test_a_merged_vocabulary_builds_its_phrase_index_from_its_parts():
     """A patient's scope merges the corpus vocabulary with the patient's notes for each patient: its phrase index
     is the corpus's (built once) with the notes' phrases put in, the same entries as a build from scratch."""

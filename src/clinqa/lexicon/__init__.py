@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from clinqa.lexicon.shorthand import SHORTHAND, long_forms
+from clinqa.text.stopwords import QUESTION_STOP_WORDS
 from clinqa.text.words import ALNUM_RUN, whole_word
 
 if TYPE_CHECKING:
@@ -405,6 +406,8 @@ class Lexicon:
 
         if w in SHORTHAND:
             return "shorthand"
+        if w in QUESTION_STOP_WORDS:
+            return "ordinary"  # a function word ("she", "his"; WordNet has no pronouns) is no clipping of "shellfish"
         wn = wordnet()
         if drug_names().is_drug(w) or wn.categories(w) & CLINICAL or CLINICAL_SUFFIX.search(w):
             return "clinical"
