@@ -189,7 +189,7 @@ def score_question(q: FactQuestion, answer: Answer, context: str | None = None) 
         "cited_chunks": [c.chunk_id for c in answer.citations],
         "gate_signal": answer.gate.signal if answer.gate else None,
         "latency_ms": round(answer.timings_ms.get("total", 0.0), 1),
-        "missing_terms": list(answer.missing_terms),
+        "missing_terms": list(answer.missing_terms), "decided_by": answer.decided_by,
     }
     for key in ("decisive_probability", "answer_model_score"):  # the learned decision's inputs, when on
         if key in answer.answerability:

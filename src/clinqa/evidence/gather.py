@@ -428,11 +428,12 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     for, and :func:`clinqa.evidence.passages.band_sections` the section of a retrieved document whose heading band
     holds a value the question gives), whether the question is about a time only (``timed``, read from that first
     test), the deeper context (:func:`deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
-    reference scope), the answer model's score of the first quotable passages (``answer.answer_model``, reference
-    scope) and whether a filter scoped the search. The question (after repair) is read once, before the search,
-    into :attr:`Gathered.profile` (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its
-    qualifiers, its key terms with the scope's vocabulary and the calibration's ``key_term_max_zipf``, these only
-    when ``answer.key_terms`` is not ``ignore``), which every later reader of the question takes."""
+    reference scope, only with ``answer.unknown_compounds``: off by default), the answer model's score of the first
+    quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search. The
+    question (after repair) is read once, before the search, into :attr:`Gathered.profile`
+    (:class:`clinqa.question.profile.QuestionProfile`: what it asks for, its qualifiers, its key terms with the
+    scope's vocabulary and the calibration's ``key_term_max_zipf``, these only when ``answer.key_terms`` is not
+    ``ignore``), which every later reader of the question takes."""
     from clinqa.question.repair import repair_question
 
     s = stages.settings.answer
@@ -468,8 +469,8 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
                                  and not check.key_terms)
     context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
-    if check is not None and missing and filters.patient_id is None:  # one patient's few notes lack most words
-        check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)
+    if s.unknown_compounds and check is not None and missing and filters.patient_id is None:  # one patient's few
+        check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)  # notes lack most words
     if check is not None and missing and lex is not None and filters.patient_id is None:
         check = with_unknown_things(check, missing, lex)
     found = Gathered(asked, repairs, result, context, rare, test, profile, missing, check, timed)
