@@ -283,8 +283,9 @@ def test_answer_units_are_precomputed_at_ingest(periop_pipe: Pipeline) -> None:
 
 def test_a_word_after_a_key_term_is_no_missing_compound_by_default(pipe: Pipeline) -> None:
     """Blind shorthand set (dev): "TIA yesterday" was read as one missing decisive term (a key term followed by a
-    common word the corpus never has) and refused the question. That rule (``answer.unknown_compounds``) refused 8
-    answerable questions and no uncovered one on 14 blind sets, so it is off; on, it refuses as before."""
+    common word the corpus never has) and refused the question. Without that rule (``answer.unknown_compounds``) 6
+    answerable questions of 14 blind halves are answered and no uncovered one is, so it is off; on, it refuses as
+    before."""
     q = ("74F TIA yesterday, duplex shows 80% ipsilateral ICA stenosis, HbA1c 6.1 - how soon should she get the "
          "endarterectomy?")
     ans = pipe.ask(q)

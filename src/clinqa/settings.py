@@ -443,9 +443,9 @@ class AnswerSettings(BaseModel):
                                "answerability rules.")
     unknown_compounds: bool = Field(False, description="A key term the passages mention followed by a common word "
                                     "the corpus never has counts as one missing decisive term ('thyroid storm'). "
-                                    "Off: on 14 blind sets it refused 8 answerable questions ('TIA yesterday', "
-                                    "'CRRT effluent', 'stent put') and no uncovered one (docs/benchmarks.md, "
-                                    "'Issue 50, fourth pass').")
+                                    "Off: on 14 blind halves, 6 answerable questions it refused are answered "
+                                    "without it ('TIA yesterday', 'stent put', 'PCI tomorrow') and no uncovered "
+                                    "one is (docs/benchmarks.md, 'Issue 50, fourth pass').")
     unknown_terms: Literal["refuse", "warn", "ignore"] = Field(
         "warn",
         description="What to do when a content word of the question occurs nowhere in the corpus "
