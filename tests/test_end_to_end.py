@@ -294,3 +294,16 @@ def test_a_word_after_a_key_term_is_no_missing_compound_by_default(pipe: Pipelin
     on = Pipeline(s.model_copy(update={"answer": s.answer.model_copy(update={"unknown_compounds": True})}))
     refused = on.ask(q)
     assert refused.refused and refused.decided_by == "key_terms" and "tia yesterday" in refused.missing_terms
+
+
+def test_ordinary_words_the_corpus_lacks_raise_no_warning(pipe: Pipeline) -> None:
+    """A new user's finding: "honestly I wonder ..." warned "the corpus never mentions 'honestly', 'wonder'; the
+    quoted passages may not answer the question" beside a right quote. Words the lexicon reads as ordinary English
+    are left out of that warning; a word it does not know stays in it."""
+    ans = pipe.ask("honestly I wonder what target INR we want for warfarin in atrial fibrillation?")
+    assert not ans.refused and "2.0-3.0" in ans.answer
+    assert not any("never mentions" in w for w in ans.warnings), ans.warnings
+    think = pipe.ask("how big does the infected growth on a heart valve have to be before we think about operating?")
+    assert not any("'think'" in w for w in think.warnings), think.warnings  # a rare word in the corpus, ordinary
+    odd = pipe.ask("what target INR do we want for warfarin in atrial fibrillation, zorblat?")
+    assert any("'zorblat'" in w for w in odd.warnings), odd.warnings

@@ -339,14 +339,16 @@ def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, found: Gath
 
 def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> Draft:
     """The :class:`Draft` every answer or refusal of the question is rendered from: the final ``decision``'s gate
-    record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`;
-    the quoted passages "may not answer" only when the gate with the dated-note step answered and the decision
-    still does)."""
+    record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`,
+    on the missing words less those the lexicon reads as ordinary English, ``found.ordinary``: "hey, honestly, I
+    wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate with the
+    dated-note step answered and the decision still does)."""
     verdict, filters, result = decision.verdict, ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
     warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
-                *gate_warnings(ev.gate, ev.missing, ev.unknown_terms, ev.scoped, answering),
+                *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.ordinary], ev.unknown_terms,
+                               ev.scoped, answering),
                 *verdict.warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.intent.describe(datetime.date.today()), result.query_vector,
