@@ -305,5 +305,7 @@ def test_ordinary_words_the_corpus_lacks_raise_no_warning(pipe: Pipeline) -> Non
     assert not any("never mentions" in w for w in ans.warnings), ans.warnings
     think = pipe.ask("how big does the infected growth on a heart valve have to be before we think about operating?")
     assert not any("'think'" in w for w in think.warnings), think.warnings  # a rare word in the corpus, ordinary
+    typed = pipe.ask("Eliquis dose in AF pt 84yo 58kg Cr 1.6?")  # the patient's weight typed as one word
+    assert not any("58kg" in w for w in typed.warnings), typed.warnings
     odd = pipe.ask("what target INR do we want for warfarin in atrial fibrillation, zorblat?")
     assert any("'zorblat'" in w for w in odd.warnings), odd.warnings

@@ -134,6 +134,12 @@ def test_key_terms_that_only_warn() -> None:
     alone = Answerability(key_terms=[AMOXICILLIN], missing=[AMOXICILLIN], in_corpus={"amoxicillin": False})
     assert d_key_terms.key_term_warning(_ev(check=alone, key_terms="warn", missing=["amoxicillin"]),
                                         _gate(True, 0.6)) is None
+    # the patient's value is no term a passage states (a new user: "do not mention '82 kg'" beside a right dose)
+    weight = KeyTerm("82 kg", "quantity", "82")
+    valued = Answerability(key_terms=[CHILDREN, weight], missing=[CHILDREN, weight], in_corpus={"children": True})
+    v = d_key_terms.key_term_warning(_ev(check=valued, key_terms="warn"), _gate(True, 0.6))
+    assert v is not None and v.warnings == (
+        "the passages found do not mention 'children': check that they answer the question",)
 
 
 def test_answer_model_refuses_below_its_threshold_only_an_answer() -> None:

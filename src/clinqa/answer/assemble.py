@@ -24,7 +24,8 @@ closest topics the documents do have, only when they are close (``Answer.related
 the CLI and the web page as a list). Numbers (the gate's signal and threshold) stay in
 ``Answer.gate``.
 
-- The dense gate refused: "The documents do not cover this question."
+- The dense gate refused: "No passage found is close enough to this question to answer it." (the closest topics
+  follow, when the question is close to the corpus: the right section may be among them, below the threshold)
 - A key term is missing (:mod:`clinqa.decision.answerability`): "The documents do not mention
   amoxicillin." when no chunk of the corpus has it, else "The passages found do not mention
   children." (the corpus has the word, but not in the passages that would answer).
@@ -340,14 +341,14 @@ def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, found: Gath
 def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> Draft:
     """The :class:`Draft` every answer or refusal of the question is rendered from: the final ``decision``'s gate
     record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`,
-    on the missing words less those the lexicon reads as ordinary English, ``found.ordinary``: "hey, honestly, I
+    on the missing words less ``found.unwarned``, ordinary English and typed values: "hey, honestly, I
     wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate with the
     dated-note step answered and the decision still does)."""
     verdict, filters, result = decision.verdict, ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
     warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
-                *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.ordinary], ev.unknown_terms,
+                *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.unwarned], ev.unknown_terms,
                                ev.scoped, answering),
                 *verdict.warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,

@@ -15,7 +15,7 @@ def gate(ev: Case, v: Verdict) -> Verdict | None:
     return Verdict(d.answer, "" if d.answer else NOT_COVERED if ev.hits else NO_MATCH, d, "gate")
 
 
-NOT_COVERED = "The documents do not cover this question."
+NOT_COVERED = "No passage found is close enough to this question to answer it."
 
 
 NO_MATCH = "No passage matched the question under the applied filters."

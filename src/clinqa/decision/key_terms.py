@@ -96,12 +96,16 @@ def missing_notes(check: Answerability | None) -> list[str]:
 def key_term_warning(ev: Case, v: Verdict) -> Verdict | None:
     """An answer whose quotable passages miss key terms (``answer.key_terms`` not ``ignore``) is given a
     warning naming them; the verdict stands. A word the corpus never mentions at all is left out: the coverage
-    warning already names it ("the corpus never mentions 'jab'"), and one warning per word is enough."""
+    warning already names it ("the corpus never mentions 'jab'"), and one warning per word is enough; so is a
+    quantity of the question ("82 kg"), the patient's value, which a passage states only as a band."""
     check = ev.check
     if check is None or not check.missing or ev.key_terms == "ignore" or not v.answer:
         return None
+    from clinqa.question.terms import shown_name
+
     told = {w.lower() for w in ev.missing} if ev.unknown_terms == "warn" else set()
-    shown = [w for w in check.missing_names() if w.lower() not in told]
+    # a value the patient has ("82 kg", "INR 4.8") is no term a passage states: it chose the band, if any
+    shown = [shown_name(t) for t in check.missing if t.kind != "quantity" and shown_name(t).lower() not in told]
     if not shown:
         return None
     names = ", ".join(f"'{w}'" for w in shown)

@@ -34,6 +34,7 @@ from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
+from clinqa.question.terms import QUANTITY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -354,14 +355,15 @@ class Gathered:
     """What :func:`gather` found for one question, which the pipeline hands to the decision's
     :class:`~clinqa.decision.verdict.Case` (:meth:`~clinqa.decision.verdict.Case.take`) and the quote takes:
     the question ``asked`` (after spelling repair) and the ``repairs`` made, the search ``result``, the ``context``
-    an answer may quote, the ``rare`` question words (few chunks have them; not ordinary English, the only use
+    an answer may quote, the ``rare`` question words (few chunks have them; less ``unwarned``, the only use
     being the warning that a quote does not name them), the key-term ``test``, the ``profile``
     read of ``asked``; for the decision the question words no visible chunk has (``missing``), the key-term test of
     the context (``check``, None when it did not run), whether the question is about a time only (``timed``), the
     answer model's best probability over the first quotable passages and its threshold (``answer_score``,
     ``answer_threshold``; None when the model did not run), whether a filter scoped the search (``scoped``) and
-    which of ``missing`` and of the rare words the lexicon reads as ordinary English ("honestly", "wonder", "think":
-    ``ordinary``), which the unknown-word warnings leave out."""
+    which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
+    reads as ordinary English ("honestly", "wonder", "think") and the patient's values typed as one word ("58kg":
+    :data:`clinqa.question.terms.QUANTITY`)."""
 
     asked: str
     repairs: dict[str, str]
@@ -376,7 +378,7 @@ class Gathered:
     answer_score: float | None = None
     answer_threshold: float | None = None
     scoped: bool = False
-    ordinary: frozenset[str] = frozenset()
+    unwarned: frozenset[str] = frozenset()
 
 
 def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
@@ -477,9 +479,10 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)  # notes lack most words
     if check is not None and missing and lex is not None and filters.patient_id is None:
         check = with_unknown_things(check, missing, lex)
-    ordinary = frozenset(w for w in (*missing, *rare) if lex is not None and lex.kind(w) == "ordinary")
-    found = Gathered(asked, repairs, result, context, [w for w in rare if w not in ordinary], test, profile, missing,
-                     check, timed, ordinary=ordinary)
+    unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w)
+                         or (lex is not None and lex.kind(w) == "ordinary"))
+    found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
+                     check, timed, unwarned=unwarned)
     model = stages.answer_model if filters.patient_id is None else None
     if model is not None and context:
         t0 = time.perf_counter()
