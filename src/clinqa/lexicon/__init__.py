@@ -349,8 +349,10 @@ class Lexicon:
     def _senses(self, term: str) -> tuple[str, ...]:
         """The senses of ``term`` as a clinical abbreviation (:func:`clinqa.lexicon.abbreviations.senses`); with a
         bound vocabulary only those the corpus has (every word), so "SBP" in a corpus of blood pressures is
-        "systolic blood pressure" alone."""
+        "systolic blood pressure" alone, and a sense that is a drug by another name the corpus has under that name
+        (:meth:`clinqa.lexicon.drugs.DrugNames.names`: "ASA", "acetylsalicylic acid" -> "aspirin")."""
         from clinqa.lexicon.abbreviations import senses
+        from clinqa.lexicon.drugs import drug_names
 
         found = senses(term)
         v = self.vocabulary
@@ -358,7 +360,16 @@ class Lexicon:
             return found
         # every word in the corpus is weak evidence for a long sense ("eating and drinking ability classification
         # system" for EDACS, the chest-pain score): more than three words must be a phrase the corpus uses
-        return tuple(t for t in found if self._in_corpus(t) and (len(t.split()) <= 3 or t in v.phrases))
+        kept = [t for t in found if self._in_corpus(t) and (len(t.split()) <= 3 or t in v.phrases)]
+        # a sense that names a drug the corpus calls otherwise counts under the corpus's name of it: "ASA" is
+        # "acetylsalicylic acid", which the drug names resource calls "aspirin"
+        drugs = drug_names()
+        for t in found:
+            if t not in kept and drugs.is_drug(t):
+                name = next((n for n in drugs.names(t) if self._in_corpus(n)), None)
+                if name is not None and name not in kept:
+                    kept.append(name)
+        return tuple(kept)
 
     def _clippings(self, word: str) -> tuple[str, ...]:
         """The corpus words that ``word`` is a clipping of (:func:`clinqa.lexicon.corpus.clipped`: "resus" ->
