@@ -101,11 +101,10 @@ def key_term_warning(ev: Case, v: Verdict) -> Verdict | None:
     check = ev.check
     if check is None or not check.missing or ev.key_terms == "ignore" or not v.answer:
         return None
-    from clinqa.question.terms import shown_name
-
     told = {w.lower() for w in ev.missing} if ev.unknown_terms == "warn" else set()
     # a value the patient has ("82 kg", "INR 4.8") is no term a passage states: it chose the band, if any
-    shown = [shown_name(t) for t in check.missing if t.kind != "quantity" and shown_name(t).lower() not in told]
+    shown = [w for t, w in zip(check.missing, check.missing_names(), strict=True)
+             if t.kind != "quantity" and w.lower() not in told]
     if not shown:
         return None
     names = ", ".join(f"'{w}'" for w in shown)

@@ -365,7 +365,7 @@ class Lexicon:
         # "acetylsalicylic acid", which the drug names resource calls "aspirin"
         drugs = drug_names()
         for t in found:
-            if t not in kept and drugs.is_drug(t):
+            if t not in kept:  # names() is () for a sense that is no drug
                 name = next((n for n in drugs.names(t) if self._in_corpus(n)), None)
                 if name is not None and name not in kept:
                     kept.append(name)
