@@ -24,6 +24,8 @@ CONDITIONS_HELD_OUT = SET.with_name("conditions_heldout.jsonl")
 SHORTHAND_DEV = SET.with_name("shorthand_dev.jsonl")  # written blind: bedside vocabulary, covered or not
 SHORTHAND_HELD_OUT = SET.with_name("shorthand_heldout.jsonl")
 SHORTHAND2_HELD_OUT = SET.with_name("shorthand2_heldout.jsonl")  # written blind after the round's choices: all held out
+NEARMISS_DEV = SET.with_name("nearmiss_dev.jsonl")  # written blind: uncovered near-misses beside bedside vocabulary
+NEARMISS_HELD_OUT = SET.with_name("nearmiss_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -87,10 +89,10 @@ def test_schema_and_size() -> None:
 
 @pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
                                   CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT,
-                                  SHORTHAND2_HELD_OUT],
+                                  SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
                               "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
-                              "shorthand_heldout", "shorthand2_heldout"])
+                              "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -200,3 +202,20 @@ def test_second_shorthand_set_is_all_held_out() -> None:
     qs = load_questions(SHORTHAND2_HELD_OUT)
     assert (sum(q.answerable for q in qs), sum(not q.answerable for q in qs)) == (44, 16)
     assert len({q.doc_id for q in qs if q.answerable}) == 42
+
+
+def test_nearmiss_set_split(texts: dict[str, str]) -> None:
+    """The blind near-miss set: 40 answerable questions over 39 guidelines and 40 uncovered ones (32 near-misses
+    whose asked thing the corpus names only in passing, 8 wholly absent), split by SHA-256 of ``issue55near:<id>``
+    (below 0.5: held-out): 20 + 23 dev, 20 + 17 held-out; every forbidden string is in its guideline and inside no
+    fact."""
+    dev, held = load_questions(NEARMISS_DEV), load_questions(NEARMISS_HELD_OUT)
+    assert (sum(q.answerable for q in dev), sum(not q.answerable for q in dev)) == (20, 23)
+    assert (sum(q.answerable for q in held), sum(not q.answerable for q in held)) == (20, 17)
+    assert len({q.doc_id for q in dev + held if q.answerable}) == 39
+    for qs, half in ((dev, False), (held, True)):
+        for q in qs:
+            assert held_out("issue55near", q.qid) == half, q.qid
+            for f in q.forbidden:
+                assert normalize(f) in texts[q.doc_id], (q.qid, f)
+                assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
