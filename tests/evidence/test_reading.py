@@ -116,3 +116,20 @@ def test_a_reading_holds_its_heading_bands_and_the_choosers_take_them() -> None:
     assert asked.values == (("score", 5.0),)
     assert fitting_hits([high, low], asked, 2, readings=readings) == [low]
     assert len(readings) == 2 and readings.of(high.chunk).heading_fit(asked.values) is False
+
+
+def test_a_reading_holds_the_heading_its_units_stand_under_and_their_embedded_texts() -> None:
+    """``PassageReading.heading`` is the last heading of the section path (:func:`clinqa.chunking.units.unit_heading`)
+    and ``unit_texts`` each unit under it as ingest embeds it (the reference: :func:`embedding_texts` of the body and
+    path); ``with_siblings`` reads the heading from the ask's readings ("Score Components" names a list)."""
+    from clinqa.chunking.units import embedding_texts
+
+    readings = PassageReadings()
+    hit = chunk_hit("timi#c#0", TIMI, 1, ["TIMI", "Score Components"])
+    r = readings.of(hit.chunk)
+    assert r.heading == "Score Components" and readings.of(chunk_hit("x#0", "A.", 1, []).chunk).heading == ""
+    assert list(r.unit_texts) == embedding_texts(TIMI, ["TIMI", "Score Components"]) and len(r.unit_texts) == 3
+    assert r.unit_texts[0].startswith("Score Components")
+    nxt = chunk_hit("timi#c#1", "| Very High | 8 | Urgent |", 2, ["TIMI", "Score Components"]).chunk
+    out = with_siblings([hit], read_asks("What are the TIMI score components?"), lambda ids: [nxt], readings=readings)
+    assert [h.chunk.chunk_id for h in out] == ["timi#c#0", "timi#c#1"] and len(readings) == 2

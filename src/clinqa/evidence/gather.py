@@ -416,14 +416,12 @@ def answer_model_texts(hits: Sequence[Any], units: bool, readings: PassageReadin
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
     ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_text`, the
     texts ingest embeds), so the passage's answering sentence is read even past the model's token limit. The units
-    are the ask's readings' (``readings``: each passage read once per ask; None: read here)."""
+    are the ask's readings' (``readings``: each passage read once per ask, its
+    :attr:`~clinqa.evidence.reading.PassageReading.unit_texts`; None: read here)."""
     if not units:
         return [h.chunk.text for h in hits]
-    from clinqa.chunking.units import embedding_text, unit_heading
-
     read = readings if readings is not None else PassageReadings()
-    return [embedding_text(u, unit_heading(h.chunk.section_path)) for h in hits
-            for u in read.units(h.chunk)] or [h.chunk.text for h in hits]
+    return [t for h in hits for t in read.of(h.chunk).unit_texts] or [h.chunk.text for h in hits]
 
 
 def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,

@@ -23,7 +23,6 @@ from functools import lru_cache
 from typing import Protocol
 
 from clinqa.chunking.base import Chunk
-from clinqa.chunking.units import unit_heading
 from clinqa.evidence.coverage import STOPWORDS
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import LIST_QUESTION, QUALIFIER_WORDS, AsksRead, Qualifier
@@ -140,8 +139,7 @@ def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[l
         if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
             sides[id(h)] = (before, after)
             stated = True  # the best passage of the section the question names
-        elif after is not None and (structured or (listing and LIST_QUESTION.search(
-                unit_heading(h.chunk.section_path)))):
+        elif after is not None and (structured or (listing and LIST_QUESTION.search(readings.of(h.chunk).heading))):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
             units = [u for u in readings.units(h.chunk) if not BOILERPLATE.search(u.full)]

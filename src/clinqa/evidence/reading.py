@@ -10,6 +10,11 @@ What a reading holds:
   :func:`clinqa.evidence.passages.with_siblings` (does a list or table run past the chunk?),
   :func:`clinqa.evidence.passages.band_sections` (does a row or item give the band of a value asked?) and
   :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
+* :attr:`PassageReading.heading` and :attr:`PassageReading.unit_texts`: the heading the units stand under (the last
+  of the section path, :func:`clinqa.chunking.units.unit_heading`: does it name a list, for
+  :func:`clinqa.evidence.passages.with_siblings`?) and each unit under it as ingest embeds it
+  (:func:`clinqa.chunking.units.embedding_text`), which the answer model reads
+  (:func:`clinqa.evidence.gather.answer_model_texts`);
 * :attr:`PassageReading.heading_bands`: the bands its section path gives a named thing
   (:func:`clinqa.evidence.bands.heading_bands`: "NEWS2 Score 5–6 — Urgent Response"), read by every chooser of
   passages that asks whether the heading fits a value the question gives (:meth:`PassageReading.heading_fit`:
@@ -32,7 +37,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from clinqa.chunking.units import Unit, unit_records, without_suspicious
+from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records, without_suspicious
 from clinqa.evidence.bands import Band, band_fit, heading_bands, value_holders
 from clinqa.evidence.mentions import CheckedPassage
 
@@ -56,6 +61,19 @@ class PassageReading:
         """The chunk's stored text (header included) less its suspicious units, as the key-term test reads it
         (:meth:`clinqa.evidence.mentions.CheckedPassage.of`)."""
         return CheckedPassage.of(without_suspicious(self.chunk.text))
+
+    @cached_property
+    def heading(self) -> str:
+        """The heading the chunk's units stand under: the last of its section path
+        (:func:`clinqa.chunking.units.unit_heading`; "" without one)."""
+        return unit_heading(self.chunk.section_path)
+
+    @cached_property
+    def unit_texts(self) -> tuple[str, ...]:
+        """Each of :attr:`units` under :attr:`heading`, as ingest embeds it
+        (:func:`clinqa.chunking.units.embedding_text`; the same as :func:`clinqa.chunking.units.embedding_texts` of
+        the body and section path)."""
+        return tuple(embedding_text(u, self.heading) for u in self.units)
 
     @cached_property
     def heading_bands(self) -> tuple[tuple[str, Band], ...]:
