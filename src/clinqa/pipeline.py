@@ -275,8 +275,8 @@ class Pipeline:
         filters, intent = self.time_intent(question, self._checked(question, filters))
         ev = scope.initial_case(question, filters, intent, s, self.patient_notes)
         decision = decide.run(ev, "time")
-        if decision.verdict.final:
-            answer = scope.no_note_answer(ev, t0)
+        if decision.verdict.final:  # a patient question about a day with no note
+            answer = assemble.no_note_refusal(ev, decision.verdict.reason, {"total": (time.perf_counter() - t0) * 1e3})
             answer.decided_by = decision.verdict.step
             return answer
         stages = self.stages(ev.filters)

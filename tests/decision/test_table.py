@@ -185,13 +185,31 @@ def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() 
 
 
 def test_no_note_dated_names_the_nearest_notes() -> None:
-    notes = {"n1": ("2022-04-10", "progress"), "n2": ("2022-05-01", ""), "n3": ("", "letter")}
-    ev = _ev(no_note=True, patient_notes=notes, filters=Filters(patient_id="P1"),
-             intent=TimeIntent(2022, 2022, phrase="on 2022-04-18", date_min="2022-04-18", date_max="2022-04-18"))
+    """The nearest notes are read once, with the patient's notes, when the case starts
+    (:func:`clinqa.answer.scope.initial_case`); the step words the reason from them and the refusal lists them."""
+    from clinqa.answer.assemble import no_note_refusal
+    from clinqa.answer.scope import initial_case
+    from clinqa.question.time import NO_NOTE
+    from clinqa.settings import AnswerSettings
+
+    notes = {"n1": ("2022-04-10", "progress"), "n2": ("2022-05-01", ""), "n3": ("", "letter"), "n4": ("2022-04-10", "")}
+    intent = TimeIntent(2022, 2022, phrase="on 2022-04-18", date_min="2022-04-18", date_max="2022-04-18")
+    asked: list[str] = []
+    ev = initial_case("Q?", Filters(patient_id="P1", doc_ids=(NO_NOTE,)), intent, AnswerSettings(),
+                      lambda pid: asked.append(pid) or notes)
+    # 8 days before, 13 after: n1 then n4 (the same day, by doc id) then n2; the undated letter is no candidate
+    assert asked == ["P1"] and ev.no_note and ev.near_notes == [
+        ("2022-04-10", "progress", "n1"), ("2022-04-10", "", "n4"), ("2022-05-01", "", "n2")]
+    assert ev.time_filter == "date 2022-04-18 (from 'on 2022-04-18')"
     v = d_no_note.no_note_dated(ev, verdict.Verdict(True))
     assert v is not None and v.final and v.reason == (
-        "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-05-01.")
-    ev.patient_notes = {}
+        "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-04-10, "
+        "2022-05-01.")
+    ans = no_note_refusal(ev, v.reason, {"total": 1.0})
+    assert ans.refused and ans.reason == v.reason and ans.filters.doc_ids == () and ans.time_filter == ev.time_filter
+    assert ans.related_topics == ["progress note 2022-04-10", "note 2022-04-10", "note 2022-05-01"]
+    assert [t["doc_id"] for t in ans.related] == ["n1", "n4", "n2"]
+    ev.patient_notes, ev.near_notes = {}, []
     assert d_no_note.no_note_dated(ev, verdict.Verdict(True)).reason == (  # type: ignore[union-attr]
         "Patient P1 has no notes; check the patient id.")
     assert d_no_note.no_note_dated(_ev(), verdict.Verdict(True)) is None

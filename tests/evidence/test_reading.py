@@ -90,3 +90,46 @@ def test_the_answer_model_reads_the_units_of_the_reading() -> None:
     assert texts == [t for h in hits for t in embedding_texts(h.chunk.body, h.chunk.section_path)]
     assert len(readings) == 2 and len(texts) == len(readings.units(hits[0].chunk)) + 3  # TIMI: three rows
     assert answer_model_texts(hits, False, readings) == [h.chunk.text for h in hits]
+
+
+def test_a_reading_holds_its_heading_bands_and_the_choosers_take_them() -> None:
+    """The bands a passage's section path gives are read once with the passage (``PassageReading.heading_bands``,
+    the reference being :func:`clinqa.evidence.bands.heading_bands` of the path joined by spaces); the fit with the
+    question's values is :func:`clinqa.evidence.bands.heading_fit`'s; ``fitting_hits`` and ``band_sections`` read
+    them from the ask's readings (an empty readings object is the ask's, not replaced by one of their own)."""
+    from clinqa.evidence.bands import heading_bands, heading_fit
+    from clinqa.evidence.passages import fitting_hits
+
+    news = ["NEWS2", "NEWS2 Score 5–6 — Urgent Response"]
+    low, high = chunk_hit("news#5#0", "Urgent review.", 1, news), chunk_hit("news#7#0", "Emergency.", 2,
+                                                                            ["NEWS2", "NEWS2 Score ≥ 7"])
+    readings = PassageReadings()
+    r = readings.of(low.chunk)
+    assert [(w, b.low, b.high) for w, b in r.heading_bands] == [("score", 5.0, 6.0), ("news2", 5.0, 6.0)]
+    assert list(r.heading_bands) == heading_bands("NEWS2 NEWS2 Score 5–6 — Urgent Response")
+    assert r.heading_bands is r.heading_bands  # read once
+    for values, fit in (([("score", 5.0)], True), ([("news2", 7.0)], False), ([("step", 1.0)], None), ([], None)):
+        assert r.heading_fit(values) is fit
+        assert heading_fit(" ".join(news), values) is fit
+    # "NEWS2 score of 5": the "Score ≥ 7" section is passed over, read from the readings handed in
+    asked = read_asks("What is the response to a NEWS2 score of 5?")
+    assert asked.values == (("score", 5.0),)
+    assert fitting_hits([high, low], asked, 2, readings=readings) == [low]
+    assert len(readings) == 2 and readings.of(high.chunk).heading_fit(asked.values) is False
+
+
+def test_a_reading_holds_the_heading_its_units_stand_under_and_their_embedded_texts() -> None:
+    """``PassageReading.heading`` is the last heading of the section path (:func:`clinqa.chunking.units.unit_heading`)
+    and ``unit_texts`` each unit under it as ingest embeds it (the reference: :func:`embedding_texts` of the body and
+    path); ``with_siblings`` reads the heading from the ask's readings ("Score Components" names a list)."""
+    from clinqa.chunking.units import embedding_texts
+
+    readings = PassageReadings()
+    hit = chunk_hit("timi#c#0", TIMI, 1, ["TIMI", "Score Components"])
+    r = readings.of(hit.chunk)
+    assert r.heading == "Score Components" and readings.of(chunk_hit("x#0", "A.", 1, []).chunk).heading == ""
+    assert list(r.unit_texts) == embedding_texts(TIMI, ["TIMI", "Score Components"]) and len(r.unit_texts) == 3
+    assert r.unit_texts[0].startswith("Score Components")
+    nxt = chunk_hit("timi#c#1", "| Very High | 8 | Urgent |", 2, ["TIMI", "Score Components"]).chunk
+    out = with_siblings([hit], read_asks("What are the TIMI score components?"), lambda ids: [nxt], readings=readings)
+    assert [h.chunk.chunk_id for h in out] == ["timi#c#0", "timi#c#1"] and len(readings) == 2

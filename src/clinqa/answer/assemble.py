@@ -39,7 +39,6 @@ car tyre?") get no topics instead of five unrelated guidelines.
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
@@ -174,17 +173,16 @@ def refuse(draft: Draft, reason: str, related_min: float, n_topics: int) -> Answ
     return refusal(draft, reason, topics)
 
 
-def no_note_refusal(question: str, filters: Filters, intent: TimeIntent, reason: str,
-                    near: Sequence[tuple[str, str, str]], timings_ms: dict[str, float]) -> Answer:
-    """The refusal :class:`~clinqa.answer.types.Answer` of a question about a day with no note
-    (:func:`clinqa.decision.no_note.no_note_reason`): the nearest notes are its related topics; ``filters`` are
-    shown without the internal no-note document id."""
+def no_note_refusal(ev: Case, reason: str, timings_ms: dict[str, float]) -> Answer:
+    """The refusal :class:`~clinqa.answer.types.Answer` of a question about a day with no note, for the decision's
+    ``reason`` (step ``no_note_dated``, :func:`clinqa.decision.no_note.no_note_reason`): the nearest notes
+    (``ev.near_notes``) are its related topics; ``ev.filters`` are shown without the internal no-note document
+    id."""
     related_ = [{"title": f"{kind + ' note ' if kind else 'note '}{day}", "section": "", "chunk_id": "", "doc_id": d}
-                for day, kind, d in near]
-    return Answer(question=question, refused=True, answer=reason, reason=reason,
-                  filters=replace(filters, doc_ids=()), mode="refusal", related=related_,
-                  related_topics=[r["title"] for r in related_], time_filter=intent.describe(datetime.date.today()),
-                  timings_ms=timings_ms)
+                for day, kind, d in ev.near_notes]
+    return Answer(question=ev.question, refused=True, answer=reason, reason=reason,
+                  filters=replace(ev.filters, doc_ids=()), mode="refusal", related=related_,
+                  related_topics=[r["title"] for r in related_], time_filter=ev.time_filter, timings_ms=timings_ms)
 
 
 def question_warnings(intent: TimeIntent, notes_unsearched: bool) -> list[str]:
@@ -352,5 +350,5 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> D
                                ev.scoped, answering),
                 *verdict.warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
-                 result.expansion, ev.intent.describe(datetime.date.today()), result.query_vector,
+                 result.expansion, ev.time_filter, result.query_vector,
                  dict(result.timings_ms))

@@ -102,8 +102,8 @@ from clinqa.evidence.passages import (
     _states,
     filed_under,
     qualifier_words,
-    units_of,
 )
+from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import (
     AsksRead,
     content_stems,
@@ -117,7 +117,6 @@ from clinqa.text.quantities import DOSE_AMOUNT
 from clinqa.text.stems import snowball_stem as stem
 
 if TYPE_CHECKING:
-    from clinqa.evidence.reading import PassageReadings
     from clinqa.settings import UnitScoring
 
 #: a sentence or item that starts with its predicate: its subject is the section heading it stands under
@@ -620,7 +619,8 @@ def extract_answer(
     ``list_bonus``, ``number_bonus``, ``qualifier_bonus``, ``cell_bonus``, ``heading_bonus``, ``max_units``,
     ``max_list_items``, ``max_words``), :class:`clinqa.settings.UnitScoring` (``answer.scoring``; None: its
     defaults, the one source of the values). ``readings``: the ask's passage readings, whose units are scored
-    (:func:`~clinqa.evidence.passages.units_of`: each passage's units read once per ask); None: read here.
+    (:attr:`clinqa.evidence.reading.PassageReading.units`: each passage's units read once per ask); None: readings
+    of its own.
 
     ``question_vector``: ``(dim,)`` unit vector of the question; ``asked``: what was read of its text
     (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
@@ -637,9 +637,8 @@ def extract_answer(
     max_list_items, max_words = sc.max_list_items, sc.max_words
     profile = read_asks("") if asked is None else asked
     hits = list(hits)[:max_hits]
-    units: list[tuple[int, Unit]] = []
-    for hi, hit in enumerate(hits):
-        units.extend((hi, u) for u in units_of(hit.chunk, readings))
+    read = readings if readings is not None else PassageReadings()
+    units = [(hi, u) for hi, hit in enumerate(hits) for u in read.units(hit.chunk)]
     cands = Candidates(hits, profile, units[:sc.max_units])
     if not cands.keep:
         return Extract("", [])

@@ -1,12 +1,13 @@
 """The steps of ``Pipeline.ask`` that depend on the question's scope (one patient's notes, or the reference
 documents) outside gathering (:mod:`clinqa.evidence.gather`): the :class:`~clinqa.decision.verdict.Case` a
-question starts with (for a patient question about a day, that patient's notes), its refusal when no note is
-dated so, and the hint that a question without a patient searched no patient notes. What the store knows comes
-in as callables, so this module never touches the store."""
+question starts with (its time filter in words; for a patient question about a day with no note, that patient's
+notes and the nearest of them, which the decision's refusal names: :func:`nearest_notes`) and the hint that a
+question without a patient searched no patient notes. What the store knows comes in as callables, so this module
+never touches the store."""
 
 from __future__ import annotations
 
-import time
+import datetime
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -24,25 +25,29 @@ if TYPE_CHECKING:
 def initial_case(question: str, filters: Filters, intent: TimeIntent, s: AnswerSettings,
                  patient_notes: Callable[[str], dict[str, tuple[str, str]]]) -> Case:
     """The :class:`~clinqa.decision.verdict.Case` of ``question`` before any search: its filters and time
-    intent as applied, the ``answer`` settings ``s``; for a patient question limited to a day with no note
-    (:data:`clinqa.question.time.NO_NOTE`), that patient's notes (``patient_notes(id)``), which the ``time``
-    phase's refusal names the nearest of."""
-    ev = Case(question, filters, intent, s.unknown_terms, s.key_terms, no_note=filters.doc_ids == (NO_NOTE,))
+    intent as applied, the intent in words as every answer shows it (``time_filter``, read once here), the
+    ``answer`` settings ``s``; for a patient question limited to a day with no note
+    (:data:`clinqa.question.time.NO_NOTE`), that patient's notes (``patient_notes(id)``) and the nearest of them
+    (:func:`nearest_notes`), which the ``time`` phase's refusal names."""
+    ev = Case(question, filters, intent, s.unknown_terms, s.key_terms, no_note=filters.doc_ids == (NO_NOTE,),
+              time_filter=intent.describe(datetime.date.today()))
     if ev.no_note and filters.patient_id is not None:
         ev.patient_notes = patient_notes(filters.patient_id)
+        ev.near_notes = nearest_notes(ev.patient_notes, intent)
     return ev
 
 
-def no_note_answer(ev: Case, t0: float) -> Answer:
-    """The refusal of a patient question about a day with no note (decision step ``no_note_dated``), naming
-    the nearest notes (:func:`clinqa.decision.no_note.no_note_reason`); ``t0``: when ``ask`` started
-    (``time.perf_counter``), for ``timings_ms["total"]``."""
-    from clinqa.answer import assemble
-    from clinqa.decision.no_note import no_note_reason
+def nearest_notes(notes: dict[str, tuple[str, str]], intent: TimeIntent) -> list[tuple[str, str, str]]:
+    """Up to three ``(day, note type, doc id)`` of the dated ``notes`` (``{doc_id: (note date ISO or "", note type
+    or "")}``) nearest the day the question asks about (``intent.date_min``, else ``date_max``, ISO), nearest first
+    by distance in days, then doc id; a day and type given by several notes once."""
+    wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
 
-    reason, near = no_note_reason(str(ev.filters.patient_id), ev.patient_notes, ev.intent)
-    return assemble.no_note_refusal(ev.question, ev.filters, ev.intent, reason, near,
-                                    {"total": (time.perf_counter() - t0) * 1e3})
+    def distance(day: str) -> int:
+        return abs((datetime.date.fromisoformat(day) - wanted).days)
+
+    dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
+    return list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
 
 
 def with_patient_hint(answer: Answer, ev: Case, has_patient_notes: Callable[[], bool]) -> Answer:

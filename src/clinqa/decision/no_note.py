@@ -1,9 +1,9 @@
 """Step ``no_note_dated`` (phase ``time``): a patient question about a day on which the patient has no note is
-refused before any search, naming the nearest note dates."""
+refused before any search, naming the nearest note dates (read with the patient's notes when the case starts:
+:attr:`clinqa.decision.verdict.Case.near_notes`)."""
 
 from __future__ import annotations
 
-import datetime
 from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Case, Verdict
@@ -18,29 +18,21 @@ def no_note_dated(ev: Case, v: Verdict) -> Verdict | None:
     if not ev.no_note:
         return None
     assert ev.filters.patient_id is not None
-    return Verdict(False, no_note_reason(ev.filters.patient_id, ev.patient_notes, ev.intent)[0],
+    return Verdict(False, no_note_reason(ev.filters.patient_id, bool(ev.patient_notes), ev.near_notes, ev.intent),
                    step="no_note_dated", final=True)
 
 
-def no_note_reason(patient_id: str, notes: dict[str, tuple[str, str]],
-                   intent: TimeIntent) -> tuple[str, list[tuple[str, str, str]]]:
-    """``(reason, nearest)`` of a patient question about a day (or days: ``intent.date_min`` /
-    ``date_max``, ISO) on which the patient has no note. ``notes``: ``{doc_id: (note date ISO or "",
-    note type or "")}``; ``nearest``: up to three ``(day, note type, doc id)``, nearest first by distance in
-    days (then doc id), which the reason names. No notes at all: the reason says to check the id."""
-    if not notes:  # no such patient (or no notes): say so, as for any other question
-        return f"Patient {patient_id} has no notes; check the patient id.", []
-    wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
-
-    def distance(day: str) -> int:
-        return abs((datetime.date.fromisoformat(day) - wanted).days)
-
-    dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
-    near = list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
+def no_note_reason(patient_id: str, has_notes: bool, near: list[tuple[str, str, str]], intent: TimeIntent) -> str:
+    """The reason of a patient question about a day (or days: ``intent.date_min`` / ``date_max``, ISO) on which
+    the patient has no note, naming the ``near`` notes (``(day, note type, doc id)``, nearest first:
+    :func:`clinqa.answer.scope.nearest_notes`). No notes at all (``has_notes`` False): the reason says to check
+    the id."""
+    if not has_notes:  # no such patient (or no notes): say so, as for any other question
+        return f"Patient {patient_id} has no notes; check the patient id."
     lo, hi = intent.date_min, intent.date_max
     span = lo if lo == hi else f"{lo} to {hi}" if lo and hi else f"from {lo}" if lo else f"up to {hi}"
     reason = f"No note of this patient is dated {span}."
     if near:
         reason += " Notes nearest that date: " + ", ".join(f"{day}{f' ({kind})' if kind else ''}"
                                                            for day, kind, _ in near) + "."
-    return reason, near
+    return reason

@@ -34,22 +34,24 @@ class Case:
     (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.)
 
     ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent read;
-    ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` / ``warn`` /
-    ``refuse``). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of the patient, read only for a
-    question about a day with no note. ``answer_score`` / ``answer_threshold``: the answer model's best probability
-    over the first quotable passages and its calibrated threshold (None: the model is off or did not run). Retrieval
-    phase: ``result`` (the hits), ``missing`` (question words no visible chunk has), ``check`` (the key-term test of
-    the quotable passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
-    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document filter
-    applied, or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`;
-    :attr:`gate` is its :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the
-    question after spelling repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval).
-    Quote phase: ``extract`` (the extractive answer,
-    :class:`clinqa.answer.extractive.Extract`: the steps read its ``text``). ``model_writes``: a language model
-    writes the answer (``--llm``, generation on; set before the retrieval phase): steps ``key_terms`` and ``apart``
-    then pass and the model decides with the missing-term notes. Generate phase: ``model_refused`` (the model's
-    reply is the refusal phrase), ``model_failed`` (the model gave no usable answer: unreachable, or none of its
-    sentences supported)."""
+    ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` / ``warn`` / ``refuse``).
+    ``time_filter``: the time intent in words, as the answer shows it (read once, when the case starts:
+    :meth:`clinqa.question.time.TimeIntent.describe`). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of
+    the patient, read only for a question about a day with no note, and ``near_notes`` the nearest of them to that day
+    (up to three ``(day, note type, doc id)``, nearest first: :func:`clinqa.answer.scope.nearest_notes`), which the
+    refusal names. ``answer_score`` / ``answer_threshold``: the answer model's best probability over the first quotable
+    passages and its calibrated threshold (None: the model is off or did not run). Retrieval phase: ``result`` (the
+    hits), ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable passages,
+    None when it did not run), ``timed`` (a question about a time whose topic, if any, the key-term test found none of:
+    see ``dated_note``), ``scoped`` (a patient, year, source or document filter applied, or the store holds notes) and
+    ``calibration`` (:class:`clinqa.decision.calibration.Resolved`; :attr:`gate` is its :class:`RefusalGate`) and
+    ``profile`` (what the question asks for, read once from the question after spelling repair:
+    :class:`clinqa.question.profile.QuestionProfile`; None before retrieval). Quote phase: ``extract`` (the extractive
+    answer, :class:`clinqa.answer.extractive.Extract`: the steps read its ``text``). ``model_writes``: a language model
+    writes the answer (``--llm``, generation on; set before the retrieval phase): steps ``key_terms`` and ``apart`` then
+    pass and the model decides with the missing-term notes. Generate phase: ``model_refused`` (the model's reply is the
+    refusal phrase), ``model_failed`` (the model gave no usable answer: unreachable, or none of its sentences
+    supported)."""
 
     question: str
     filters: Filters
@@ -57,7 +59,9 @@ class Case:
     unknown_terms: str = "warn"
     key_terms: str = "refuse"
     no_note: bool = False
+    time_filter: str = ""
     patient_notes: dict[str, tuple[str, str]] = field(default_factory=dict)
+    near_notes: list[tuple[str, str, str]] = field(default_factory=list)
     result: RetrievalResult | None = None
     missing: list[str] = field(default_factory=list)
     check: Answerability | None = None

@@ -178,9 +178,13 @@ def heading_fit(context: str, values: Sequence[tuple[str, float]]) -> bool | Non
     ``True`` when a band holds the question's value, ``False`` when bands of it are given and none holds it
     ("NEWS2 Score 0" and "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when
     the heading names no such band. The same band mechanism as the table rows above, read from section headings."""
-    if not values:
-        return None
-    bands = heading_bands(context)
+    return band_fit(heading_bands(context), values) if values else None
+
+
+def band_fit(bands: Sequence[tuple[str, Band]], values: Sequence[tuple[str, float]]) -> bool | None:
+    """:func:`heading_fit` of a heading already read (``bands``: its :func:`heading_bands`, as a passage's reading
+    holds them, :attr:`clinqa.evidence.reading.PassageReading.heading_bands`): ``True`` when a band of a word of
+    ``values`` holds its value, ``False`` when bands of it are given and none holds it, ``None`` when none is."""
     verdict: bool | None = None
     for word, value in values:
         for hword, band in bands:

@@ -267,7 +267,7 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
 def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
-                   ) -> tuple[RetrievalResult, list[Retrieved]]:
+                   readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
     """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
     quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
     of the question, or name a subtype of the condition it names alone, are passed over). A question with
@@ -276,16 +276,18 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
     (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
     the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
-    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`)."""
+    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`). ``readings``: the ask's passage readings
+    (each hit's heading bands read once; None: readings of its own)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
+    readings = readings if readings is not None else PassageReadings()
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, profile, s.context_chunks)
+    context = fitting_hits(result.hits, profile, s.context_chunks, readings=readings)
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
-            and len(fitting_hits(result.hits, profile, top_k, subtypes=False)) < s.context_chunks):
+            and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
         deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
                                query_vector=result.query_vector, more=more)
-        context = fitting_hits(deeper.hits, profile, s.context_chunks)
+        context = fitting_hits(deeper.hits, profile, s.context_chunks, readings=readings)
         pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
@@ -329,7 +331,7 @@ def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
     story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
     if check is None or not (check.decisive or story):
         return context, check
-    deeper = fitting_hits(hits, test.question_profile, len(hits))
+    deeper = fitting_hits(hits, test.question_profile, len(hits), readings=test.readings)
     if len(deeper) <= len(context):
         return context, check
     wide = test.on(deeper)
@@ -407,21 +409,19 @@ def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent:
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return fitting_hits(quoted, read, len(quoted)), by_time
+    return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
 
 
 def answer_model_texts(hits: Sequence[Any], units: bool, readings: PassageReadings | None = None) -> list[str]:
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
     ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_text`, the
     texts ingest embeds), so the passage's answering sentence is read even past the model's token limit. The units
-    are the ask's readings' (``readings``: each passage read once per ask; None: read here)."""
+    are the ask's readings' (``readings``: each passage read once per ask, its
+    :attr:`~clinqa.evidence.reading.PassageReading.unit_texts`; None: read here)."""
     if not units:
         return [h.chunk.text for h in hits]
-    from clinqa.chunking.units import embedding_text, unit_heading
-
     read = readings if readings is not None else PassageReadings()
-    return [embedding_text(u, unit_heading(h.chunk.section_path)) for h in hits
-            for u in read.units(h.chunk)] or [h.chunk.text for h in hits]
+    return [t for h in hits for t in read.of(h.chunk).unit_texts] or [h.chunk.text for h in hits]
 
 
 def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
@@ -456,15 +456,15 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     profile = QuestionProfile.read(asked, intent, vocab, zipf if s.key_terms != "ignore" else None,
                                    equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex)
     more = lex.search_terms(asked) if lex is not None and stages.settings.retrieval.expand_synonyms else None
-    result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more)
+    readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
+    result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
     result.timings_ms["repair"] = repair_ms
     missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
                              s.rarity.misspelt_common_above)
-    readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, profile, len(result.hits))
-        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive)
+        pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
+        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive, readings)
         context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
                                 rows="rows" in s.scoring.parts, readings=readings)
     check = None

@@ -20,22 +20,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 from clinqa.chunking.base import Chunk
-from clinqa.chunking.units import unit_heading, unit_records
-from clinqa.evidence.bands import heading_fit, value_holders
 from clinqa.evidence.coverage import STOPWORDS
+from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import LIST_QUESTION, QUALIFIER_WORDS, AsksRead, Qualifier
 from clinqa.question.asks import content_stems as _stems
 from clinqa.question.terms import POPULATION_WORDS
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
-
-if TYPE_CHECKING:
-    from clinqa.chunking.units import Unit
-    from clinqa.evidence.reading import PassageReadings
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
 
@@ -114,13 +109,6 @@ def sibling_ids(chunk_id: str) -> list[str]:
     return [i for i in neighbour_ids(chunk_id) if i is not None]
 
 
-def units_of(chunk: Chunk, readings: PassageReadings | None = None) -> Sequence[Unit]:
-    """The quotable units of ``chunk``'s body (:func:`clinqa.chunking.units.unit_records`): its reading's, read once
-    per ask (:attr:`clinqa.evidence.reading.PassageReading.units`), when the ask's ``readings`` are given; else read
-    now."""
-    return readings.units(chunk) if readings is not None else unit_records(chunk.body)
-
-
 def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[list[str]], list[Chunk]],
                   read_on: bool = True, readings: PassageReadings | None = None) -> list[Retrieved]:
     """``hits`` with the neighbouring chunks of the same section (:func:`sibling_ids`, read by ``fetch``:
@@ -137,8 +125,9 @@ def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[l
     score and rank and no list scores. Small-to-big retrieval at section level (as LlamaIndex's
     auto-merging retriever merges child chunks into their parent). ``asked``: what was read of the
     question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`); ``readings``: the
-    ask's passage readings, whose units are read (:func:`units_of`)."""
+    ask's passage readings, whose units are read (None: readings of its own)."""
     hits = list(hits)
+    readings = readings if readings is not None else PassageReadings()
     listing = asked.wants_list
     # a dose, a treatment or a score value is one item of a list or one row of a table: the list or table goes on
     structured = listing or (read_on and (asked.asks_number or asked.asks_treatment or bool(asked.values)))
@@ -150,11 +139,10 @@ def with_siblings(hits: Sequence[Retrieved], asked: AsksRead, fetch: Callable[[l
         if quals and not stated and _states(" ".join(h.chunk.section_path), quals):
             sides[id(h)] = (before, after)
             stated = True  # the best passage of the section the question names
-        elif after is not None and (structured or (listing and LIST_QUESTION.search(
-                unit_heading(h.chunk.section_path)))):
+        elif after is not None and (structured or (listing and LIST_QUESTION.search(readings.of(h.chunk).heading))):
             # a list or table at an edge of the chunk may go on past it; a chunk of boilerplate alone
             # ("OpenMedicine Calculator ...") split from its table says nothing without its neighbours
-            units = [u for u in units_of(h.chunk, readings) if not BOILERPLATE.search(u.full)]
+            units = [u for u in readings.units(h.chunk) if not BOILERPLATE.search(u.full)]
             starts = not units or units[0].kind != "sentence"
             ends = not units or units[-1].kind != "sentence"
             sides[id(h)] = (before if starts else None, after if ends else None)
@@ -198,26 +186,27 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     Risk | 5-7" row for
     "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
     that has one is added. Unchanged when the question (read as ``asked``) gives no named value
-    (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose units
-    are read (:func:`units_of`)."""
+    (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose heading
+    bands and units are read (:meth:`clinqa.evidence.reading.PassageReading.heading_fit`,
+    :meth:`~clinqa.evidence.reading.PassageReading.holds_value`; None: readings of its own)."""
     values = asked.values
-    if not values or any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
+    read = readings if readings is not None else PassageReadings()
+    if not values or any(read.heading_fit(h.chunk, values) for h in context):
         return context
-    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits
-                                if heading_fit(" ".join(h.chunk.section_path), values) is False))
+    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits if read.heading_fit(h.chunk, values) is False))
     have = {h.chunk.chunk_id for h in context}
     last = max((h.rank for h in context), default=0)
     for doc in banded:
         fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                and heading_fit(" ".join(c.section_path), values)]
+                and read.heading_fit(c, values)]
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
-    if not rows or any(any(value_holders(units_of(h.chunk, readings), values)) for h in context):
+    if not rows or any(read.holds_value(h.chunk, values) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
         holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
-                   and any(value_holders(units_of(c, readings), values))]
+                   and read.holds_value(c, values)]
         if holding:
             first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
@@ -332,7 +321,8 @@ def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks:
     return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
 
 def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True) -> list[Retrieved]:
+                    names: Callable[[Retrieved], bool] = lambda h: True,
+                    readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
@@ -341,17 +331,19 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
     band that holds a value the question gives (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
     come last. Unchanged when the question asks for no such kind and gives no such value. ``asked``: what
-    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
+    was read of the question (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`);
+    ``readings``: the ask's passage readings, whose heading bands are read (None: readings of its own)."""
     kinds, values = asked.heading_kinds, asked.values
+    read = readings if readings is not None else PassageReadings()
     if kinds and not any(filed_under(h.chunk, kinds) for h in context):
         have = {h.chunk.chunk_id for h in context}
         extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
                      None)
         context = context if extra is None else [*context, extra]
-    if values and not any(heading_fit(" ".join(h.chunk.section_path), values) for h in context):
+    if values and not any(read.heading_fit(h.chunk, values) for h in context):
         have = {h.chunk.chunk_id for h in context}
         extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
-                      and heading_fit(" ".join(h.chunk.section_path), values)), None)
+                      and read.heading_fit(h.chunk, values)), None)
         context = context if extra is None else [*context, extra]
     return context
 
@@ -367,7 +359,8 @@ def quotable(hits: Sequence[Retrieved], check: Focused | None, context: int) -> 
     return [ctx[j] for j in check.focused if j < len(ctx)]
 
 
-def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: bool = True) -> list[Retrieved]:
+def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: bool = True,
+                 readings: PassageReadings | None = None) -> list[Retrieved]:
     """The first ``n`` of ``hits`` (best first) whose section path does not state the opposite of a
     qualifier of the question ("Adults With Comorbidities" or "Inpatient" for "outpatient CAP in adults
     without comorbidities") nor a band that excludes a value the question gives
@@ -377,14 +370,16 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
     "... in hypertension?"), in retrieval order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
     The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``asked``: the
-    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`)."""
+    question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`); ``readings``: the
+    ask's passage readings, whose heading bands are read (None: readings of its own)."""
     quals = list(asked.qualifiers)
     hits = list(hits)
     if quals:
         fitting = [h for h in hits if not _contradicts(" ".join(h.chunk.section_path), quals)]
         hits = fitting or hits
     if asked.values:  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
-        in_band = [h for h in hits if heading_fit(" ".join(h.chunk.section_path), asked.values) is not False]
+        read = readings if readings is not None else PassageReadings()
+        in_band = [h for h in hits if read.heading_fit(h.chunk, asked.values) is not False]
         hits = in_band or hits
     conditions = asked.conditions if subtypes else frozenset()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass

@@ -10,6 +10,17 @@ What a reading holds:
   :func:`clinqa.evidence.passages.with_siblings` (does a list or table run past the chunk?),
   :func:`clinqa.evidence.passages.band_sections` (does a row or item give the band of a value asked?) and
   :func:`clinqa.answer.extractive.extract_answer` (the units it scores);
+* :attr:`PassageReading.heading` and :attr:`PassageReading.unit_texts`: the heading the units stand under (the last
+  of the section path, :func:`clinqa.chunking.units.unit_heading`: does it name a list, for
+  :func:`clinqa.evidence.passages.with_siblings`?) and each unit under it as ingest embeds it
+  (:func:`clinqa.chunking.units.embedding_text`), which the answer model reads
+  (:func:`clinqa.evidence.gather.answer_model_texts`);
+* :attr:`PassageReading.heading_bands`: the bands its section path gives a named thing
+  (:func:`clinqa.evidence.bands.heading_bands`: "NEWS2 Score 5–6 — Urgent Response"), read by every chooser of
+  passages that asks whether the heading fits a value the question gives (:meth:`PassageReading.heading_fit`:
+  :func:`clinqa.evidence.passages.fitting_hits`, :func:`~clinqa.evidence.passages.heading_context`,
+  :func:`~clinqa.evidence.passages.band_sections`), and with the units, whether a row or item of the passage gives
+  the band holding such a value (:meth:`PassageReading.holds_value`);
 * :attr:`PassageReading.checked`: the passage as the key-term test reads it
   (:class:`clinqa.evidence.mentions.CheckedPassage`: the stored text, header included, less its units
   addressed to an AI model (:func:`clinqa.chunking.units.without_suspicious`), normalised, scope exclusions removed;
@@ -21,11 +32,13 @@ A reading is a pure function of the chunk's text and body, so reading once chang
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from clinqa.chunking.units import Unit, unit_records, without_suspicious
+from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records, without_suspicious
+from clinqa.evidence.bands import Band, band_fit, heading_bands, value_holders
 from clinqa.evidence.mentions import CheckedPassage
 
 if TYPE_CHECKING:
@@ -49,18 +62,48 @@ class PassageReading:
         (:meth:`clinqa.evidence.mentions.CheckedPassage.of`)."""
         return CheckedPassage.of(without_suspicious(self.chunk.text))
 
+    @cached_property
+    def heading(self) -> str:
+        """The heading the chunk's units stand under: the last of its section path
+        (:func:`clinqa.chunking.units.unit_heading`; "" without one)."""
+        return unit_heading(self.chunk.section_path)
+
+    @cached_property
+    def unit_texts(self) -> tuple[str, ...]:
+        """Each of :attr:`units` under :attr:`heading`, as ingest embeds it
+        (:func:`clinqa.chunking.units.embedding_text`; the same as :func:`clinqa.chunking.units.embedding_texts` of
+        the body and section path)."""
+        return tuple(embedding_text(u, self.heading) for u in self.units)
+
+    @cached_property
+    def heading_bands(self) -> tuple[tuple[str, Band], ...]:
+        """``(word, band)`` of each band the chunk's section path (its headings joined by spaces) gives a named thing
+        (:func:`clinqa.evidence.bands.heading_bands`)."""
+        return tuple(heading_bands(" ".join(self.chunk.section_path)))
+
+    def heading_fit(self, values: Sequence[tuple[str, float]]) -> bool | None:
+        """Does the section path give a band holding a value the question gives (``values``: ``(word, value)``,
+        :attr:`clinqa.question.asks.AsksRead.values`)? ``True``, ``False`` (bands of it, none holding it) or
+        ``None`` (no band of it, or no value), as :func:`clinqa.evidence.bands.heading_fit` of the section path."""
+        return band_fit(self.heading_bands, values) if values else None
+
+    def holds_value(self, values: Sequence[tuple[str, float]]) -> bool:
+        """Is a unit of the passage the row or item that gives the band holding a value of ``values``, among
+        siblings giving other bands (:func:`clinqa.evidence.bands.value_holders` of :attr:`units`)?"""
+        return any(value_holders(self.units, values))
+
 
 class PassageReadings:
     """One :class:`PassageReading` per chunk, for one ask: :meth:`of` reads a chunk the first time it is asked for
     and hands back the same reading after, for the same chunk from any search of the ask (keyed by chunk id, text
-    and body, so a chunk rewritten under its id is read anew)."""
+    body and section path, so a chunk rewritten under its id is read anew)."""
 
     def __init__(self) -> None:
-        self._readings: dict[tuple[str, str, str], PassageReading] = {}
+        self._readings: dict[tuple[str, str, str, tuple[str, ...]], PassageReading] = {}
 
     def of(self, chunk: Chunk) -> PassageReading:
         """The reading of ``chunk``, read now if this ask has not read it yet."""
-        key = (chunk.chunk_id, chunk.text, chunk.body)
+        key = (chunk.chunk_id, chunk.text, chunk.body, tuple(chunk.section_path))
         reading = self._readings.get(key)
         if reading is None:
             reading = self._readings[key] = PassageReading(chunk)
@@ -69,6 +112,14 @@ class PassageReadings:
     def units(self, chunk: Chunk) -> tuple[Unit, ...]:
         """:attr:`PassageReading.units` of ``chunk``."""
         return self.of(chunk).units
+
+    def heading_fit(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool | None:
+        """:meth:`PassageReading.heading_fit` of ``chunk``."""
+        return self.of(chunk).heading_fit(values)
+
+    def holds_value(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool:
+        """:meth:`PassageReading.holds_value` of ``chunk``."""
+        return self.of(chunk).holds_value(values)
 
     def __len__(self) -> int:
         """How many chunks this ask has read."""
