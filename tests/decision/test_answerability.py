@@ -783,6 +783,24 @@ def test_what_is_dosed_decides_and_a_treatment_question_names_nothing_a_passage_
     assert [t.text for t in key_terms("What is the insulin dose in DKA?") if t.dosed] == ["insulin"]
 
 
+def test_dosed_words_side_by_side_are_mentioned_together_in_any_order():
+    """Issue 50 (vocabulary): "gout flare colchicine dose?" joins the three dosed words into one phrase term, which
+    no passage writes as a phrase; the gout guideline's "Gout Flare Treatment > Colchicine" section names each of
+    them. A dosed join is no name: a passage that has every word of it (word, plural or stem, any order) mentions
+    it; one that lacks a word does not."""
+    q = "gout flare colchicine dose?"
+    [joined] = [t for t in key_terms(q) if t.kind == "phrase"]
+    assert (joined.text, joined.dosed) == ("gout flare colchicine", True)
+    section = "Gout Flare Treatment > Colchicine\nLow-dose colchicine: 1.2 mg, then 0.6 mg one hour later."
+    assert check(q, [section]).missing == []
+    assert check(q, ["Colchicine 0.5 mg twice daily for familial Mediterranean fever."]).decisive_names() == [
+        "gout flare colchicine"]
+    crrt = "CRRT in AKI: Target effluent volume 20-25 mL/kg/h."
+    assert check("CRRT effluent dose AKI", [crrt]).missing == []
+    assert [t.text for t in check("What is the magnesium sulfate dose for eclampsia?",  # a dosed join, any order
+                                  ["Sulfate of magnesium was given for the asthma attack."]).missing] == ["eclampsia"]
+
+
 def test_dialysis_is_a_population_of_its_own():
     """Second new-user helper: "dose of apixaban in patients on dialysis with atrial fibrillation" quoted the
     general DOAC table with a warning; dialysis changes the dose as a population does."""

@@ -315,6 +315,16 @@ def _split_compound_rule(c: MentionCase) -> bool | None:
     return True if any(len(w) >= 8 and w.isalpha() and _split_compound(w, c.ws, c.low) for w in c.forms[1]) else None
 
 
+def _dosed_words_together(c: MentionCase) -> bool | None:
+    t = c.term
+    if t.kind != "phrase" or not t.dosed:
+        return None
+    words = [w for w in t.match.split() if w not in STOPWORDS]
+    ws, stems = c.ws, c.stems
+    return True if words and all(w in ws or w + "s" in ws or w + "es" in ws or (len(w) >= 4 and stem(w) in stems)
+                                 for w in words) else None
+
+
 def _condition_untyped(c: MentionCase) -> bool | None:
     return True if c.term.kind == "phrase" and names_condition_untyped(c.term.match, c.low) else None
 
@@ -401,6 +411,15 @@ MENTION_RULES: tuple[Rule[MentionCase], ...] = (
          _split_compound_rule,
          Golden(KeyTerm("tradename", "specific", "tradename", typed="tradename"),
                 "Its trade name is Herceptin.", True)),
+    Rule("dosed_words_together",
+         "The words a question puts side by side before 'dose' ('gout flare colchicine dose', 'CRRT effluent "
+         "dose') are joined into one dosed phrase term (clinqa.question.terms._dosed_phrase), which is no name: "
+         "a passage mentions it when it has each of its words (stop words aside) as a word, a plural or a "
+         "Snowball stem, in any order ('Gout Flare Treatment > Colchicine'). A phrase of the synonym table or a "
+         "drug combination is never read so (phrase_inflected).",
+         _dosed_words_together,
+         Golden(KeyTerm("crrt effluent", "phrase", "crrt effluent", typed="crrt effluent", dosed=True),
+                "CRRT: Target effluent volume 20-25 mL/kg/h.", True)),
     Rule("condition_untyped",
          "A typed condition phrase ('type 2 diabetes') is mentioned by a passage that names the condition "
          "without a type and no other type of it (names_condition_untyped).",

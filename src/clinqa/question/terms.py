@@ -370,8 +370,10 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
 
 def _dosed_phrase(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
     """``terms`` with two or more dosed terms that stand side by side in ``question`` ("magnesium sulfate
-    dose") joined into one phrase term: one drug, which a passage names as a phrase (the asthma passage's
-    "magnesium sulfate"), not two terms of which a focused passage could lack one."""
+    dose") joined into one phrase term (``dosed``): one thing dosed, not two terms of which a focused passage could
+    lack one. The join is no name the passage must write as typed: a passage mentions it when it has each of its
+    words (:mod:`clinqa.evidence.mentions` rule ``dosed_words_together``: "gout flare colchicine dose" ~ "Gout Flare
+    Treatment > Colchicine")."""
     dosed = [t for t in terms if t.dosed]
     if len(dosed) < 2:
         return terms
@@ -381,7 +383,7 @@ def _dosed_phrase(terms: list[KeyTerm], question: str) -> list[KeyTerm]:
         return terms
     at = terms.index(dosed[0])
     rest = [t for t in terms if not t.dosed]
-    return [*rest[:at], KeyTerm(phrase, "phrase", phrase, typed=phrase), *rest[at:]]
+    return [*rest[:at], KeyTerm(phrase, "phrase", phrase, typed=phrase, dosed=True), *rest[at:]]
 
 
 _BEFORE_DOSE = re.compile(r"((?:[A-Za-z0-9][\w-]*\s+){0,2}?[A-Za-z0-9][\w-]*)\s+(?:doses?|dosing|dosage)\b",
