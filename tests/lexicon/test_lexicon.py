@@ -28,6 +28,24 @@ def test_drug_names_link_brand_british_and_older_names_to_the_inn():
     assert not d.is_drug("pizza")
 
 
+def test_a_combination_product_keeps_its_brands_under_the_hyphenated_name():
+    """Found on the blind near-miss set (dev): "pyelo, improving on Bactrim - how many days total?" was refused,
+    "The documents do not mention Bactrim": the package names Bactrim's drug "trimethoprim/sulfamethoxazole", a
+    slash the clean-name filter dropped, and with it every brand of a two-drug product. Guidelines write the
+    combination with a hyphen ("TMP-SMX, trimethoprim-sulfamethoxazole"), so the name is kept so written."""
+    from clinqa.lexicon.drugs import combination_name
+
+    assert combination_name("trimethoprim/sulfamethoxazole") == "trimethoprim-sulfamethoxazole"
+    assert combination_name("ticarcillin/clavulanic acid") == "ticarcillin-clavulanic acid"
+    assert combination_name("recombinant botulinum a/b vaccine") == "recombinant botulinum a/b vaccine"  # no drugs
+    assert combination_name("apixaban") == "apixaban"
+    d = drug_names()
+    assert d.canonical("Bactrim") == ("trimethoprim-sulfamethoxazole",) == d.canonical("Septra")
+    assert d.canonical("Unasyn") == ("ampicillin-sulbactam",)
+    v = Vocabulary.from_texts(["Oral step-down: trimethoprim-sulfamethoxazole (TMP-SMX) for 14 days."])
+    assert "trimethoprim-sulfamethoxazole" in Lexicon(v).texts("Bactrim")
+
+
 def test_wordnet_senses_categories_and_derived_forms():
     wn = wordnet()
     assert wn.categories("pizza") == {"food"}

@@ -5,8 +5,8 @@ acetaminophen).
 
 The package's dictionary (``drug_ner_dictionary.pkl.bz2``, variant -> canonical names) is read directly: importing
 the package's finder also builds a trigram index for fuzzy matching, which takes 10-20 s here and is not used. The
-names clinqa keeps (:func:`clean_name`) are written once to ``<cache dir>/lexicon/drugs-<version>.json`` so later
-processes load them in a fraction of a second.
+names clinqa keeps (:func:`clean_name`; a two-drug combination with a hyphen: :func:`combination_name`) are written
+once to ``<cache dir>/lexicon/drugs-<version>-<format>.json`` so later processes load them in a fraction of a second.
 """
 
 from __future__ import annotations
@@ -30,6 +30,21 @@ COMMON_ZIPF = 3.5
 def clean_name(name: str) -> bool:
     """Is ``name`` (lower case) a drug name clinqa uses: :data:`_CLEAN`, at most three words?"""
     return _CLEAN.fullmatch(name) is not None and len(name.split()) <= 3
+
+
+#: the cached table's format: a new one when what :func:`read_package` keeps changes, so a cache is rebuilt
+_FORMAT = 2
+#: a combination product as the package writes it: two names (one or two words of 4+ letters) joined by "/"
+_COMBINATION = re.compile(r"([a-z]{4,}(?: [a-z]{4,})?)/([a-z]{4,}(?: [a-z]{4,})?)")
+
+
+def combination_name(name: str) -> str:
+    """``name`` (lower case) with a two-drug combination written as guidelines write it, joined by a hyphen
+    ("trimethoprim/sulfamethoxazole" -> "trimethoprim-sulfamethoxazole", the canonical name of Bactrim and Septra;
+    "ampicillin/sulbactam" -> "ampicillin-sulbactam"); any other name as it is. The package writes these with a
+    slash, which :func:`clean_name` does not keep, so the brands of every such product were lost."""
+    m = _COMBINATION.fullmatch(name)
+    return f"{m.group(1)}-{m.group(2)}" if m else name
 
 
 class DrugNames:
@@ -87,8 +102,8 @@ def read_package(path: Path) -> dict[str, list[str]]:
         raise ValueError(f"{path}: not the drug-named-entity-recognition dictionary ({e})") from e
     out: dict[str, list[str]] = {}
     for v, cs in table.items():
-        v = v.lower()
-        keep = [c.lower() for c in cs if clean_name(c.lower())]
+        v = combination_name(v.lower())
+        keep = [c for c in (combination_name(c.lower()) for c in cs) if clean_name(c)]
         if clean_name(v) and keep:
             out[v] = keep
     return out
@@ -101,7 +116,7 @@ def drug_names() -> DrugNames:
     from clinqa.paths import cache_dir
 
     path, ver = _package_dictionary()
-    cached = cache_dir() / "lexicon" / f"drugs-{ver}.json"
+    cached = cache_dir() / "lexicon" / f"drugs-{ver}-{_FORMAT}.json"
     if cached.exists():
         try:
             return DrugNames(json.loads(cached.read_text()))
