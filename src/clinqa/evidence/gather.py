@@ -446,11 +446,12 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     t0 = time.perf_counter()
     vocab = stages.vocabulary
     lex = lexicon_for(vocab) if s.lexicon else None
-    asked, repairs = (repair_question(question, vocab, s.rarity.repair_below,
-                                      known=lex.knows if lex is not None else None,
-                                      rename=lex.corpus_name if lex is not None else None,
-                                      typo=typo_of if lex is not None else None)
-                      if stages.settings.retrieval.repair_spelling else (question, {}))
+    asked, repairs = question, {}
+    if stages.settings.retrieval.repair_spelling:
+        asked, repairs = repair_question(question, vocab, s.rarity.repair_below,
+                                         known=lex.knows if lex is not None else None,
+                                         rename=lex.corpus_name if lex is not None else None,
+                                         typo=typo_of if lex is not None else None)
     repair_ms = (time.perf_counter() - t0) * 1e3
     zipf = stages.calibration.key_term_max_zipf
     profile = QuestionProfile.read(asked, intent, vocab, zipf if s.key_terms != "ignore" else None,
