@@ -302,7 +302,6 @@ class Pipeline:
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
                       assemble.refusal(draft, verdict.reason, assemble.related(draft.hits, s.related_topics)))
-        answer = scope.with_patient_hint(answer, ev, self.has_patient_notes)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         if generate and not answer.refused and self.settings.llm.backend != "none":
             from clinqa.answer.generate import generated_answer

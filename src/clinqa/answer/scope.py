@@ -1,9 +1,8 @@
 """The steps of ``Pipeline.ask`` that depend on the question's scope (one patient's notes, or the reference
 documents) outside gathering (:mod:`clinqa.evidence.gather`): the :class:`~clinqa.decision.verdict.Case` a
 question starts with (its time intent applied, and in words; for a patient question about a day with no note, that
-patient's notes, read once, and the nearest of them, which the decision's refusal names) and the hint that a
-question without a patient searched no patient notes. What the store knows comes in as callables, so this module
-never touches the store."""
+patient's notes, read once, and the nearest of them, which the decision's refusal names). What the store knows
+comes in as callables, so this module never touches the store."""
 
 from __future__ import annotations
 
@@ -12,11 +11,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Case
-from clinqa.question.repair import PATIENT_HINT
 from clinqa.question.time import NO_NOTE, TimeIntent, apply_time_intent, nearest_notes
 
 if TYPE_CHECKING:
-    from clinqa.answer.types import Answer
     from clinqa.retrieval.filters import Filters
     from clinqa.settings import AnswerSettings
 
@@ -47,14 +44,3 @@ def initial_case(question: str, filters: Filters, s: AnswerSettings, parse_time:
         ev.patient_notes = notes_of(filters.patient_id)
         ev.near_notes = nearest_notes(ev.patient_notes, intent)
     return ev
-
-
-def with_patient_hint(answer: Answer, ev: Case, has_patient_notes: Callable[[], bool]) -> Answer:
-    """``answer`` with :data:`clinqa.question.repair.PATIENT_HINT` added when a question without a patient
-    has words no reference passage has (``ev.missing``) and the store holds patient notes
-    (``has_patient_notes()``, asked only then): "the corpus never mentions X" when only a patient's note
-    does. Not added twice."""
-    if (ev.filters.patient_id is None and ev.missing and PATIENT_HINT not in answer.warnings
-            and has_patient_notes()):
-        answer.warnings.append(PATIENT_HINT)
-    return answer
