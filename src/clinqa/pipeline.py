@@ -306,8 +306,9 @@ class Pipeline:
         if generate and not answer.refused and self.settings.llm.backend != "none":
             from clinqa.answer.generate import generated_answer
 
+            notes = assemble.model_notes(stages, ev, found)  # what the model is told is missing, read first
             answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
-                                      decision, assemble.model_notes(stages, ev, found))
+                                      decision, notes)
         answer.decided_by = decision.verdict.step
         return answer
 
