@@ -212,7 +212,8 @@ class Pipeline:
         return repair_question(question, self.scoped_vocabulary(filters), self.settings.answer.rarity.repair_below)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
-        """The filters and time intent of :func:`clinqa.question.time.apply_time_intent` (``parse_time``)."""
+        """The filters and time intent of :func:`clinqa.question.time.apply_time_intent` (``parse_time``), as
+        :meth:`ask` applies them (:func:`clinqa.answer.scope.initial_case`)."""
         if not self.settings.retrieval.parse_time:
             return filters, TimeIntent()
         return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)
@@ -249,22 +250,23 @@ class Pipeline:
 
         return partial(answerability.judge, decider=decider(self.settings.answer))
 
-    def stages(self, filters: Filters) -> gather.Stages:
-        """What gathering the evidence of a question under ``filters`` needs (:class:`clinqa.evidence.gather.Stages`):
-        the scope's vocabulary and calibration, the answer model for a reference question, read here once, and the
-        key-term test's judgement (:meth:`judge`)."""
-        patient = filters.patient_id is not None
+    def stages(self, patient_id: str | None) -> gather.Stages:
+        """What gathering the evidence of a question needs (:class:`clinqa.evidence.gather.Stages`), for the scope of
+        ``patient_id`` (a patient-scoped question; None: the reference documents): the scope's vocabulary
+        (:meth:`scoped_vocabulary`) and calibration, the answer model for a reference question, read here once, and
+        the key-term test's judgement (:meth:`judge`). Only the scope matters here, never the question."""
+        patient = patient_id is not None
         return gather.Stages(
             settings=self.settings, store=self.store, search=self.search,
-            vocabulary=self.scoped_vocabulary(filters),
+            vocabulary=self._vocabs().scoped(patient_id),
             calibration=self.calibration("patient" if patient else "reference"),
             answer_model=None if patient else self.answer_model(), has_patient_notes=self.has_patient_notes(),
             unit_encoder=lambda: self.unit_encoder, reference_has_years=self.reference_has_years, judge=self.judge())
 
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
-        """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; time intent
-        (:meth:`time_intent`); the scope's initial evidence (:func:`clinqa.answer.scope.initial_case`); the search
+        """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; the scope's
+        initial case, the question's time intent applied (:func:`clinqa.answer.scope.initial_case`); the search
         and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
@@ -272,14 +274,18 @@ class Pipeline:
         ``query_vector`` reuses a stored embedding of the question (replay). Raises :class:`ConfigError` for an empty
         question or store."""
         t0, s = time.perf_counter(), self.settings.answer
-        filters, intent = self.time_intent(question, self._checked(question, filters))
-        ev = scope.initial_case(question, filters, intent, s, self.patient_notes)
+        self._check(question)
+        filters = filters or self.filters()
+        ev = scope.initial_case(question, filters, s, self.settings.retrieval.parse_time, self.reference_has_years,
+                                self.patient_notes)
         decision = decide.run(ev, "time")
         if decision.verdict.final:  # a patient question about a day with no note
             answer = assemble.no_note_refusal(ev, decision.verdict.reason, {"total": (time.perf_counter() - t0) * 1e3})
             answer.decided_by = decision.verdict.step
             return answer
-        stages = self.stages(ev.filters)
+        # the scope's stages are the caller's scope's: the question's time intent limits years and notes, never the
+        # patient (ev.filters.patient_id is filters.patient_id)
+        stages = self.stages(filters.patient_id)
         # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
         ev.model_writes = generate and self.settings.llm.backend != "none"
         ev.calibration = stages.calibration
@@ -296,13 +302,13 @@ class Pipeline:
             verdict = decide.run(ev, "quote", decision).verdict
             answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
                       assemble.refusal(draft, verdict.reason, assemble.related(draft.hits, s.related_topics)))
-        answer = scope.with_patient_hint(answer, ev, self.has_patient_notes)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         if generate and not answer.refused and self.settings.llm.backend != "none":
             from clinqa.answer.generate import generated_answer
 
+            notes = assemble.model_notes(stages, ev, found)  # what the model is told is missing, read first
             answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
-                                      decision, assemble.model_notes(stages, ev, found))
+                                      decision, notes)
         answer.decided_by = decision.verdict.step
         return answer
 
@@ -312,12 +318,11 @@ class Pipeline:
 
         return no_context_answer(question, self.llm, self.settings, closed)
 
-    def _checked(self, question: str, filters: Filters | None) -> Filters:
-        """``filters`` (default :meth:`filters`); raises :class:`ConfigError` for an empty question or store."""
+    def _check(self, question: str) -> None:
+        """Raise :class:`ConfigError` for an empty question or store."""
         if is_blank(question):
             raise ConfigError("the question is empty")
         self.require_store()
-        return filters or self.filters()
 
     def require_store(self, empty_ok: bool = False) -> None:
         """Raise :class:`ConfigError` when there is nothing to search (:func:`clinqa.store.require_store`)."""

@@ -220,3 +220,20 @@ def test_a_question_of_how_long_answered_without_a_duration_is_refused():
     assert missing(q, "Continue DAPT for 6 months after PCI. [1]") == ""
     assert missing("What is the duration of anticoagulation?", "Continue indefinitely. [1]") == ""
     assert missing("How long is the cough?", "The cough may persist for three weeks. [1]") == ""
+
+
+def test_patient_hint_ends_every_answer_of_the_draft_once() -> None:
+    """The hint that patient notes were not searched is chosen with the draft (``Draft.patient_hint``, set by
+    ``draft_of``) and ends the warnings of the answer or refusal rendered from it, after the quote's own warning,
+    never twice (the years-hint of ``question_warnings`` may have put it there already)."""
+    from clinqa.question.repair import PATIENT_HINT
+
+    d = _draft([_hit(_chunk("c1", "Give 5 mg."))], _decision(True))
+    d.patient_hint = True
+    d.warnings.append("the quoted passages do not mention 'x': check that they answer the question")
+    assert assemble.refusal(d, "No.", []).warnings == [
+        "w1", "the quoted passages do not mention 'x': check that they answer the question", PATIENT_HINT]
+    d.warnings.append(PATIENT_HINT)
+    assert assemble.refusal(d, "No.", []).warnings.count(PATIENT_HINT) == 1
+    d.patient_hint, d.warnings = False, ["w1"]
+    assert assemble.refusal(d, "No.", []).warnings == ["w1"]

@@ -185,22 +185,26 @@ def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() 
 
 
 def test_no_note_dated_names_the_nearest_notes() -> None:
-    """The nearest notes are read once, with the patient's notes, when the case starts
-    (:func:`clinqa.answer.scope.initial_case`); the step words the reason from them and the refusal lists them."""
+    """The patient's notes are read once when the case starts (:func:`clinqa.answer.scope.initial_case`): the time
+    intent finds none dated that day in them, and the nearest notes are read from the same reading; the step words
+    the reason from them and the refusal lists them."""
+    import datetime
+
     from clinqa.answer.assemble import no_note_refusal
     from clinqa.answer.scope import initial_case
     from clinqa.question.time import NO_NOTE
     from clinqa.settings import AnswerSettings
 
     notes = {"n1": ("2022-04-10", "progress"), "n2": ("2022-05-01", ""), "n3": ("", "letter"), "n4": ("2022-04-10", "")}
-    intent = TimeIntent(2022, 2022, phrase="on 2022-04-18", date_min="2022-04-18", date_max="2022-04-18")
     asked: list[str] = []
-    ev = initial_case("Q?", Filters(patient_id="P1", doc_ids=(NO_NOTE,)), intent, AnswerSettings(),
-                      lambda pid: asked.append(pid) or notes)
-    # 8 days before, 13 after: n1 then n4 (the same day, by doc id) then n2; the undated letter is no candidate
+    ev = initial_case("What happened on 2022-04-18?", Filters(patient_id="P1"), AnswerSettings(), True,
+                      lambda: True, lambda pid: asked.append(pid) or notes, today=datetime.date(2024, 1, 1))
+    assert ev.filters.doc_ids == (NO_NOTE,) and (ev.intent.date_min, ev.intent.date_max) == ("2022-04-18",) * 2
+    # read once (the time intent's reading is the case's); 8 days before, 13 after: n1 then n4 (the same day, by
+    # doc id) then n2; the undated letter is no candidate
     assert asked == ["P1"] and ev.no_note and ev.near_notes == [
         ("2022-04-10", "progress", "n1"), ("2022-04-10", "", "n4"), ("2022-05-01", "", "n2")]
-    assert ev.time_filter == "date 2022-04-18 (from 'on 2022-04-18')"
+    assert ev.time_filter == "date 2022-04-18 (from '2022-04-18')"
     v = d_no_note.no_note_dated(ev, verdict.Verdict(True))
     assert v is not None and v.final and v.reason == (
         "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-04-10, "

@@ -48,3 +48,17 @@ def test_alternatives_are_read_with_the_key_terms() -> None:
     assert p.alternatives == (("dominate", ("recessive",)), ("recessive", ("dominate",)))
     assert QuestionProfile.read(q).alternatives == ()  # no key terms read, no alternatives
     assert QuestionProfile.read("Is Huntington disease caused by a recessive gene?", max_zipf=4.0).alternatives == ()
+
+
+def test_the_question_words_are_split_once_for_stems_and_conditions() -> None:
+    """``read_asks`` splits the question into words once and reads its stems and condition words from them: the same
+    as reading each from the text (:func:`content_stems`, :func:`condition_words`)."""
+    from clinqa.question.asks import condition_words, content_stems, rare_condition_words, stems_of
+    from clinqa.retrieval.vocabulary import words_of
+
+    q = "CURB-65 of 3 in a 72-year-old with Legionella pneumonia: which antibiotics?"
+    words = frozenset(words_of(q.lower()))
+    assert stems_of(words) == content_stems(q) and "curb65" in stems_of(words) and "legionella" in stems_of(words)
+    assert rare_condition_words(words, 3.5) == condition_words(q, 3.5) and "legionella" in condition_words(q, 3.5)
+    a = read_asks(q, condition_below=3.5)
+    assert a.stems == content_stems(q) and a.conditions == frozenset(condition_words(q, 3.5))

@@ -148,3 +148,27 @@ def test_a_profile_of_another_text_is_not_used() -> None:
     assert missing_amount_reason(asked, "Ceftriaxone is given IV.") == NO_DOSE
     a = check("Is metformin safe?", ["Metformin is safe."], profile=QuestionProfile.read("x", max_zipf=4.0))
     assert [t.text for t in a.key_terms] == ["metformin"]
+
+
+def test_the_profile_reads_the_lexicon_names_of_the_question_once() -> None:
+    """The question's abbreviations are read once per ask, by the profile: the synonym expansion and the BM25
+    query's names (``search_names``, which gathering hands the search) come from that one reading, and equal what
+    the lexicon says of the question on its own."""
+    from clinqa.lexicon import Lexicon
+
+    class Counted(Lexicon):
+        reads = 0
+
+        def abbreviation_terms(self, question: str) -> dict[str, tuple[str, ...]]:
+            Counted.reads += 1
+            return super().abbreviation_terms(question)
+
+    texts = ["Apixaban 5 mg twice daily.", "Diabetic ketoacidosis: give insulin.", "Diabetic ketoacidosis again."]
+    q = "Eliquis dose in DKA?"
+    lex = Counted(Vocabulary.from_texts(texts))
+    p = QuestionProfile.read(q, lexicon=lex, search_names=True)
+    assert Counted.reads == 1
+    assert p.search_names == (("Eliquis", ("apixaban",)), ("DKA", ("diabetic ketoacidosis",)))
+    assert dict(p.search_names) == Lexicon(Vocabulary.from_texts(texts)).search_terms(q)
+    assert "diabetic ketoacidosis" in p.aliases  # the expansion took the same reading
+    assert QuestionProfile.read(q, lexicon=lex).search_names is None  # retrieval.expand_synonyms off

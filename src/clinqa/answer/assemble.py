@@ -118,7 +118,8 @@ class Draft:
     ``filters`` applied (time intent included), the ``hits`` (best first), the final ``decision``,
     the ``warnings`` so far, the key-term ``check`` (None when it did not run), the spelling
     ``repairs``, the BM25 ``expansion``, the ``time_filter`` description, the question's
-    ``query_vector`` (``(dim,)`` float32) and the stage ``timings_ms`` (shared with the answer)."""
+    ``query_vector`` (``(dim,)`` float32), the stage ``timings_ms`` (shared with the answer) and whether the
+    answer ends with the hint that patient notes were not searched (``patient_hint``: :func:`draft_of`)."""
 
     question: str
     filters: Filters
@@ -131,12 +132,18 @@ class Draft:
     time_filter: str = ""
     query_vector: Any = None
     timings_ms: dict[str, float] = field(default_factory=dict)
+    patient_hint: bool = False
 
     def common(self) -> dict[str, Any]:
-        """The :class:`~clinqa.answer.types.Answer` keyword arguments shared by answers and refusals."""
+        """The :class:`~clinqa.answer.types.Answer` keyword arguments shared by answers and refusals; the warnings
+        end with :data:`clinqa.question.repair.PATIENT_HINT` when :attr:`patient_hint` (once)."""
+        from clinqa.question.repair import PATIENT_HINT
+
         c = self.check
+        hint = self.patient_hint and PATIENT_HINT not in self.warnings
         return {"question": self.question, "filters": self.filters, "gate": self.decision,
-                "timings_ms": self.timings_ms, "retrieved": retrieved_rows(self.hits), "warnings": self.warnings,
+                "timings_ms": self.timings_ms, "retrieved": retrieved_rows(self.hits),
+                "warnings": [*self.warnings, PATIENT_HINT] if hint else self.warnings,
                 "time_filter": self.time_filter, "query_vector": self.query_vector,
                 "answerability": c.to_dict() if c else {}, "missing_terms": c.missing_names() if c else [],
                 "query_repair": self.repairs, "query_expansion": self.expansion}
@@ -341,7 +348,11 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> D
     record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`,
     on the missing words less ``found.unwarned``, ordinary English and typed values: "hey, honestly, I
     wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate with the
-    dated-note step answered and the decision still does)."""
+    dated-note step answered and the decision still does). The hint that patient notes were not searched
+    (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a
+    reference question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for
+    a question without a patient to a store holding patient notes ("the corpus never mentions X" when only a
+    patient's note does): then it ends the answer's warnings (``Draft.patient_hint``)."""
     verdict, filters, result = decision.verdict, ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
@@ -351,4 +362,5 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> D
                 *verdict.warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.time_filter, result.query_vector,
-                 dict(result.timings_ms))
+                 dict(result.timings_ms),
+                 patient_hint=filters.patient_id is None and bool(ev.missing) and stages.has_patient_notes)

@@ -157,31 +157,36 @@ def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callabl
     from clinqa.decision.table import run
     from clinqa.llm.base import LLMError
 
+    g: Generated | None = None
+    failure: dict[str, str] = {}
     try:
         llm = backend()
         assert llm is not None
         g = generate_answer(extractive.question, hits, llm, settings.generation, settings.llm, closed, notes)
     except LLMError as exc:
-        ev.model_failed = True
-        verdict = run(ev, "generate", decision).verdict
-        if not verdict.answer:
-            return _refused(extractive, verdict.reason, hits, settings,
-                            llm={"backend": settings.llm.backend, "error": str(exc)})
-        extractive.warnings.append(f"no generated answer ({exc}); this is the extractive answer")
-        extractive.llm = {"backend": settings.llm.backend, "error": str(exc)}
-        return extractive
-    check = g.verification
-    assert check is not None
-    timings = dict(extractive.timings_ms)
-    timings["generate"] = g.completion.latency_ms
-    timings["total"] = (time.perf_counter() - t0) * 1e3
-    extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(), "identifiers": g.identifiers}
-    n = len(check.sentences)
-    ev.model_refused = check.refusal
-    ev.model_failed = not check.refusal and not g.text
+        failure = {"backend": settings.llm.backend, "error": str(exc)}
+    # what the decision's generate phase reads of the model's answer, and what a refusal of it carries
+    if g is None:
+        ev.model_failed, fields = True, {"llm": failure}
+    else:
+        check = g.verification
+        assert check is not None
+        timings = dict(extractive.timings_ms)
+        timings["generate"] = g.completion.latency_ms
+        timings["total"] = (time.perf_counter() - t0) * 1e3
+        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(),
+                 "identifiers": g.identifiers}
+        n = len(check.sentences)
+        ev.model_refused = check.refusal
+        ev.model_failed = not check.refusal and not g.text
+        fields = {"timings_ms": timings, **extra}
     verdict = run(ev, "generate", decision).verdict
     if not verdict.answer:
-        return _refused(extractive, verdict.reason, hits, settings, timings_ms=timings, **extra)
+        return _refused(extractive, verdict.reason, hits, settings, **fields)
+    if g is None:
+        extractive.warnings.append(f"no generated answer ({failure['error']}); this is the extractive answer")
+        extractive.llm = failure
+        return extractive
     if not g.text:
         extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
                                    "cites; this is the extractive answer")

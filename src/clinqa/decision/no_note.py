@@ -25,7 +25,7 @@ def no_note_dated(ev: Case, v: Verdict) -> Verdict | None:
 def no_note_reason(patient_id: str, has_notes: bool, near: list[tuple[str, str, str]], intent: TimeIntent) -> str:
     """The reason of a patient question about a day (or days: ``intent.date_min`` / ``date_max``, ISO) on which
     the patient has no note, naming the ``near`` notes (``(day, note type, doc id)``, nearest first:
-    :func:`clinqa.answer.scope.nearest_notes`). No notes at all (``has_notes`` False): the reason says to check
+    :func:`clinqa.question.time.nearest_notes`). No notes at all (``has_notes`` False): the reason says to check
     the id."""
     if not has_notes:  # no such patient (or no notes): say so, as for any other question
         return f"Patient {patient_id} has no notes; check the patient id."

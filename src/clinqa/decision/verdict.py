@@ -38,7 +38,7 @@ class Case:
     ``time_filter``: the time intent in words, as the answer shows it (read once, when the case starts:
     :meth:`clinqa.question.time.TimeIntent.describe`). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of
     the patient, read only for a question about a day with no note, and ``near_notes`` the nearest of them to that day
-    (up to three ``(day, note type, doc id)``, nearest first: :func:`clinqa.answer.scope.nearest_notes`), which the
+    (up to three ``(day, note type, doc id)``, nearest first: :func:`clinqa.question.time.nearest_notes`), which the
     refusal names. ``answer_score`` / ``answer_threshold``: the answer model's best probability over the first quotable
     passages and its calibrated threshold (None: the model is off or did not run). Retrieval phase: ``result`` (the
     hits), ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable passages,

@@ -276,7 +276,8 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
     (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
     the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
-    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`). ``readings``: the ask's passage readings
+    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
+    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings
     (each hit's heading bands read once; None: readings of its own)."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
     readings = readings if readings is not None else PassageReadings()
@@ -446,16 +447,18 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     t0 = time.perf_counter()
     vocab = stages.vocabulary
     lex = lexicon_for(vocab) if s.lexicon else None
-    asked, repairs = (repair_question(question, vocab, s.rarity.repair_below,
-                                      known=lex.knows if lex is not None else None,
-                                      rename=lex.corpus_name if lex is not None else None,
-                                      typo=typo_of if lex is not None else None)
-                      if stages.settings.retrieval.repair_spelling else (question, {}))
+    asked, repairs = question, {}
+    if stages.settings.retrieval.repair_spelling:
+        asked, repairs = repair_question(question, vocab, s.rarity.repair_below,
+                                         known=lex.knows if lex is not None else None,
+                                         rename=lex.corpus_name if lex is not None else None,
+                                         typo=typo_of if lex is not None else None)
     repair_ms = (time.perf_counter() - t0) * 1e3
     zipf = stages.calibration.key_term_max_zipf
     profile = QuestionProfile.read(asked, intent, vocab, zipf if s.key_terms != "ignore" else None,
-                                   equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex)
-    more = lex.search_terms(asked) if lex is not None and stages.settings.retrieval.expand_synonyms else None
+                                   equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex,
+                                   search_names=stages.settings.retrieval.expand_synonyms)
+    more = dict(profile.search_names) if profile.search_names is not None else None
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
     result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
     result.timings_ms["repair"] = repair_ms

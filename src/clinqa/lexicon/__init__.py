@@ -101,7 +101,6 @@ class Lexicon:
         self._sense: dict[str, str | None] = {}
         self._short: dict[str, tuple[str, ...]] = {}
         self._defining: dict[str, list[str]] | None = None
-        self._last_terms: tuple[str, dict[str, tuple[str, ...]]] | None = None
 
     # -- equivalents ------------------------------------------------------------------------------------------
     def equivalents(self, term: str) -> tuple[Equivalent, ...]:
@@ -287,14 +286,11 @@ class Lexicon:
         the question already says left out: what the BM25 query adds and where a long form is one key phrase
         ("DVT" -> deep vein thrombosis; "atrial fibrillation" -> af, afib). Long forms of 2-6 words, longest first,
         one place read once; an abbreviation is a word of 2-8 letters or digits with a capital letter, never a
-        capitalised common English word ("Can"). {} without a vocabulary. The last question's result is kept: one ask
-        reads it twice, for the question's profile and for the BM25 query (:meth:`search_terms`)."""
+        capitalised common English word ("Can"). {} without a vocabulary. An ask reads them once, with the question's
+        profile (:meth:`clinqa.question.profile.QuestionProfile.read`), which hands them to :meth:`search_terms`."""
         if self.vocabulary is None:
             return {}
-        last = self._last_terms
-        if last is None or last[0] != question:
-            last = self._last_terms = (question, self._abbreviation_terms(question))
-        return dict(last[1])
+        return self._abbreviation_terms(question)
 
     def _abbreviation_terms(self, question: str) -> dict[str, tuple[str, ...]]:
         """:meth:`abbreviation_terms` of ``question``, read anew (needs a vocabulary)."""
@@ -513,12 +509,13 @@ class Lexicon:
             return len(self._senses(word)) == 1  # an abbreviation of several senses in the corpus is renamed to none
         return True
 
-    def search_terms(self, question: str) -> dict[str, tuple[str, ...]]:
+    def search_terms(self, question: str, abbreviations: dict[str, tuple[str, ...]] | None = None,
+                     ) -> dict[str, tuple[str, ...]]:
         """For each word of ``question`` the corpus lacks (needs a bound vocabulary), the lexicon's names of it that
         the corpus has (every word of the name in the vocabulary), at most three: what the BM25 query adds
         ("Eliquis" -> apixaban; "frusemide" -> furosemide; "QDS" -> four times daily); then the question's
-        abbreviations and long forms (:meth:`abbreviation_terms`: "DVT" -> deep vein thrombosis, "atrial
-        fibrillation" -> af). {} without a vocabulary."""
+        abbreviations and long forms (``abbreviations``, when already read; else :meth:`abbreviation_terms`: "DVT" ->
+        deep vein thrombosis, "atrial fibrillation" -> af). {} without a vocabulary."""
         v = self.vocabulary
         if v is None:
             return {}
@@ -531,7 +528,7 @@ class Lexicon:
                      if e.source != "table" and self._renames(w, e) and self._in_corpus(e.text)]
             if names:
                 out[w] = tuple(names[:3])
-        for w, names in self.abbreviation_terms(question).items():
+        for w, names in (self.abbreviation_terms(question) if abbreviations is None else abbreviations).items():
             out.setdefault(w, names)
         return out
 

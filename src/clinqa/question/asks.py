@@ -8,6 +8,7 @@ into :class:`AsksRead` (:func:`read_asks`); the choice of passages and the extra
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -134,9 +135,14 @@ def condition_words(question: str, max_zipf: float | None = None) -> set[str]:
     """The question's words rare in general English (wordfreq Zipf < ``max_zipf``; None:
     ``answer.rarity.condition_below``) that may name a condition, lower case: "hypertension" in "What blood
     pressure target is recommended in hypertension?"."""
+    return rare_condition_words(words_of(question.lower()), max_zipf)
+
+
+def rare_condition_words(words: Iterable[str], max_zipf: float | None = None) -> set[str]:
+    """Those of ``words`` (lower case, :func:`clinqa.retrieval.vocabulary.words_of`) that may name a condition: 4+
+    letters, no stopword, rare in general English (as :func:`condition_words`)."""
     max_zipf = default_rarity().condition_below if max_zipf is None else max_zipf
-    return {w for w in words_of(question.lower())
-            if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
+    return {w for w in words if len(w) >= 4 and w.isalpha() and w not in STOPWORDS and zipf(w) < max_zipf}
 
 
 def wants_list(question: str) -> bool:
@@ -172,9 +178,14 @@ def content_stems(text: str) -> frozenset[str]:
     """Snowball stems of the content words of ``text`` (stopwords and one-letter words left out); a hyphenated
     name with a digit also counts joined ("CURB-65" is "curb65" too, as a question may type it). Read of a question
     once (:attr:`AsksRead.stems`) and of each candidate unit by :mod:`clinqa.answer.extractive`."""
-    words = [w for w in words_of(text) if w not in STOPWORDS and len(w) >= 2]
-    return frozenset({stem(w) for w in words} | {w.replace("-", "") for w in words
-                                                 if "-" in w and any(c.isdigit() for c in w)})
+    return stems_of(words_of(text))
+
+
+def stems_of(words: Iterable[str]) -> frozenset[str]:
+    """:func:`content_stems` of the words of a text already split (:func:`clinqa.retrieval.vocabulary.words_of`)."""
+    content = [w for w in words if w not in STOPWORDS and len(w) >= 2]
+    return frozenset({stem(w) for w in content} | {w.replace("-", "") for w in content
+                                                   if "-" in w and any(c.isdigit() for c in w)})
 
 
 #: a number of the question with the unit typed after it ("70 mL/min", "55 kg"), for naming a column by its unit
@@ -245,7 +256,8 @@ class AsksRead:
 def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
     """:class:`AsksRead` of ``question``; ``expansion``: its synonym expansion when already made
     (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``: ``answer.rarity.condition_below`` (None: the
-    default). Pure function of its inputs; never raises for any string."""
+    default). The question's words are split once: its stems and condition words are read from them
+    (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its inputs; never raises for any string."""
     from clinqa.retrieval import synonyms
 
     expansion = synonyms.expand(question) if expansion is None else expansion
@@ -260,14 +272,14 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
         asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
         heading_kinds=heading_kinds(question) if question else frozenset(),
         qualifiers=tuple(qualifiers_of(question)) if question else (),
-        conditions=frozenset(condition_words(question, condition_below)) if question else frozenset(),
+        conditions=frozenset(rare_condition_words(words, condition_below)) if question else frozenset(),
         aliases=tuple(t for ts in expansion.added.values() for t in ts),
         asks_treatment=bool(question and TREATMENT_ASK.search(question) and not wants_list(question)
                             and not COUNT_QUESTION.search(question)
                             # "At what ICP should treatment start?" asks for a threshold
                             and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
         values=named_values(question), words=words, word_stems=frozenset(stem(w) for w in words),
-        stems=content_stems(question), folded_words=frozenset(words_of(folded)),
+        stems=stems_of(words), folded_words=frozenset(words_of(folded)),
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=named_values(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))

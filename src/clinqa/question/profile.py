@@ -87,31 +87,42 @@ class QuestionProfile(TermsRead, AsksRead):
       None when :meth:`read` was given no ``max_zipf``.
 
     ``time_intent``: the time intent read for the question (:class:`clinqa.question.time.TimeIntent`;
-    None when not given). ``max_zipf``: the general-English frequency cut the key terms were read with."""
+    None when not given). ``max_zipf``: the general-English frequency cut the key terms were read with.
+    ``search_names``: what the BM25 query adds, ``(word as written, its names the corpus has)`` in order
+    (:meth:`clinqa.lexicon.Lexicon.search_terms`, from the same reading of the question's abbreviations as the
+    synonym expansion's); None when read without a lexicon or without ``search_names``."""
 
     populations: tuple[str, ...]
     quantities: tuple[tuple[str, str], ...]
     time_intent: TimeIntent | None = None
     max_zipf: float | None = None
+    search_names: tuple[tuple[str, tuple[str, ...]], ...] | None = None
 
     @classmethod
     def read(cls, question: str, intent: TimeIntent | None = None, vocabulary: Vocabulary | None = None,
              max_zipf: float | None = None, phrases: Iterable[str] | None = None,
              equivalents: Callable[[str], Iterable[str]] | None = None,
-             rarity: WordRarity | None = None, lexicon: Lexicon | None = None) -> QuestionProfile:
+             rarity: WordRarity | None = None, lexicon: Lexicon | None = None,
+             search_names: bool = False) -> QuestionProfile:
         """The profile of ``question`` (see the class docstring). ``intent``: the time intent already read for
         it. The key terms are read only when ``max_zipf`` is given, with ``vocabulary`` (spelling repair,
         corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
         and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
         None: none). ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults);
-        ``lexicon``: marks each key term with what the lexicon says it is (:attr:`KeyTerm.lexical`). Pure
-        function of its inputs; never raises for any string."""
+        ``lexicon``: marks each key term with what the lexicon says it is (:attr:`KeyTerm.lexical`); with
+        ``search_names`` (``retrieval.expand_synonyms``) its names of the question's words for the BM25 query are
+        read too (:attr:`search_names`). Pure function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
         rarity = rarity or terms.default_rarity()
+        # the question's abbreviations and long forms, as this corpus uses them: read once, for the synonym
+        # expansion and the BM25 query's names
+        abbreviations = lexicon.abbreviation_terms(question) if lexicon is not None else None
+        names = (tuple(lexicon.search_terms(question, abbreviations).items())
+                 if lexicon is not None and search_names else None)
         expansion = synonyms.expand(question)
-        if lexicon is not None:  # the question's abbreviations and long forms, as this corpus uses them
-            expansion = expansion.with_terms(lexicon.abbreviation_terms(question))
+        if abbreviations is not None:
+            expansion = expansion.with_terms(abbreviations)
         termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
         if lexicon is not None and termed.key_terms is not None:
             termed = replace(termed, key_terms=_lexical(termed.key_terms, termed.normalized, lexicon))
@@ -119,7 +130,7 @@ class QuestionProfile(TermsRead, AsksRead):
         aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
         return cls(**read, populations=_populations(aged, termed.answer_types), quantities=_quantities(aged),
-                   time_intent=intent, max_zipf=max_zipf)
+                   time_intent=intent, max_zipf=max_zipf, search_names=names)
 
 
 def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lexicon) -> tuple[terms.KeyTerm, ...]:

@@ -408,3 +408,17 @@ def apply_time_intent(question: str, filters: Filters, reference_has_years: Call
                  and (not filters.doc_ids or d in filters.doc_ids)]
         filters = replace(filters, doc_ids=tuple(dated) or (NO_NOTE,))
     return filters, intent
+
+
+def nearest_notes(notes: dict[str, tuple[str, str]], intent: TimeIntent) -> list[tuple[str, str, str]]:
+    """Up to three ``(day, note type, doc id)`` of the dated ``notes`` (``{doc_id: (note date ISO or "", note type
+    or "")}``) nearest the day the question asks about (``intent.date_min``, else ``date_max``, ISO), nearest first
+    by distance in days, then doc id; a day and type given by several notes once: the notes a question about a day
+    with no note (:func:`apply_time_intent`'s :data:`NO_NOTE`) is told of."""
+    wanted = datetime.date.fromisoformat(intent.date_min or intent.date_max or "1900-01-01")
+
+    def distance(day: str) -> int:
+        return abs((datetime.date.fromisoformat(day) - wanted).days)
+
+    dated = sorted(((d, day, kind) for d, (day, kind) in notes.items() if day), key=lambda x: (distance(x[1]), x[0]))
+    return list(dict.fromkeys((day, kind, d) for d, day, kind in dated))[:3]
