@@ -254,15 +254,25 @@ class AsksRead:
 
 
 def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
-    """:class:`AsksRead` of ``question``; ``expansion``: its synonym expansion when already made
-    (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``: ``answer.rarity.condition_below`` (None: the
-    default). The question's words are split once: its stems and condition words are read from them
-    (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its inputs; never raises for any string."""
+    """:class:`AsksRead` of ``question`` for a caller with no profile of it: :func:`asks_from` it, its lower-case
+    text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`) and ``expansion`` (default: the synonym
+    table's, :func:`clinqa.retrieval.synonyms.expand`). Never raises for any string."""
     from clinqa.retrieval import synonyms
 
-    expansion = synonyms.expand(question) if expansion is None else expansion
+    found = synonyms.expand(question) if expansion is None else expansion
+    return asks_from(question, fold_dashes(question), found, condition_below)
+
+
+def asks_from(question: str, dashed: str, expansion: Expansion, condition_below: float | None = None) -> AsksRead:
+    """:class:`AsksRead` of ``question``; ``dashed``: its text with dashes folded
+    (:func:`clinqa.text.unicode.fold_dashes`, read once by the caller: the question's profile hands on its own;
+    its lower case is the folded text, as lower case never makes a dash);
+    ``expansion``: its synonym expansion (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``:
+    ``answer.rarity.condition_below`` (None: the default). The question's words are split once: its stems and
+    condition words are read from them (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its
+    inputs; never raises for any string."""
     words = frozenset(words_of(question.lower()))
-    folded = fold_dashes(question.lower())
+    folded = dashed.lower()
     return AsksRead(
         question=question, wants_list=wants_list(question),
         asks_number=bool(question and NUMBER_QUESTION.search(question)),
@@ -278,9 +288,9 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
                             and not COUNT_QUESTION.search(question)
                             # "At what ICP should treatment start?" asks for a threshold
                             and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
-        values=named_values(question), words=words, word_stems=frozenset(stem(w) for w in words),
+        values=values_in(dashed), words=words, word_stems=frozenset(stem(w) for w in words),
         stems=stems_of(words), folded_words=frozenset(words_of(folded)),
-        folded_numbers="-".join(DIGITS.findall(folded)), folded_values=named_values(folded),
+        folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
 
@@ -315,7 +325,13 @@ def named_values(question: str) -> tuple[tuple[str, float], ...]:
     """``(word, value)`` for each number the question gives a named thing, the word lower case: "NEWS2
     score of 5" -> ``(("score", 5.0),)``, "CrCl 20" -> ``(("crcl", 20.0),)``. A number inside a token
     ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks"). Read once per
-    question text (cached): the bands of every heading and row of an answer's passages are read against it."""
-    text = fold_dashes(question)
-    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(text)
+    question text (cached): the bands of every heading and row of an answer's passages are read against it.
+    :func:`values_in` its text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`)."""
+    return values_in(fold_dashes(question))
+
+
+def values_in(folded: str) -> tuple[tuple[str, float], ...]:
+    """:func:`named_values` of a question's text whose dashes are folded already (:attr:`AsksRead` reads its
+    folded text once; a normalised text, :func:`clinqa.text.unicode.normalize`, folds them too)."""
+    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(folded)
                  if m.group(1).lower() not in VALUE_STOP)

@@ -27,6 +27,7 @@ from clinqa.question import asks, terms
 from clinqa.question.asks import AsksRead, Qualifier
 from clinqa.question.terms import TermsRead, synonym_phrases
 from clinqa.text.quantities import UNITS
+from clinqa.text.unicode import fold_dashes, normalize
 from clinqa.text.words import WORD, whole_word
 
 if TYPE_CHECKING:
@@ -123,10 +124,13 @@ class QuestionProfile(TermsRead, AsksRead):
         expansion = synonyms.expand(question)
         if abbreviations is not None:
             expansion = expansion.with_terms(abbreviations)
-        termed = terms.read_terms(question, vocabulary, max_zipf, phrases, equivalents, rarity, expansion)
+        # its normalised text and its text with dashes folded: read once, handed on
+        text, dashed = normalize(question), fold_dashes(question)
+        found = terms.phrases_of(expansion) if phrases is None else tuple(phrases)
+        termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity)
         if lexicon is not None and termed.key_terms is not None:
             termed = replace(termed, key_terms=_lexical(termed.key_terms, termed.normalized, lexicon))
-        asked = asks.read_asks(question, expansion, rarity.condition_below)
+        asked = asks.asks_from(question, dashed, expansion, rarity.condition_below)
         aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
         return cls(**read, populations=_populations(aged, termed.answer_types), quantities=_quantities(aged),
@@ -141,7 +145,7 @@ def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lex
     whatever the lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause
     question ("Can the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
     aged = terms.without_ages(normalized)
-    given = [w for w, _ in asks.named_values(aged)]
+    given = [w for w, _ in asks.values_in(aged)]  # a normalised text's dashes are folded
     valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)

@@ -578,14 +578,18 @@ TREATMENT_QUESTION = re.compile(
     re.IGNORECASE)
 
 
-def synonym_phrases(question: str, expansion: Expansion | None = None) -> tuple[str, ...]:
-    """The synonym table's multi-word (or hyphenated) phrases found in ``question``, in the table's order of
-    finding (``expansion``, default :func:`clinqa.retrieval.synonyms.expand` of ``question``): each is one key
-    term of kind ``phrase``."""
+def synonym_phrases(question: str) -> tuple[str, ...]:
+    """The synonym table's multi-word (or hyphenated) phrases found in ``question`` (:func:`phrases_of` its
+    :func:`clinqa.retrieval.synonyms.expand`): for a caller with no expansion of it."""
     from clinqa.retrieval import synonyms
 
-    found = synonyms.expand(question) if expansion is None else expansion
-    return tuple(p for p in found.added if " " in p or "-" in p)
+    return phrases_of(synonyms.expand(question))
+
+
+def phrases_of(expansion: Expansion) -> tuple[str, ...]:
+    """The synonym table's multi-word (or hyphenated) phrases of a question's ``expansion``, in the table's order
+    of finding: each is one key term of kind ``phrase``."""
+    return tuple(p for p in expansion.added if " " in p or "-" in p)
 
 
 def alternatives(question: str, terms: Iterable[KeyTerm]) -> dict[str, set[str]]:
@@ -636,20 +640,30 @@ class TermsRead:
 
 def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
                phrases: Iterable[str] | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
-               rarity: WordRarity | None = None, expansion: Expansion | None = None) -> TermsRead:
-    """:class:`TermsRead` of ``question``. The key terms are read only when ``max_zipf`` is given, with
-    ``vocabulary`` (spelling repair, corpus verbs; None: neither), ``phrases`` (None: the synonym table's,
-    :func:`synonym_phrases` of ``expansion``) and ``equivalents`` (the question's own definitions added);
-    ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults). Pure function of its
-    inputs; never raises for any string."""
-    text = normalize(question)
+               rarity: WordRarity | None = None) -> TermsRead:
+    """:class:`TermsRead` of ``question`` for a caller with no profile of it: :func:`terms_of` its normalised
+    text (:func:`clinqa.text.unicode.normalize`), ``phrases`` defaulting to the synonym table's
+    (:func:`synonym_phrases`). The other arguments as :func:`terms_of` takes them."""
+    found = synonym_phrases(question) if phrases is None else tuple(phrases)
+    return terms_of(question, normalize(question), found, vocabulary, max_zipf, equivalents, rarity)
+
+
+def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Vocabulary | None = None,
+             max_zipf: float | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
+             rarity: WordRarity | None = None) -> TermsRead:
+    """:class:`TermsRead` of ``question`` (as typed), read from ``text``, its normalised text
+    (:func:`clinqa.text.unicode.normalize`, read once by the caller: the question's profile hands on its own);
+    ``phrases``: the synonym table's phrases found in it (:func:`synonym_phrases`, of the profile's expansion);
+    ``vocabulary`` (spelling repair, corpus verbs; None: neither) and ``equivalents`` (the question's own
+    definitions added); key terms only when ``max_zipf`` is given; ``rarity``: the word-frequency cut-offs
+    (``answer.rarity``; None: their defaults). Pure function of its inputs; never raises for any string."""
     aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
     kinds = frozenset(answer_type_words(aged, is_verb=verb))
     rarity = rarity or default_rarity()
     dosed = frozenset(dosed_words(aged, rarity.dosed_below))
     defined = tuple((d.short.lower(), d.long) for d in definitions(text))
-    found = synonym_phrases(question, expansion) if phrases is None else tuple(phrases)
+    found = phrases
     terms = None
     if max_zipf is not None:
         known = dict(defined)
