@@ -276,11 +276,21 @@ def _phrase_inflected(c: MentionCase) -> bool | None:
     return True if any(re.search(_phrase_pattern(p), c.low) for p in c.forms[0]) else None
 
 
+def _as_word(w: str, ws: set[str]) -> bool:
+    """Is ``w`` a word of the passage (``ws``), or with -s/-es?"""
+    return w in ws or w + "s" in ws or w + "es" in ws
+
+
+def _by_stem(w: str, stems: set[str]) -> bool:
+    """Does ``w`` (4+ letters) share its Snowball stem with a word of the passage (``stems``)?"""
+    return len(w) >= 4 and stem(w) in stems
+
+
 def _hyphen_apart(c: MentionCase) -> bool | None:
     for p in c.forms[0]:
         if "-" in p and " " not in p:
             parts = [x for x in re.split(r"[ -]", p) if x and x not in STOPWORDS]
-            if parts and all(x in c.ws or (len(x) >= 4 and stem(x) in c.stems) for x in parts):
+            if parts and all(x in c.ws or _by_stem(x, c.stems) for x in parts):
                 return True
     return None
 
@@ -290,14 +300,13 @@ def _hyphen_dropped(c: MentionCase) -> bool | None:
 
 
 def _word_or_plural(c: MentionCase) -> bool | None:
-    ws = c.ws
-    return True if any(w in ws or w + "s" in ws or w + "es" in ws for w in c.forms[1]) else None
+    return True if any(_as_word(w, c.ws) for w in c.forms[1]) else None
 
 
 def _same_stem(c: MentionCase) -> bool | None:
     if c.term.kind == "population":
         return None
-    return True if any(len(w) >= 4 and stem(w) in c.stems for w in c.forms[1]) else None
+    return True if any(_by_stem(w, c.stems) for w in c.forms[1]) else None
 
 
 def _word_prefix(c: MentionCase) -> bool | None:
@@ -320,9 +329,7 @@ def _dosed_words_together(c: MentionCase) -> bool | None:
     if t.kind != "phrase" or not t.dosed:
         return None
     words = [w for w in t.match.split() if w not in STOPWORDS]
-    ws, stems = c.ws, c.stems
-    return True if words and all(w in ws or w + "s" in ws or w + "es" in ws or (len(w) >= 4 and stem(w) in stems)
-                                 for w in words) else None
+    return True if words and all(_as_word(w, c.ws) or _by_stem(w, c.stems) for w in words) else None
 
 
 def _condition_untyped(c: MentionCase) -> bool | None:

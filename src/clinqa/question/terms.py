@@ -663,16 +663,15 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
     rarity = rarity or default_rarity()
     dosed = frozenset(dosed_words(aged, rarity.dosed_below))
     defined = tuple((d.short.lower(), d.long) for d in definitions(text))
-    found = phrases
     terms = None
     if max_zipf is not None:
         known = dict(defined)
         eq = with_definitions(equivalents, known) if known else equivalents
-        terms = tuple(key_terms(text, vocabulary, max_zipf, found, eq, answer_types=kinds, dosed=dosed,
+        terms = tuple(key_terms(text, vocabulary, max_zipf, phrases, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity))
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
-                     definitions=defined, phrases=found, answer_types=kinds, dosed=dosed, key_terms=terms,
+                     definitions=defined, phrases=phrases, answer_types=kinds, dosed=dosed, key_terms=terms,
                      alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()))
 
 
