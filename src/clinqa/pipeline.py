@@ -34,7 +34,7 @@ from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_sta
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
 from clinqa.question.repair import PATIENT_HINT, repair_question
-from clinqa.question.time import TimeIntent, apply_time_intent
+from clinqa.question.time import TimeIntent
 from clinqa.rerank import Reranker, build_reranker
 from clinqa.retrieval import Filters, RetrievalResult
 from clinqa.retrieval.search import deepened, query_filters, search
@@ -47,6 +47,7 @@ from clinqa.text.unicode import is_blank
 if TYPE_CHECKING:
     import numpy as np
 
+    from clinqa.decision.verdict import Case
     from clinqa.documents.loaders import Skipped
     from clinqa.documents.model import Document
 
@@ -212,11 +213,16 @@ class Pipeline:
         return repair_question(question, self.scoped_vocabulary(filters), self.settings.answer.rarity.repair_below)
 
     def time_intent(self, question: str, filters: Filters) -> tuple[Filters, TimeIntent]:
-        """The filters and time intent of :func:`clinqa.question.time.apply_time_intent` (``parse_time``), as
-        :meth:`ask` applies them (:func:`clinqa.answer.scope.initial_case`)."""
-        if not self.settings.retrieval.parse_time:
-            return filters, TimeIntent()
-        return apply_time_intent(question, filters, self.reference_has_years, self.patient_notes)
+        """The filters and time intent of :func:`clinqa.question.time.apply_time_intent` (``parse_time``), read by
+        the one place :meth:`ask` reads them: the question's initial case (:func:`clinqa.answer.scope.initial_case`)."""
+        ev = self._initial_case(question, filters)
+        return ev.filters, ev.intent
+
+    def _initial_case(self, question: str, filters: Filters) -> Case:
+        """:func:`clinqa.answer.scope.initial_case` of ``question`` under ``filters``, with this pipeline's settings
+        and store readers."""
+        return scope.initial_case(question, filters, self.settings.answer, self.settings.retrieval.parse_time,
+                                  self.reference_has_years, self.patient_notes)
 
     def facts(self) -> StoreFacts:
         """What the store's documents say besides search (:class:`clinqa.store.facts.StoreFacts`)."""
@@ -276,8 +282,7 @@ class Pipeline:
         t0, s = time.perf_counter(), self.settings.answer
         self._check(question)
         filters = filters or self.filters()
-        ev = scope.initial_case(question, filters, s, self.settings.retrieval.parse_time, self.reference_has_years,
-                                self.patient_notes)
+        ev = self._initial_case(question, filters)
         decision = decide.run(ev, "time")
         if decision.verdict.final:  # a patient question about a day with no note
             answer = assemble.no_note_refusal(ev, decision.verdict.reason, {"total": (time.perf_counter() - t0) * 1e3})
