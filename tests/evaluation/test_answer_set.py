@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from clinqa.corpora import guidelines_path
-from clinqa.evaluation.facts import KINDS, load_questions, normalize
+from clinqa.evaluation.facts import KINDS, FactQuestion, load_questions, normalize
 
 SET = Path(__file__).resolve().parents[2] / "bench" / "answers" / "guidelines.jsonl"
 HELD_OUT = SET.with_name("heldout.jsonl")  # the check set: never tuned on
@@ -42,6 +42,26 @@ def held_out(salt: str, qid: str) -> bool:
     import hashlib
 
     return int(hashlib.sha256(f"{salt}:{qid}".encode()).hexdigest(), 16) / 2**256 < 0.5
+
+
+def counts(qs: list[FactQuestion]) -> tuple[int, int]:
+    """``(answerable, uncovered)`` questions of ``qs``."""
+    return sum(q.answerable for q in qs), sum(not q.answerable for q in qs)
+
+
+def assert_split(salt: str, dev: list[FactQuestion], held: list[FactQuestion]) -> None:
+    """Every question of ``dev`` is in the dev half and every one of ``held`` in the held-out half of ``salt``'s split
+    (:func:`held_out`)."""
+    for qs, half in ((dev, False), (held, True)):
+        for q in qs:
+            assert held_out(salt, q.qid) == half, q.qid
+
+
+def assert_forbidden_in_guideline(texts: dict[str, str], q: FactQuestion) -> None:
+    """Each forbidden string of ``q`` is in its guideline's text and inside none of its facts."""
+    for f in q.forbidden:
+        assert normalize(f) in texts[q.doc_id], (q.qid, f)
+        assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
 
 
 @pytest.fixture(scope="module")
@@ -168,19 +188,15 @@ def test_negation_set_schema_and_split(texts: dict[str, str]) -> None:
         assert {q.kind for q in qs} == {"negation", "uncovered"}
         for q in qs:
             assert held_out("issue52neg", q.qid) == held, q.qid
-            for f in q.forbidden:
-                assert normalize(f) in texts[q.doc_id], (q.qid, f)
-                assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
+            assert_forbidden_in_guideline(texts, q)
 
 
 def test_conditions_set_split() -> None:
     """The blind condition set: 30 answerable and 30 uncovered questions in all, each naming a disease, split by
     SHA-256 of ``issue52cond:<id>`` (below 0.5: held-out)."""
     dev, held = load_questions(CONDITIONS_DEV), load_questions(CONDITIONS_HELD_OUT)
-    assert sum(q.answerable for q in dev + held) == 30 and sum(not q.answerable for q in dev + held) == 30
-    for qs, half in ((dev, False), (held, True)):
-        for q in qs:
-            assert held_out("issue52cond", q.qid) == half, q.qid
+    assert counts(dev + held) == (30, 30)
+    assert_split("issue52cond", dev, held)
 
 
 def test_shorthand_set_split() -> None:
@@ -188,19 +204,16 @@ def test_shorthand_set_split() -> None:
     key thing as the guideline does not (ward abbreviation, brand, lay word, spelling, vignette background), split
     by SHA-256 of ``issue53short:<id>`` (below 0.5: held-out): 31 + 11 dev, 25 + 13 held-out."""
     dev, held = load_questions(SHORTHAND_DEV), load_questions(SHORTHAND_HELD_OUT)
-    assert (sum(q.answerable for q in dev), sum(not q.answerable for q in dev)) == (31, 11)
-    assert (sum(q.answerable for q in held), sum(not q.answerable for q in held)) == (25, 13)
+    assert counts(dev) == (31, 11) and counts(held) == (25, 13)
     assert len({q.doc_id for q in dev + held if q.answerable}) == 37
-    for qs, half in ((dev, False), (held, True)):
-        for q in qs:
-            assert held_out("issue53short", q.qid) == half, q.qid
+    assert_split("issue53short", dev, held)
 
 
 def test_second_shorthand_set_is_all_held_out() -> None:
     """The second blind shorthand set: 44 answerable questions over 42 guidelines and 16 uncovered ones, written
     after this round's candidates were fixed and run once per candidate, so all of it is held out (no dev half)."""
     qs = load_questions(SHORTHAND2_HELD_OUT)
-    assert (sum(q.answerable for q in qs), sum(not q.answerable for q in qs)) == (44, 16)
+    assert counts(qs) == (44, 16)
     assert len({q.doc_id for q in qs if q.answerable}) == 42
 
 
@@ -210,12 +223,8 @@ def test_nearmiss_set_split(texts: dict[str, str]) -> None:
     (below 0.5: held-out): 20 + 23 dev, 20 + 17 held-out; every forbidden string is in its guideline and inside no
     fact."""
     dev, held = load_questions(NEARMISS_DEV), load_questions(NEARMISS_HELD_OUT)
-    assert (sum(q.answerable for q in dev), sum(not q.answerable for q in dev)) == (20, 23)
-    assert (sum(q.answerable for q in held), sum(not q.answerable for q in held)) == (20, 17)
+    assert counts(dev) == (20, 23) and counts(held) == (20, 17)
     assert len({q.doc_id for q in dev + held if q.answerable}) == 39
-    for qs, half in ((dev, False), (held, True)):
-        for q in qs:
-            assert held_out("issue55near", q.qid) == half, q.qid
-            for f in q.forbidden:
-                assert normalize(f) in texts[q.doc_id], (q.qid, f)
-                assert not any(normalize(f) in normalize(a) for alts in q.facts for a in alts), q.qid
+    assert_split("issue55near", dev, held)
+    for q in dev + held:
+        assert_forbidden_in_guideline(texts, q)
