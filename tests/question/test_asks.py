@@ -66,14 +66,16 @@ def test_the_question_words_are_split_once_for_stems_and_conditions() -> None:
 
 def test_profile_hands_on_its_texts():
     """Issue 48 (walk): the profile reads the question's normalised and dash-folded text once and hands them on
-    (terms_of, asks_from, values_in); each reads what read_terms / read_asks / named_values read themselves."""
-    from clinqa.question.asks import asks_from, values_in
-    from clinqa.question.terms import phrases_of, read_terms, terms_of
+    (terms_of, asks_from, values_in), and its words (asks_from); each reads what read_terms / read_asks /
+    named_values read themselves."""
+    from clinqa.question.asks import asks_from
+    from clinqa.question.terms import phrases_of, read_terms, terms_of, values_in
+    from clinqa.text.words import words_of
     from clinqa.retrieval.synonyms import expand
     from clinqa.text.unicode import fold_dashes, normalize
 
     q = "NEWS2 score of 5 \u2013 CrCl 15\u201329: apixaban dose?"
     assert fold_dashes(q) == "NEWS2 score of 5 - CrCl 15-29: apixaban dose?"
     assert values_in(fold_dashes(q)) == named_values(q) == (("score", 5.0), ("crcl", 15.0))
-    assert asks_from(q, fold_dashes(q), expand(q)) == read_asks(q)
+    assert asks_from(q, fold_dashes(q), frozenset(words_of(q)), expand(q)) == read_asks(q)
     assert terms_of(q, normalize(q), phrases_of(expand(q)), max_zipf=4.0) == read_terms(q, max_zipf=4.0)

@@ -172,3 +172,48 @@ def test_the_profile_reads_the_lexicon_names_of_the_question_once() -> None:
     assert dict(p.search_names) == Lexicon(Vocabulary.from_texts(texts)).search_terms(q)
     assert "diabetic ketoacidosis" in p.aliases  # the expansion took the same reading
     assert QuestionProfile.read(q, lexicon=lex).search_names is None  # retrieval.expand_synonyms off
+
+
+def test_the_profile_enters_each_reader_once_in_order() -> None:
+    """Issue 48 (walk round 6): :meth:`QuestionProfile.read` calls each module it reads the question with once, in
+    one order: the lexicon, the synonym table, the text helpers (normalised text, dashes folded, words: each split
+    once and handed on), the asks, the key terms; nothing of its own after them. The key terms' lexicon marks, the
+    populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its one text without the
+    patient's age, and equal what the profile read before (golden values by hand)."""
+    import sys
+
+    from clinqa.lexicon import Lexicon
+    from clinqa.settings import WordRarity
+    from clinqa.text.words import words_of
+
+    q = "72-year-old pregnant woman, 55 kg, BP 210/118: what apixaban dose?"
+    vocab = Vocabulary.from_texts(["Apixaban 5 mg twice daily.", "Blood pressure (BP) in pregnancy."])
+    lex, rarity = Lexicon(vocab), WordRarity()
+    read_code = QuestionProfile.read.__func__.__code__  # type: ignore[attr-defined]
+    called: list[tuple[str, str]] = []
+
+    def direct(frame, event, arg):  # noqa: ANN001, ANN202 - sys.setprofile's hook
+        if event == "call" and frame.f_back is not None and frame.f_back.f_code is read_code:
+            called.append((frame.f_globals["__name__"], frame.f_code.co_name))
+
+    sys.setprofile(direct)
+    try:
+        p = QuestionProfile.read(q, vocabulary=vocab, max_zipf=4.0, rarity=rarity, lexicon=lex, search_names=True)
+    finally:
+        sys.setprofile(None)
+    readers = [(m, f) for m, f in called if m.startswith("clinqa.") and f not in ("<dictcomp>", "__init__")]
+    assert readers == [
+        ("clinqa.lexicon", "abbreviation_terms"), ("clinqa.lexicon", "search_terms"),
+        ("clinqa.retrieval.synonyms", "expand"), ("clinqa.retrieval.synonyms", "with_terms"),
+        ("clinqa.text.unicode", "normalize"),
+        ("clinqa.text.unicode", "fold_dashes"), ("clinqa.text.words", "words_of"),
+        ("clinqa.question.asks", "asks_from"), ("clinqa.question.terms", "phrases_of"),
+        ("clinqa.question.terms", "terms_of")]
+    assert p.quantities == (("55", "kg"),) and p.populations == ("pregnancy",)
+    assert [(t.text, t.kind, t.lexical) for t in p.key_terms or ()] == [
+        ("55 kg", "quantity", "context"), ("pregnant", "population", "ordinary"),  # a body weight is the story's
+        ("bp", "specific", "context"), ("apixaban", "specific", "clinical")]  # "BP 210/118" gives BP a value
+    # the asks take the profile's words; the key terms read populations, quantities and marks as the profile holds
+    assert asks.asks_from(q, q, frozenset(words_of(q)), synonyms.expand(q)) == read_asks(q)
+    termed = terms.terms_of(q, normalize(q), p.phrases, vocab, 4.0, rarity=rarity, lexicon=lex)
+    assert (termed.key_terms, termed.populations, termed.quantities) == (p.key_terms, p.populations, p.quantities)

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
-from clinqa.question.asks import VALUE_NAME, VALUE_STOP
+from clinqa.question.terms import VALUE_NAME, VALUE_STOP
 from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_op, unit_pattern
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.words import words_of

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, without_ages
+from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, values_in, without_ages
 from clinqa.retrieval.vocabulary import words_of
-from clinqa.text.quantities import DIGITS, NUMBER, UNIT_WORD, number_with_unit, unit_pattern
+from clinqa.text.quantities import DIGITS, UNIT_WORD, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import fold_dashes
@@ -255,23 +255,24 @@ class AsksRead:
 
 def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
     """:class:`AsksRead` of ``question`` for a caller with no profile of it: :func:`asks_from` it, its lower-case
-    text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`) and ``expansion`` (default: the synonym
-    table's, :func:`clinqa.retrieval.synonyms.expand`). Never raises for any string."""
+    text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`), its words
+    (:func:`clinqa.retrieval.vocabulary.words_of`) and ``expansion`` (default: the synonym table's,
+    :func:`clinqa.retrieval.synonyms.expand`). Never raises for any string."""
     from clinqa.retrieval import synonyms
 
     found = synonyms.expand(question) if expansion is None else expansion
-    return asks_from(question, fold_dashes(question), found, condition_below)
+    return asks_from(question, fold_dashes(question), frozenset(words_of(question)), found, condition_below)
 
 
-def asks_from(question: str, dashed: str, expansion: Expansion, condition_below: float | None = None) -> AsksRead:
+def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expansion,
+              condition_below: float | None = None) -> AsksRead:
     """:class:`AsksRead` of ``question``; ``dashed``: its text with dashes folded
-    (:func:`clinqa.text.unicode.fold_dashes`, read once by the caller: the question's profile hands on its own;
-    its lower case is the folded text, as lower case never makes a dash);
+    (:func:`clinqa.text.unicode.fold_dashes`) and ``words``: its words, lower case
+    (:func:`clinqa.retrieval.vocabulary.words_of`), each read once by the caller (the question's profile hands on
+    its own; the folded text's lower case is the folded text of the lower case, as lower case never makes a dash);
     ``expansion``: its synonym expansion (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``:
-    ``answer.rarity.condition_below`` (None: the default). The question's words are split once: its stems and
-    condition words are read from them (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its
-    inputs; never raises for any string."""
-    words = frozenset(words_of(question.lower()))
+    ``answer.rarity.condition_below`` (None: the default). Its stems and condition words are read from ``words``
+    (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its inputs; never raises for any string."""
     folded = dashed.lower()
     return AsksRead(
         question=question, wants_list=wants_list(question),
@@ -309,29 +310,12 @@ def has_qualifiers(question: str) -> bool:
     return bool(qualifiers_of(question))
 
 
-#: words that never name a value ("in 2 weeks", "a 5"): :func:`named_values`, and the bands headings give
-#: (:func:`clinqa.evidence.bands.heading_bands`)
-VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be",
-                        "total"})
-#: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")
-VALUE_NAME = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
-#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
-_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(" + NUMBER + r")(?!\w|\.\d)",
-                          re.IGNORECASE)
-
-
 @lru_cache(maxsize=256)
 def named_values(question: str) -> tuple[tuple[str, float], ...]:
     """``(word, value)`` for each number the question gives a named thing, the word lower case: "NEWS2
     score of 5" -> ``(("score", 5.0),)``, "CrCl 20" -> ``(("crcl", 20.0),)``. A number inside a token
     ("67F", "3a", "4F-PCC") is not a value; nor is one after a stop word alone ("in 2 weeks"). Read once per
     question text (cached): the bands of every heading and row of an answer's passages are read against it.
-    :func:`values_in` its text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`)."""
+    :func:`clinqa.question.terms.values_in` its text with dashes folded (:func:`clinqa.text.unicode.fold_dashes`)."""
     return values_in(fold_dashes(question))
 
-
-def values_in(folded: str) -> tuple[tuple[str, float], ...]:
-    """:func:`named_values` of a question's text whose dashes are folded already (:attr:`AsksRead` reads its
-    folded text once; a normalised text, :func:`clinqa.text.unicode.normalize`, folds them too)."""
-    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(folded)
-                 if m.group(1).lower() not in VALUE_STOP)

@@ -18,17 +18,15 @@ DOSE_QUESTION` ...); units come from the one unit table, :data:`clinqa.text.quan
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING
 
 from clinqa.question import asks, terms
 from clinqa.question.asks import AsksRead, Qualifier
 from clinqa.question.terms import TermsRead, synonym_phrases
-from clinqa.text.quantities import UNITS
 from clinqa.text.unicode import fold_dashes, normalize
-from clinqa.text.words import WORD, whole_word
+from clinqa.text.words import words_of
 
 if TYPE_CHECKING:
     from clinqa.lexicon import Lexicon
@@ -79,12 +77,12 @@ class QuestionProfile(TermsRead, AsksRead):
       with a vocabulary).
     - ``dosed``: the words of the thing whose dose is asked (:func:`clinqa.question.terms.dosed_words`).
     - ``populations``: the population groups it names, in order ("pregnancy", "children";
-      :data:`clinqa.question.terms.POPULATION_WORDS`), a kind asked for ("Which cancer ...") excepted.
+      :func:`clinqa.question.terms.populations_in`), a kind asked for ("Which cancer ...") excepted.
     - ``quantities``: ``(number, canonical unit)`` per number with a unit ("55 kg" -> ``("55", "kg")``; a
-      decimal comma read as a point; units of :data:`clinqa.text.quantities.QUESTION_UNITS`, canonical per
-      :data:`clinqa.text.quantities.UNITS`).
+      decimal comma read as a point; :func:`clinqa.question.terms.quantities_in`).
     - ``key_terms``: its key terms (:func:`clinqa.question.terms.key_terms`), read with ``vocabulary``
-      and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added):
+      and ``max_zipf`` (and the synonym table's ``equivalents``, the question's own definitions added), each
+      marked with what the lexicon says it is (:func:`clinqa.question.terms.lexical_marks`) when read with one:
       None when :meth:`read` was given no ``max_zipf``.
 
     ``time_intent``: the time intent read for the question (:class:`clinqa.question.time.TimeIntent`;
@@ -93,8 +91,6 @@ class QuestionProfile(TermsRead, AsksRead):
     (:meth:`clinqa.lexicon.Lexicon.search_terms`, from the same reading of the question's abbreviations as the
     synonym expansion's); None when read without a lexicon or without ``search_names``."""
 
-    populations: tuple[str, ...]
-    quantities: tuple[tuple[str, str], ...]
     time_intent: TimeIntent | None = None
     max_zipf: float | None = None
     search_names: tuple[tuple[str, tuple[str, ...]], ...] | None = None
@@ -124,77 +120,10 @@ class QuestionProfile(TermsRead, AsksRead):
         expansion = synonyms.expand(question)
         if abbreviations is not None:
             expansion = expansion.with_terms(abbreviations)
-        # its normalised text and its text with dashes folded: read once, handed on
-        text, dashed = normalize(question), fold_dashes(question)
+        # its normalised text, its text with dashes folded and its words: read once, handed on
+        text, dashed, words = normalize(question), fold_dashes(question), frozenset(words_of(question))
+        asked = asks.asks_from(question, dashed, words, expansion, rarity.condition_below)
         found = terms.phrases_of(expansion) if phrases is None else tuple(phrases)
-        termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity)
-        if lexicon is not None and termed.key_terms is not None:
-            termed = replace(termed, key_terms=_lexical(termed.key_terms, termed.normalized, lexicon))
-        asked = asks.asks_from(question, dashed, expansion, rarity.condition_below)
-        aged = terms.without_ages(termed.normalized)  # a patient's age is context (as key_terms reads the question)
+        termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity, lexicon)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
-        return cls(**read, populations=_populations(aged, termed.answer_types), quantities=_quantities(aged),
-                   time_intent=intent, max_zipf=max_zipf, search_names=names)
-
-
-def _lexical(key_terms: tuple[terms.KeyTerm, ...], normalized: str, lexicon: Lexicon) -> tuple[terms.KeyTerm, ...]:
-    """``key_terms`` each marked with what the lexicon says it is (:attr:`clinqa.question.terms.KeyTerm.lexical`,
-    :meth:`clinqa.lexicon.Lexicon.kind`). A quantity the patient's story gives (:func:`_told`: a body weight, a
-    number before the question's last clause break), or a thing the question gives a value ("RR 22", "eGFR 48":
-    :func:`clinqa.question.asks.named_values`) and asks nothing else of, is the patient's story: ``context``,
-    whatever the lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause
-    question ("Can the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
-    aged = terms.without_ages(normalized)
-    given = [w for w, _ in asks.values_in(aged)]  # a normalised text's dashes are folded
-    valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
-              <= given.count(w)}
-    story = story_part(aged)
-    return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
-                         else lexicon.kind(t.typed or t.match)) for t in key_terms)
-
-
-#: where a question's story ends and what it asks begins: a dash, a semicolon, a colon or a sentence end
-#: ("72 kg man, stroke 2 h ago - alteplase dose?", "Finished 6 months of rivaroxaban. Can the dose be lowered?")
-_STORY_END = re.compile(r"\s[-–—]\s|[;:]\s|[.!?]\s+(?=\S)")
-#: a body weight ("72 kg", "14kg"): the patient's, wherever the question gives it
-_WEIGHT = re.compile(r"\bkg$", re.IGNORECASE)
-
-
-def story_part(text: str) -> str:
-    """The part of question ``text`` that tells the patient's story: everything before the last break between
-    clauses (:data:`_STORY_END`: " - ", "; ", ": ", a sentence end), lower case; "" when the question is one
-    clause ("Can the cough persist for 8 weeks after acute bronchitis?" tells no story: it asks of 8 weeks)."""
-    ends = [m.end() for m in _STORY_END.finditer(text.rstrip())]
-    return text[:ends[-1]].lower() if ends else ""
-
-
-def _told(term: terms.KeyTerm, story: str) -> bool:
-    """Is quantity ``term`` part of the patient's story: a body weight, or a number given in ``story``
-    (:func:`story_part`)? Such a number is context; a number in what is asked ("persist for 8 weeks?",
-    "is 5 days enough?") is what the passage must state."""
-    return bool(_WEIGHT.search(term.text)) or (bool(story) and re.search(
-        r"(?<![\w.])" + re.escape(term.text).replace(r"\ ", r"\s*") + r"(?![\w])", story) is not None)
-
-
-def _populations(text: str, kinds: frozenset[str]) -> tuple[str, ...]:
-    """The population groups ``text`` names, in order of first mention, as the key terms read them
-    ("cancer-associated" names cancer; a word of ``kinds``, the kind asked for, does not count)."""
-    groups: list[str] = []
-    for m in WORD.finditer(text):
-        w = m.group(0).strip("'").lower()
-        if w.endswith("'s"):
-            w = w[:-2]
-        first, _, rest = w.partition("-")
-        if first in terms.POPULATION_WORDS and rest in terms.RELATION_SUFFIXES:
-            w = first
-        group = terms.POPULATION_WORDS.get(w)
-        if group is not None and w not in kinds and group not in groups:
-            groups.append(group)
-    return tuple(groups)
-
-
-def _quantities(text: str) -> tuple[tuple[str, str], ...]:
-    """``(number, canonical unit)`` of each number with a unit in ``text`` (:data:`clinqa.question.terms.
-    QUANTITY`), in order."""
-    return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
-                 for m in terms.QUANTITY.finditer(text))
+        return cls(**read, time_intent=intent, max_zipf=max_zipf, search_names=names)

@@ -20,7 +20,15 @@ from typing import TYPE_CHECKING, Any
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
-from clinqa.text.quantities import AGE_UNITS, NUMBER_OR_COMMA, QUESTION_UNITS, number_with_unit, unit_pattern
+from clinqa.text.quantities import (
+    AGE_UNITS,
+    NUMBER,
+    NUMBER_OR_COMMA,
+    QUESTION_UNITS,
+    UNITS,
+    number_with_unit,
+    unit_pattern,
+)
 from clinqa.text.spelling import fold, one_edit
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
@@ -29,6 +37,7 @@ from clinqa.text.words import CLINICAL_SUFFIX, TYPED_TOKEN, WORD, whole_word, wo
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
+    from clinqa.lexicon import Lexicon
     from clinqa.retrieval.synonyms import Expansion
     from clinqa.settings import WordRarity
 
@@ -607,6 +616,90 @@ def alternatives(question: str, terms: Iterable[KeyTerm]) -> dict[str, set[str]]
     return out
 
 
+#: words that never name a value ("in 2 weeks", "a 5"): :func:`values_in` (:func:`clinqa.question.asks.named_values`),
+#: and the bands headings give (:func:`clinqa.evidence.bands.heading_bands`)
+VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "on", "for", "to", "was", "be",
+                        "total"})
+#: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")
+VALUE_NAME = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
+#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
+_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(" + NUMBER + r")(?!\w|\.\d)",
+                          re.IGNORECASE)
+
+
+def values_in(folded: str) -> tuple[tuple[str, float], ...]:
+    """``(word, value)`` for each number a question's text whose dashes are folded already gives a named thing, the word
+    lower case (:func:`clinqa.question.asks.named_values` of the text as typed: "NEWS2 score of 5" -> ``(("score",
+    5.0),)``). :class:`clinqa.question.asks.AsksRead` reads its folded text once; a normalised text
+    (:func:`clinqa.text.unicode.normalize`) folds them too, as :func:`terms_of` reads it."""
+    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(folded)
+                 if m.group(1).lower() not in VALUE_STOP)
+
+
+#: where a question's story ends and what it asks begins: a dash, a semicolon, a colon or a sentence end
+#: ("72 kg man, stroke 2 h ago - alteplase dose?", "Finished 6 months of rivaroxaban. Can the dose be lowered?")
+_STORY_END = re.compile(r"\s[-–—]\s|[;:]\s|[.!?]\s+(?=\S)")
+#: a body weight ("72 kg", "14kg"): the patient's, wherever the question gives it
+_WEIGHT = re.compile(r"\bkg$", re.IGNORECASE)
+
+
+def story_part(text: str) -> str:
+    """The part of question ``text`` that tells the patient's story: everything before the last break between
+    clauses (:data:`_STORY_END`: " - ", "; ", ": ", a sentence end), lower case; "" when the question is one
+    clause ("Can the cough persist for 8 weeks after acute bronchitis?" tells no story: it asks of 8 weeks)."""
+    ends = [m.end() for m in _STORY_END.finditer(text.rstrip())]
+    return text[:ends[-1]].lower() if ends else ""
+
+
+def _told(term: KeyTerm, story: str) -> bool:
+    """Is quantity ``term`` part of the patient's story: a body weight, or a number given in ``story``
+    (:func:`story_part`)? Such a number is context; a number in what is asked ("persist for 8 weeks?",
+    "is 5 days enough?") is what the passage must state."""
+    return bool(_WEIGHT.search(term.text)) or (bool(story) and re.search(
+        r"(?<![\w.])" + re.escape(term.text).replace(r"\ ", r"\s*") + r"(?![\w])", story) is not None)
+
+
+def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -> tuple[KeyTerm, ...]:
+    """``key_terms`` each marked with what the lexicon says it is (:attr:`KeyTerm.lexical`,
+    :meth:`clinqa.lexicon.Lexicon.kind`); ``aged``: the question's normalised text, a patient's age left out
+    (:func:`without_ages`, as :func:`terms_of` reads it once). A quantity the patient's story gives (:func:`_told`:
+    a body weight, a number before the question's last clause break), or a thing the question gives a value ("RR
+    22", "eGFR 48": :func:`values_in`) and asks nothing else of, is the patient's story: ``context``, whatever the
+    lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause question ("Can
+    the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
+    given = [w for w, _ in values_in(aged)]  # a normalised text's dashes are folded
+    valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
+              <= given.count(w)}
+    story = story_part(aged)
+    return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
+                         else lexicon.kind(t.typed or t.match)) for t in key_terms)
+
+
+def populations_in(aged: str, kinds: frozenset[str]) -> tuple[str, ...]:
+    """The population groups ``aged`` (a question's normalised text, a patient's age left out) names, in order of
+    first mention, as the key terms read them (:data:`POPULATION_WORDS`; "cancer-associated" names cancer; a word
+    of ``kinds``, the kind asked for, does not count: "Which cancer ...")."""
+    groups: list[str] = []
+    for m in WORD.finditer(aged):
+        w = m.group(0).strip("'").lower()
+        if w.endswith("'s"):
+            w = w[:-2]
+        first, _, rest = w.partition("-")
+        if first in POPULATION_WORDS and rest in RELATION_SUFFIXES:
+            w = first
+        group = POPULATION_WORDS.get(w)
+        if group is not None and w not in kinds and group not in groups:
+            groups.append(group)
+    return tuple(groups)
+
+
+def quantities_in(aged: str) -> tuple[tuple[str, str], ...]:
+    """``(number, canonical unit)`` of each number with a unit in ``aged`` (:data:`QUANTITY`; a decimal comma read
+    as a point; the unit canonical per :data:`clinqa.text.quantities.UNITS`), in order."""
+    return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
+                 for m in QUANTITY.finditer(aged))
+
+
 @dataclass(frozen=True)
 class TermsRead:
     """What the key-term test reads of a question, read once (:func:`read_terms`). The question profile
@@ -618,8 +711,12 @@ class TermsRead:
     :func:`asked_sentence`; ``definitions``: ``(short form lower case, long form)`` pairs it defines;
     ``phrases``: the synonym table's phrases (:func:`synonym_phrases`); ``answer_types``:
     :func:`answer_type_words`; ``dosed``: :func:`dosed_words`; ``key_terms``: :func:`key_terms` (None when read
-    without ``max_zipf``); ``alternatives``: ``(key term, the key terms offered as its alternatives)`` per key term
-    that has some (:func:`alternatives`: "dominant or recessive"; empty without key terms)."""
+    without ``max_zipf``; marked with what the lexicon says each is when read with one: :func:`lexical_marks`);
+    ``alternatives``: ``(key term, the key terms offered as its alternatives)`` per key term that has some
+    (:func:`alternatives`: "dominant or recessive"; empty without key terms); ``populations``: the population groups
+    it names (:func:`populations_in`); ``quantities``: ``(number, canonical unit)`` per number with a unit
+    (:func:`quantities_in`). A patient's age is left out of the key terms, the answer types, the dosed words, the
+    populations and the quantities, all read from one text without it (:func:`without_ages`, read once)."""
 
     question: str
     normalized: str
@@ -632,6 +729,8 @@ class TermsRead:
     dosed: frozenset[str]
     key_terms: tuple[KeyTerm, ...] | None
     alternatives: tuple[tuple[str, tuple[str, ...]], ...]
+    populations: tuple[str, ...]
+    quantities: tuple[tuple[str, str], ...]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -650,13 +749,15 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
 
 def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Vocabulary | None = None,
              max_zipf: float | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
-             rarity: WordRarity | None = None) -> TermsRead:
+             rarity: WordRarity | None = None, lexicon: Lexicon | None = None) -> TermsRead:
     """:class:`TermsRead` of ``question`` (as typed), read from ``text``, its normalised text
     (:func:`clinqa.text.unicode.normalize`, read once by the caller: the question's profile hands on its own);
     ``phrases``: the synonym table's phrases found in it (:func:`synonym_phrases`, of the profile's expansion);
     ``vocabulary`` (spelling repair, corpus verbs; None: neither) and ``equivalents`` (the question's own
-    definitions added); key terms only when ``max_zipf`` is given; ``rarity``: the word-frequency cut-offs
-    (``answer.rarity``; None: their defaults). Pure function of its inputs; never raises for any string."""
+    definitions added); key terms only when ``max_zipf`` is given, each marked with what ``lexicon`` says it is
+    (:func:`lexical_marks`; None: unmarked); ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their
+    defaults). ``text`` without a patient's age (:func:`without_ages`) is read once, here, and handed to every reader
+    of it. Pure function of its inputs; never raises for any string."""
     aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
     kinds = frozenset(answer_type_words(aged, is_verb=verb))
@@ -669,10 +770,13 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
         eq = with_definitions(equivalents, known) if known else equivalents
         terms = tuple(key_terms(text, vocabulary, max_zipf, phrases, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity))
+        if lexicon is not None:
+            terms = lexical_marks(terms, aged, lexicon)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
                      definitions=defined, phrases=phrases, answer_types=kinds, dosed=dosed, key_terms=terms,
-                     alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()))
+                     alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()),
+                     populations=populations_in(aged, kinds), quantities=quantities_in(aged))
 
 
 def asked_sentence(question: str) -> str:
