@@ -28,7 +28,7 @@ from clinqa.decision.answer_model import SIGNAL, AnswerModel
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
 from clinqa.embedding import Encoder, build_encoder, for_store, unit_encoder, warm_up
-from clinqa.errors import ConfigError, LoadError
+from clinqa.errors import LoadError
 from clinqa.evidence import gather
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
@@ -42,7 +42,6 @@ from clinqa.retrieval.vocabulary import ScopedVocabularies, Vocabulary
 from clinqa.settings import EmbeddingSettings, Settings, config_hash
 from clinqa.store import Store, build_store, require_store
 from clinqa.store.facts import StoreFacts
-from clinqa.text.unicode import is_blank
 
 if TYPE_CHECKING:
     import numpy as np
@@ -278,11 +277,11 @@ class Pipeline:
         with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
         then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.assemble.model_notes`).
         ``query_vector`` reuses a stored embedding of the question (replay). Raises :class:`ConfigError` for an empty
-        question or store."""
+        store, then for an empty question (the initial case, the question's first reader, refuses a blank one)."""
         t0, s = time.perf_counter(), self.settings.answer
-        self._check(question)
+        self.require_store()
         filters = filters or self.filters()
-        ev = self._initial_case(question, filters)
+        ev = self._initial_case(question, filters)  # the question's first reading: ConfigError when it is blank
         decision = decide.run(ev, "time")
         if decision.verdict.final:  # a patient question about a day with no note
             answer = assemble.no_note_refusal(ev, decision.verdict.reason, {"total": (time.perf_counter() - t0) * 1e3})
@@ -322,12 +321,6 @@ class Pipeline:
         from clinqa.answer.generate import no_context_answer
 
         return no_context_answer(question, self.llm, self.settings, closed)
-
-    def _check(self, question: str) -> None:
-        """Raise :class:`ConfigError` for an empty question or store."""
-        if is_blank(question):
-            raise ConfigError("the question is empty")
-        self.require_store()
 
     def require_store(self, empty_ok: bool = False) -> None:
         """Raise :class:`ConfigError` when there is nothing to search (:func:`clinqa.store.require_store`)."""

@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from clinqa.decision.verdict import Case
+from clinqa.errors import ConfigError
 from clinqa.question.time import NO_NOTE, TimeIntent, apply_time_intent, nearest_notes
+from clinqa.text.unicode import is_blank
 
 if TYPE_CHECKING:
     from clinqa.retrieval.filters import Filters
@@ -28,7 +30,11 @@ def initial_case(question: str, filters: Filters, s: AnswerSettings, parse_time:
     (``time_filter``, read once here), the ``answer`` settings ``s``; for a patient question limited to a day with
     no note (:data:`clinqa.question.time.NO_NOTE`), that patient's notes and the nearest of them
     (:func:`clinqa.question.time.nearest_notes`), which the ``time`` phase's refusal names. The patient's notes
-    (``patient_notes(id)``) are read at most once: the time intent's reading of them is the case's."""
+    (``patient_notes(id)``) are read at most once: the time intent's reading of them is the case's. The question's
+    first reader: raises :class:`clinqa.errors.ConfigError` ``"the question is empty"`` for a question of nothing
+    but whitespace and invisible characters (:func:`clinqa.text.unicode.is_blank`), before anything else is read."""
+    if is_blank(question):
+        raise ConfigError("the question is empty")
     read: dict[str, dict[str, tuple[str, str]]] = {}
 
     def notes_of(patient_id: str) -> dict[str, tuple[str, str]]:
