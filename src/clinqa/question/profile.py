@@ -106,9 +106,13 @@ class QuestionProfile(TermsRead, AsksRead):
         corpus verbs; None: neither), ``phrases`` (default: the synonym table's, :func:`synonym_phrases`)
         and ``equivalents`` (the synonym table's :func:`clinqa.retrieval.synonyms.equivalents` in ``ask``;
         None: none). ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their defaults);
-        ``lexicon``: marks each key term with what the lexicon says it is (:attr:`KeyTerm.lexical`); with
-        ``search_names`` (``retrieval.expand_synonyms``) its names of the question's words for the BM25 query are
-        read too (:attr:`search_names`). Pure function of its inputs; never raises for any string."""
+        ``lexicon``: marks each key term with what the lexicon says it is (:attr:`KeyTerm.lexical`,
+        :func:`clinqa.question.terms.lexical_marks`); with ``search_names`` (``retrieval.expand_synonyms``) its
+        names of the question's words for the BM25 query are read too (:attr:`search_names`). Each reader is called
+        once, in this order, and the profile reads nothing itself after them: the lexicon, the synonym table, the
+        question's normalised text, its text with dashes folded and its words (each read once, handed on), the asks
+        (:func:`clinqa.question.asks.asks_from`), the key terms (:func:`clinqa.question.terms.terms_of`). Pure
+        function of its inputs; never raises for any string."""
         from clinqa.retrieval import synonyms
 
         rarity = rarity or terms.default_rarity()
