@@ -70,9 +70,9 @@ def test_profile_hands_on_its_texts():
     named_values read themselves."""
     from clinqa.question.asks import asks_from
     from clinqa.question.terms import phrases_of, read_terms, terms_of, values_in
-    from clinqa.text.words import words_of
     from clinqa.retrieval.synonyms import expand
     from clinqa.text.unicode import fold_dashes, normalize
+    from clinqa.text.words import words_of
 
     q = "NEWS2 score of 5 \u2013 CrCl 15\u201329: apixaban dose?"
     assert fold_dashes(q) == "NEWS2 score of 5 - CrCl 15-29: apixaban dose?"

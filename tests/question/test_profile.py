@@ -181,6 +181,7 @@ def test_the_profile_enters_each_reader_once_in_order() -> None:
     populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its one text without the
     patient's age, and equal what the profile read before (golden values by hand)."""
     import sys
+    from types import FrameType
 
     from clinqa.lexicon import Lexicon
     from clinqa.settings import WordRarity
@@ -192,7 +193,7 @@ def test_the_profile_enters_each_reader_once_in_order() -> None:
     read_code = QuestionProfile.read.__func__.__code__  # type: ignore[attr-defined]
     called: list[tuple[str, str]] = []
 
-    def direct(frame, event, arg):  # noqa: ANN001, ANN202 - sys.setprofile's hook
+    def direct(frame: FrameType, event: str, arg: object) -> None:  # sys.setprofile's hook
         if event == "call" and frame.f_back is not None and frame.f_back.f_code is read_code:
             called.append((frame.f_globals["__name__"], frame.f_code.co_name))
 
