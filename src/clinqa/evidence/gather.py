@@ -19,7 +19,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clinqa.chunking.units import without_suspicious
-from clinqa.evidence.coverage import RARE_BELOW, term_counts
+from clinqa.evidence.coverage import missing_and_rare
 from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
 from clinqa.evidence.passages import (
     band_sections,
@@ -296,27 +296,6 @@ def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
     return result, context
 
 
-def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str,
-             timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
-    """``(missing, rare)``: the content words of the question (read as ``asked``: its
-    :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
-    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.evidence.coverage.term_counts`; none when
-    ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
-    chunk has that is one edit from a word at least ``misspelt_from`` common (None:
-    ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
-    man") are context, not words the corpus should have (:func:`clinqa.question.terms.without_ages`)."""
-    from clinqa.evidence.coverage import typo_of_stopword
-    from clinqa.question.terms import misspelt_common_word
-
-    t0 = time.perf_counter()
-    counts = {} if unknown_terms == "ignore" else term_counts(store, asked.content_terms, filters)
-    timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
-    # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
-    return ([t for t, n in counts.items()
-             if n == 0 and not misspelt_common_word(t, misspelt_from) and not typo_of_stopword(t)],
-            [t for t, n in counts.items() if 0 < n < RARE_BELOW])
-
-
 def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
                    check: Judgement | None, n: int) -> tuple[list[Any], Judgement | None]:
     """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
@@ -430,7 +409,8 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     """The retrieval-phase evidence of ``question`` (as typed) under ``filters`` (time ``intent`` applied): the
     question repaired against the vocabulary of its scope (:func:`clinqa.question.repair.repair_question`, when
     ``retrieval.repair_spelling``; its time in ``timings_ms["repair"]``), the search and quotable context
-    (:func:`search_context`), the coverage (:func:`coverage`), the key-term test on the context (after
+    (:func:`search_context`), the coverage (:func:`clinqa.evidence.coverage.missing_and_rare`, read before the
+    search: it needs the question alone), the key-term test on the context (after
     :func:`clinqa.evidence.passages.heading_context` adds a later passage filed under the kind of answer asked
     for, and :func:`clinqa.evidence.passages.band_sections` the section of a retrieved document whose heading band
     holds a value the question gives), whether the question is about a time only (``timed``, read from that first
@@ -459,11 +439,12 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
                                    equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex,
                                    search_names=stages.settings.retrieval.expand_synonyms)
     more = dict(profile.search_names) if profile.search_names is not None else None
+    timings_ms = {"repair": repair_ms}
+    missing, rare = missing_and_rare(stages.store, profile, filters, s.unknown_terms, timings_ms,
+                                     s.rarity.misspelt_common_above)
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
     result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
-    result.timings_ms["repair"] = repair_ms
-    missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
-                             s.rarity.misspelt_common_above)
+    result.timings_ms.update(timings_ms)
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
