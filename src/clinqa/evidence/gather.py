@@ -21,14 +21,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from clinqa.chunking.units import without_suspicious
 from clinqa.evidence.coverage import missing_and_rare
 from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
-from clinqa.evidence.passages import (
-    band_sections,
-    fitting_hits,
-    heading_context,
-    quotable,
-    sibling_sections,
-    with_siblings,
-)
+from clinqa.evidence.passages import DocumentChunks, band_sections, fitting_hits, heading_context
+from clinqa.evidence.passages import passages_to_quote as passages_to_quote  # the quote's choice, re-exported
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -111,14 +105,6 @@ class Stages:
     unit_encoder: Callable[[], Encoder]
     reference_has_years: Callable[[], bool]
     judge: Judge
-
-    def doc_chunks(self, doc_id: str, filters: Filters) -> list[Chunk]:
-        """The chunks of document ``doc_id`` that ``filters`` admit (patient scope, years, sources kept; the
-        document's overview chunk left out), in no particular order."""
-        from dataclasses import replace as with_fields
-
-        ids = self.store.export(["chunk_id"], with_fields(filters, doc_ids=(doc_id,))).column("chunk_id").to_pylist()
-        return self.store.get_chunks([str(i) for i in ids])
 
 
 @dataclass(frozen=True)
@@ -363,35 +349,6 @@ class Gathered:
     unwarned: frozenset[str] = frozenset()
 
 
-def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
-    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
-    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk), so
-    the answer phase quotes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`:
-    those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
-    passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
-    (:func:`sibling_sections`); with their neighbouring chunks (:func:`with_siblings`); those whose section path
-    fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
-    (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
-    first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
-    "most recent" (``intent.recency``: the first line is then the value in force)."""
-    s, check, read = stages.settings.answer, found.check, found.profile
-    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
-    if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, filters))
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on="read_on" in s.scoring.parts,
-                           readings=found.test.readings)
-    by_time = found.timed and (check is None or not check.key_terms)
-    if by_time:
-        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
-                                               h.chunk.chunk_index))
-    elif filters.patient_id is not None:
-        order = {id(h): i for i, h in enumerate(quoted)}
-        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
-        rank = {d: i for i, d in enumerate(dated)}
-        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
-
-
 def answer_model_texts(hits: Sequence[Any], units: bool, readings: PassageReadings | None = None) -> list[str]:
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
     ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_text`, the
@@ -445,11 +402,12 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
     result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
     result.timings_ms.update(timings_ms)
+    documents = DocumentChunks(stages.store, filters)  # the chunks of a whole document, read through the store
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
         context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive, readings)
-        context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+        context = band_sections(profile, result.hits, context, documents,
                                 rows="rows" in s.scoring.parts, readings=readings)
     check = None
     if s.key_terms != "ignore" and context:

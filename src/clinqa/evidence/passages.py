@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clinqa.chunking.base import Chunk
 from clinqa.evidence.coverage import STOPWORDS
@@ -31,6 +32,12 @@ from clinqa.question.terms import POPULATION_WORDS
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
+
+if TYPE_CHECKING:
+    from clinqa.evidence.gather import Gathered, Stages
+    from clinqa.question.time import TimeIntent
+    from clinqa.retrieval.filters import Filters
+    from clinqa.store import Store
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
 
@@ -53,6 +60,33 @@ congenital familial neonatal perinatal postpartum postoperative post-operative t
 _NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "persons", "individuals", "women",
                           "men", "children", "population", "populations", "subjects", "participants"})
 _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
+
+
+class DocumentChunks:
+    """The chunks of whole documents that one step of an ask reads besides its retrieved hits (the section of a
+    value's band: :func:`band_sections`; a sibling section: :func:`sibling_sections`), read from ``store`` under the
+    ask's ``filters`` (patient scope, years, sources kept; each document's overview chunk left out) once per
+    document and handed down to the step as data (it was a callback up into :mod:`clinqa.evidence.gather`).
+    :meth:`chunks_of` gives them in the store's export order."""
+
+    def __init__(self, store: Store, filters: Filters) -> None:
+        self.store, self.filters = store, filters
+        self._read: dict[str, list[Chunk]] = {}
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        """The chunks of document ``doc_id`` that :attr:`filters` admit (:meth:`clinqa.store.base.Store.export` of
+        their ids, then :meth:`~clinqa.store.base.Store.get_chunks`), read on the first call for that document."""
+        if doc_id not in self._read:
+            ids = self.store.export(["chunk_id"], replace(self.filters, doc_ids=(doc_id,))).column("chunk_id")
+            self._read[doc_id] = self.store.get_chunks([str(i) for i in ids.to_pylist()])
+        return list(self._read[doc_id])
+
+
+class ChunksOf(Protocol):
+    """What :func:`band_sections` and :func:`sibling_sections` read of a document: its chunks under the ask's
+    filters (:class:`DocumentChunks`)."""
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]: ...
 
 
 class Focused(Protocol):
@@ -173,18 +207,18 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 
 def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True,
+                  documents: ChunksOf, rows: bool = True,
                   readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
     retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
     ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
     algorithm but neither "Score 5–6" nor "Score ≥ 7" (ranks beyond the search's ``top_k``); the document's own
     "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
-    rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
-    same patient scope). A band section of another document is never added. Else, when no passage of ``context``
-    has a row or item that gives the band holding the value (:func:`clinqa.evidence.bands.value_holders`: the "High
-    Risk | 5-7" row for
-    "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
+    rest of a list). ``documents``: the chunks of a document the question's filters admit (the same patient
+    scope; :class:`DocumentChunks`). A band section of another document is never added. Else, when no passage of
+    ``context`` has a row or item that gives the band holding the value
+    (:func:`clinqa.evidence.bands.value_holders`: the "High Risk | 5-7" row for "TIMI score 5", in a chunk after the
+    one retrieved), the first chunk of the first two documents of ``context``
     that has one is added. Unchanged when the question (read as ``asked``) gives no named value
     (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose heading
     bands and units are read (:meth:`clinqa.evidence.reading.PassageReading.heading_fit`,
@@ -197,7 +231,7 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     have = {h.chunk.chunk_id for h in context}
     last = max((h.rank for h in context), default=0)
     for doc in banded:
-        fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+        fits = [c for c in documents.chunks_of(doc) if c.chunk_id not in have and c.doc_id == doc
                 and read.heading_fit(c, values)]
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
@@ -205,7 +239,7 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     if not rows or any(read.holds_value(h.chunk, values) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
-        holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+        holding = [c for c in documents.chunks_of(doc) if c.chunk_id not in have and c.doc_id == doc
                    and read.holds_value(c, values)]
         if holding:
             first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
@@ -278,16 +312,16 @@ def _population_groups(text: str) -> set[str]:
     return out
 
 
-def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
+def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], documents: ChunksOf,
                      max_chunks: int = 3) -> list[Retrieved]:
     """``hits`` with each hit under a qualifier heading ("Adults With Comorbidities", "Mild-Moderate", "Step 2")
     replaced by the first ``max_chunks`` chunks (in order) of a sibling section of its document (the same parent
     path, another last heading that is a qualifier heading too) whose heading fits the question's qualifiers
     better (:func:`qualifier_fit`): "outpatient CAP antibiotics in a healthy adult" retrieved the "With
     Comorbidities" regimen, and its sibling "Without Comorbidities" is read instead. The sibling's chunks carry
-    the hit's score and rank; a chunk already among the hits is not repeated. ``section_chunks(doc_id)``: the
-    chunks of that document the question's filters admit. ``asked``: what was read of the question
-    (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
+    the hit's score and rank; a chunk already among the hits is not repeated. ``documents``: the
+    chunks of a document the question's filters admit (:class:`DocumentChunks`). ``asked``: what was read of the
+    question (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
     q_stems = asked.stems
     quals = list(asked.qualifiers)
     if not q_stems:
@@ -301,7 +335,7 @@ def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks:
             continue
         if h.chunk.doc_id not in docs:
             sections: dict[tuple[str, ...], list[Chunk]] = {}
-            for c in section_chunks(h.chunk.doc_id):
+            for c in documents.chunks_of(h.chunk.doc_id):
                 if c.doc_id == h.chunk.doc_id and c.patient_id == h.chunk.patient_id:
                     sections.setdefault(tuple(c.section_path), []).append(c)
             docs[h.chunk.doc_id] = sections
@@ -402,3 +436,35 @@ def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str
     """Does ``context`` (a heading or label) state one of the qualifiers (and not its opposite)?"""
     c = " ".join(context.lower().split())
     return any(_says(c, same) and not _says(c, opposite) for _, same, opposite in qualifiers)
+
+
+def passages_to_quote(stages: Stages, found: Gathered, filters: Filters,
+                      intent: TimeIntent) -> tuple[list[Retrieved], bool]:
+    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
+    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk;
+    moved here from :mod:`clinqa.evidence.gather`, which re-exports it), so the answer phase quotes them as they
+    are. The first quotable passages of ``found.context`` (:func:`quotable`:
+    those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
+    passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
+    (:func:`sibling_sections`, the document's chunks read through the store under ``filters``:
+    :class:`DocumentChunks`, handed down); with their neighbouring chunks (:func:`with_siblings`); those whose
+    section path fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
+    (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
+    first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
+    "most recent" (``intent.recency``: the first line is then the value in force)."""
+    s, check, read = stages.settings.answer, found.check, found.profile
+    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
+    if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+        passages = sibling_sections(read, passages, DocumentChunks(stages.store, filters))
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on="read_on" in s.scoring.parts,
+                           readings=found.test.readings)
+    by_time = found.timed and (check is None or not check.key_terms)
+    if by_time:
+        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
+                                               h.chunk.chunk_index))
+    elif filters.patient_id is not None:
+        order = {id(h): i for i, h in enumerate(quoted)}
+        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
+        rank = {d: i for i, d in enumerate(dated)}
+        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
+    return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
