@@ -13,15 +13,20 @@ from __future__ import annotations
 import itertools
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.chunking.units import without_suspicious
 from clinqa.evidence.coverage import missing_and_rare
-from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
-from clinqa.evidence.passages import DocumentChunks, band_sections, fitting_hits, heading_context
+from clinqa.evidence.mentions import Judge, Judgement, KeyTermTest, word_equivalents
+from clinqa.evidence.passages import (
+    DocumentChunks,
+    band_sections,
+    deeper_context,
+    fitting_hits,
+    heading_context,
+    search_context,
+)
 from clinqa.evidence.passages import passages_to_quote as passages_to_quote  # the quote's choice, re-exported
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
@@ -35,38 +40,13 @@ if TYPE_CHECKING:
 
     from clinqa.chunking import Chunk
     from clinqa.embedding import Encoder
-    from clinqa.question.terms import KeyTerm, TermsRead
+    from clinqa.question.terms import KeyTerm
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+    from clinqa.retrieval.hybrid import RetrievalResult
     from clinqa.retrieval.vocabulary import Vocabulary
-    from clinqa.settings import Settings, WordRarity
+    from clinqa.settings import Settings
     from clinqa.store import Store
-
-
-class Judgement(Protocol):
-    """What gathering reads of the key-term test's judgement (:class:`clinqa.decision.answerability.Answerability`,
-    made by :attr:`Stages.judge`): the key terms, the missing ones, whether the corpus has each, the decisive ones,
-    the passages that mention every decisive term (``focused``), per term the passages that mention it
-    (``covered``) and the terms of the patient's story (``background``)."""
-
-    key_terms: list[KeyTerm]
-    missing: list[KeyTerm]
-    in_corpus: dict[str, bool]
-    focused: list[int]
-    covered: dict[str, list[int]]
-    background: list[str]
-
-    @property
-    def decisive(self) -> list[KeyTerm]: ...
-
-
-class Judge(Protocol):
-    """The key-term test's judgement of a mention table (:func:`clinqa.decision.answerability.judge`, the scope's
-    decisive-word model bound): ``(found, profile, vocabulary, rarity) -> judgement``."""
-
-    def __call__(self, found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
-                 rarity: WordRarity | None = None) -> Any: ...
 
 
 class Calibrated(Protocol):
@@ -105,80 +85,6 @@ class Stages:
     unit_encoder: Callable[[], Encoder]
     reference_has_years: Callable[[], bool]
     judge: Judge
-
-
-@dataclass(frozen=True)
-class KeyTermTest:
-    """The key-term test of one question, bound to its vocabulary (the corpus's, plus the patient's own notes for a
-    patient-scoped question), its general-English Zipf cut ``max_zipf`` and the decision's ``judge``
-    (:func:`clinqa.decision.answerability.judge`, the decisive-word model bound when ``answer.decisive_words`` is
-    ``model``): which passage mentions which key term is read here
-    (:func:`clinqa.evidence.mentions.passage_mentions`), which missing term is decisive the judge says. Synonyms,
-    abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`) count as mentions; sentences addressed to an
-    AI model do not (:func:`without_suspicious`).
-    ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
-    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
-    ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
-    text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
-
-    question: str
-    vocab: Vocabulary
-    max_zipf: float
-    judge: Judge
-    profile: QuestionProfile | None = None
-    rarity: WordRarity | None = None
-    use_lexicon: bool = True
-    readings: PassageReadings = field(default_factory=PassageReadings)
-
-    @cached_property
-    def question_profile(self) -> QuestionProfile:
-        """:attr:`profile` when it holds key terms read from :attr:`question`, else the profile read here once
-        (vocabulary, ``max_zipf`` and the synonym table's equivalents)."""
-        p = self.profile
-        if p is not None and p.key_terms is not None and p.reads(self.question):
-            return p
-        return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
-                                    equivalents=self.equivalents, rarity=self.rarity, lexicon=self.lexicon)
-
-    @property
-    def lexicon(self) -> Lexicon | None:
-        """The lexicon bound to :attr:`vocab` (``answer.lexicon``), or None when off."""
-        return lexicon_for(self.vocab) if self.use_lexicon else None
-
-    @property
-    def equivalents(self) -> Callable[[str], Iterable[str]]:
-        """What counts as another name of a term (:func:`word_equivalents` of :attr:`lexicon`)."""
-        return word_equivalents(self.lexicon)
-
-    def on(self, hits: Sequence[Any]) -> Judgement:
-        """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
-        chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
-        :attr:`readings`)."""
-        return self._check([self.readings.of(h.chunk).checked for h in hits])
-
-    def on_texts(self, texts: Sequence[str]) -> Judgement:
-        """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
-        left out, :func:`without_suspicious`); the question's key terms are read once per test
-        (:attr:`question_profile`)."""
-        return self._check([without_suspicious(t) for t in texts])
-
-    def _check(self, passages: Sequence[str | CheckedPassage]) -> Judgement:
-        """The test of the question against ``passages`` (texts without their suspicious units, or already read for
-        the test): which passage mentions which key term (:func:`clinqa.evidence.mentions.passage_mentions`, with
-        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.key_term_test.check`)."""
-        from clinqa.retrieval import synonyms
-
-        profile = self.question_profile
-        found = passage_mentions(profile, passages, self.equivalents, synonyms.term_matches)
-        return self.judge(found, profile, self.vocab, self.rarity)
-
-
-def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
-    """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the curated
-    synonym table's alone when the lexicon is off (``lex`` None)."""
-    from clinqa.retrieval import synonyms
-
-    return lex.texts if lex is not None else synonyms.equivalents
 
 
 def with_unknown_compounds(check: Judgement, asked: AsksRead, missing: Sequence[str],
@@ -248,74 +154,6 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
         return False
     return (filters.year_min is None or year >= filters.year_min) and (filters.year_max is None
                                                                        or year <= filters.year_max)
-
-
-def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
-                   query_vector: np.ndarray | None,
-                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
-                   readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
-    """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
-    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
-    of the question, or name a subtype of the condition it names alone, are passed over). A question with
-    a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
-    again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
-    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
-    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
-    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
-    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings
-    (each hit's heading bands read once; None: readings of its own)."""
-    s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
-    readings = readings if readings is not None else PassageReadings()
-    result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, profile, s.context_chunks, readings=readings)
-    if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
-            and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
-        # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
-        deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
-                               query_vector=result.query_vector, more=more)
-        context = fitting_hits(deeper.hits, profile, s.context_chunks, readings=readings)
-        pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
-        deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
-        deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
-        result = deeper
-    return result, context
-
-
-def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
-                   check: Judgement | None, n: int) -> tuple[list[Any], Judgement | None]:
-    """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
-    first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
-    asked about) that a later hit of the ``retrieval.top_k`` names: then the context is the first ``n``
-    fitting hits that mention every decisive term (:attr:`Answerability.focused` over all the hits), those
-    naming the missing terms first, in rank order, and the test is run again on them. "How long should
-    anticoagulation continue after a *provoked* DVT?" is answered from the duration passage at rank 7
-    instead of refused for lack of "provoked" in ranks 1-5. Unchanged when nothing is missing, when no
-    later hit names the missing terms, or when the key-term test does not run (``check`` None)."""
-    # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
-    # "sepsis" when the first passages are about DKA: Answerability.background)
-    story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
-    if check is None or not (check.decisive or story):
-        return context, check
-    deeper = fitting_hits(hits, test.question_profile, len(hits), readings=test.readings)
-    if len(deeper) <= len(context):
-        return context, check
-    wide = test.on(deeper)
-    if wide.decisive or not wide.focused:
-        return context, check
-    lacking = [t.text for t in check.decisive]
-    if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
-        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
-    else:  # those naming most of the story's missing terms
-        named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
-        most = max(named.values())
-        naming = [j for j in wide.focused if most and named[j] == most]
-    if not naming:
-        return context, check
-    others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
-    chosen = sorted((naming + others)[:n])
-    picked = [deeper[j] for j in chosen]
-    return picked, test.on(picked)
 
 
 @dataclass
@@ -406,7 +244,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
-        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive, readings)
+        context = heading_context(profile, pool, context, test, readings)
         context = band_sections(profile, result.hits, context, documents,
                                 rows="rows" in s.scoring.parts, readings=readings)
     check = None

@@ -34,9 +34,13 @@ from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from clinqa.evidence.gather import Gathered, Stages
+    from clinqa.evidence.mentions import Judgement, KeyTermTest
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.hybrid import RetrievalResult
     from clinqa.store import Store
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -87,6 +91,21 @@ class ChunksOf(Protocol):
     filters (:class:`DocumentChunks`)."""
 
     def chunks_of(self, doc_id: str) -> list[Chunk]: ...
+
+
+class Decides(Protocol):
+    """What :func:`heading_context` reads of a key-term test's judgement: the decisive key terms no passage
+    mentions."""
+
+    @property
+    def decisive(self) -> Sequence[object]: ...
+
+
+class TestsHits(Protocol):
+    """The question's key-term test as :func:`heading_context` uses it (:class:`clinqa.evidence.mentions.KeyTermTest`):
+    the judgement of a list of hits."""
+
+    def on(self, hits: Sequence[Retrieved]) -> Decides: ...
 
 
 class Focused(Protocol):
@@ -355,12 +374,14 @@ def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], documents: Chun
     return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
 
 def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True,
+                    test: TestsHits | None = None,
                     readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
-    limitations and administration notes) and that ``names`` accepts (it names what the question is about),
+    limitations and administration notes) that the question's key-term test ``test`` (handed down as data:
+    :class:`clinqa.evidence.mentions.KeyTermTest`) finds no decisive term missing from (it names what the question
+    is about; None: every hit),
     when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
     band that holds a value the question gives (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
@@ -371,15 +392,20 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
     read = readings if readings is not None else PassageReadings()
     if kinds and not any(filed_under(h.chunk, kinds) for h in context):
         have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
-                     None)
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds)
+                      and _names(test, h)), None)
         context = context if extra is None else [*context, extra]
     if values and not any(read.heading_fit(h.chunk, values) for h in context):
         have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and _names(test, h)
                       and read.heading_fit(h.chunk, values)), None)
         context = context if extra is None else [*context, extra]
     return context
+
+
+def _names(test: TestsHits | None, hit: Retrieved) -> bool:
+    """Does ``hit`` name what the question is about: no decisive key term missing by ``test`` (None: yes)?"""
+    return test is None or not test.on([hit]).decisive
 
 
 def quotable(hits: Sequence[Retrieved], check: Focused | None, context: int) -> list[Retrieved]:
@@ -468,3 +494,74 @@ def passages_to_quote(stages: Stages, found: Gathered, filters: Filters,
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
+
+
+def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
+                   query_vector: np.ndarray | None,
+                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
+                   readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
+    """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
+    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
+    of the question, or name a subtype of the condition it names alone, are passed over). A question with
+    a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
+    again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
+    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
+    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
+    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
+    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
+    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings
+    (each hit's heading bands read once; None: readings of its own). Moved here from :mod:`clinqa.evidence.gather`
+    (issue 48, walk round 6): the search's first choice of passages is made where the others are."""
+    s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
+    readings = readings if readings is not None else PassageReadings()
+    result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
+    context = fitting_hits(result.hits, profile, s.context_chunks, readings=readings)
+    if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
+            and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
+        # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
+        deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
+                               query_vector=result.query_vector, more=more)
+        context = fitting_hits(deeper.hits, profile, s.context_chunks, readings=readings)
+        pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
+        deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
+        deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
+        result = deeper
+    return result, context
+
+
+def deeper_context(test: KeyTermTest, hits: Sequence[Retrieved], context: list[Retrieved],
+                   check: Judgement | None, n: int) -> tuple[list[Retrieved], Judgement | None]:
+    """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
+    first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
+    asked about) that a later hit of the ``retrieval.top_k`` names: then the context is the first ``n``
+    fitting hits that mention every decisive term (:attr:`Answerability.focused` over all the hits), those
+    naming the missing terms first, in rank order, and the test is run again on them. "How long should
+    anticoagulation continue after a *provoked* DVT?" is answered from the duration passage at rank 7
+    instead of refused for lack of "provoked" in ranks 1-5. Unchanged when nothing is missing, when no
+    later hit names the missing terms, or when the key-term test does not run (``check`` None). ``test``: the
+    question's key-term test (:class:`clinqa.evidence.mentions.KeyTermTest`), handed down as data; moved here from
+    :mod:`clinqa.evidence.gather` (issue 48, walk round 6)."""
+    # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
+    # "sepsis" when the first passages are about DKA: Answerability.background)
+    story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
+    if check is None or not (check.decisive or story):
+        return context, check
+    deeper = fitting_hits(hits, test.question_profile, len(hits), readings=test.readings)
+    if len(deeper) <= len(context):
+        return context, check
+    wide = test.on(deeper)
+    if wide.decisive or not wide.focused:
+        return context, check
+    lacking = [t.text for t in check.decisive]
+    if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
+        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
+    else:  # those naming most of the story's missing terms
+        named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
+        most = max(named.values())
+        naming = [j for j in wide.focused if most and named[j] == most]
+    if not naming:
+        return context, check
+    others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
+    chosen = sorted((naming + others)[:n])
+    picked = [deeper[j] for j in chosen]
+    return picked, test.on(picked)

@@ -1,0 +1,42 @@
+"""What gathering hands down instead of calling back (issue 48, walk round 6): the choice of passages
+(:mod:`clinqa.evidence.passages`) is handed the question's key-term test
+(:class:`clinqa.evidence.mentions.KeyTermTest`, which lives with the mention table it reads) and the documents'
+chunks (:class:`clinqa.evidence.passages.DocumentChunks`), and makes the search's first choice itself
+(:func:`clinqa.evidence.passages.search_context`)."""
+
+from __future__ import annotations
+
+from clinqa.decision.answerability import judge
+from clinqa.evidence import gather, mentions, passages
+from clinqa.evidence.passages import heading_context
+from clinqa.question.profile import QuestionProfile
+from clinqa.retrieval.vocabulary import Vocabulary
+from tiny_data import chunk_hit
+
+AF = "Atrial fibrillation: apixaban prevents stroke."
+DOSE = "In atrial fibrillation, apixaban 5 mg twice daily; 2.5 mg with two of age 80, weight 60 kg, creatinine 133."
+OTHER = "In atrial fibrillation, dabigatran 150 mg twice daily."
+
+
+def test_the_key_term_test_is_handed_down_to_the_choice_of_passages() -> None:
+    """heading_context takes the test itself: of two later hits filed under "Dosing", the one that misses the
+    decisive "apixaban" (the dabigatran dose) is passed over for the one that names it."""
+    q = "What is the apixaban dose in atrial fibrillation?"
+    test = mentions.KeyTermTest(q, Vocabulary.from_texts([AF, DOSE, OTHER]), 4.0, judge)
+    ctx = [chunk_hit("af#a#0", AF, 1, ["AF", "Anticoagulation"])]
+    other = chunk_hit("af#d#0", OTHER, 2, ["AF", "Dabigatran", "Dosing"])
+    dose = chunk_hit("af#d#1", DOSE, 3, ["AF", "Apixaban", "Dosing"])
+    profile = QuestionProfile.read(q)
+    assert [t.text for t in test.on([other]).decisive] == ["apixaban"] and not test.on([dose]).decisive
+    assert heading_context(profile, [*ctx, other, dose], ctx, test) == [*ctx, dose]
+    assert heading_context(profile, [*ctx, other, dose], ctx) == [*ctx, other]  # no test: the first filed there
+
+
+def test_gathering_keeps_no_step_of_its_own_that_the_choice_of_passages_calls() -> None:
+    """The test, the first choice, the deeper look and the quote's choice are defined below gathering (gathering
+    re-exports the names its callers import), and gathering's stages carry no document callback."""
+    assert gather.KeyTermTest is mentions.KeyTermTest and gather.passages_to_quote is passages.passages_to_quote
+    for name in ("search_context", "deeper_context", "passages_to_quote", "DocumentChunks"):
+        assert getattr(passages, name).__module__ == "clinqa.evidence.passages"
+    assert mentions.KeyTermTest.__module__ == "clinqa.evidence.mentions"
+    assert not hasattr(gather.Stages, "doc_chunks")
