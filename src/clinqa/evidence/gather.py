@@ -5,8 +5,15 @@ passages miss a decisive term). What follows the decision (the draft, the quote,
 :mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through :class:`Stages`, built by
 :meth:`clinqa.pipeline.Pipeline.stages`, so this module never imports the pipeline; the key-term test's judgement
 (which missing term is decisive) comes in the same way (:attr:`Stages.judge`), so it never imports the decision:
-what it reads of the decision's records is written here as protocols (:class:`Judgement`, :class:`Calibrated`,
-:class:`ScoresAnswers`)."""
+what it reads of the decision's records is written as protocols (:class:`Calibrated`, :class:`ScoresAnswers` here;
+:class:`clinqa.evidence.mentions.Judgement` beside the key-term test).
+
+Gathering calls down and is not called back (issue 48, walk round 6): the coverage of the question's words is read
+first, from the question alone (:func:`clinqa.evidence.coverage.missing_and_rare`); the choice of passages
+(:mod:`clinqa.evidence.passages`: the search's first choice, the later heading and band passages, the deeper look,
+the quote's choice) is handed what it reads as data (the key-term test, :class:`clinqa.evidence.mentions.KeyTermTest`;
+the documents' chunks, :class:`clinqa.evidence.passages.DocumentChunks`). ``KeyTermTest``, ``Judge``,
+``Judgement``, ``word_equivalents`` and ``passages_to_quote`` are re-exported here for their callers."""
 
 from __future__ import annotations
 
@@ -204,12 +211,13 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     """The retrieval-phase evidence of ``question`` (as typed) under ``filters`` (time ``intent`` applied): the
     question repaired against the vocabulary of its scope (:func:`clinqa.question.repair.repair_question`, when
     ``retrieval.repair_spelling``; its time in ``timings_ms["repair"]``), the search and quotable context
-    (:func:`search_context`), the coverage (:func:`clinqa.evidence.coverage.missing_and_rare`, read before the
-    search: it needs the question alone), the key-term test on the context (after
-    :func:`clinqa.evidence.passages.heading_context` adds a later passage filed under the kind of answer asked
-    for, and :func:`clinqa.evidence.passages.band_sections` the section of a retrieved document whose heading band
-    holds a value the question gives), whether the question is about a time only (``timed``, read from that first
-    test), the deeper context (:func:`deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
+    (:func:`clinqa.evidence.passages.search_context`), the coverage
+    (:func:`clinqa.evidence.coverage.missing_and_rare`, read before the search: it needs the question alone), the
+    key-term test on the context (after :func:`clinqa.evidence.passages.heading_context` adds a later passage filed
+    under the kind of answer asked for, and :func:`clinqa.evidence.passages.band_sections` the section of a
+    retrieved document whose heading band holds a value the question gives), whether the question is about a time
+    only (``timed``, read from that first test), the deeper context
+    (:func:`clinqa.evidence.passages.deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
     reference scope, only with ``answer.unknown_compounds``: off by default), the answer model's score of the first
     quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search. The
     question (after repair) is read once, before the search, into :attr:`Gathered.profile`
