@@ -52,7 +52,7 @@ def test_the_key_term_test_on_read_passages_is_the_test_on_their_texts() -> None
     assert check(q, [read]) == check(q, [AF])
     assert check("zorlitan in pregnancy?", [CheckedPassage.of(AF)]).answerable  # without_suspicious is the caller's
     vocab = Vocabulary.from_texts([AF, TIMI])
-    test = KeyTermTest(q, vocab, 4.0, judge)
+    test = KeyTermTest(q, vocab, 4.0, judge, readings=PassageReadings())
     hits = [chunk_hit("af#d#0", AF, 1, ["AF", "Dosing"]), chunk_hit("timi#s#0", TIMI, 2, ["TIMI"])]
     first = test.on(hits)
     assert first == test.on_texts([AF, TIMI])

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -47,7 +47,7 @@ from clinqa.text.unicode import normalize
 from clinqa.text.words import words_of
 
 if TYPE_CHECKING:
-    from clinqa.evidence.reading import PassageReadings
+    from clinqa.chunking import Chunk
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import WordRarity
 
@@ -654,6 +654,21 @@ class Judge(Protocol):
                  rarity: WordRarity | None = None) -> Any: ...
 
 
+class ReadsChecked(Protocol):
+    """One passage's reading as the key-term test takes it (:class:`clinqa.evidence.reading.PassageReading`): the
+    passage read for the test."""
+
+    @property
+    def checked(self) -> CheckedPassage: ...
+
+
+class ReadsPassages(Protocol):
+    """The ask's passage readings as the key-term test takes them (:class:`clinqa.evidence.reading.PassageReadings`,
+    which imports this module): the reading of a chunk, read once per ask."""
+
+    def of(self, chunk: Chunk) -> ReadsChecked: ...
+
+
 @dataclass(frozen=True)
 class KeyTermTest:
     """The key-term test of one question, bound to its vocabulary (the corpus's, plus the patient's own notes for a
@@ -664,9 +679,11 @@ class KeyTermTest:
     abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`) count as mentions; sentences addressed to an
     AI model do not (:func:`without_suspicious`).
     ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
-    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
+    vocabulary and ``max_zipf`` (:func:`clinqa.evidence.gather.gather`); else it is read on first use
+    (:attr:`question_profile`).
     ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
-    text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
+    text is read for the test once however many tests read it (:meth:`on`); None: each hit is read anew (the same
+    reading: :attr:`clinqa.evidence.reading.PassageReading.checked`)."""
 
     question: str
     vocab: Vocabulary
@@ -675,7 +692,7 @@ class KeyTermTest:
     profile: QuestionProfile | None = None
     rarity: WordRarity | None = None
     use_lexicon: bool = True
-    readings: PassageReadings = field(default_factory=lambda: _fresh_readings())
+    readings: ReadsPassages | None = None
 
     @cached_property
     def question_profile(self) -> QuestionProfile:
@@ -700,8 +717,12 @@ class KeyTermTest:
     def on(self, hits: Sequence[Any]) -> Judgement:
         """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
         chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
-        :attr:`readings`)."""
-        return self._check([self.readings.of(h.chunk).checked for h in hits])
+        :attr:`readings`; without readings, read here the same way)."""
+        if self.readings is None:  # no ask's readings: each hit read anew, as PassageReading.checked reads it
+            passages = [CheckedPassage.of(without_suspicious(h.chunk.text)) for h in hits]
+        else:
+            passages = [self.readings.of(h.chunk).checked for h in hits]
+        return self._check(passages)
 
     def on_texts(self, texts: Sequence[str]) -> Judgement:
         """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
@@ -726,10 +747,3 @@ def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
     from clinqa.retrieval import synonyms
 
     return lex.texts if lex is not None else synonyms.equivalents
-
-
-def _fresh_readings() -> PassageReadings:
-    """A new :class:`clinqa.evidence.reading.PassageReadings` (imported here: reading imports this module)."""
-    from clinqa.evidence.reading import PassageReadings
-
-    return PassageReadings()

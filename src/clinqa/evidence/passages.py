@@ -36,11 +36,11 @@ from clinqa.text.stems import snowball_stem as stem
 if TYPE_CHECKING:
     import numpy as np
 
-    from clinqa.evidence.gather import Gathered, Stages
     from clinqa.evidence.mentions import Judgement, KeyTermTest
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult
+    from clinqa.settings import Settings
     from clinqa.store import Store
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
@@ -106,6 +106,37 @@ class TestsHits(Protocol):
     the judgement of a list of hits."""
 
     def on(self, hits: Sequence[Retrieved]) -> Decides: ...
+
+
+class HasStore(Protocol):
+    """What :func:`passages_to_quote` reads of the ask's stages (:class:`clinqa.evidence.gather.Stages`): the
+    settings and the store."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> Store: ...
+
+
+class Searches(HasStore, Protocol):
+    """What :func:`search_context` reads of the ask's stages (:class:`clinqa.evidence.gather.Stages`): the settings
+    and the search (``search(asked, filters, recency=..., query_vector=..., more=..., k=...) -> RetrievalResult``)."""
+
+    @property
+    def search(self) -> Callable[..., RetrievalResult]: ...
+
+
+class QuoteFrom(Protocol):
+    """What :func:`passages_to_quote` reads of what gathering found (:class:`clinqa.evidence.gather.Gathered`): the
+    context, its key-term test's judgement (``check``) and the test (its passage readings), the question's profile
+    and whether it is about a time only."""
+
+    context: list[Retrieved]
+    check: Judgement | None
+    test: KeyTermTest
+    profile: AsksRead
+    timed: bool
 
 
 class Focused(Protocol):
@@ -464,7 +495,7 @@ def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str
     return any(_says(c, same) and not _says(c, opposite) for _, same, opposite in qualifiers)
 
 
-def passages_to_quote(stages: Stages, found: Gathered, filters: Filters,
+def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
                       intent: TimeIntent) -> tuple[list[Retrieved], bool]:
     """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
     answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk;
@@ -496,7 +527,7 @@ def passages_to_quote(stages: Stages, found: Gathered, filters: Filters,
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
 
 
-def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
+def search_context(stages: Searches, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
