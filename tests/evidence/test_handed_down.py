@@ -33,10 +33,27 @@ def test_the_key_term_test_is_handed_down_to_the_choice_of_passages() -> None:
 
 
 def test_gathering_keeps_no_step_of_its_own_that_the_choice_of_passages_calls() -> None:
-    """The test, the first choice, the deeper look and the quote's choice are defined below gathering (gathering
-    re-exports the names its callers import), and gathering's stages carry no document callback."""
+    """The test and the deeper look (with the mention table), the first choice and the quote's choice (with the
+    passages) are defined below gathering (gathering re-exports the names its callers import), and gathering's stages
+    carry no document callback."""
     assert gather.KeyTermTest is mentions.KeyTermTest and gather.passages_to_quote is passages.passages_to_quote
-    for name in ("search_context", "deeper_context", "passages_to_quote", "DocumentChunks"):
+    for name in ("search_context", "passages_to_quote", "DocumentChunks"):
         assert getattr(passages, name).__module__ == "clinqa.evidence.passages"
-    assert mentions.KeyTermTest.__module__ == "clinqa.evidence.mentions"
+    assert mentions.KeyTermTest.__module__ == mentions.deeper_context.__module__ == "clinqa.evidence.mentions"
     assert not hasattr(gather.Stages, "doc_chunks")
+
+
+def test_the_deeper_look_takes_the_fitting_hits_read_once() -> None:
+    """deeper_context is handed the hits that fit the question (gathering's one :func:`fitting_hits` of all the
+    hits, which the later heading passages read too) and reads no hit again: when the first passage lacks the
+    decisive "apixaban" (the dabigatran dose), the fitting hit that names it is taken instead, and the test is run
+    on it."""
+    q = "What is the apixaban dose in atrial fibrillation?"
+    test = mentions.KeyTermTest(q, Vocabulary.from_texts([AF, DOSE, OTHER]), 4.0, judge)
+    first = chunk_hit("af#d#0", OTHER, 1, ["AF", "Dabigatran", "Dosing"])
+    named = chunk_hit("af#d#1", DOSE, 7, ["AF", "Apixaban", "Dosing"])
+    check = test.on([first])
+    assert [t.text for t in check.decisive] == ["apixaban"]
+    context, again = mentions.deeper_context(test, [first, named], [first], check, 1)
+    assert context == [named] and again is not None and not again.decisive
+    assert mentions.deeper_context(test, [first], [first], check, 1) == ([first], check)  # nothing deeper fits

@@ -25,11 +25,10 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from clinqa.evidence.coverage import missing_and_rare
-from clinqa.evidence.mentions import Judge, Judgement, KeyTermTest, word_equivalents
+from clinqa.evidence.mentions import Judge, Judgement, KeyTermTest, deeper_context, word_equivalents
 from clinqa.evidence.passages import (
     DocumentChunks,
     band_sections,
-    deeper_context,
     fitting_hits,
     heading_context,
     search_context,
@@ -50,7 +49,7 @@ if TYPE_CHECKING:
     from clinqa.question.terms import KeyTerm
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.hybrid import RetrievalResult
+    from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import Settings
     from clinqa.store import Store
@@ -217,7 +216,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     under the kind of answer asked for, and :func:`clinqa.evidence.passages.band_sections` the section of a
     retrieved document whose heading band holds a value the question gives), whether the question is about a time
     only (``timed``, read from that first test), the deeper context
-    (:func:`clinqa.evidence.passages.deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
+    (:func:`clinqa.evidence.mentions.deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
     reference scope, only with ``answer.unknown_compounds``: off by default), the answer model's score of the first
     quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search. The
     question (after repair) is read once, before the search, into :attr:`Gathered.profile`
@@ -250,6 +249,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     result.timings_ms.update(timings_ms)
     documents = DocumentChunks(stages.store, filters)  # the chunks of a whole document, read through the store
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
+    pool: list[Retrieved] = []  # the hits that fit the question, read once for the later passages and the deeper look
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
         pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
         context = heading_context(profile, pool, context, test, readings)
@@ -262,7 +262,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
     timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
                                  and not check.key_terms)
-    context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
+    context, check = deeper_context(test, pool, context, check, s.context_chunks)
     if s.unknown_compounds and check is not None and missing and filters.patient_id is None:  # one patient's few
         check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)  # notes lack most words
     if check is not None and missing and lex is not None and filters.patient_id is None:

@@ -48,6 +48,7 @@ from clinqa.text.words import words_of
 
 if TYPE_CHECKING:
     from clinqa.chunking import Chunk
+    from clinqa.retrieval.hybrid import Retrieved
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import WordRarity
 
@@ -747,3 +748,41 @@ def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
     from clinqa.retrieval import synonyms
 
     return lex.texts if lex is not None else synonyms.equivalents
+
+
+def deeper_context(test: KeyTermTest, fitting: Sequence[Retrieved], context: list[Retrieved],
+                   check: Judgement | None, n: int) -> tuple[list[Retrieved], Judgement | None]:
+    """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the first ``n``
+    (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ... asked about) that a
+    later hit of the ``retrieval.top_k`` names: then the context is the first ``n`` ``fitting`` hits
+    (:func:`clinqa.evidence.passages.fitting_hits` of all the hits, read once by gathering and handed in) that
+    mention every decisive term (:attr:`Answerability.focused` over all the hits), those naming the missing terms
+    first, in rank order, and the test is run again on them. "How long should anticoagulation continue after a
+    *provoked* DVT?" is answered from the duration passage at rank 7 instead of refused for lack of "provoked" in
+    ranks 1-5. Unchanged when nothing is missing, when no later hit names the missing terms, or when the key-term
+    test does not run (``check`` None). ``test``: the question's key-term test (:class:`KeyTermTest`), whose
+    judgements of the passages choose them; moved here from :mod:`clinqa.evidence.gather` (issue 48, walk round 6)."""
+    # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
+    # "sepsis" when the first passages are about DKA: Answerability.background)
+    story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
+    if check is None or not (check.decisive or story):
+        return context, check
+    deeper = list(fitting)
+    if len(deeper) <= len(context):
+        return context, check
+    wide = test.on(deeper)
+    if wide.decisive or not wide.focused:
+        return context, check
+    lacking = [t.text for t in check.decisive]
+    if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
+        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
+    else:  # those naming most of the story's missing terms
+        named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
+        most = max(named.values())
+        naming = [j for j in wide.focused if most and named[j] == most]
+    if not naming:
+        return context, check
+    others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
+    chosen = sorted((naming + others)[:n])
+    picked = [deeper[j] for j in chosen]
+    return picked, test.on(picked)
