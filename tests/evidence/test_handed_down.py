@@ -57,3 +57,33 @@ def test_the_deeper_look_takes_the_fitting_hits_read_once() -> None:
     context, again = mentions.deeper_context(test, [first, named], [first], check, 1)
     assert context == [named] and again is not None and not again.decisive
     assert mentions.deeper_context(test, [first], [first], check, 1) == ([first], check)  # nothing deeper fits
+
+
+def test_the_search_hands_on_every_fitting_hit_with_the_context() -> None:
+    """search_context fits the question's qualifiers to the hits once and hands on all that fit (``fitting``): the
+    context is its first ``answer.context_chunks`` (the inpatient passage is passed over for an outpatient
+    question), and gathering's later heading passages and deeper look read the same list."""
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    from clinqa.evidence.reading import PassageReadings
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.hybrid import RetrievalResult
+    from clinqa.settings import Settings
+
+    hits = [chunk_hit("cap#in#0", "Ceftriaxone plus azithromycin.", 1, ["CAP", "Inpatient"]),
+            *[chunk_hit(f"cap#out#{i}", f"Amoxicillin {i}.", i + 2, ["CAP", "Outpatient"]) for i in range(6)]]
+    searched: list[str] = []
+
+    def search(asked: str, filters: Filters, **kw: object) -> RetrievalResult:
+        searched.append(asked)
+        return RetrievalResult(asked, filters, list(hits), [], [], np.zeros(3, np.float32))
+
+    settings = Settings()
+    q = "Outpatient antibiotics for pneumonia?"
+    result, context, fitting = passages.search_context(SimpleNamespace(settings=settings, search=search), q,
+                                                       Filters(), False, None, QuestionProfile.read(q),
+                                                       readings=PassageReadings())
+    assert [h.chunk.chunk_id for h in fitting] == [f"cap#out#{i}" for i in range(6)] and searched == [q]
+    assert context == fitting[: settings.answer.context_chunks] and result.hits == hits

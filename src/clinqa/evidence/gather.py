@@ -29,7 +29,6 @@ from clinqa.evidence.mentions import Judge, Judgement, KeyTermTest, deeper_conte
 from clinqa.evidence.passages import (
     DocumentChunks,
     band_sections,
-    fitting_hits,
     heading_context,
     search_context,
 )
@@ -49,7 +48,7 @@ if TYPE_CHECKING:
     from clinqa.question.terms import KeyTerm
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+    from clinqa.retrieval.hybrid import RetrievalResult
     from clinqa.retrieval.vocabulary import Vocabulary
     from clinqa.settings import Settings
     from clinqa.store import Store
@@ -245,13 +244,12 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     missing, rare = missing_and_rare(stages.store, profile, filters, s.unknown_terms, timings_ms,
                                      s.rarity.misspelt_common_above)
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
-    result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
+    result, context, pool = search_context(stages, asked, filters, intent.recency, query_vector, profile, more,
+                                           readings)  # pool: the hits that fit the question, read once
     result.timings_ms.update(timings_ms)
     documents = DocumentChunks(stages.store, filters)  # the chunks of a whole document, read through the store
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
-    pool: list[Retrieved] = []  # the hits that fit the question, read once for the later passages and the deeper look
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
         context = heading_context(profile, pool, context, test, readings)
         context = band_sections(profile, result.hits, context, documents,
                                 rows="rows" in s.scoring.parts, readings=readings)

@@ -530,23 +530,27 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
 def search_context(stages: Searches, asked: str, filters: Filters, recency: bool,
                    query_vector: np.ndarray | None,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
-                   readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
-    """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
-    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
-    of the question, or name a subtype of the condition it names alone, are passed over). A question with
-    a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
-    again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
-    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
-    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
-    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
-    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings
-    (each hit's heading bands read once; None: readings of its own). Moved here from :mod:`clinqa.evidence.gather`
-    (issue 48, walk round 6): the search's first choice of passages is made where the others are."""
+                   readings: PassageReadings | None = None
+                   ) -> tuple[RetrievalResult, list[Retrieved], list[Retrieved]]:
+    """``(result, context, fitting)``: the search for ``asked``, the ``answer.context_chunks`` hits an answer may quote
+    and every hit of ``result`` that fits the question (``fitting``, of which ``context`` is the first ones when the
+    search did not go deeper: one :func:`fitting_hits` of all the hits, read once and handed on to the later heading
+    passages and the deeper look) (:func:`fitting_hits`: passages that state the opposite of a qualifier of the
+    question, or name a subtype of the condition it names alone, are passed over). A question with a qualifier that
+    fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched again
+    ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k`` and any deeper
+    one in ``context`` (timings summed). ``profile``: what was read of ``asked``
+    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which the
+    choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks, added to the BM25
+    query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
+    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings (each
+    hit's heading bands read once; None: readings of its own). Moved here from :mod:`clinqa.evidence.gather` (issue
+    48, walk round 6): the search's first choice of passages is made where the others are."""
     s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
     readings = readings if readings is not None else PassageReadings()
     result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, profile, s.context_chunks, readings=readings)
+    fitting = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
+    context = fitting[: s.context_chunks]
     if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
             and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
         # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
@@ -557,4 +561,5 @@ def search_context(stages: Searches, asked: str, filters: Filters, recency: bool
         deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
         result = deeper
-    return result, context
+        fitting = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
+    return result, context, fitting
