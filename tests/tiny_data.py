@@ -96,3 +96,16 @@ SCOPE_NOTES = {"P1": {"n1": "Patient on warfarin, INR 2.4 today; no bleeding.",
 SCOPE_LATER = {"P3": {"n4": "Warfarin warfarin INR INR stroke", "n5": "Started warfarin for fibrillation."},
                "P2": {"n6": "Warfarin restarted at 3 mg; INR target 2 to 3; stroke risk."}}
 SCOPE_QUERY = "warfarin INR stroke"
+
+
+class GivenDocuments:
+    """Whole documents' chunks given by hand, handed to the choice of passages as
+    :class:`clinqa.evidence.passages.DocumentChunks` hands a store's (its ``chunks_of``): ``by_doc`` maps a document
+    id to its chunks, ``other`` is what any other document has; ``asked`` records the documents asked for."""
+
+    def __init__(self, by_doc: dict[str, list[Chunk]] | None = None, other: list[Chunk] | None = None) -> None:
+        self.by_doc, self.other, self.asked = by_doc or {}, other or [], []
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        self.asked.append(doc_id)
+        return list(self.by_doc.get(doc_id, self.other))

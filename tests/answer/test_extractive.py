@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 
 from clinqa.answer import RefusalGate, extract_answer, units_of
@@ -533,7 +535,7 @@ def test_a_passage_filed_under_the_kind_of_answer_asked_for_joins_the_context_an
     other = chunk_hit("v#d#0", "| Route | Dose |\n|---|---|\n| IV | 10 mL/kg |", 7, ["NRP", "Volume", "Dosing"])
     q = "What is the epinephrine dose in neonatal resuscitation?"
     assert heading_context(read_asks(q), [*ctx, dosing, other], ctx) == [*ctx, dosing]
-    assert heading_context(read_asks(q), [*ctx, dosing, other], ctx, names=lambda h: h is other) == [*ctx, other]
+    assert heading_context(read_asks(q), [*ctx, dosing, other], ctx, test=_Names(other)) == [*ctx, other]
     assert heading_context(read_asks("Is epinephrine needed?"), [*ctx, dosing], ctx) == ctx  # no kind asked for
     assert heading_context(read_asks(q), [dosing, *ctx], [dosing, *ctx]) == [dosing, *ctx]  # already there
     enc = FlatEncoder()
@@ -607,3 +609,14 @@ def test_a_sentence_that_points_back_comes_with_the_one_before_it() -> None:
     ext = extract_answer(enc.encode_queries(["x"])[0], [chunk_hit("a#p#0", body, 1, ["Pharmacotherapy"])], enc,
                          max_sentences=1, asked=read_asks("What is the highest-rated pharmacotherapy recommendation?"))
     assert ext.text == body + " [1]"
+
+
+class _Names:
+    """A key-term test (as :func:`clinqa.evidence.passages.heading_context` reads one) under which only ``named``
+    names what the question is about: every other hit misses a decisive term."""
+
+    def __init__(self, named: object) -> None:
+        self.named = named
+
+    def on(self, hits: list[object]) -> SimpleNamespace:
+        return SimpleNamespace(decisive=[] if hits == [self.named] else ["epinephrine"])

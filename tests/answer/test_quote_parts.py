@@ -15,7 +15,7 @@ from clinqa.evidence.passages import qualifier_fit, sibling_sections, with_sibli
 from clinqa.question.asks import named_values, read_asks
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import UnitScoring
-from tiny_data import FlatEncoder, chunk_hit
+from tiny_data import FlatEncoder, GivenDocuments, chunk_hit
 
 #: issue 50's mechanisms are off by default (answer.scoring.parts): these tests turn them on
 PARTS = UnitScoring(parts=True)
@@ -58,17 +58,18 @@ def test_a_sibling_section_that_fits_the_qualifiers_better_is_quoted_instead() -
            _chunk("cap#inpatient#0", "- Ceftriaxone 1 g IV daily plus azithromycin.", INPATIENT)]
     hits = [chunk_hit("cap#adults-with#0", doc[0].body, 1, COMORBID)]
     q = "outpatient pneumonia antibiotics for a healthy adult"
-    out = sibling_sections(read_asks(q), hits, lambda d: doc)
+    out = sibling_sections(read_asks(q), hits, GivenDocuments(other=doc))
     assert [h.chunk.chunk_id for h in out] == ["cap#healthy#0"]
     assert out[0].rank == 1  # in the place of the hit it replaces
     ext = extract_answer(Q, out, ENC, asked=read_asks(q), scoring=PARTS)
     assert "Amoxicillin" in ext.text and "Levofloxacin" not in ext.text
     # a question about comorbidities keeps its section
     q2 = "outpatient pneumonia antibiotics for an adult with comorbidities"
-    assert [h.chunk.chunk_id for h in sibling_sections(read_asks(q2), hits, lambda d: doc)] == ["cap#adults-with#0"]
+    kept = sibling_sections(read_asks(q2), hits, GivenDocuments(other=doc))
+    assert [h.chunk.chunk_id for h in kept] == ["cap#adults-with#0"]
     # a heading that qualifies nothing ("Dosing") is never swapped
     plain = [chunk_hit("cap#dosing#0", "- Amoxicillin 1 g.", 1, ["Pneumonia", "Dosing"])]
-    assert sibling_sections(read_asks(q), plain, lambda d: doc) == plain
+    assert sibling_sections(read_asks(q), plain, GivenDocuments(other=doc)) == plain
 
 
 # --- 2. whole structures: a dosing list split over two chunks ---------------------------------------------
@@ -167,7 +168,7 @@ def test_another_passages_units_far_below_the_best_are_cut() -> None:
 
 def test_sibling_sections_keeps_hits_without_a_section_path() -> None:
     hits = [Retrieved(_chunk("d#x#0", "Text.", []), 0.5, 1)]
-    assert sibling_sections(read_asks("severe asthma"), hits, lambda d: []) == hits
+    assert sibling_sections(read_asks("severe asthma"), hits, GivenDocuments()) == hits
 
 
 def test_each_part_is_switched_by_name() -> None:

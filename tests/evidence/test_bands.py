@@ -22,7 +22,7 @@ from clinqa.evidence.bands import (
 from clinqa.evidence.mentions import _passage_index, mentions
 from clinqa.question.asks import named_values, read_asks
 from clinqa.question.terms import KeyTerm
-from tiny_data import FlatEncoder, chunk_hit
+from tiny_data import FlatEncoder, GivenDocuments, chunk_hit
 
 VANCO = ("Adjust the maintenance dose to creatinine clearance using the table below.\n\n"
          "| CrCl (mL/min) | Maintenance dose | Interval |\n|---|---|---|\n"
@@ -158,14 +158,10 @@ def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
                   title="T", section_path=[*path, "NEWS2 Score ≥ 7 — Emergency Response"])
     other = Chunk(chunk_id="m#seven#0", doc_id="m", text="x", body="x", title="T",
                   section_path=["Other", "Score ≥ 7"])
-    asked: list[str] = []
-
-    def section_chunks(doc: str) -> list[Chunk]:
-        asked.append(doc)
-        return [seven, other] if doc == "n" else [other]
+    section_chunks = GivenDocuments({"n": [seven, other]}, other=[other])
 
     out = band_sections(read_asks("NEWS2 of 7, what now?"), [zero, limits], [limits], section_chunks)
-    assert [h.chunk.chunk_id for h in out] == ["n#lim#0", "n#seven#0"] and asked == ["n"]
+    assert [h.chunk.chunk_id for h in out] == ["n#lim#0", "n#seven#0"] and section_chunks.asked == ["n"]
     assert band_sections(read_asks("NEWS2 response?"), [zero, limits], [limits], section_chunks) == [limits]  # no value
     # the list of the band's section is quoted whole: its response items are the answer for that band
     enc = FlatEncoder()

@@ -76,3 +76,24 @@ def test_a_swapped_stop_word_is_a_typo_not_a_missing_word() -> None:
 
     assert typo_of_stopword("waht") and typo_of_stopword("hwo") and typo_of_stopword("teh")
     assert not typo_of_stopword("what") and not typo_of_stopword("warfarin") and not typo_of_stopword("ckd")
+
+
+def test_missing_and_rare_read_from_the_question_alone(tmp_path: Path) -> None:
+    """The coverage of the question's words is read from its profile and the store alone, before any search
+    (issue 48, walk round 6: gathering counts the words first, then searches), in coverage.py: "dexamethasone"
+    (no chunk) is missing, "warfarin" (1 chunk of 43, below RARE_BELOW) rare, "anticoagulation" (42) neither;
+    the time goes to timings_ms["coverage"]."""
+    from clinqa.evidence.coverage import missing_and_rare
+    from clinqa.question.profile import QuestionProfile
+
+    store = LanceStore(tmp_path / "db")
+    texts = ["Women with atrial fibrillation need anticoagulation.", "Beta blockers in surgery.",
+             "Anticoagulation with warfarin."] + [f"Anticoagulation note {i}." for i in range(40)]
+    chunks = [Chunk(chunk_id=f"d#s#{i}", doc_id="d", text=t, body=t) for i, t in enumerate(texts)]
+    store.replace_documents(["d"], chunks, np.ones((len(chunks), 4), dtype=np.float32))
+    store.refresh_indexes()
+    profile = QuestionProfile.read("Should a woman on warfarin take dexamethasone for anticoagulation?")
+    timings: dict[str, float] = {}
+    missing, rare = missing_and_rare(store, profile, Filters(), "warn", timings)
+    assert (missing, rare) == (["dexamethasone"], ["woman", "warfarin"]) and timings["coverage"] >= 0.0
+    assert missing_and_rare(store, profile, Filters(), "ignore", {}) == ([], [])

@@ -1,14 +1,18 @@
 """The passages an extractive answer quotes are chosen by the evidence layer, once, when the decision answers
-(issue 48: the quote asks for them and no longer re-chooses them): :func:`clinqa.evidence.gather.passages_to_quote`."""
+(issue 48: the quote asks for them and no longer re-chooses them):
+:func:`clinqa.evidence.passages.passages_to_quote`."""
 
 from __future__ import annotations
 
 from datetime import date
+from pathlib import Path
 from types import SimpleNamespace
+
+import numpy as np
 
 from clinqa.chunking.base import Chunk
 from clinqa.decision.answerability import Answerability
-from clinqa.evidence.gather import passages_to_quote
+from clinqa.evidence.passages import passages_to_quote
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import read_asks
 from clinqa.question.terms import KeyTerm
@@ -23,8 +27,7 @@ NOTES = [("p1-2024#plan#0", date(2024, 3, 1)), ("p1-2022#plan#0", date(2022, 5, 
 HITS = [Retrieved(Chunk(chunk_id=cid, doc_id=cid.split("#")[0], text="Apixaban 5 mg twice daily.",
                         body="Apixaban 5 mg twice daily.", section_path=["Plan"], patient_id="p1", note_date=d),
                   1.0 / i, i) for i, (cid, d) in enumerate(NOTES, 1)]
-STAGES = SimpleNamespace(settings=Settings(), store=SimpleNamespace(get_chunks=lambda ids: []),
-                         doc_chunks=lambda doc, filters: [])
+STAGES = SimpleNamespace(settings=Settings(), store=SimpleNamespace(get_chunks=lambda ids: []))
 
 
 def _found(check: Answerability | None = None, timed: bool = False) -> SimpleNamespace:
@@ -62,3 +65,24 @@ def test_only_the_passages_that_mention_every_decisive_term_are_quoted() -> None
     check = Answerability(key_terms=[KeyTerm("apixaban", "specific", "apixaban")], focused=[0, 2])
     quoted, _ = passages_to_quote(STAGES, _found(check), Filters(), TimeIntent())
     assert _ids(quoted) == ["p1-2024#plan#0", "p1-2023#plan#0"]
+
+
+def test_a_documents_chunks_are_read_through_the_store_once_and_handed_down(tmp_path: Path) -> None:
+    """The chunks of a whole document (a value's band section, a sibling section) are read from the store under the
+    ask's filters by :class:`DocumentChunks`, handed down to the choice of passages (no callback up into gathering),
+    once per document: a second ask for the document reads nothing more (the store changed in between, the reading
+    did not)."""
+    from clinqa.evidence.passages import DocumentChunks
+    from clinqa.store import LanceStore
+
+    store = LanceStore(tmp_path / "db")
+    chunks = [Chunk(chunk_id=f"d#s#{i}", doc_id="d", text=t, body=t, year=y) for i, (t, y) in
+              enumerate([("Apixaban 5 mg.", 2024), ("Apixaban 2.5 mg.", 2024), ("Warfarin.", 2019)])]
+    chunks.append(Chunk(chunk_id="e#s#0", doc_id="e", text="Other.", body="Other.", year=2024))
+    store.replace_documents(["d", "e"], chunks, np.ones((len(chunks), 4), dtype=np.float32))
+    store.refresh_indexes()
+    documents = DocumentChunks(store, Filters(year_min=2020))
+    assert sorted(c.chunk_id for c in documents.chunks_of("d")) == ["d#s#0", "d#s#1"]  # not 2019's, not e's
+    store.replace_documents(["d"], chunks[:1], np.ones((1, 4), dtype=np.float32))
+    assert sorted(c.chunk_id for c in documents.chunks_of("d")) == ["d#s#0", "d#s#1"]  # read once
+    assert [c.chunk_id for c in DocumentChunks(store, Filters(year_min=2020)).chunks_of("d")] == ["d#s#0"]

@@ -144,6 +144,16 @@ def test_hybrid_lists_and_counts_rank_as_bm25_search(store: LanceStore) -> None:
     assert store.count_matches("the of", 10, Filters()) == 0
 
 
+def test_the_coverage_count_is_the_bm25_searchs_own_ranking(store: LanceStore) -> None:
+    """The count of a word's chunks is taken in one place with the search (issue 48, walk round 6): the length of
+    the BM25 ranking of the top ``cap`` (``_bm25_ranked``), no second counting path in the index (``Bm25Index`` has
+    ``top_k`` alone)."""
+    for q, cap, f in itertools.product(("warfarin", QUERY, "the of", "inr statins"), (1, 2, 10),
+                                       (Filters(), Filters(patient_id="P1"), Filters(year_min=2011))):
+        assert store.count_matches(q, cap, f) == len(store.bm25_search(q, cap, f))
+    assert hasattr(Bm25Index, "top_k") and not hasattr(Bm25Index, "matches")
+
+
 def test_the_term_file_spares_the_next_process_the_tokenizing(store: LanceStore, tmp_path: Path) -> None:
     assert (tmp_path / "db" / TERMS_FILE).exists()
     again = LanceStore(tmp_path / "db")
@@ -172,10 +182,14 @@ def test_index_postings_by_hand() -> None:
     idx = Bm25Index(rows, np.array([-1, 0, 1], np.int32))
     assert idx.view(None) == (1, 3) and idx.view(0) == (2, 4) and idx.view(1) == (2, 4) and idx.view(-1) == (1, 3)
     every = np.ones(3, bool)
-    pos, _ = idx.search("INR", 5, every, 0)
+    pos, _ = idx.top_k("INR", 5, every, 0)
     assert pos.tolist() == [1, 0]  # same idf; the shorter row scores more
     # the reference scope: "statin" is only in patient 1's row (df 0 there), so only the rows holding "inr" match
-    assert idx.matches("inr statins", every, None) == 2 and idx.matches("inr statins", every, 1) == 3
-    assert idx.matches("aspirin", every, None) == 0
+    # (the coverage count is the length of this ranking, up to its cap: LanceStore.count_matches)
+    def matches(query: str, cap: int, patient: int | None) -> int:
+        return len(idx.top_k(query, cap, every, patient)[0])
+
+    assert matches("inr statins", 10, None) == 2 and matches("inr statins", 10, 1) == 3
+    assert matches("inr statins", 1, 1) == 1 and matches("aspirin", 10, None) == 0
     # a term only another patient holds matches nothing in this scope
-    assert idx.search("statins", 5, every, 0)[0].tolist() == []
+    assert idx.top_k("statins", 5, every, 0)[0].tolist() == []

@@ -283,11 +283,11 @@ def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
 
 def quote(stages: Stages, ev: Case, found: Gathered) -> Extract:
     """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the evidence layer
-    chooses to quote (:func:`clinqa.evidence.gather.passages_to_quote`, called here, once the decision answers). A
+    chooses to quote (:func:`clinqa.evidence.passages.passages_to_quote`, called here, once the decision answers). A
     question about a time and nothing else (``by_time``: "What happened in 2023?"): every sentence of those notes
     (up to 12, no score floor)."""
     from clinqa.answer.extractive import extract_answer
-    from clinqa.evidence.gather import passages_to_quote
+    from clinqa.evidence.passages import passages_to_quote
 
     s = stages.settings.answer
     quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)

@@ -10,20 +10,25 @@ about it. The gate can warn about such words or refuse on them (``answer.unknown
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-from clinqa.question.terms import content_terms
+from clinqa.question.terms import content_terms, misspelt_common_word
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.pool import run_all
 from clinqa.store.base import Store
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
 from clinqa.text.words import word_parts
 
+if TYPE_CHECKING:
+    from clinqa.question.asks import AsksRead
+
 #: function words and question scaffolding (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`, re-exported)
 STOPWORDS = QUESTION_STOP_WORDS
 
-__all__ = ["STOPWORDS", "content_terms", "missing_terms", "term_counts", "typo_of_stopword", "unmentioned_in",
-           "variants"]
+__all__ = ["STOPWORDS", "content_terms", "missing_and_rare", "missing_terms", "term_counts", "typo_of_stopword",
+           "unmentioned_in", "variants"]
 
 
 #: irregular plurals the index's stemmer does not join (woman/women, child/children ...)
@@ -63,6 +68,24 @@ def term_counts(store: Store, terms: Sequence[str], filters: Filters, cap: int =
     lookups = list(dict.fromkeys(v for parts in plan.values() for p in parts for v in variants(p)))
     found = dict(zip(lookups, run_all([lambda v=v: count(v) for v in lookups]), strict=True))
     return {term: min(max(found[v] for v in variants(p)) for p in parts) for term, parts in plan.items()}
+
+
+def missing_and_rare(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str,
+                     timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
+    """``(missing, rare)``: the content words of the question (read as ``asked``: its
+    :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
+    fewer than ``RARE_BELOW`` chunks have (:func:`term_counts`; none when
+    ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
+    chunk has that is one edit from a word at least ``misspelt_from`` common (None:
+    ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
+    man") are context, not words the corpus should have (:func:`clinqa.question.terms.without_ages`)."""
+    t0 = time.perf_counter()
+    counts = {} if unknown_terms == "ignore" else term_counts(store, asked.content_terms, filters)
+    timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
+    # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
+    return ([t for t, n in counts.items()
+             if n == 0 and not misspelt_common_word(t, misspelt_from) and not typo_of_stopword(t)],
+            [t for t, n in counts.items() if 0 < n < RARE_BELOW])
 
 
 def missing_terms(store: Store, terms: Sequence[str], filters: Filters) -> list[str]:

@@ -5,30 +5,34 @@ passages miss a decisive term). What follows the decision (the draft, the quote,
 :mod:`clinqa.answer.assemble`'s. The pipeline's stages come in through :class:`Stages`, built by
 :meth:`clinqa.pipeline.Pipeline.stages`, so this module never imports the pipeline; the key-term test's judgement
 (which missing term is decisive) comes in the same way (:attr:`Stages.judge`), so it never imports the decision:
-what it reads of the decision's records is written here as protocols (:class:`Judgement`, :class:`Calibrated`,
-:class:`ScoresAnswers`)."""
+what it reads of the decision's records is written as protocols (:class:`Calibrated`, :class:`ScoresAnswers` here;
+:class:`clinqa.evidence.mentions.Judgement` beside the key-term test).
+
+Gathering calls down and is not called back (issue 48, walk round 6): the coverage of the question's words is read
+first, from the question alone (:func:`clinqa.evidence.coverage.missing_and_rare`); the choice of passages
+(:mod:`clinqa.evidence.passages`: the search's first choice, the later heading and band passages, the deeper look,
+the quote's choice) is handed what it reads as data (the key-term test, :class:`clinqa.evidence.mentions.KeyTermTest`;
+the documents' chunks, :class:`clinqa.evidence.passages.DocumentChunks`). ``KeyTermTest``, ``Judge``,
+``Judgement``, ``word_equivalents`` and ``passages_to_quote`` are re-exported here for their callers."""
 
 from __future__ import annotations
 
 import itertools
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.chunking.units import without_suspicious
-from clinqa.evidence.coverage import RARE_BELOW, term_counts
-from clinqa.evidence.mentions import CheckedPassage, PassageMentions, passage_mentions
+from clinqa.evidence.coverage import missing_and_rare
+from clinqa.evidence.mentions import Judge, Judgement, KeyTermTest, deeper_context, word_equivalents
 from clinqa.evidence.passages import (
+    DocumentChunks,
     band_sections,
-    fitting_hits,
     heading_context,
-    quotable,
-    sibling_sections,
-    with_siblings,
+    search_context,
 )
+from clinqa.evidence.passages import passages_to_quote as passages_to_quote  # the quote's choice, re-exported
 from clinqa.evidence.reading import PassageReadings
 from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
@@ -41,38 +45,13 @@ if TYPE_CHECKING:
 
     from clinqa.chunking import Chunk
     from clinqa.embedding import Encoder
-    from clinqa.question.terms import KeyTerm, TermsRead
+    from clinqa.question.terms import KeyTerm
     from clinqa.question.time import TimeIntent
     from clinqa.retrieval.filters import Filters
-    from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
+    from clinqa.retrieval.hybrid import RetrievalResult
     from clinqa.retrieval.vocabulary import Vocabulary
-    from clinqa.settings import Settings, WordRarity
+    from clinqa.settings import Settings
     from clinqa.store import Store
-
-
-class Judgement(Protocol):
-    """What gathering reads of the key-term test's judgement (:class:`clinqa.decision.answerability.Answerability`,
-    made by :attr:`Stages.judge`): the key terms, the missing ones, whether the corpus has each, the decisive ones,
-    the passages that mention every decisive term (``focused``), per term the passages that mention it
-    (``covered``) and the terms of the patient's story (``background``)."""
-
-    key_terms: list[KeyTerm]
-    missing: list[KeyTerm]
-    in_corpus: dict[str, bool]
-    focused: list[int]
-    covered: dict[str, list[int]]
-    background: list[str]
-
-    @property
-    def decisive(self) -> list[KeyTerm]: ...
-
-
-class Judge(Protocol):
-    """The key-term test's judgement of a mention table (:func:`clinqa.decision.answerability.judge`, the scope's
-    decisive-word model bound): ``(found, profile, vocabulary, rarity) -> judgement``."""
-
-    def __call__(self, found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
-                 rarity: WordRarity | None = None) -> Any: ...
 
 
 class Calibrated(Protocol):
@@ -111,88 +90,6 @@ class Stages:
     unit_encoder: Callable[[], Encoder]
     reference_has_years: Callable[[], bool]
     judge: Judge
-
-    def doc_chunks(self, doc_id: str, filters: Filters) -> list[Chunk]:
-        """The chunks of document ``doc_id`` that ``filters`` admit (patient scope, years, sources kept; the
-        document's overview chunk left out), in no particular order."""
-        from dataclasses import replace as with_fields
-
-        ids = self.store.export(["chunk_id"], with_fields(filters, doc_ids=(doc_id,))).column("chunk_id").to_pylist()
-        return self.store.get_chunks([str(i) for i in ids])
-
-
-@dataclass(frozen=True)
-class KeyTermTest:
-    """The key-term test of one question, bound to its vocabulary (the corpus's, plus the patient's own notes for a
-    patient-scoped question), its general-English Zipf cut ``max_zipf`` and the decision's ``judge``
-    (:func:`clinqa.decision.answerability.judge`, the decisive-word model bound when ``answer.decisive_words`` is
-    ``model``): which passage mentions which key term is read here
-    (:func:`clinqa.evidence.mentions.passage_mentions`), which missing term is decisive the judge says. Synonyms,
-    abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`) count as mentions; sentences addressed to an
-    AI model do not (:func:`without_suspicious`).
-    ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
-    vocabulary and ``max_zipf`` (:func:`gather`); else it is read on first use (:attr:`question_profile`).
-    ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
-    text is read for the test once however many tests read it (:meth:`on`); a fresh one when not given."""
-
-    question: str
-    vocab: Vocabulary
-    max_zipf: float
-    judge: Judge
-    profile: QuestionProfile | None = None
-    rarity: WordRarity | None = None
-    use_lexicon: bool = True
-    readings: PassageReadings = field(default_factory=PassageReadings)
-
-    @cached_property
-    def question_profile(self) -> QuestionProfile:
-        """:attr:`profile` when it holds key terms read from :attr:`question`, else the profile read here once
-        (vocabulary, ``max_zipf`` and the synonym table's equivalents)."""
-        p = self.profile
-        if p is not None and p.key_terms is not None and p.reads(self.question):
-            return p
-        return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
-                                    equivalents=self.equivalents, rarity=self.rarity, lexicon=self.lexicon)
-
-    @property
-    def lexicon(self) -> Lexicon | None:
-        """The lexicon bound to :attr:`vocab` (``answer.lexicon``), or None when off."""
-        return lexicon_for(self.vocab) if self.use_lexicon else None
-
-    @property
-    def equivalents(self) -> Callable[[str], Iterable[str]]:
-        """What counts as another name of a term (:func:`word_equivalents` of :attr:`lexicon`)."""
-        return word_equivalents(self.lexicon)
-
-    def on(self, hits: Sequence[Any]) -> Judgement:
-        """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
-        chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
-        :attr:`readings`)."""
-        return self._check([self.readings.of(h.chunk).checked for h in hits])
-
-    def on_texts(self, texts: Sequence[str]) -> Judgement:
-        """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
-        left out, :func:`without_suspicious`); the question's key terms are read once per test
-        (:attr:`question_profile`)."""
-        return self._check([without_suspicious(t) for t in texts])
-
-    def _check(self, passages: Sequence[str | CheckedPassage]) -> Judgement:
-        """The test of the question against ``passages`` (texts without their suspicious units, or already read for
-        the test): which passage mentions which key term (:func:`clinqa.evidence.mentions.passage_mentions`, with
-        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.key_term_test.check`)."""
-        from clinqa.retrieval import synonyms
-
-        profile = self.question_profile
-        found = passage_mentions(profile, passages, self.equivalents, synonyms.term_matches)
-        return self.judge(found, profile, self.vocab, self.rarity)
-
-
-def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
-    """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the curated
-    synonym table's alone when the lexicon is off (``lex`` None)."""
-    from clinqa.retrieval import synonyms
-
-    return lex.texts if lex is not None else synonyms.equivalents
 
 
 def with_unknown_compounds(check: Judgement, asked: AsksRead, missing: Sequence[str],
@@ -264,95 +161,6 @@ def in_years(chunk: Chunk, filters: Filters) -> bool:
                                                                        or year <= filters.year_max)
 
 
-def search_context(stages: Stages, asked: str, filters: Filters, recency: bool,
-                   query_vector: np.ndarray | None,
-                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
-                   readings: PassageReadings | None = None) -> tuple[RetrievalResult, list[Retrieved]]:
-    """``(result, context)``: the search for ``asked`` and the ``answer.context_chunks`` hits an answer may
-    quote (:func:`clinqa.evidence.passages.fitting_hits`: passages that state the opposite of a qualifier
-    of the question, or name a subtype of the condition it names alone, are passed over). A question with
-    a qualifier that fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched
-    again ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k``
-    and any deeper one in ``context`` (timings summed). ``profile``: what was read of ``asked``
-    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which
-    the choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks,
-    added to the BM25 query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
-    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings
-    (each hit's heading bands read once; None: readings of its own)."""
-    s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
-    readings = readings if readings is not None else PassageReadings()
-    result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
-    context = fitting_hits(result.hits, profile, s.context_chunks, readings=readings)
-    if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
-            and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
-        # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
-        deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
-                               query_vector=result.query_vector, more=more)
-        context = fitting_hits(deeper.hits, profile, s.context_chunks, readings=readings)
-        pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
-        deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
-        deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
-        result = deeper
-    return result, context
-
-
-def coverage(store: Store, asked: AsksRead, filters: Filters, unknown_terms: str,
-             timings_ms: dict[str, float], misspelt_from: float | None = None) -> tuple[list[str], list[str]]:
-    """``(missing, rare)``: the content words of the question (read as ``asked``: its
-    :attr:`~clinqa.question.asks.AsksRead.content_terms`) no chunk under ``filters`` has, and those
-    fewer than ``RARE_BELOW`` chunks have (:func:`clinqa.evidence.coverage.term_counts`; none when
-    ``unknown_terms`` is ``ignore``); the time goes to ``timings_ms["coverage"]`` (milliseconds). A word no
-    chunk has that is one edit from a word at least ``misspelt_from`` common (None:
-    ``answer.rarity.misspelt_common_above``) is a typo, not missing. A patient's age and sex ("67F", "a 72-year-old
-    man") are context, not words the corpus should have (:func:`clinqa.question.terms.without_ages`)."""
-    from clinqa.evidence.coverage import typo_of_stopword
-    from clinqa.question.terms import misspelt_common_word
-
-    t0 = time.perf_counter()
-    counts = {} if unknown_terms == "ignore" else term_counts(store, asked.content_terms, filters)
-    timings_ms["coverage"] = (time.perf_counter() - t0) * 1e3
-    # a typo of a common word ("Waht is the treatement ...") is no word the corpus lacks
-    return ([t for t, n in counts.items()
-             if n == 0 and not misspelt_common_word(t, misspelt_from) and not typo_of_stopword(t)],
-            [t for t, n in counts.items() if 0 < n < RARE_BELOW])
-
-
-def deeper_context(test: KeyTermTest, hits: Sequence[Any], context: list[Any],
-                   check: Judgement | None, n: int) -> tuple[list[Any], Judgement | None]:
-    """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the
-    first ``n`` (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ...
-    asked about) that a later hit of the ``retrieval.top_k`` names: then the context is the first ``n``
-    fitting hits that mention every decisive term (:attr:`Answerability.focused` over all the hits), those
-    naming the missing terms first, in rank order, and the test is run again on them. "How long should
-    anticoagulation continue after a *provoked* DVT?" is answered from the duration passage at rank 7
-    instead of refused for lack of "provoked" in ranks 1-5. Unchanged when nothing is missing, when no
-    later hit names the missing terms, or when the key-term test does not run (``check`` None)."""
-    # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
-    # "sepsis" when the first passages are about DKA: Answerability.background)
-    story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
-    if check is None or not (check.decisive or story):
-        return context, check
-    deeper = fitting_hits(hits, test.question_profile, len(hits), readings=test.readings)
-    if len(deeper) <= len(context):
-        return context, check
-    wide = test.on(deeper)
-    if wide.decisive or not wide.focused:
-        return context, check
-    lacking = [t.text for t in check.decisive]
-    if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
-        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
-    else:  # those naming most of the story's missing terms
-        named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
-        most = max(named.values())
-        naming = [j for j in wide.focused if most and named[j] == most]
-    if not naming:
-        return context, check
-    others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
-    chosen = sorted((naming + others)[:n])
-    picked = [deeper[j] for j in chosen]
-    return picked, test.on(picked)
-
-
 @dataclass
 class Gathered:
     """What :func:`gather` found for one question, which the pipeline hands to the decision's
@@ -384,35 +192,6 @@ class Gathered:
     unwarned: frozenset[str] = frozenset()
 
 
-def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
-    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
-    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk), so
-    the answer phase quotes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`:
-    those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
-    passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
-    (:func:`sibling_sections`); with their neighbouring chunks (:func:`with_siblings`); those whose section path
-    fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
-    (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
-    first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
-    "most recent" (``intent.recency``: the first line is then the value in force)."""
-    s, check, read = stages.settings.answer, found.check, found.profile
-    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
-    if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
-        passages = sibling_sections(read, passages, lambda doc: stages.doc_chunks(doc, filters))
-    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on="read_on" in s.scoring.parts,
-                           readings=found.test.readings)
-    by_time = found.timed and (check is None or not check.key_terms)
-    if by_time:
-        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
-                                               h.chunk.chunk_index))
-    elif filters.patient_id is not None:
-        order = {id(h): i for i, h in enumerate(quoted)}
-        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
-        rank = {d: i for i, d in enumerate(dated)}
-        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-    return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
-
-
 def answer_model_texts(hits: Sequence[Any], units: bool, readings: PassageReadings | None = None) -> list[str]:
     """What the answer model reads of ``hits``: each passage whole (its stored text, header included), or with
     ``units`` each quotable unit under its section heading (:func:`clinqa.chunking.units.embedding_text`, the
@@ -430,11 +209,13 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     """The retrieval-phase evidence of ``question`` (as typed) under ``filters`` (time ``intent`` applied): the
     question repaired against the vocabulary of its scope (:func:`clinqa.question.repair.repair_question`, when
     ``retrieval.repair_spelling``; its time in ``timings_ms["repair"]``), the search and quotable context
-    (:func:`search_context`), the coverage (:func:`coverage`), the key-term test on the context (after
-    :func:`clinqa.evidence.passages.heading_context` adds a later passage filed under the kind of answer asked
-    for, and :func:`clinqa.evidence.passages.band_sections` the section of a retrieved document whose heading band
-    holds a value the question gives), whether the question is about a time only (``timed``, read from that first
-    test), the deeper context (:func:`deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
+    (:func:`clinqa.evidence.passages.search_context`), the coverage
+    (:func:`clinqa.evidence.coverage.missing_and_rare`, read before the search: it needs the question alone), the
+    key-term test on the context (after :func:`clinqa.evidence.passages.heading_context` adds a later passage filed
+    under the kind of answer asked for, and :func:`clinqa.evidence.passages.band_sections` the section of a
+    retrieved document whose heading band holds a value the question gives), whether the question is about a time
+    only (``timed``, read from that first test), the deeper context
+    (:func:`clinqa.evidence.mentions.deeper_context`), the unknown compounds (:func:`with_unknown_compounds`,
     reference scope, only with ``answer.unknown_compounds``: off by default), the answer model's score of the first
     quotable passages (``answer.answer_model``, reference scope) and whether a filter scoped the search. The
     question (after repair) is read once, before the search, into :attr:`Gathered.profile`
@@ -459,16 +240,18 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
                                    equivalents=word_equivalents(lex), rarity=s.rarity, lexicon=lex,
                                    search_names=stages.settings.retrieval.expand_synonyms)
     more = dict(profile.search_names) if profile.search_names is not None else None
+    timings_ms = {"repair": repair_ms}
+    missing, rare = missing_and_rare(stages.store, profile, filters, s.unknown_terms, timings_ms,
+                                     s.rarity.misspelt_common_above)
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
-    result, context = search_context(stages, asked, filters, intent.recency, query_vector, profile, more, readings)
-    result.timings_ms["repair"] = repair_ms
-    missing, rare = coverage(stages.store, profile, filters, s.unknown_terms, result.timings_ms,
-                             s.rarity.misspelt_common_above)
+    result, context, pool = search_context(stages, asked, filters, intent.recency, query_vector, profile, more,
+                                           readings)  # pool: the hits that fit the question, read once
+    result.timings_ms.update(timings_ms)
+    documents = DocumentChunks(stages.store, filters)  # the chunks of a whole document, read through the store
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
     if s.key_terms != "ignore":  # a later passage filed under the kind of answer asked for ("> Dosing")
-        pool = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
-        context = heading_context(profile, pool, context, lambda h: not test.on([h]).decisive, readings)
-        context = band_sections(profile, result.hits, context, lambda doc: stages.doc_chunks(doc, filters),
+        context = heading_context(profile, pool, context, test, readings)
+        context = band_sections(profile, result.hits, context, documents,
                                 rows="rows" in s.scoring.parts, readings=readings)
     check = None
     if s.key_terms != "ignore" and context:
@@ -477,7 +260,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         result.timings_ms["key_terms"] = (time.perf_counter() - t0) * 1e3
     timed = intent.has_dates or (filters.has_years and bool(intent.phrase) and check is not None
                                  and not check.key_terms)
-    context, check = deeper_context(test, result.hits, context, check, s.context_chunks)
+    context, check = deeper_context(test, pool, context, check, s.context_chunks)
     if s.unknown_compounds and check is not None and missing and filters.patient_id is None:  # one patient's few
         check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)  # notes lack most words
     if check is not None and missing and lex is not None and filters.patient_id is None:

@@ -28,11 +28,15 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any, Protocol
 
-from clinqa.chunking.units import Unit
+from clinqa.chunking.units import Unit, without_suspicious
 from clinqa.evidence.bands import row_holds_quantity, table_rows
 from clinqa.evidence.coverage import variants
 from clinqa.evidence.rules import Golden, Rule, decide, which
+from clinqa.lexicon import Lexicon
+from clinqa.lexicon import lexicon as lexicon_for
+from clinqa.question.profile import QuestionProfile
 from clinqa.question.terms import POPULATIONS, QUANTITY, KeyTerm, TermsRead, fold, with_definitions
 from clinqa.text.abbreviations import definitions
 from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op, within_bound
@@ -41,6 +45,12 @@ from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
 from clinqa.text.words import words_of
+
+if TYPE_CHECKING:
+    from clinqa.chunking import Chunk
+    from clinqa.retrieval.hybrid import Retrieved
+    from clinqa.retrieval.vocabulary import Vocabulary
+    from clinqa.settings import WordRarity
 
 #: head nouns whose modifier must stand beside them in a passage to name the same thing: which valve, which use
 #: disorder (measured: "postmenopausal" beside "osteoporosis" or "recurrent" beside "disease" refused answerable
@@ -612,3 +622,167 @@ def passage_mentions(profile: TermsRead, passages: Sequence[str | CheckedPassage
             found[k] = again
     alternatives = {a: set(o) for a, o in profile.alternatives}  # "dominant or recessive": one of them suffices
     return PassageMentions(terms, found, texts, alternatives, prevented, equivalents)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# The key-term test of one question, bound (moved here from :mod:`clinqa.evidence.gather`, which re-exports it:
+# the mention table is read here, the judgement comes in as data, :attr:`KeyTermTest.judge`), so the choice of
+# passages (:mod:`clinqa.evidence.passages`) is handed the test and never calls back up into gathering.
+
+
+class Judgement(Protocol):
+    """What gathering reads of the key-term test's judgement (:class:`clinqa.decision.answerability.Answerability`,
+    made by :attr:`Stages.judge`): the key terms, the missing ones, whether the corpus has each, the decisive ones,
+    the passages that mention every decisive term (``focused``), per term the passages that mention it
+    (``covered``) and the terms of the patient's story (``background``)."""
+
+    key_terms: list[KeyTerm]
+    missing: list[KeyTerm]
+    in_corpus: dict[str, bool]
+    focused: list[int]
+    covered: dict[str, list[int]]
+    background: list[str]
+
+    @property
+    def decisive(self) -> list[KeyTerm]: ...
+
+
+class Judge(Protocol):
+    """The key-term test's judgement of a mention table (:func:`clinqa.decision.answerability.judge`, the scope's
+    decisive-word model bound): ``(found, profile, vocabulary, rarity) -> judgement``."""
+
+    def __call__(self, found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | None = None,
+                 rarity: WordRarity | None = None) -> Any: ...
+
+
+class ReadsChecked(Protocol):
+    """One passage's reading as the key-term test takes it (:class:`clinqa.evidence.reading.PassageReading`): the
+    passage read for the test."""
+
+    @property
+    def checked(self) -> CheckedPassage: ...
+
+
+class ReadsPassages(Protocol):
+    """The ask's passage readings as the key-term test takes them (:class:`clinqa.evidence.reading.PassageReadings`,
+    which imports this module): the reading of a chunk, read once per ask."""
+
+    def of(self, chunk: Chunk) -> ReadsChecked: ...
+
+
+@dataclass(frozen=True)
+class KeyTermTest:
+    """The key-term test of one question, bound to its vocabulary (the corpus's, plus the patient's own notes for a
+    patient-scoped question), its general-English Zipf cut ``max_zipf`` and the decision's ``judge``
+    (:func:`clinqa.decision.answerability.judge`, the decisive-word model bound when ``answer.decisive_words`` is
+    ``model``): which passage mentions which key term is read here
+    (:func:`clinqa.evidence.mentions.passage_mentions`), which missing term is decisive the judge says. Synonyms,
+    abbreviations and drug classes (:mod:`clinqa.retrieval.synonyms`) count as mentions; sentences addressed to an
+    AI model do not (:func:`without_suspicious`).
+    ``profile``: the question's :class:`clinqa.question.profile.QuestionProfile` when already read with this
+    vocabulary and ``max_zipf`` (:func:`clinqa.evidence.gather.gather`); else it is read on first use
+    (:attr:`question_profile`).
+    ``readings``: the ask's passage readings (:class:`clinqa.evidence.reading.PassageReadings`), so that each hit's
+    text is read for the test once however many tests read it (:meth:`on`); None: each hit is read anew (the same
+    reading: :attr:`clinqa.evidence.reading.PassageReading.checked`)."""
+
+    question: str
+    vocab: Vocabulary
+    max_zipf: float
+    judge: Judge
+    profile: QuestionProfile | None = None
+    rarity: WordRarity | None = None
+    use_lexicon: bool = True
+    readings: ReadsPassages | None = None
+
+    @cached_property
+    def question_profile(self) -> QuestionProfile:
+        """:attr:`profile` when it holds key terms read from :attr:`question`, else the profile read here once
+        (vocabulary, ``max_zipf`` and the synonym table's equivalents)."""
+        p = self.profile
+        if p is not None and p.key_terms is not None and p.reads(self.question):
+            return p
+        return QuestionProfile.read(self.question, vocabulary=self.vocab, max_zipf=self.max_zipf,
+                                    equivalents=self.equivalents, rarity=self.rarity, lexicon=self.lexicon)
+
+    @property
+    def lexicon(self) -> Lexicon | None:
+        """The lexicon bound to :attr:`vocab` (``answer.lexicon``), or None when off."""
+        return lexicon_for(self.vocab) if self.use_lexicon else None
+
+    @property
+    def equivalents(self) -> Callable[[str], Iterable[str]]:
+        """What counts as another name of a term (:func:`word_equivalents` of :attr:`lexicon`)."""
+        return word_equivalents(self.lexicon)
+
+    def on(self, hits: Sequence[Any]) -> Judgement:
+        """The test against every hit of ``hits`` (each with a ``.chunk``): as :meth:`on_texts` of their texts, each
+        chunk read for the test once per ask (:attr:`clinqa.evidence.reading.PassageReading.checked` of
+        :attr:`readings`; without readings, read here the same way)."""
+        if self.readings is None:  # no ask's readings: each hit read anew, as PassageReading.checked reads it
+            passages = [CheckedPassage.of(without_suspicious(h.chunk.text)) for h in hits]
+        else:
+            passages = [self.readings.of(h.chunk).checked for h in hits]
+        return self._check(passages)
+
+    def on_texts(self, texts: Sequence[str]) -> Judgement:
+        """The test against passage ``texts`` (stored chunk texts, header included; units addressed to an AI model
+        left out, :func:`clinqa.chunking.units.without_suspicious`); the question's key terms are read once per test
+        (:attr:`question_profile`)."""
+        return self._check([without_suspicious(t) for t in texts])
+
+    def _check(self, passages: Sequence[str | CheckedPassage]) -> Judgement:
+        """The test of the question against ``passages`` (texts without their suspicious units, or already read for
+        the test): which passage mentions which key term (:func:`clinqa.evidence.mentions.passage_mentions`, with
+        the synonym table's matcher), judged by :attr:`judge` (as :func:`clinqa.key_term_test.check`)."""
+        from clinqa.retrieval import synonyms
+
+        profile = self.question_profile
+        found = passage_mentions(profile, passages, self.equivalents, synonyms.term_matches)
+        return self.judge(found, profile, self.vocab, self.rarity)
+
+
+def word_equivalents(lex: Lexicon | None) -> Callable[[str], Iterable[str]]:
+    """What counts as another name of a term: the lexicon's (:meth:`clinqa.lexicon.Lexicon.texts`), or the curated
+    synonym table's alone when the lexicon is off (``lex`` None)."""
+    from clinqa.retrieval import synonyms
+
+    return lex.texts if lex is not None else synonyms.equivalents
+
+
+def deeper_context(test: KeyTermTest, fitting: Sequence[Retrieved], context: list[Retrieved],
+                   check: Judgement | None, n: int) -> tuple[list[Retrieved], Judgement | None]:
+    """``(context, check)``, the quotable passages and their key-term test, looked for deeper when the first ``n``
+    (``answer.context_chunks``) miss a decisive key term (the drug, condition, population ... asked about) that a
+    later hit of the ``retrieval.top_k`` names: then the context is the first ``n`` ``fitting`` hits
+    (:func:`clinqa.evidence.passages.fitting_hits` of all the hits, read once by gathering and handed in) that
+    mention every decisive term (:attr:`Answerability.focused` over all the hits), those naming the missing terms
+    first, in rank order, and the test is run again on them. "How long should anticoagulation continue after a
+    *provoked* DVT?" is answered from the duration passage at rank 7 instead of refused for lack of "provoked" in
+    ranks 1-5. Unchanged when nothing is missing, when no later hit names the missing terms, or when the key-term
+    test does not run (``check`` None). ``test``: the question's key-term test (:class:`KeyTermTest`), whose
+    judgements of the passages choose them; moved here from :mod:`clinqa.evidence.gather` (issue 48, walk round 6)."""
+    # what the first passages lack: a decisive term, else a term of the patient's story (a vignette's
+    # "sepsis" when the first passages are about DKA: Answerability.background)
+    story = [t.text for t in check.missing if t.text in check.background] if check is not None else []
+    if check is None or not (check.decisive or story):
+        return context, check
+    deeper = list(fitting)
+    if len(deeper) <= len(context):
+        return context, check
+    wide = test.on(deeper)
+    if wide.decisive or not wide.focused:
+        return context, check
+    lacking = [t.text for t in check.decisive]
+    if lacking:  # the passages that name what the first ones lacked come first, then the other focused ones
+        naming = [j for j in wide.focused if all(j in wide.covered.get(t, ()) for t in lacking)]
+    else:  # those naming most of the story's missing terms
+        named = {j: sum(j in wide.covered.get(t, ()) for t in story) for j in wide.focused}
+        most = max(named.values())
+        naming = [j for j in wide.focused if most and named[j] == most]
+    if not naming:
+        return context, check
+    others = [j for j in wide.focused if j not in naming] if lacking else []  # a story: its passages only
+    chosen = sorted((naming + others)[:n])
+    picked = [deeper[j] for j in chosen]
+    return picked, test.on(picked)

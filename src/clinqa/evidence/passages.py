@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from functools import lru_cache
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from clinqa.chunking.base import Chunk
 from clinqa.evidence.coverage import STOPWORDS
@@ -31,6 +32,16 @@ from clinqa.question.terms import POPULATION_WORDS
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from clinqa.evidence.mentions import Judgement, KeyTermTest
+    from clinqa.question.time import TimeIntent
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.hybrid import RetrievalResult
+    from clinqa.settings import Settings
+    from clinqa.store import Store
 
 #: text that is never an answer: disclaimers, calculator/tool advertisements, navigation
 
@@ -53,6 +64,79 @@ congenital familial neonatal perinatal postpartum postoperative post-operative t
 _NOT_SUBTYPE = frozenset({"patient", "patients", "adult", "adults", "people", "persons", "individuals", "women",
                           "men", "children", "population", "populations", "subjects", "participants"})
 _ADJECTIVE = re.compile(r"(?:ive|ic|tic|al)$")
+
+
+class DocumentChunks:
+    """The chunks of whole documents that one step of an ask reads besides its retrieved hits (the section of a
+    value's band: :func:`band_sections`; a sibling section: :func:`sibling_sections`), read from ``store`` under the
+    ask's ``filters`` (patient scope, years, sources kept; each document's overview chunk left out) once per
+    document and handed down to the step as data (it was a callback up into :mod:`clinqa.evidence.gather`).
+    :meth:`chunks_of` gives them in the store's export order."""
+
+    def __init__(self, store: Store, filters: Filters) -> None:
+        self.store, self.filters = store, filters
+        self._read: dict[str, list[Chunk]] = {}
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]:
+        """The chunks of document ``doc_id`` that :attr:`filters` admit (:meth:`clinqa.store.base.Store.export` of
+        their ids, then :meth:`~clinqa.store.base.Store.get_chunks`), read on the first call for that document."""
+        if doc_id not in self._read:
+            ids = self.store.export(["chunk_id"], replace(self.filters, doc_ids=(doc_id,))).column("chunk_id")
+            self._read[doc_id] = self.store.get_chunks([str(i) for i in ids.to_pylist()])
+        return list(self._read[doc_id])
+
+
+class ChunksOf(Protocol):
+    """What :func:`band_sections` and :func:`sibling_sections` read of a document: its chunks under the ask's
+    filters (:class:`DocumentChunks`)."""
+
+    def chunks_of(self, doc_id: str) -> list[Chunk]: ...
+
+
+class Decides(Protocol):
+    """What :func:`heading_context` reads of a key-term test's judgement: the decisive key terms no passage
+    mentions."""
+
+    @property
+    def decisive(self) -> Sequence[object]: ...
+
+
+class TestsHits(Protocol):
+    """The question's key-term test as :func:`heading_context` uses it (:class:`clinqa.evidence.mentions.KeyTermTest`):
+    the judgement of a list of hits."""
+
+    def on(self, hits: Sequence[Retrieved]) -> Decides: ...
+
+
+class HasStore(Protocol):
+    """What :func:`passages_to_quote` reads of the ask's stages (:class:`clinqa.evidence.gather.Stages`): the
+    settings and the store."""
+
+    @property
+    def settings(self) -> Settings: ...
+
+    @property
+    def store(self) -> Store: ...
+
+
+class Searches(HasStore, Protocol):
+    """What :func:`search_context` reads of the ask's stages (:class:`clinqa.evidence.gather.Stages`): the settings
+    and the search (``search(asked, filters, recency=..., query_vector=..., more=..., k=...) -> RetrievalResult``)."""
+
+    @property
+    def search(self) -> Callable[..., RetrievalResult]: ...
+
+
+class QuoteFrom(Protocol):
+    """What :func:`passages_to_quote` reads of what gathering found (:class:`clinqa.evidence.gather.Gathered`): the
+    context, its key-term test's judgement (``check``) and the test (its passage readings), the question's profile
+    and whether it is about a time only."""
+
+    context: list[Retrieved]
+    check: Judgement | None
+    test: KeyTermTest
+    profile: AsksRead
+    timed: bool
 
 
 class Focused(Protocol):
@@ -173,18 +257,18 @@ def filed_under(chunk: Chunk, kinds: frozenset[str]) -> bool:
 
 
 def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                  section_chunks: Callable[[str], list[Chunk]], rows: bool = True,
+                  documents: ChunksOf, rows: bool = True,
                   readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` plus the passage of the section whose heading band holds a value the question gives, from a
     retrieved document (of ``hits``) that files its sections by bands of that thing, when no passage of
     ``context`` has such a heading: "NEWS2 of 7" retrieved the "NEWS2 Score 0" and "Score 1–4" sections of the response
     algorithm but neither "Score 5–6" nor "Score ≥ 7" (ranks beyond the search's ``top_k``); the document's own
     "NEWS2 Score ≥ 7 — Emergency Response" section is added (its first chunk; :func:`with_siblings` reads the
-    rest of a list). ``section_chunks(doc_id)``: the chunks of that document the question's filters admit (the
-    same patient scope). A band section of another document is never added. Else, when no passage of ``context``
-    has a row or item that gives the band holding the value (:func:`clinqa.evidence.bands.value_holders`: the "High
-    Risk | 5-7" row for
-    "TIMI score 5", in a chunk after the one retrieved), the first chunk of the first two documents of ``context``
+    rest of a list). ``documents``: the chunks of a document the question's filters admit (the same patient
+    scope; :class:`DocumentChunks`). A band section of another document is never added. Else, when no passage of
+    ``context`` has a row or item that gives the band holding the value
+    (:func:`clinqa.evidence.bands.value_holders`: the "High Risk | 5-7" row for "TIMI score 5", in a chunk after the
+    one retrieved), the first chunk of the first two documents of ``context``
     that has one is added. Unchanged when the question (read as ``asked``) gives no named value
     (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose heading
     bands and units are read (:meth:`clinqa.evidence.reading.PassageReading.heading_fit`,
@@ -197,7 +281,7 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     have = {h.chunk.chunk_id for h in context}
     last = max((h.rank for h in context), default=0)
     for doc in banded:
-        fits = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+        fits = [c for c in documents.chunks_of(doc) if c.chunk_id not in have and c.doc_id == doc
                 and read.heading_fit(c, values)]
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
@@ -205,7 +289,7 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     if not rows or any(read.holds_value(h.chunk, values) for h in context):
         return context
     for doc in list(dict.fromkeys(h.chunk.doc_id for h in context))[:2]:
-        holding = [c for c in section_chunks(doc) if c.chunk_id not in have and c.doc_id == doc
+        holding = [c for c in documents.chunks_of(doc) if c.chunk_id not in have and c.doc_id == doc
                    and read.holds_value(c, values)]
         if holding:
             first = min(holding, key=lambda c: (c.section_path, c.chunk_index))
@@ -278,16 +362,16 @@ def _population_groups(text: str) -> set[str]:
     return out
 
 
-def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks: Callable[[str], list[Chunk]],
+def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], documents: ChunksOf,
                      max_chunks: int = 3) -> list[Retrieved]:
     """``hits`` with each hit under a qualifier heading ("Adults With Comorbidities", "Mild-Moderate", "Step 2")
     replaced by the first ``max_chunks`` chunks (in order) of a sibling section of its document (the same parent
     path, another last heading that is a qualifier heading too) whose heading fits the question's qualifiers
     better (:func:`qualifier_fit`): "outpatient CAP antibiotics in a healthy adult" retrieved the "With
     Comorbidities" regimen, and its sibling "Without Comorbidities" is read instead. The sibling's chunks carry
-    the hit's score and rank; a chunk already among the hits is not repeated. ``section_chunks(doc_id)``: the
-    chunks of that document the question's filters admit. ``asked``: what was read of the question
-    (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
+    the hit's score and rank; a chunk already among the hits is not repeated. ``documents``: the
+    chunks of a document the question's filters admit (:class:`DocumentChunks`). ``asked``: what was read of the
+    question (:class:`AsksRead`). Unchanged when no hit sits under a qualifier heading or no sibling fits better."""
     q_stems = asked.stems
     quals = list(asked.qualifiers)
     if not q_stems:
@@ -301,7 +385,7 @@ def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks:
             continue
         if h.chunk.doc_id not in docs:
             sections: dict[tuple[str, ...], list[Chunk]] = {}
-            for c in section_chunks(h.chunk.doc_id):
+            for c in documents.chunks_of(h.chunk.doc_id):
                 if c.doc_id == h.chunk.doc_id and c.patient_id == h.chunk.patient_id:
                     sections.setdefault(tuple(c.section_path), []).append(c)
             docs[h.chunk.doc_id] = sections
@@ -321,12 +405,14 @@ def sibling_sections(asked: AsksRead, hits: Sequence[Retrieved], section_chunks:
     return [r for r in out if not (r.chunk.chunk_id in seen or seen.add(r.chunk.chunk_id))]
 
 def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retrieved],
-                    names: Callable[[Retrieved], bool] = lambda h: True,
+                    test: TestsHits | None = None,
                     readings: PassageReadings | None = None) -> list[Retrieved]:
     """``context`` (the passages an answer may quote, the first of ``hits``) plus the best-ranked later hit
     whose last heading names the kind of answer the question asks for (:func:`heading_kinds`: "Epinephrine >
     Dosing" for "What is the epinephrine dose in neonatal resuscitation?", found at rank 6 behind the
-    limitations and administration notes) and that ``names`` accepts (it names what the question is about),
+    limitations and administration notes) that the question's key-term test ``test`` (handed down as data:
+    :class:`clinqa.evidence.mentions.KeyTermTest`) finds no decisive term missing from (it names what the question
+    is about; None: every hit),
     when no passage of ``context`` has such a heading; and likewise the best-ranked later hit filed under a
     band that holds a value the question gives (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score 5–6 —
     Urgent Response" for "NEWS2 score of 5", found at rank 10). The hits are not re-ranked: the added ones
@@ -337,15 +423,20 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
     read = readings if readings is not None else PassageReadings()
     if kinds and not any(filed_under(h.chunk, kinds) for h in context):
         have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds) and names(h)),
-                     None)
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds)
+                      and _names(test, h)), None)
         context = context if extra is None else [*context, extra]
     if values and not any(read.heading_fit(h.chunk, values) for h in context):
         have = {h.chunk.chunk_id for h in context}
-        extra = next((h for h in hits if h.chunk.chunk_id not in have and names(h)
+        extra = next((h for h in hits if h.chunk.chunk_id not in have and _names(test, h)
                       and read.heading_fit(h.chunk, values)), None)
         context = context if extra is None else [*context, extra]
     return context
+
+
+def _names(test: TestsHits | None, hit: Retrieved) -> bool:
+    """Does ``hit`` name what the question is about: no decisive key term missing by ``test`` (None: yes)?"""
+    return test is None or not test.on([hit]).decisive
 
 
 def quotable(hits: Sequence[Retrieved], check: Focused | None, context: int) -> list[Retrieved]:
@@ -402,3 +493,73 @@ def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str
     """Does ``context`` (a heading or label) state one of the qualifiers (and not its opposite)?"""
     c = " ".join(context.lower().split())
     return any(_says(c, same) and not _says(c, opposite) for _, same, opposite in qualifiers)
+
+
+def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
+                      intent: TimeIntent) -> tuple[list[Retrieved], bool]:
+    """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
+    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk;
+    moved here from :mod:`clinqa.evidence.gather`, which re-exports it), so the answer phase quotes them as they
+    are. The first quotable passages of ``found.context`` (:func:`quotable`:
+    those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
+    passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
+    (:func:`sibling_sections`, the document's chunks read through the store under ``filters``:
+    :class:`DocumentChunks`, handed down); with their neighbouring chunks (:func:`with_siblings`); those whose
+    section path fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
+    (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
+    first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
+    "most recent" (``intent.recency``: the first line is then the value in force)."""
+    s, check, read = stages.settings.answer, found.check, found.profile
+    passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
+    if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
+        passages = sibling_sections(read, passages, DocumentChunks(stages.store, filters))
+    quoted = with_siblings(passages, read, stages.store.get_chunks, read_on="read_on" in s.scoring.parts,
+                           readings=found.test.readings)
+    by_time = found.timed and (check is None or not check.key_terms)
+    if by_time:
+        quoted = sorted(quoted, key=lambda h: (str(h.chunk.note_date or h.chunk.year or ""), h.chunk.doc_id,
+                                               h.chunk.chunk_index))
+    elif filters.patient_id is not None:
+        order = {id(h): i for i, h in enumerate(quoted)}
+        dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
+        rank = {d: i for i, d in enumerate(dated)}
+        quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
+    return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
+
+
+def search_context(stages: Searches, asked: str, filters: Filters, recency: bool,
+                   query_vector: np.ndarray | None,
+                   profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
+                   readings: PassageReadings | None = None
+                   ) -> tuple[RetrievalResult, list[Retrieved], list[Retrieved]]:
+    """``(result, context, fitting)``: the search for ``asked``, the ``answer.context_chunks`` hits an answer may quote
+    and every hit of ``result`` that fits the question (``fitting``, of which ``context`` is the first ones when the
+    search did not go deeper: one :func:`fitting_hits` of all the hits, read once and handed on to the later heading
+    passages and the deeper look) (:func:`fitting_hits`: passages that state the opposite of a qualifier of the
+    question, or name a subtype of the condition it names alone, are passed over). A question with a qualifier that
+    fewer than ``answer.context_chunks`` of the ``retrieval.top_k`` hits fit is searched again
+    ``answer.qualifier_depth`` hits deep; the hits kept in ``result`` are then the usual ``top_k`` and any deeper
+    one in ``context`` (timings summed). ``profile``: what was read of ``asked``
+    (:class:`clinqa.question.asks.AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), which the
+    choice of passages takes. ``more``: the lexicon's names of question words the corpus lacks, added to the BM25
+    query (:meth:`clinqa.lexicon.Lexicon.search_terms`, read with the question's profile:
+    :attr:`clinqa.question.profile.QuestionProfile.search_names`). ``readings``: the ask's passage readings (each
+    hit's heading bands read once; None: readings of its own). Moved here from :mod:`clinqa.evidence.gather` (issue
+    48, walk round 6): the search's first choice of passages is made where the others are."""
+    s, top_k = stages.settings.answer, stages.settings.retrieval.top_k
+    readings = readings if readings is not None else PassageReadings()
+    result = stages.search(asked, filters, recency=recency, query_vector=query_vector, more=more)
+    fitting = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
+    context = fitting[: s.context_chunks]
+    if (s.qualifier_depth > top_k and len(result.hits) == top_k and bool(profile.qualifiers)
+            and len(fitting_hits(result.hits, profile, top_k, subtypes=False, readings=readings)) < s.context_chunks):
+        # too few of the top_k fit the qualifier: search deeper (the question's vector is reused)
+        deeper = stages.search(asked, filters, k=s.qualifier_depth, recency=recency,
+                               query_vector=result.query_vector, more=more)
+        context = fitting_hits(deeper.hits, profile, s.context_chunks, readings=readings)
+        pos = {id(h): i for i, h in enumerate(deeper.hits, 1)}
+        deeper.hits = deeper.hits[: max([top_k] + [pos[id(h)] for h in context])]
+        deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
+        result = deeper
+        fitting = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
+    return result, context, fitting

@@ -224,7 +224,7 @@ class Bm25Index:
             acc[r] += idf(n_scope, df) * tf * (K1 + 1.0) / (tf + norm)
         return acc
 
-    def search(self, query: str, k: int, mask: np.ndarray, patient: int | None) -> tuple[np.ndarray, np.ndarray]:
+    def top_k(self, query: str, k: int, mask: np.ndarray, patient: int | None) -> tuple[np.ndarray, np.ndarray]:
         """Exact BM25 top-``k`` among the rows ``mask`` ``(n,)`` admits that share a term with ``query``,
         ranked with the statistics of ``patient``'s scope (a patient code; None: the reference scope).
         Returns ``(row positions (m,), scores (m,))``, best first, ties in row order, ``m <= k``."""
@@ -238,11 +238,6 @@ class Bm25Index:
             cand, sc = cand[part], sc[part]
         order = np.lexsort((cand, -sc))
         return cand[order], sc[order]
-
-    def matches(self, query: str, mask: np.ndarray, patient: int | None) -> int:
-        """How many rows ``mask`` admits share a term with ``query`` (in ``patient``'s scope)."""
-        acc = self._scores(query, mask, patient)
-        return 0 if acc is None else int(np.count_nonzero(acc))
 
 
 def rows_for(keys: pa.Array, cache: TermRows | None,

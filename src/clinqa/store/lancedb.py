@@ -449,7 +449,7 @@ class LanceStore(Store):
         dense, bm25 = self._indexes()
         if dense is None or bm25 is None:
             return [], [], []
-        pos, scores = bm25.search(query, k, dense.mask(filters), dense.patient_code(filters.patient_id))
+        pos, scores = bm25.top_k(query, k, dense.mask(filters), dense.patient_code(filters.patient_id))
         return ([dense.chunk_ids[p] for p in pos], [int(dense.row_ids[p]) for p in pos],
                 [float(s) for s in scores])
 
@@ -464,23 +464,18 @@ class LanceStore(Store):
                 for i, (c, sc) in enumerate((c, sc) for c, sc in zip(ids, scores, strict=True) if c in chunks)]
 
     def count_matches(self, query: str, cap: int, filters: Filters) -> int:
-        """How many chunks under ``filters`` share a term with ``query`` (the BM25 ranking's matches: the scoped
-        index, or LanceDB's full-text index without ``scoped_bm25``), counted up to
-        ``cap`` (a cheap document frequency for :func:`clinqa.evidence.coverage.term_counts`). Counts are
-        kept per table version: questions share most of their words ("treatment", "symptoms")."""
+        """How many chunks under ``filters`` share a term with ``query``, counted up to ``cap`` (a cheap document
+        frequency for :func:`clinqa.evidence.coverage.term_counts`): the BM25 search's own ranking of the top
+        ``cap`` (:meth:`_bm25_ranked`: the scoped index, or LanceDB's full-text index without ``scoped_bm25``; ids
+        and scores only, no rows read), counted in one place with the search. Counts are kept per table version:
+        questions share most of their words ("treatment", "symptoms")."""
         if not self.sync():
             return 0
         key = (int(self._table.version), query, cap, filters)
         with self._rows_lock:
             if key in self._counts:
                 return self._counts[key]
-        if self.scoped_bm25:
-            dense, bm25 = self._indexes()
-            n = 0 if dense is None or bm25 is None else min(cap, bm25.matches(
-                query, dense.mask(filters), dense.patient_code(filters.patient_id)))
-        else:
-            t = self._fts(query, cap, filters)
-            n = 0 if t is None else t.num_rows
+        n = len(self._bm25_ranked(query, cap, filters)[0])  # the matches the BM25 search ranks, up to cap
         with self._rows_lock:
             if len(self._counts) > ROW_CACHE:
                 self._counts.clear()
