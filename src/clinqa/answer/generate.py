@@ -23,7 +23,6 @@ from clinqa.answer.prompt import (
 )
 from clinqa.answer.types import Answer, Citation, citation_for
 from clinqa.llm.base import Completion, LLMBackend
-from clinqa.llm.tokens import cost_usd
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import GenerationSettings, LLMSettings
 
@@ -56,23 +55,17 @@ class Generated:
     every sentence with its verdict (None in no-context mode, where there is nothing to check
     against); ``citations``: the cited evidence as :class:`Citation` (``n`` is the number used
     in the text, so ``[n]`` always maps to ``chunk_id``); ``identifiers``: what the screen
-    found; ``cost_usd``: None when the model has no price.
+    found; ``usage``: tokens, cost (None when the model has no price) and latency of the call, read
+    where the completion was made (:meth:`clinqa.llm.base.Completion.usage`), for ``Answer.llm`` and the logs.
     """
 
     text: str
     completion: Completion
-    cost_usd: float | None
+    usage: dict[str, Any]
     verification: Verification | None = None
     citations: list[Citation] = field(default_factory=list)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
     redacted: bool = False
-
-    def usage(self) -> dict[str, Any]:
-        """Tokens, cost and latency of the call, for ``Answer.llm`` and the logs."""
-        c = self.completion
-        return {"backend": c.backend, "model": c.model, "prompt_tokens": c.prompt_tokens,
-                "completion_tokens": c.completion_tokens, "token_source": c.token_source,
-                "cost_usd": self.cost_usd, "latency_ms": round(c.latency_ms, 1), "finish_reason": c.finish_reason}
 
 
 def _screen(text: str, evidence_texts: list[str]) -> tuple[str, list[dict[str, Any]], bool]:
@@ -98,8 +91,9 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     """
     shown = hits[: gen.evidence_chunks]
     passages = number_passages(shown, gen.evidence_tokens)
-    completion = backend.complete(build_messages(question, passages, closed, notes),
-                                  max_tokens=llm.max_tokens, temperature=llm.temperature)
+    messages = build_messages(question, passages, closed, notes)
+    completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
+    usage = completion.usage(llm.prices)
     raw = completion.text.strip()
     by_n = {e.n: e for e in passages}
     text, identifiers, redacted = raw, [], False
@@ -114,9 +108,7 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
         h = shown[n - 1]
         c = h.chunk
         citations.append(citation_for(n, c, h.score, quote=by_n[n].text))
-    return Generated(check.text, completion, cost_usd(completion.model, completion.prompt_tokens,
-                                                            completion.completion_tokens, llm.prices),
-                     check, citations, identifiers, redacted)
+    return Generated(check.text, completion, usage, check, citations, identifiers, redacted)
 
 
 def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, closed: bool = False,
@@ -124,13 +116,12 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
     """The model alone, no evidence: the baseline generated answers are compared with. Nothing
     can be cited, so nothing is verified; identifiers are still screened (none can be in
     evidence)."""
-    completion = backend.complete(build_no_context_messages(question, closed),
-                                  max_tokens=llm.max_tokens, temperature=llm.temperature)
+    messages = build_no_context_messages(question, closed)
+    completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
+    usage = completion.usage(llm.prices)
     raw = completion.text.strip()
     text, identifiers, redacted = (_screen(raw, []) if screen and raw else (raw, [], False))
-    return Generated(text, completion, cost_usd(completion.model, completion.prompt_tokens,
-                                                     completion.completion_tokens, llm.prices),
-                     None, [], identifiers, redacted)
+    return Generated(text, completion, usage, None, [], identifiers, redacted)
 
 
 def _refused(extractive: Answer, reason: str, hits: list[Retrieved], settings: Settings, **fields: Any) -> Answer:
@@ -174,7 +165,7 @@ def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callabl
         timings = dict(extractive.timings_ms)
         timings["generate"] = g.completion.latency_ms
         timings["total"] = (time.perf_counter() - t0) * 1e3
-        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(),
+        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage,
                  "identifiers": g.identifiers}
         n = len(check.sentences)
         ev.model_refused = check.refusal
@@ -226,5 +217,5 @@ def no_context_answer(question: str, backend: LLMBackend | None, settings: Setti
     if g.redacted:
         warnings.append("patient identifiers were redacted")
     return Answer(question=question, refused=False, answer=g.text, filters=None, mode="no-context",
-                  warnings=warnings, llm=g.usage(), identifiers=g.identifiers,
+                  warnings=warnings, llm=g.usage, identifiers=g.identifiers,
                   timings_ms={"total": (time.perf_counter() - t0) * 1e3})
