@@ -237,3 +237,61 @@ def test_patient_hint_ends_every_answer_of_the_draft_once() -> None:
     assert assemble.refusal(d, "No.", []).warnings.count(PATIENT_HINT) == 1
     d.patient_hint, d.warnings = False, ["w1"]
     assert assemble.refusal(d, "No.", []).warnings == ["w1"]
+
+
+def _reply(text: str, refusal: bool = False) -> object:
+    """A checked model reply by hand: one sentence citing [1], supported when ``text`` is."""
+    from clinqa.answer.citations import CheckedSentence, Verification
+    from clinqa.answer.generate import Generated, Reply
+    from clinqa.llm.base import Completion
+
+    said = text or "Fluids cure it. [1]"
+    sentences = [CheckedSentence(said, [1], [], bool(text), 0.9 if text else 0.1)]
+    completion = Completion(said, "gpt-4o-mini", "openai", 1000, 20, 250.0)
+    usage = completion.usage({})
+    return Reply(Generated(text, completion, usage, Verification(text, sentences, 0 if text else 1, refusal),
+                           [_citation("sep#a#0")] if text else []))
+
+
+def test_the_models_reply_is_handed_down_and_rendered_once() -> None:
+    """Issue 48: the model's reply is data (``generate.Reply``) that the ``generate`` phase of the decision reads once
+    in ``Pipeline.ask`` (``Reply.refused`` / ``Reply.failed``), and the answer is rendered from the reply and the final
+    verdict in one place, :func:`assemble.generated`, which runs no decision step itself. By hand: a refusal keeps the
+    reply's usage and the model's latency and names the related topics of the hits; a reply with no supported
+    sentence leaves the extractive answer with a warning; a supported one replaces its text and citations."""
+    from clinqa.decision.model_refused import MODEL_REFUSED
+    from clinqa.decision.verdict import Verdict
+
+    def quoted() -> object:
+        ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
+        return assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext, rare=[])
+
+    refused = _reply("", refusal=True)
+    assert (refused.refused, refused.failed) == (True, False)
+    a = assemble.generated(quoted(), refused, Verdict(False, MODEL_REFUSED, step="model_refused", final=True), HITS, 5)
+    assert (a.refused, a.mode, a.answer, a.reason, a.citations) == (True, "refusal", MODEL_REFUSED, MODEL_REFUSED, [])
+    assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]
+    assert (a.llm["prompt_tokens"], a.llm["completion_tokens"], a.llm["cost_usd"]) == (1000, 20, None)
+    assert a.timings_ms == {"search": 1.0, "generate": 250.0}
+
+    unsupported = _reply("")
+    assert (unsupported.refused, unsupported.failed) == (False, True)
+    a = assemble.generated(quoted(), unsupported, Verdict(True), HITS, 5)
+    assert (a.refused, a.mode, a.answer) == (False, "extractive", "Give fluids. [1]")
+    assert a.warnings[-1] == ("none of the 1 generated sentences was supported by the passages it cites; this is "
+                              "the extractive answer")
+
+    said = _reply("Give fluids early. [1]")
+    assert (said.refused, said.failed) == (False, False)
+    a = assemble.generated(quoted(), said, Verdict(True), HITS, 5)
+    assert (a.mode, a.answer, [c.chunk_id for c in a.citations]) == ("generated", "Give fluids early. [1]",
+                                                                       ["sep#a#0"])
+    assert a.warnings == ["w1"] and a.sentences[0]["supported"] is True
+
+    from clinqa.answer.generate import Reply
+
+    down = Reply(None, {"backend": "openai", "error": "connection refused"})
+    assert (down.refused, down.failed) == (False, True)
+    a = assemble.generated(quoted(), down, Verdict(True), HITS, 5)
+    assert a.mode == "extractive" and a.llm == {"backend": "openai", "error": "connection refused"}
+    assert a.warnings[-1] == "no generated answer (connection refused); this is the extractive answer"

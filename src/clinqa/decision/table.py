@@ -99,6 +99,11 @@ class Decision:
                 return self.trace[name]
         raise KeyError(step)
 
+    def at_end_of(self, phase: Phase) -> Verdict:
+        """The verdict as it stood when ``phase`` ended (:meth:`after` its last step in the table): what the
+        answer of that phase is rendered from (:func:`clinqa.answer.assemble.answer_of`)."""
+        return self.after([s.name for s in STEPS if s.phase == phase][-1])
+
 
 def run(ev: Case, phase: Phase, decision: Decision | None = None,
         steps: Sequence[Step] = STEPS) -> Decision:

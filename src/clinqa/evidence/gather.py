@@ -386,7 +386,7 @@ class Gathered:
 
 def passages_to_quote(stages: Stages, found: Gathered, filters: Filters, intent: TimeIntent) -> tuple[list[Any], bool]:
     """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
-    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk), so
+    answers (:meth:`clinqa.pipeline.Pipeline.ask` calls it: a refused question fetches no neighbouring chunk), so
     the answer phase quotes them as they are. The first quotable passages of ``found.context`` (:func:`quotable`:
     those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a
     passage under a qualifier heading replaced by a sibling section that fits the question's qualifiers better
