@@ -305,7 +305,7 @@ class Pipeline:
         decide.run(ev, "retrieval", decision)
         outside: list[Any] = []  # a refusal under a year range: the hits outside it, when the question answers there
         if not decision.verdict.answer and ev.filters.has_years:
-            outside = outside_years(stages, ev, found)
+            outside = outside_years(stages.calibration.gate(), stages, found, ev.filters, ev.missing)
         timings: dict[str, float] = {}
         if decision.verdict.answer:  # the quote, from the passages the evidence layer chooses once the decision answers
             t1, a = time.perf_counter(), self.settings.answer

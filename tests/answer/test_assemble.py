@@ -140,24 +140,46 @@ def test_also_in_nothing_without_quotes_or_copies() -> None:
     assert cits[0].also_in == []
 
 
-def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
+def test_extractive_answer_renders_the_quote() -> None:
     draft = _draft(HITS, _decision(True, 0.7))
     ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
-    a = assemble.extractive(draft, ext, rare=["fluids", "vasopressin"])
+    a = assemble.extractive(draft, ext)
     assert (a.refused, a.mode, a.answer) == (False, "extractive", "Give fluids. [1]")
     assert [c.chunk_id for c in a.citations] == ["sep#a#0"]
-    assert a.warnings == ["w1", "the quoted passages do not mention 'vasopressin': check that they answer the "
-                                "question"]
-    assert a.filters == Filters()
+    assert a.warnings == ["w1"] and a.filters == Filters()
+
+
+def test_the_rare_word_warning_is_a_quote_phase_step() -> None:
+    """Issue 48: whether the quoted passages miss a rare question word is read once, by the decision's quote phase
+    (step ``rare_word_warning``, from ``Case.rare`` and the quote's citations), and handed down in the verdict's
+    warnings; the rendering of the answer (``assemble.extractive``) reads no passage again. By hand: the cited
+    passage "Give fluids." mentions 'fluids', not 'vasopressin'; a refusal or no quote gets no warning."""
+    import numpy as np
+
+    from clinqa.decision.quote import rare_word_warning
+    from clinqa.decision.verdict import Case, Verdict
+    from clinqa.question.time import TimeIntent
+    from clinqa.retrieval.hybrid import RetrievalResult
+
+    result = RetrievalResult("Q?", Filters(), HITS, [], [], np.zeros(2, dtype=np.float32))
+    ev = Case("Q?", Filters(), TimeIntent(), result=result, rare=["fluids", "vasopressin"])
+    ev.extract = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
+    v = rare_word_warning(ev, Verdict(True, warnings=("w0",)))
+    assert v is not None and v.answer and v.warnings == (
+        "w0", "the quoted passages do not mention 'vasopressin': check that they answer the question")
     # the kind of answer asked for is no topic to warn about ("components" of CURB-65, new-user helper)
-    a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext, rare=["components", "criteria", "fluids"])
-    assert a.warnings == ["w1"]
+    ev.rare = ["components", "criteria", "fluids"]
+    assert rare_word_warning(ev, Verdict(True)) is None
+    ev.rare = ["vasopressin"]
+    assert rare_word_warning(ev, Verdict(False, "No.")) is None
+    ev.extract = None
+    assert rare_word_warning(ev, Verdict(True)) is None
 
 
 def test_extractive_without_a_quote_is_an_error_and_related_topics_render() -> None:
     # the decision refuses an empty quote (tests/answer/test_decision.py); rendering one is a bug
     with pytest.raises(ValueError, match="quoted text"):
-        assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
+        assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []))
     a = assemble.refusal(_draft(HITS, _decision(True, 0.7)), d_quote.NO_QUOTE, assemble.related(HITS, 5))
     assert a.refused and a.answer == d_quote.NO_QUOTE
     assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]
@@ -244,13 +266,13 @@ def _reply(text: str, refusal: bool = False) -> object:
     from clinqa.answer.citations import CheckedSentence, Verification
     from clinqa.answer.generate import Generated, Reply
     from clinqa.llm.base import Completion
+    from clinqa.llm.tokens import usage_of
 
     said = text or "Fluids cure it. [1]"
     sentences = [CheckedSentence(said, [1], [], bool(text), 0.9 if text else 0.1)]
     completion = Completion(said, "gpt-4o-mini", "openai", 1000, 20, 250.0)
-    usage = completion.usage({})
-    return Reply(Generated(text, completion, usage, Verification(text, sentences, 0 if text else 1, refusal),
-                           [_citation("sep#a#0")] if text else []))
+    checked = Verification(text, sentences, 0 if text else 1, refusal)
+    return Reply(Generated(text, completion, usage_of(completion, {}), checked, [_citation("sep#a#0")] if text else []))
 
 
 def test_the_models_reply_is_handed_down_and_rendered_once() -> None:
@@ -264,7 +286,7 @@ def test_the_models_reply_is_handed_down_and_rendered_once() -> None:
 
     def quoted() -> object:
         ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
-        return assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext, rare=[])
+        return assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext)
 
     refused = _reply("", refusal=True)
     assert (refused.refused, refused.failed) == (True, False)

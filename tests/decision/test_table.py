@@ -61,7 +61,7 @@ def test_the_table_order_and_phases() -> None:
         ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
         ("key_terms", "retrieval"), ("apart", "retrieval"), ("answer_model", "retrieval"),
         ("key_term_warning", "retrieval"),
-        ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate"),
+        ("no_quote", "quote"), ("no_amount", "quote"), ("rare_word_warning", "quote"), ("model_refused", "generate"),
         ("unjudged_key_terms", "generate")]
     assert all(s.doc for s in decision.STEPS)
 
@@ -324,7 +324,7 @@ def test_each_phase_leaves_the_verdict_the_answer_is_rendered_from() -> None:
         False, "key_terms", "dense_cosine+key_terms")
     retrieval = d.at_end_of("retrieval")
     assert (retrieval.answer, retrieval.step, retrieval.gate.kind) == (True, "gate", "dense_cosine")  # type: ignore[union-attr]
-    assert d.at_end_of("quote") is d.trace["no_amount"] and d.at_end_of("quote").answer
+    assert d.at_end_of("quote") is d.trace["rare_word_warning"] and d.at_end_of("quote").answer
     assert d.at_end_of("time") is d.trace["no_note_dated"] and d.at_end_of("generate") is d.verdict
 
 
@@ -337,6 +337,6 @@ def test_the_year_range_search_is_the_gates() -> None:
     from clinqa.answer import assemble
     from clinqa.decision import threshold
 
-    assert "ev.gate" in inspect.getsource(threshold.outside_years)
+    assert "gate.decide" in inspect.getsource(threshold.outside_years)
     assert not hasattr(assemble, "outside_years")
     assert "stages.search" not in inspect.getsource(assemble)

@@ -16,7 +16,8 @@ whether to answer is decided in :mod:`clinqa.decision.table`, and this module re
   :func:`clinqa.decision.key_terms.missing_reason`, :func:`clinqa.decision.quote.missing_amount_reason`,
   :func:`clinqa.decision.no_note.no_note_reason`.
 - :func:`refuse`, :func:`year_range_refusal`, :func:`no_note_refusal`: the refusal answers;
-  :func:`extractive`: the answer, with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
+  :func:`extractive`: the answer, with ``also_in`` (:func:`also_in`); the decision's warnings (the
+  unmentioned-rare-word warning is step ``rare_word_warning``) come with the draft.
 
 What a refusal tells the reader:
 
@@ -46,10 +47,8 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.types import Answer, Citation
 from clinqa.decision.threshold import GateDecision, RefusalGate
-from clinqa.evidence.coverage import unmentioned_in
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
-from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.extractive import Extract
@@ -259,24 +258,14 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
+def extractive(draft: Draft, ext: Extract) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
     (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
-    empty or amount-less quote, :mod:`clinqa.decision.table`). A warning names the ``rare`` question
-    words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.evidence.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    empty or amount-less quote, :mod:`clinqa.decision.table`, and warns of rare question words the quoted passages
+    miss, step ``rare_word_warning``, in the draft's warnings); ``also_in`` is filled (:func:`also_in`). Raises
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")
-    from clinqa.question.terms import is_scaffold
-
-    cited = {c.chunk_id for c in ext.citations}
-    asked = [w for w in rare if not is_scaffold(w)]  # "components", "criteria": the kind of answer, not its topic
-    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], asked,
-                                 term_matches)
-    if unmentioned:
-        draft.warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
-                              + ": check that they answer the question")
     also_in(ext.citations, ext.quotes, draft.hits)
     return Answer(**draft.common(), refused=False, answer=ext.text, citations=ext.citations, mode="extractive")
 
@@ -347,24 +336,25 @@ def generated(extractive: Answer, reply: Reply, verdict: Verdict, hits: Sequence
 
 def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
              timings_ms: dict[str, float] | None = None) -> Draft:
-    """The :class:`Draft` every answer or refusal of the question is rendered from: the decision's gate record and
-    warnings as the ``retrieval`` phase left them (:meth:`clinqa.decision.table.Decision.at_end_of`; later phases
-    keep both or refuse), after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`,
-    on the missing words less ``found.unwarned``, ordinary English and typed values: "hey, honestly, I
-    wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate with the
-    dated-note step answered and the decision still does). The hint that patient notes were not searched
-    (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a
-    reference question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for
-    a question without a patient to a store holding patient notes ("the corpus never mentions X" when only a
-    patient's note does): then it ends the answer's warnings (``Draft.patient_hint``). ``timings_ms``: stage
-    timings after the search's (the quote's ``extract``)."""
+    """The :class:`Draft` every answer or refusal of the question is rendered from: the decision's gate record as the
+    ``retrieval`` phase left it and its warnings as the ``quote`` phase left them
+    (:meth:`clinqa.decision.table.Decision.at_end_of`; the quote phase keeps the gate record, the generate phase's
+    refusals are rendered from the extractive answer), after the question's own (:func:`question_warnings`) and the
+    gate's (:func:`gate_warnings`, on the missing words less ``found.unwarned``, ordinary English and typed values:
+    "hey, honestly, I wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate
+    with the dated-note step answered and the decision still does). The hint that patient notes were not searched
+    (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a reference
+    question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for a question
+    without a patient to a store holding patient notes ("the corpus never mentions X" when only a patient's note does):
+    then it ends the answer's warnings (``Draft.patient_hint``). ``timings_ms``: stage timings after the search's (the
+    quote's ``extract``)."""
     verdict, filters, result = decision.at_end_of("retrieval"), ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
     warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
                 *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.unwarned], ev.unknown_terms,
                                ev.scoped, answering),
-                *verdict.warnings]
+                *decision.at_end_of("quote").warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.time_filter, result.query_vector,
                  {**result.timings_ms, **(timings_ms or {})},
@@ -385,7 +375,7 @@ def answer_of(stages: Stages, ev: Case, found: Gathered, decision: Decision, out
     if not decision.at_end_of("quote").answer:
         return refusal(draft, decision.verdict.reason, related(draft.hits, n))
     assert ev.extract is not None
-    answer = extractive(draft, ev.extract, found.rare)
+    answer = extractive(draft, ev.extract)
     if reply is None:
         return answer
     return generated(answer, reply, decision.verdict, draft.hits, n)

@@ -21,8 +21,8 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the Answer type imports GateDecision without retrieval
-    from clinqa.decision.verdict import Case
     from clinqa.evidence.gather import Gathered, Stages
+    from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
 
 SIGNALS = ("dense_cosine", "rerank")
@@ -110,23 +110,22 @@ class RefusalGate:
 
 
 
-def outside_years(stages: Stages, ev: Case, found: Gathered) -> list[Retrieved]:
-    """The hits dated outside ``ev.filters``' year range of the same search without the range (same
-    patient scope), when that wider search passes the gate (``ev.gate``, on the same missing words), and the
-    key-term test with ``answer.key_terms == "refuse"``; else ``[]``. Run once, by ``Pipeline.ask``, for a
-    refused question with a year range: a non-empty list turns its refusal into the year-range refusal
-    (:func:`clinqa.answer.assemble.year_range_refusal`, which names them). Raises ``AssertionError`` before
-    retrieval (no gate)."""
+def outside_years(gate: RefusalGate, stages: Stages, found: Gathered, filters: Filters,
+                  missing: list[str]) -> list[Retrieved]:
+    """The hits dated outside ``filters``' year range of the same search without the range (same patient scope),
+    when that wider search passes ``gate`` (on the same ``missing`` words) and the key-term test with
+    ``answer.key_terms == "refuse"``; else ``[]``. Run once, by ``Pipeline.ask``, for a question the decision
+    refused under a year range: a non-empty list turns its refusal into the year-range refusal
+    (:func:`clinqa.answer.assemble.year_range_refusal`, which names them)."""
     from clinqa.evidence.gather import in_years
 
-    s, filters, gate = stages.settings.answer, ev.filters, ev.gate
-    assert gate is not None
+    s = stages.settings.answer
     wide_filters = replace(filters, year_min=None, year_max=None)
     wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
                           query_vector=found.result.query_vector)
+    if not gate.decide(wider, missing, s.unknown_terms).answer:
+        return []
+    if s.key_terms == "refuse" and not found.test.on(wider.hits[: s.context_chunks]).answerable:
+        return []
     inside = {h.chunk.chunk_id for h in found.result.hits}
-    outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
-    wider_ok = gate.decide(wider, ev.missing, s.unknown_terms).answer
-    if wider_ok and s.key_terms == "refuse":
-        wider_ok = found.test.on(wider.hits[: s.context_chunks]).answerable
-    return outside if wider_ok else []
+    return [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
