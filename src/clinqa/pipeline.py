@@ -275,16 +275,15 @@ class Pipeline:
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; the scope's
-        initial case, the question's time intent applied (:func:`clinqa.answer.scope.initial_case`); the search
-        and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
+        initial case, the question's time intent applied (:func:`clinqa.answer.scope.initial_case`); the search and
+        the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
         (:data:`clinqa.decision.table.STEPS`, phase by phase, each phase once its evidence exists: a refusal under a
         year range with the wider search, :func:`clinqa.decision.threshold.outside_years`; the quote,
-        :func:`clinqa.answer.extractive.extract_answer`;
-        with ``llm.backend`` and ``generate``, the model's checked reply, :func:`clinqa.answer.generate.model_reply`,
-        ``closed``: a leading Yes/No/Maybe, told what is missing, :func:`clinqa.decision.key_terms.model_notes`, when
-        it decides on a missing key term itself); then the answer, rendered once from the decision
-        (:func:`clinqa.answer.assemble.answer_of`). ``query_vector`` reuses a stored embedding of the question
-        (replay). Raises :class:`ConfigError` for an empty question or store."""
+        :func:`clinqa.answer.extractive.extract_answer`; with ``llm.backend`` and ``generate``, the model's checked
+        reply, :func:`clinqa.answer.generate.model_reply`, ``closed``: a leading Yes/No/Maybe, told what is missing,
+        :func:`clinqa.decision.key_terms.model_notes`, when it decides on a missing key term itself); then the answer,
+        rendered once from the decision (:func:`clinqa.answer.assemble.answer_of`). ``query_vector`` reuses a stored
+        embedding of the question (replay). Raises :class:`ConfigError` for an empty question or store."""
         t0 = time.perf_counter()
         self._check(question)
         filters = filters or self.filters()
