@@ -21,15 +21,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer import Answer, RefusalGate, assemble, scope
+from clinqa.answer.extractive import extract_answer
 from clinqa.decision import answerability
 from clinqa.decision import calibration as calibrations
 from clinqa.decision import table as decide
 from clinqa.decision.answer_model import SIGNAL, AnswerModel
 from clinqa.decision.answerability import Answerability
 from clinqa.decision.calibration import Resolved
+from clinqa.decision.key_terms import model_notes
+from clinqa.decision.threshold import outside_years
 from clinqa.embedding import Encoder, build_encoder, for_store, unit_encoder, warm_up
 from clinqa.errors import LoadError
 from clinqa.evidence import gather
+from clinqa.evidence.passages import passages_to_quote
 from clinqa.ingest import IngestReport, StoreRecord, ingest_documents, store_stats
 from clinqa.ingest_progress import ingest_files
 from clinqa.llm import LLMBackend, build_llm_backend
@@ -271,14 +275,17 @@ class Pipeline:
     def ask(self, question: str, filters: Filters | None = None, closed: bool = False,
             generate: bool = True, query_vector: np.ndarray | None = None) -> Answer:
         """Answer ``question`` with citations, or refuse helpfully. Stages, each in its module: validate; the scope's
-        initial case, the question's time intent applied (:func:`clinqa.answer.scope.initial_case`); the search
-        and the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
-        (:data:`clinqa.decision.table.STEPS`, phase by phase); the refusal or the quote (:mod:`clinqa.answer.assemble`);
-        with ``llm.backend`` and ``generate``, the model's checked answer (``closed``: a leading Yes/No/Maybe), which
-        then decides on a missing key term itself, told what is missing (:func:`clinqa.answer.assemble.model_notes`).
-        ``query_vector`` reuses a stored embedding of the question (replay). Raises :class:`ConfigError` for an empty
-        store, then for an empty question (the initial case, the question's first reader, refuses a blank one)."""
-        t0, s = time.perf_counter(), self.settings.answer
+        initial case, the question's time intent applied (:func:`clinqa.answer.scope.initial_case`); the search and
+        the rest of the evidence (:func:`clinqa.evidence.gather.gather`); the decision
+        (:data:`clinqa.decision.table.STEPS`, phase by phase, each phase once its evidence exists: a refusal under a
+        year range with the wider search, :func:`clinqa.decision.threshold.outside_years`; the quote,
+        :func:`clinqa.answer.extractive.extract_answer`; with ``llm.backend`` and ``generate``, the model's checked
+        reply, :func:`clinqa.answer.generate.model_reply`, ``closed``: a leading Yes/No/Maybe, told what is missing,
+        :func:`clinqa.decision.key_terms.model_notes`, when it decides on a missing key term itself); then the answer,
+        rendered once from the decision (:func:`clinqa.answer.assemble.answer_of`). ``query_vector`` reuses a stored
+        embedding of the question (replay). Raises :class:`ConfigError` for an empty store, then for an empty
+        question (the initial case, the question's first reader, refuses a blank one)."""
+        t0 = time.perf_counter()
         self.require_store()
         filters = filters or self.filters()
         ev = self._initial_case(question, filters)  # the question's first reading: ConfigError when it is blank
@@ -295,24 +302,32 @@ class Pipeline:
         ev.calibration = stages.calibration
         found = gather.gather(stages, ev.question, ev.filters, ev.intent, query_vector)
         ev.take(found)
-        verdict = decide.run(ev, "retrieval", decision).verdict
-        draft = assemble.draft_of(stages, ev, found, decision)
-        if not verdict.answer:
-            answer = assemble.refusal_for(stages, draft, verdict.reason, ev, found)
-        else:
-            t1 = time.perf_counter()
-            ev.extract = assemble.quote(stages, ev, found)
-            draft.timings_ms["extract"] = (time.perf_counter() - t1) * 1e3
-            verdict = decide.run(ev, "quote", decision).verdict
-            answer = (assemble.extractive(draft, ev.extract, found.rare) if verdict.answer else
-                      assemble.refusal(draft, verdict.reason, assemble.related(draft.hits, s.related_topics)))
-        answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
-        if generate and not answer.refused and self.settings.llm.backend != "none":
-            from clinqa.answer.generate import generated_answer
+        decide.run(ev, "retrieval", decision)
+        outside: list[Any] = []  # a refusal under a year range: the hits outside it, when the question answers there
+        if not decision.verdict.answer and ev.filters.has_years:
+            outside = outside_years(stages.calibration.gate(), stages, found, ev.filters, ev.missing)
+        timings: dict[str, float] = {}
+        if decision.verdict.answer:  # the quote, from the passages the evidence layer chooses once the decision answers
+            t1, a = time.perf_counter(), self.settings.answer
+            quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)
+            # a question about a time and nothing else ("What happened in 2023?"): every sentence of those notes
+            sentences, floor = (12, -1.0) if by_time else (a.max_sentences, a.min_sentence_score)
+            ev.extract = extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences, floor,
+                                        max_hits=len(quoted), asked=found.profile, scoring=a.scoring,
+                                        readings=found.test.readings)
+            timings["extract"] = (time.perf_counter() - t1) * 1e3
+            decide.run(ev, "quote", decision)
+        reply = None
+        if decision.verdict.answer and ev.model_writes:
+            from clinqa.answer.generate import model_reply
 
-            notes = assemble.model_notes(stages, ev, found)  # what the model is told is missing, read first
-            answer = generated_answer(answer, found.result.hits, lambda: self.llm, self.settings, closed, t0, ev,
-                                      decision, notes)
+            # what the model is told is missing, read first
+            notes = model_notes(ev, found, self.settings.generation.evidence_chunks)
+            reply = model_reply(ev.question, found.result.hits, lambda: self.llm, self.settings, closed, notes)
+            ev.model_refused, ev.model_failed = reply.refused, reply.failed
+            decide.run(ev, "generate", decision)
+        answer = assemble.answer_of(stages, ev, found, decision, outside, reply, timings)
+        answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         answer.decided_by = decision.verdict.step
         return answer
 

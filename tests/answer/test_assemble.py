@@ -140,24 +140,46 @@ def test_also_in_nothing_without_quotes_or_copies() -> None:
     assert cits[0].also_in == []
 
 
-def test_extractive_answer_warns_on_unmentioned_rare_words() -> None:
+def test_extractive_answer_renders_the_quote() -> None:
     draft = _draft(HITS, _decision(True, 0.7))
     ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
-    a = assemble.extractive(draft, ext, rare=["fluids", "vasopressin"])
+    a = assemble.extractive(draft, ext)
     assert (a.refused, a.mode, a.answer) == (False, "extractive", "Give fluids. [1]")
     assert [c.chunk_id for c in a.citations] == ["sep#a#0"]
-    assert a.warnings == ["w1", "the quoted passages do not mention 'vasopressin': check that they answer the "
-                                "question"]
-    assert a.filters == Filters()
+    assert a.warnings == ["w1"] and a.filters == Filters()
+
+
+def test_the_rare_word_warning_is_a_quote_phase_step() -> None:
+    """Issue 48: whether the quoted passages miss a rare question word is read once, by the decision's quote phase
+    (step ``rare_word_warning``, from ``Case.rare`` and the quote's citations), and handed down in the verdict's
+    warnings; the rendering of the answer (``assemble.extractive``) reads no passage again. By hand: the cited
+    passage "Give fluids." mentions 'fluids', not 'vasopressin'; a refusal or no quote gets no warning."""
+    import numpy as np
+
+    from clinqa.decision.quote import rare_word_warning
+    from clinqa.decision.verdict import Case, Verdict
+    from clinqa.question.time import TimeIntent
+    from clinqa.retrieval.hybrid import RetrievalResult
+
+    result = RetrievalResult("Q?", Filters(), HITS, [], [], np.zeros(2, dtype=np.float32))
+    ev = Case("Q?", Filters(), TimeIntent(), result=result, rare=["fluids", "vasopressin"])
+    ev.extract = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
+    v = rare_word_warning(ev, Verdict(True, warnings=("w0",)))
+    assert v is not None and v.answer and v.warnings == (
+        "w0", "the quoted passages do not mention 'vasopressin': check that they answer the question")
     # the kind of answer asked for is no topic to warn about ("components" of CURB-65, new-user helper)
-    a = assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext, rare=["components", "criteria", "fluids"])
-    assert a.warnings == ["w1"]
+    ev.rare = ["components", "criteria", "fluids"]
+    assert rare_word_warning(ev, Verdict(True)) is None
+    ev.rare = ["vasopressin"]
+    assert rare_word_warning(ev, Verdict(False, "No.")) is None
+    ev.extract = None
+    assert rare_word_warning(ev, Verdict(True)) is None
 
 
 def test_extractive_without_a_quote_is_an_error_and_related_topics_render() -> None:
     # the decision refuses an empty quote (tests/answer/test_decision.py); rendering one is a bug
     with pytest.raises(ValueError, match="quoted text"):
-        assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []), rare=[])
+        assemble.extractive(_draft(HITS, _decision(True, 0.7)), Extract("", []))
     a = assemble.refusal(_draft(HITS, _decision(True, 0.7)), d_quote.NO_QUOTE, assemble.related(HITS, 5))
     assert a.refused and a.answer == d_quote.NO_QUOTE
     assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]
@@ -237,3 +259,61 @@ def test_patient_hint_ends_every_answer_of_the_draft_once() -> None:
     assert assemble.refusal(d, "No.", []).warnings.count(PATIENT_HINT) == 1
     d.patient_hint, d.warnings = False, ["w1"]
     assert assemble.refusal(d, "No.", []).warnings == ["w1"]
+
+
+def _reply(text: str, refusal: bool = False) -> object:
+    """A checked model reply by hand: one sentence citing [1], supported when ``text`` is."""
+    from clinqa.answer.citations import CheckedSentence, Verification
+    from clinqa.answer.generate import Generated, Reply
+    from clinqa.llm.base import Completion
+    from clinqa.llm.tokens import usage_of
+
+    said = text or "Fluids cure it. [1]"
+    sentences = [CheckedSentence(said, [1], [], bool(text), 0.9 if text else 0.1)]
+    completion = Completion(said, "gpt-4o-mini", "openai", 1000, 20, 250.0)
+    checked = Verification(text, sentences, 0 if text else 1, refusal)
+    return Reply(Generated(text, completion, usage_of(completion, {}), checked, [_citation("sep#a#0")] if text else []))
+
+
+def test_the_models_reply_is_handed_down_and_rendered_once() -> None:
+    """Issue 48: the model's reply is data (``generate.Reply``) that the ``generate`` phase of the decision reads once
+    in ``Pipeline.ask`` (``Reply.refused`` / ``Reply.failed``), and the answer is rendered from the reply and the final
+    verdict in one place, :func:`assemble.generated`, which runs no decision step itself. By hand: a refusal keeps the
+    reply's usage and the model's latency and names the related topics of the hits; a reply with no supported
+    sentence leaves the extractive answer with a warning; a supported one replaces its text and citations."""
+    from clinqa.decision.model_refused import MODEL_REFUSED
+    from clinqa.decision.verdict import Verdict
+
+    def quoted() -> object:
+        ext = Extract("Give fluids. [1]", [_citation("sep#a#0")], {"sep#a#0": ["Give fluids."]})
+        return assemble.extractive(_draft(HITS, _decision(True, 0.7)), ext)
+
+    refused = _reply("", refusal=True)
+    assert (refused.refused, refused.failed) == (True, False)
+    a = assemble.generated(quoted(), refused, Verdict(False, MODEL_REFUSED, step="model_refused", final=True), HITS, 5)
+    assert (a.refused, a.mode, a.answer, a.reason, a.citations) == (True, "refusal", MODEL_REFUSED, MODEL_REFUSED, [])
+    assert a.related_topics == ["Sepsis > Fluids", "Pneumonia"]
+    assert (a.llm["prompt_tokens"], a.llm["completion_tokens"], a.llm["cost_usd"]) == (1000, 20, None)
+    assert a.timings_ms == {"search": 1.0, "generate": 250.0}
+
+    unsupported = _reply("")
+    assert (unsupported.refused, unsupported.failed) == (False, True)
+    a = assemble.generated(quoted(), unsupported, Verdict(True), HITS, 5)
+    assert (a.refused, a.mode, a.answer) == (False, "extractive", "Give fluids. [1]")
+    assert a.warnings[-1] == ("none of the 1 generated sentences was supported by the passages it cites; this is "
+                              "the extractive answer")
+
+    said = _reply("Give fluids early. [1]")
+    assert (said.refused, said.failed) == (False, False)
+    a = assemble.generated(quoted(), said, Verdict(True), HITS, 5)
+    assert (a.mode, a.answer, [c.chunk_id for c in a.citations]) == ("generated", "Give fluids early. [1]",
+                                                                       ["sep#a#0"])
+    assert a.warnings == ["w1"] and a.sentences[0]["supported"] is True
+
+    from clinqa.answer.generate import Reply
+
+    down = Reply(None, {"backend": "openai", "error": "connection refused"})
+    assert (down.refused, down.failed) == (False, True)
+    a = assemble.generated(quoted(), down, Verdict(True), HITS, 5)
+    assert a.mode == "extractive" and a.llm == {"backend": "openai", "error": "connection refused"}
+    assert a.warnings[-1] == "no generated answer (connection refused); this is the extractive answer"

@@ -61,7 +61,7 @@ def test_the_table_order_and_phases() -> None:
         ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
         ("key_terms", "retrieval"), ("apart", "retrieval"), ("answer_model", "retrieval"),
         ("key_term_warning", "retrieval"),
-        ("no_quote", "quote"), ("no_amount", "quote"), ("model_refused", "generate"),
+        ("no_quote", "quote"), ("no_amount", "quote"), ("rare_word_warning", "quote"), ("model_refused", "generate"),
         ("unjudged_key_terms", "generate")]
     assert all(s.doc for s in decision.STEPS)
 
@@ -305,3 +305,38 @@ def test_missing_notes_name_each_decisive_term_and_the_equivalents_searched() ->
         "the passages mention 'amoxicillin' and 'children' only in separate passages"]
     assert d_key_terms.missing_notes(None) == []
     assert d_key_terms.missing_notes(Answerability(key_terms=[AMOXICILLIN], complete_in=0)) == []
+
+
+def test_each_phase_leaves_the_verdict_the_answer_is_rendered_from() -> None:
+    """Issue 48: ``Pipeline.ask`` runs each phase once, when its evidence exists, and hands the one decision down to
+    the rendering (``assemble.answer_of``), which reads the verdict as each phase left it
+    (``Decision.at_end_of``): the draft's gate record is the retrieval phase's even when the generate phase later
+    refuses with a changed one (``unjudged_key_terms``: kind ``dense_cosine+key_terms``)."""
+    check = Answerability(key_terms=[ELIQUIS], missing=[ELIQUIS], in_corpus={"eliquis": False})
+    ev = _ev(0.6, check=check, model_writes=True)
+    d = decision.run(ev, "time")
+    decision.run(ev, "retrieval", d)
+    ev.extract = Extract("Apixaban 5 mg twice daily. [1]", [])
+    decision.run(ev, "quote", d)
+    ev.model_failed = True
+    decision.run(ev, "generate", d)
+    assert (d.verdict.answer, d.verdict.step, d.verdict.gate.kind) == (  # type: ignore[union-attr]
+        False, "key_terms", "dense_cosine+key_terms")
+    retrieval = d.at_end_of("retrieval")
+    assert (retrieval.answer, retrieval.step, retrieval.gate.kind) == (True, "gate", "dense_cosine")  # type: ignore[union-attr]
+    assert d.at_end_of("quote") is d.trace["rare_word_warning"] and d.at_end_of("quote").answer
+    assert d.at_end_of("time") is d.trace["no_note_dated"] and d.at_end_of("generate") is d.verdict
+
+
+def test_the_year_range_search_is_the_gates() -> None:
+    """Issue 48: the wider search of a refusal under a year range is the refusal gate's question ("would the gate
+    answer without the range?"), so it sits with the gate (``decision.threshold.outside_years``), run once by
+    ``Pipeline.ask`` and handed down to the rendering, not searched again from ``answer/assemble``."""
+    import inspect
+
+    from clinqa.answer import assemble
+    from clinqa.decision import threshold
+
+    assert "gate.decide" in inspect.getsource(threshold.outside_years)
+    assert not hasattr(assemble, "outside_years")
+    assert "stages.search" not in inspect.getsource(assemble)

@@ -2,20 +2,22 @@
 topics, warnings and the extractive :class:`~clinqa.answer.types.Answer` (pure functions: no store, no model);
 whether to answer is decided in :mod:`clinqa.decision.table`, and this module renders what it decided.
 
-- From the gathered evidence (:class:`clinqa.evidence.gather.Gathered`) and the decision to the answer, in the
-  order ``Pipeline.ask`` calls them: :func:`draft_of` (what every answer or refusal is rendered from),
-  :func:`refusal_for` (the refusal, or the year-range refusal: :func:`outside_years` searches once more without
-  the range), :func:`quote` (the extractive answer from the passages the evidence layer chooses, once the decision
-  answers) and
-  :func:`model_notes` (the missing-term notes a language model is given). These four read the pipeline's stages
-  (:class:`clinqa.evidence.gather.Stages`: the store, the search, the unit encoder).
+- From the gathered evidence (:class:`clinqa.evidence.gather.Gathered`) and the decision to the answer, in one pass,
+  once every phase of the decision that runs has run: :func:`answer_of` (``Pipeline.ask`` calls it once), from
+  :func:`draft_of` (what every answer or refusal is rendered from), then :func:`refusal_for` (the refusal, or the
+  year-range refusal when the hits outside the range answer: :func:`clinqa.decision.threshold.outside_years`
+  searched for them), the quote phase's refusal, :func:`extractive` and, with a language model's reply,
+  :func:`generated`. What is read before the decision (the quote: ``passages.passages_to_quote`` and
+  ``extract_answer``; the model's reply: :func:`clinqa.answer.generate.model_reply`, told the missing-term notes of
+  :func:`clinqa.decision.key_terms.model_notes`) is ``Pipeline.ask``'s, handed down here as data.
 
 - :func:`gate_warnings`: an uncalibrated threshold, question words no visible chunk has.
 - The sentences of the decision's refusals are each step's own (:mod:`clinqa.decision`): e.g.
   :func:`clinqa.decision.key_terms.missing_reason`, :func:`clinqa.decision.quote.missing_amount_reason`,
   :func:`clinqa.decision.no_note.no_note_reason`.
 - :func:`refuse`, :func:`year_range_refusal`, :func:`no_note_refusal`: the refusal answers;
-  :func:`extractive`: the answer, with the unmentioned-rare-word warning and ``also_in`` (:func:`also_in`).
+  :func:`extractive`: the answer, with ``also_in`` (:func:`also_in`); the decision's warnings (the
+  unmentioned-rare-word warning is step ``rare_word_warning``) come with the draft.
 
 What a refusal tells the reader:
 
@@ -45,16 +47,15 @@ from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.types import Answer, Citation
 from clinqa.decision.threshold import GateDecision, RefusalGate
-from clinqa.evidence.coverage import unmentioned_in
 from clinqa.retrieval.filters import Filters
 from clinqa.retrieval.hybrid import Retrieved
-from clinqa.retrieval.synonyms import term_matches
 
 if TYPE_CHECKING:
     from clinqa.answer.extractive import Extract
+    from clinqa.answer.generate import Reply
     from clinqa.decision.answerability import Answerability
     from clinqa.decision.table import Decision
-    from clinqa.decision.verdict import Case
+    from clinqa.decision.verdict import Case, Verdict
     from clinqa.evidence.gather import Gathered, Stages
     from clinqa.question.time import TimeIntent
 
@@ -257,85 +258,26 @@ def also_in(citations: Sequence[Citation], quotes: dict[str, list[str]], hits: S
                      for d in copies.get(c.chunk_id, []) if units and all(u in _norm(d.body) for u in units)]
 
 
-def extractive(draft: Draft, ext: Extract, rare: Sequence[str]) -> Answer:
+def extractive(draft: Draft, ext: Extract) -> Answer:
     """The extractive :class:`~clinqa.answer.types.Answer` of ``draft`` from ``ext``
     (:func:`clinqa.answer.extractive.extract_answer`, which quoted something: the decision refuses an
-    empty or amount-less quote, :mod:`clinqa.decision.table`). A warning names the ``rare`` question
-    words (those few chunks have) that no cited passage mentions
-    (:func:`clinqa.evidence.coverage.unmentioned_in`); ``also_in`` is filled (:func:`also_in`). Raises
+    empty or amount-less quote, :mod:`clinqa.decision.table`, and warns of rare question words the quoted passages
+    miss, step ``rare_word_warning``, in the draft's warnings); ``also_in`` is filled (:func:`also_in`). Raises
     ``ValueError`` for an empty ``ext``."""
     if not ext.text:
         raise ValueError("an extractive answer needs quoted text; the decision refuses an empty quote")
-    from clinqa.question.terms import is_scaffold
-
-    cited = {c.chunk_id for c in ext.citations}
-    asked = [w for w in rare if not is_scaffold(w)]  # "components", "criteria": the kind of answer, not its topic
-    unmentioned = unmentioned_in([h.chunk.text for h in draft.hits if h.chunk.chunk_id in cited], asked,
-                                 term_matches)
-    if unmentioned:
-        draft.warnings.append("the quoted passages do not mention " + ", ".join(f"'{w}'" for w in unmentioned)
-                              + ": check that they answer the question")
     also_in(ext.citations, ext.quotes, draft.hits)
     return Answer(**draft.common(), refused=False, answer=ext.text, citations=ext.citations, mode="extractive")
 
 
-# --- from the gathered evidence and the decision to the draft, the quote or the refusal ---------------
+# --- from the gathered evidence and the decision to the answer, in one pass -------------------------------
 
-def quote(stages: Stages, ev: Case, found: Gathered) -> Extract:
-    """The extractive answer (:func:`clinqa.answer.extractive.extract_answer`) from the passages the evidence layer
-    chooses to quote (:func:`clinqa.evidence.passages.passages_to_quote`, called here, once the decision answers). A
-    question about a time and nothing else (``by_time``: "What happened in 2023?"): every sentence of those notes
-    (up to 12, no score floor)."""
-    from clinqa.answer.extractive import extract_answer
-    from clinqa.evidence.passages import passages_to_quote
-
-    s = stages.settings.answer
-    quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)
-    sentences, floor = (12, -1.0) if by_time else (s.max_sentences, s.min_sentence_score)
-    return extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences, floor,
-                          max_hits=len(quoted), asked=found.profile, scoring=s.scoring, readings=found.test.readings)
-
-
-def outside_years(stages: Stages, ev: Case, found: Gathered) -> list[Any]:
-    """The hits dated outside ``ev.filters``' year range of the same search without the range (same
-    patient scope), when that wider search passes the gate (and the key-term test with
-    ``answer.key_terms == "refuse"``); else ``[]``. The year-range refusal names them."""
-    from clinqa.evidence.gather import in_years
-
-    s, filters, gate = stages.settings.answer, ev.filters, ev.gate
-    assert gate is not None
-    wide_filters = replace(filters, year_min=None, year_max=None)
-    wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
-                          query_vector=found.result.query_vector)
-    inside = {h.chunk.chunk_id for h in found.result.hits}
-    outside = [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]
-    wider_ok = gate.decide(wider, ev.missing, s.unknown_terms).answer
-    if wider_ok and s.key_terms == "refuse":
-        wider_ok = found.test.on(wider.hits[: s.context_chunks]).answerable
-    return outside if wider_ok else []
-
-
-def model_notes(stages: Stages, ev: Case, found: Gathered) -> list[str]:
-    """The missing-term notes the language model is given with its passages
-    (:func:`clinqa.decision.key_terms.missing_notes`), when the key-term rules would have refused (``ev.check``
-    has a decisive missing term, or decisive terms only apart) and the model decides instead: the key-term test
-    is run again on the passages the model is shown (the first ``generation.evidence_chunks`` hits, which are
-    not the quotable context the rules read), so each note is true of what the model reads. ``[]`` otherwise."""
-    from clinqa.decision.key_terms import missing_notes
-
-    check = ev.check
-    if check is None or not (check.decisive or check.apart) or ev.key_terms != "refuse":
-        return []
-    shown = found.result.hits[: stages.settings.generation.evidence_chunks]
-    return missing_notes(found.test.on(shown))
-
-
-def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, found: Gathered) -> Answer:
-    """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied
-    and the question answers without it (:func:`outside_years`; :func:`year_range_refusal`), else :func:`refuse`
-    with the calibration's related threshold."""
+def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, outside: Sequence[Retrieved]) -> Answer:
+    """The refusal for ``reason`` (the decision's sentence): the year-range refusal when a year range applied and
+    the question answers without it (``outside``: the hits dated outside the range,
+    :func:`clinqa.decision.threshold.outside_years`; :func:`year_range_refusal`), else :func:`refuse` with the
+    calibration's related threshold."""
     n = stages.settings.answer.related_topics
-    outside = outside_years(stages, ev, found) if draft.filters.has_years else []
     if outside:
         undated = draft.filters.patient_id is None and not stages.reference_has_years()
         return year_range_refusal(draft, outside, ev.intent.phrase, n, undated=undated)
@@ -343,24 +285,97 @@ def refusal_for(stages: Stages, draft: Draft, reason: str, ev: Case, found: Gath
     return refuse(draft, reason, ev.calibration.related_threshold, n)
 
 
-def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision) -> Draft:
-    """The :class:`Draft` every answer or refusal of the question is rendered from: the final ``decision``'s gate
-    record and warnings after the question's own (:func:`question_warnings`) and the gate's (:func:`gate_warnings`,
-    on the missing words less ``found.unwarned``, ordinary English and typed values: "hey, honestly, I
-    wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate with the
-    dated-note step answered and the decision still does). The hint that patient notes were not searched
-    (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a
-    reference question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for
-    a question without a patient to a store holding patient notes ("the corpus never mentions X" when only a
-    patient's note does): then it ends the answer's warnings (``Draft.patient_hint``)."""
-    verdict, filters, result = decision.verdict, ev.filters, found.result
+def refused_after_model(extractive: Answer, reason: str, topics: list[dict[str, Any]], **fields: Any) -> Answer:
+    """``extractive`` turned into the refusal for ``reason`` (the decision's ``generate`` phase), with the
+    related ``topics`` (:func:`related`) and any other ``fields`` of the answer (timings, sentences, usage)."""
+    return replace(extractive, refused=True, answer=reason, citations=[],
+                   related_topics=[topic_label(t) for t in topics], related=topics,
+                   reason=reason, mode="refusal", **fields)
+
+
+def generated(extractive: Answer, reply: Reply, verdict: Verdict, hits: Sequence[Retrieved], n_topics: int) -> Answer:
+    """The answer once the language model replied (``reply``, :func:`clinqa.answer.generate.model_reply`) to a
+    question whose ``extractive`` answer stood: the decision's ``generate``-phase refusal (``verdict``: the model's
+    own, or the key-term rules' when it gave no usable answer) with up to ``n_topics`` related topics of the
+    ``hits``; the extractive answer with a warning when the model failed or none of its sentences is
+    supported; else the generated answer, its checked sentences, usage and identifiers, warning of dropped or
+    unsupported sentences, invalid citations and redactions. ``timings_ms["generate"]``: the model's latency."""
+    g = reply.generated
+    fields: dict[str, Any] = {"llm": reply.failure}
+    if g is not None:
+        check = g.verification
+        assert check is not None
+        timings = {**extractive.timings_ms, "generate": g.completion.latency_ms}
+        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage, "identifiers": g.identifiers}
+        fields = {"timings_ms": timings, **extra}
+    if not verdict.answer:
+        return refused_after_model(extractive, verdict.reason, related(hits, n_topics), **fields)
+    if g is None:
+        extractive.warnings.append(f"no generated answer ({reply.failure['error']}); this is the extractive answer")
+        extractive.llm = reply.failure
+        return extractive
+    n = len(check.sentences)
+    if not g.text:
+        extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
+                                   "cites; this is the extractive answer")
+        return replace(extractive, **fields)
+    warnings = list(extractive.warnings)
+    if check.dropped:
+        warnings.append(f"{check.dropped} of {n} generated sentences were dropped: not supported by the "
+                        "passages they cite (see 'sentences' in --json)")
+    elif any(not c.supported for c in check.sentences):
+        warnings.append("sentences marked [unsupported] are not backed by the passages they cite")
+    bad_ids = sorted({i for c in check.sentences for i in c.invalid})
+    if bad_ids:
+        warnings.append("the model cited passages that do not exist (" + ", ".join(f"[{i}]" for i in bad_ids)
+                        + "); those citations were removed")
+    if g.redacted:
+        warnings.append("patient identifiers that are not in the cited passages were redacted")
+    return replace(extractive, answer=g.text, citations=g.citations, mode="generated", warnings=warnings, **fields)
+
+
+def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
+             timings_ms: dict[str, float] | None = None) -> Draft:
+    """The :class:`Draft` every answer or refusal of the question is rendered from: the decision's gate record as the
+    ``retrieval`` phase left it and its warnings as the ``quote`` phase left them
+    (:meth:`clinqa.decision.table.Decision.at_end_of`; the quote phase keeps the gate record, the generate phase's
+    refusals are rendered from the extractive answer), after the question's own (:func:`question_warnings`) and the
+    gate's (:func:`gate_warnings`, on the missing words less ``found.unwarned``, ordinary English and typed values:
+    "hey, honestly, I wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate
+    with the dated-note step answered and the decision still does). The hint that patient notes were not searched
+    (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a reference
+    question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for a question
+    without a patient to a store holding patient notes ("the corpus never mentions X" when only a patient's note does):
+    then it ends the answer's warnings (``Draft.patient_hint``). ``timings_ms``: stage timings after the search's (the
+    quote's ``extract``)."""
+    verdict, filters, result = decision.at_end_of("retrieval"), ev.filters, found.result
     assert ev.gate is not None and verdict.gate is not None
     answering = decision.after("dated_note").answer and verdict.answer
     warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
                 *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.unwarned], ev.unknown_terms,
                                ev.scoped, answering),
-                *verdict.warnings]
+                *decision.at_end_of("quote").warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.time_filter, result.query_vector,
-                 dict(result.timings_ms),
+                 {**result.timings_ms, **(timings_ms or {})},
                  patient_hint=filters.patient_id is None and bool(ev.missing) and stages.has_patient_notes)
+
+
+def answer_of(stages: Stages, ev: Case, found: Gathered, decision: Decision, outside: Sequence[Retrieved],
+              reply: Reply | None, timings_ms: dict[str, float]) -> Answer:
+    """The answer to the question, rendered in one pass from the gathered evidence and the decision, once every
+    phase that runs has run (``Pipeline.ask``): from the :class:`Draft` (:func:`draft_of`), the refusal of the
+    ``retrieval`` phase (:func:`refusal_for`, the year-range wording when ``outside`` is not empty), else that of
+    the ``quote`` phase (with the related topics of the hits), else the extractive answer (:func:`extractive`,
+    ``ev.extract``), which with the language model's ``reply`` becomes :func:`generated`."""
+    draft = draft_of(stages, ev, found, decision, timings_ms)
+    n = stages.settings.answer.related_topics
+    if not decision.at_end_of("retrieval").answer:
+        return refusal_for(stages, draft, decision.verdict.reason, ev, outside)
+    if not decision.at_end_of("quote").answer:
+        return refusal(draft, decision.verdict.reason, related(draft.hits, n))
+    assert ev.extract is not None
+    answer = extractive(draft, ev.extract)
+    if reply is None:
+        return answer
+    return generated(answer, reply, decision.verdict, draft.hits, n)

@@ -15,7 +15,7 @@ Selection (:func:`extract_answer`), in order:
    (:data:`~clinqa.evidence.passages.BOILERPLATE`), text addressed to an AI model, and units that share no content word
    (by Snowball stem) with the question, even through their label or section heading (unless no
    unit of any passage does).
-2. The passages come chosen (:func:`clinqa.evidence.gather.passages_to_quote`, by the evidence layer): those whose
+2. The passages come chosen (:func:`clinqa.evidence.passages.passages_to_quote`, by the evidence layer): those whose
    section path states the opposite of a qualifier of the question were passed over for the next retrieved
    ones. A unit whose section heading or label states it
    ("with comorbidities" for "without comorbidities", "second-line" for "first-line", "inpatient"
@@ -626,7 +626,7 @@ def extract_answer(
     (:class:`AsksRead`, e.g. its :class:`clinqa.question.profile.QuestionProfile`), for the lexical and qualifier
     rules (None: selection is by cosine alone, as for an empty question). Units come
     from the first ``max_hits`` hits, in the order given: the passages are chosen before
-    (:func:`clinqa.evidence.gather.passages_to_quote`; :func:`~clinqa.evidence.passages.fitting_hits` passes over
+    (:func:`clinqa.evidence.passages.passages_to_quote`; :func:`~clinqa.evidence.passages.fitting_hits` passes over
     those whose section path states the opposite of a qualifier of the question).
     ``cos(question, chunk)`` is the dense search's score when the hit has one (``scores["dense"]``),
     else computed. A unit whose passage's last heading names the kind of answer asked for

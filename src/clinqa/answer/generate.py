@@ -1,6 +1,9 @@
 """Generated answers: number the retrieved evidence, ask the model, screen its reply for patient
 identifiers, then check every sentence's citations (:mod:`clinqa.answer.citations`).
 
+:func:`model_reply` is what ``Pipeline.ask`` calls, once the decision answers: the checked :class:`Reply`,
+which the decision's ``generate`` phase reads and :func:`clinqa.answer.assemble.generated` renders.
+
 Order of the checks: identifiers first (an identifier that is not in the cited evidence is
 redacted everywhere, also in the per-sentence list), then citations. What survives is the
 answer; the full list of sentences with ``supported: true|false`` goes to ``--json``.
@@ -10,7 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from clinqa.answer.citations import Verification, parse_markers, verify_answer
@@ -23,13 +26,11 @@ from clinqa.answer.prompt import (
 )
 from clinqa.answer.types import Answer, Citation, citation_for
 from clinqa.llm.base import Completion, LLMBackend
-from clinqa.llm.tokens import cost_usd
+from clinqa.llm.tokens import usage_of
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import GenerationSettings, LLMSettings
 
 if TYPE_CHECKING:
-    from clinqa.decision.table import Decision
-    from clinqa.decision.verdict import Case
     from clinqa.settings import Settings
 
 
@@ -56,23 +57,17 @@ class Generated:
     every sentence with its verdict (None in no-context mode, where there is nothing to check
     against); ``citations``: the cited evidence as :class:`Citation` (``n`` is the number used
     in the text, so ``[n]`` always maps to ``chunk_id``); ``identifiers``: what the screen
-    found; ``cost_usd``: None when the model has no price.
+    found; ``usage``: tokens, cost (None when the model has no price) and latency of the call, read
+    as the completion was made (:func:`clinqa.llm.tokens.usage_of`), for ``Answer.llm`` and the logs.
     """
 
     text: str
     completion: Completion
-    cost_usd: float | None
+    usage: dict[str, Any]
     verification: Verification | None = None
     citations: list[Citation] = field(default_factory=list)
     identifiers: list[dict[str, Any]] = field(default_factory=list)
     redacted: bool = False
-
-    def usage(self) -> dict[str, Any]:
-        """Tokens, cost and latency of the call, for ``Answer.llm`` and the logs."""
-        c = self.completion
-        return {"backend": c.backend, "model": c.model, "prompt_tokens": c.prompt_tokens,
-                "completion_tokens": c.completion_tokens, "token_source": c.token_source,
-                "cost_usd": self.cost_usd, "latency_ms": round(c.latency_ms, 1), "finish_reason": c.finish_reason}
 
 
 def _screen(text: str, evidence_texts: list[str]) -> tuple[str, list[dict[str, Any]], bool]:
@@ -98,8 +93,9 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     """
     shown = hits[: gen.evidence_chunks]
     passages = number_passages(shown, gen.evidence_tokens)
-    completion = backend.complete(build_messages(question, passages, closed, notes),
-                                  max_tokens=llm.max_tokens, temperature=llm.temperature)
+    messages = build_messages(question, passages, closed, notes)
+    completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
+    usage = usage_of(completion, llm.prices)
     raw = completion.text.strip()
     by_n = {e.n: e for e in passages}
     text, identifiers, redacted = raw, [], False
@@ -114,9 +110,7 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
         h = shown[n - 1]
         c = h.chunk
         citations.append(citation_for(n, c, h.score, quote=by_n[n].text))
-    return Generated(check.text, completion, cost_usd(completion.model, completion.prompt_tokens,
-                                                            completion.completion_tokens, llm.prices),
-                     check, citations, identifiers, redacted)
+    return Generated(check.text, completion, usage, check, citations, identifiers, redacted)
 
 
 def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, closed: bool = False,
@@ -124,87 +118,51 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
     """The model alone, no evidence: the baseline generated answers are compared with. Nothing
     can be cited, so nothing is verified; identifiers are still screened (none can be in
     evidence)."""
-    completion = backend.complete(build_no_context_messages(question, closed),
-                                  max_tokens=llm.max_tokens, temperature=llm.temperature)
+    messages = build_no_context_messages(question, closed)
+    completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
+    usage = usage_of(completion, llm.prices)
     raw = completion.text.strip()
     text, identifiers, redacted = (_screen(raw, []) if screen and raw else (raw, [], False))
-    return Generated(text, completion, cost_usd(completion.model, completion.prompt_tokens,
-                                                     completion.completion_tokens, llm.prices),
-                     None, [], identifiers, redacted)
+    return Generated(text, completion, usage, None, [], identifiers, redacted)
 
 
-def _refused(extractive: Answer, reason: str, hits: list[Retrieved], settings: Settings, **fields: Any) -> Answer:
-    """``extractive`` turned into the refusal for ``reason`` (the decision's ``generate`` phase), with the
-    related topics of ``hits`` and any other ``fields`` of the answer (timings, sentences, usage)."""
-    from clinqa.answer import assemble
+@dataclass
+class Reply:
+    """What the language model gave for a question the decision answered (:func:`model_reply`): the checked
+    ``generated`` answer, or None with the ``failure`` (``{"backend", "error"}``: the model unreachable, or its
+    backend could not be built). Read once by the decision's ``generate`` phase (:attr:`refused`, :attr:`failed`)
+    and by the answer's rendering (:func:`clinqa.answer.assemble.generated`)."""
 
-    topics = assemble.related(hits, settings.answer.related_topics)
-    return replace(extractive, refused=True, answer=reason, citations=[],
-                   related_topics=[assemble.topic_label(t) for t in topics], related=topics,
-                   reason=reason, mode="refusal", **fields)
+    generated: Generated | None
+    failure: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def refused(self) -> bool:
+        """The model's reply is the refusal phrase (``Case.model_refused``, step ``model_refused``)."""
+        g = self.generated
+        return g is not None and g.verification is not None and g.verification.refusal
+
+    @property
+    def failed(self) -> bool:
+        """No usable answer (``Case.model_failed``, step ``unjudged_key_terms``): the call failed, or it was no
+        refusal and none of its sentences was supported."""
+        return self.generated is None or (not self.refused and not self.generated.text)
 
 
-def generated_answer(extractive: Answer, hits: list[Retrieved], backend: Callable[[], LLMBackend | None],
-                     settings: Settings, closed: bool, t0: float, ev: Case, decision: Decision,
-                     notes: Sequence[str] = ()) -> Answer:
-    """The generated answer (:func:`generate_answer`, the missing-term ``notes`` after the evidence) for a
-    question the decision answered, or ``extractive`` with a warning when the model (built by ``backend()``,
-    which may raise :class:`clinqa.llm.base.LLMError` too) fails or none of its sentences is supported. The
-    model's own refusal, and the key-term refusal when the model that was to decide on a missing term gave no
-    usable answer (``ev.model_failed``), are the decision's ``generate`` phase
-    (:func:`clinqa.decision.table.model_refused`, :func:`clinqa.decision.key_terms.unjudged_key_terms`).
-    ``t0``: :func:`time.perf_counter` at the start of the question (``timings_ms["total"]``)."""
-    from clinqa.decision.table import run
+def model_reply(question: str, hits: list[Retrieved], backend: Callable[[], LLMBackend | None], settings: Settings,
+                closed: bool, notes: Sequence[str] = ()) -> Reply:
+    """The language model's checked answer to ``question`` from ``hits`` (:func:`generate_answer`, the missing-term
+    ``notes`` after the evidence), for a question the decision answered; the model is built by ``backend()``.
+    A :class:`clinqa.llm.base.LLMError` (from building or calling it) is the reply's ``failure``, not raised:
+    the extractive answer then stands, with a warning, unless the decision's ``generate`` phase refuses."""
     from clinqa.llm.base import LLMError
 
-    g: Generated | None = None
-    failure: dict[str, str] = {}
     try:
         llm = backend()
         assert llm is not None
-        g = generate_answer(extractive.question, hits, llm, settings.generation, settings.llm, closed, notes)
+        return Reply(generate_answer(question, hits, llm, settings.generation, settings.llm, closed, notes))
     except LLMError as exc:
-        failure = {"backend": settings.llm.backend, "error": str(exc)}
-    # what the decision's generate phase reads of the model's answer, and what a refusal of it carries
-    if g is None:
-        ev.model_failed, fields = True, {"llm": failure}
-    else:
-        check = g.verification
-        assert check is not None
-        timings = dict(extractive.timings_ms)
-        timings["generate"] = g.completion.latency_ms
-        timings["total"] = (time.perf_counter() - t0) * 1e3
-        extra = {"sentences": [c.to_dict() for c in check.sentences], "llm": g.usage(),
-                 "identifiers": g.identifiers}
-        n = len(check.sentences)
-        ev.model_refused = check.refusal
-        ev.model_failed = not check.refusal and not g.text
-        fields = {"timings_ms": timings, **extra}
-    verdict = run(ev, "generate", decision).verdict
-    if not verdict.answer:
-        return _refused(extractive, verdict.reason, hits, settings, **fields)
-    if g is None:
-        extractive.warnings.append(f"no generated answer ({failure['error']}); this is the extractive answer")
-        extractive.llm = failure
-        return extractive
-    if not g.text:
-        extractive.warnings.append(f"none of the {n} generated sentences was supported by the passages it "
-                                   "cites; this is the extractive answer")
-        return replace(extractive, timings_ms=timings, **extra)
-    warnings = list(extractive.warnings)
-    if check.dropped:
-        warnings.append(f"{check.dropped} of {n} generated sentences were dropped: not supported by the "
-                        "passages they cite (see 'sentences' in --json)")
-    elif any(not c.supported for c in check.sentences):
-        warnings.append("sentences marked [unsupported] are not backed by the passages they cite")
-    bad_ids = sorted({i for c in check.sentences for i in c.invalid})
-    if bad_ids:
-        warnings.append("the model cited passages that do not exist (" + ", ".join(f"[{i}]" for i in bad_ids)
-                        + "); those citations were removed")
-    if g.redacted:
-        warnings.append("patient identifiers that are not in the cited passages were redacted")
-    return replace(extractive, answer=g.text, citations=g.citations, mode="generated", timings_ms=timings,
-                   warnings=warnings, **extra)
+        return Reply(None, {"backend": settings.llm.backend, "error": str(exc)})
 
 
 def no_context_answer(question: str, backend: LLMBackend | None, settings: Settings, closed: bool = False) -> Answer:
@@ -226,5 +184,5 @@ def no_context_answer(question: str, backend: LLMBackend | None, settings: Setti
     if g.redacted:
         warnings.append("patient identifiers were redacted")
     return Answer(question=question, refused=False, answer=g.text, filters=None, mode="no-context",
-                  warnings=warnings, llm=g.usage(), identifiers=g.identifiers,
+                  warnings=warnings, llm=g.usage, identifiers=g.identifiers,
                   timings_ms={"total": (time.perf_counter() - t0) * 1e3})

@@ -17,6 +17,7 @@ from clinqa.decision.verdict import Case, Verdict
 
 if TYPE_CHECKING:
     from clinqa.decision.answerability import Answerability
+    from clinqa.evidence.gather import Gathered
 
 
 def _key_refusal(v: Verdict, reason: str, step: str) -> Verdict:
@@ -91,6 +92,19 @@ def missing_notes(check: Answerability | None) -> list[str]:
         named = join_words([f"'{a}'" for a in check.apart], "and")
         notes.append(f"the passages mention {named} only in separate passages")
     return [" ".join(n.split()) for n in notes]
+
+
+def model_notes(ev: Case, found: Gathered, shown: int) -> list[str]:
+    """The missing-term notes the language model is given with its passages (:func:`missing_notes`), when
+    :func:`key_terms` or :func:`apart` would have refused (``ev.check`` has a decisive missing term, or decisive
+    terms only apart, with ``answer.key_terms: refuse``) and passed because the model decides instead: the
+    key-term test (``found.test``) is run again on the passages the model is shown (the first ``shown`` hits,
+    ``generation.evidence_chunks``, which are not the quotable context the rules read), so each note is true of
+    what the model reads. ``[]`` otherwise."""
+    check = ev.check
+    if check is None or not (check.decisive or check.apart) or ev.key_terms != "refuse":
+        return []
+    return missing_notes(found.test.on(found.result.hits[:shown]))
 
 
 def key_term_warning(ev: Case, v: Verdict) -> Verdict | None:

@@ -1,5 +1,5 @@
-"""Steps ``no_quote`` and ``no_amount`` (phase ``quote``): nothing quotable refuses, and so does a dose or
-duration question whose quote states none."""
+"""Steps ``no_quote``, ``no_amount`` and ``rare_word_warning`` (phase ``quote``): nothing quotable refuses, and so
+does a dose or duration question whose quote states none; a quote whose passages miss a rare question word warns."""
 
 from __future__ import annotations
 
@@ -7,7 +7,10 @@ import re
 from dataclasses import replace
 
 from clinqa.decision.verdict import Case, Verdict
+from clinqa.evidence.coverage import unmentioned_in
 from clinqa.question.asks import AsksRead
+from clinqa.question.terms import is_scaffold
+from clinqa.retrieval.synonyms import term_matches
 from clinqa.text.quantities import DURATION_UNITS, NUMBER, RANGE_JOIN, SPELLED_NUMBERS, unit_pattern
 
 
@@ -29,6 +32,25 @@ def no_amount(ev: Case, v: Verdict) -> Verdict | None:
     if not reason:
         return None
     return replace(v, answer=False, reason=reason, step="no_amount", final=True)
+
+
+def rare_word_warning(ev: Case, v: Verdict) -> Verdict | None:
+    """An answer whose quoted passages (the hits ``ev.extract`` cites) mention none of some rare question words
+    (``ev.rare``: words few chunks have, read when the evidence was gathered) is given a warning naming them
+    (:func:`clinqa.evidence.coverage.unmentioned_in`, a word also mentioned under an equivalent:
+    :func:`clinqa.retrieval.synonyms.term_matches`); the verdict stands. The kind of answer asked for
+    ("components", "criteria": :func:`clinqa.question.terms.is_scaffold`) is no topic to warn about. Before
+    issue 48 the rendering of the extractive answer read this itself (``assemble.extractive``)."""
+    if ev.extract is None or not v.answer:
+        return None
+    cited = {c.chunk_id for c in ev.extract.citations}
+    asked = [w for w in ev.rare if not is_scaffold(w)]
+    unmentioned = unmentioned_in([h.chunk.text for h in ev.hits if h.chunk.chunk_id in cited], asked, term_matches)
+    if not unmentioned:
+        return None
+    names = ", ".join(f"'{w}'" for w in unmentioned)
+    return replace(v, warnings=(*v.warnings, f"the quoted passages do not mention {names}: check that they answer "
+                                             "the question"))
 
 
 NO_QUOTE = "The passages found contain no sentence that answers this question."

@@ -27,7 +27,7 @@ The order, and why (each phase runs when its evidence exists):
        the same thing under another name ("Eliquis" for apixaban, an abbreviation spelled out) that the word
        rules cannot see and a model can, so the model is given the passages with a note per missing term
        (:func:`clinqa.decision.key_terms.missing_notes`: "the passages do not mention 'Eliquis'; equivalents
-       searched: ...") and decides (step 12); a refusal then comes from the gate or the model's reply. (A
+       searched: ...") and decides (step 13); a refusal then comes from the gate or the model's reply. (A
        question the gate refused is never shown to the model and nothing below answers it, so there the
        sentence naming the missing term stays the reason.)
     6. ``apart``: the decisive terms only in separate passages of a treatment question, or of any question
@@ -40,11 +40,12 @@ The order, and why (each phase runs when its evidence exists):
 ``quote`` (after the extractive answer was quoted)
     9. ``no_quote``: nothing quotable: refuse, final.
     10. ``no_amount``: a dose or duration question quoted without one: refuse, final.
+    11. ``rare_word_warning``: an answer whose quoted passages miss a rare question word warns (passes).
 ``generate`` (after the language model's answer was checked; the citation and number checks of
 :mod:`clinqa.answer.citations` have already dropped unsupported sentences)
-    11. ``model_refused``: the model said the passages do not answer: refuse, final. With ``--llm`` this is
+    12. ``model_refused``: the model said the passages do not answer: refuse, final. With ``--llm`` this is
         where a question whose key term no passage names is refused, by the model that read the notes.
-    12. ``unjudged_key_terms``: the model that was to decide on a missing key term gave no usable answer
+    13. ``unjudged_key_terms``: the model that was to decide on a missing key term gave no usable answer
         (unreachable, or none of its sentences supported: ``Case.model_failed``): the extractive answer
         would stand in unjudged, so ``key_terms`` and ``apart`` refuse as without a model, final.
 """
@@ -60,7 +61,7 @@ from clinqa.decision.gate import gate
 from clinqa.decision.key_terms import apart, key_term_warning, key_terms, unjudged_key_terms
 from clinqa.decision.model_refused import model_refused
 from clinqa.decision.no_note import no_note_dated
-from clinqa.decision.quote import no_amount, no_quote
+from clinqa.decision.quote import no_amount, no_quote, rare_word_warning
 from clinqa.decision.support import support
 from clinqa.decision.verdict import Case, Phase, Step, Verdict
 
@@ -77,6 +78,7 @@ STEPS: tuple[Step, ...] = (
     Step("key_term_warning", "retrieval", key_term_warning, "a non-decisive key term missing: warn"),
     Step("no_quote", "quote", no_quote, "nothing quotable"),
     Step("no_amount", "quote", no_amount, "a dose or duration asked, none quoted"),
+    Step("rare_word_warning", "quote", rare_word_warning, "a rare question word the quoted passages miss: warn"),
     Step("model_refused", "generate", model_refused, "the language model found no answer"),
     Step("unjudged_key_terms", "generate", unjudged_key_terms,
          "the model that was to decide on a missing key term gave no usable answer: the key-term rules refuse"),
@@ -98,6 +100,11 @@ class Decision:
             if name in self.trace:
                 return self.trace[name]
         raise KeyError(step)
+
+    def at_end_of(self, phase: Phase) -> Verdict:
+        """The verdict as it stood when ``phase`` ended (:meth:`after` its last step in the table): what the
+        answer of that phase is rendered from (:func:`clinqa.answer.assemble.answer_of`)."""
+        return self.after([s.name for s in STEPS if s.phase == phase][-1])
 
 
 def run(ev: Case, phase: Phase, decision: Decision | None = None,

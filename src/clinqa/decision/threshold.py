@@ -17,11 +17,13 @@ question words the corpus never mentions (:mod:`clinqa.evidence.coverage`,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the Answer type imports GateDecision without retrieval
-    from clinqa.retrieval.hybrid import RetrievalResult
+    from clinqa.evidence.gather import Gathered, Stages
+    from clinqa.retrieval.filters import Filters
+    from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
 
 SIGNALS = ("dense_cosine", "rerank")
 
@@ -106,3 +108,24 @@ class RefusalGate:
         return decision(True, f"closest passage {what} {top:.2f}")
 
 
+
+
+def outside_years(gate: RefusalGate, stages: Stages, found: Gathered, filters: Filters,
+                  missing: list[str]) -> list[Retrieved]:
+    """The hits dated outside ``filters``' year range of the same search without the range (same patient scope),
+    when that wider search passes ``gate`` (on the same ``missing`` words) and the key-term test with
+    ``answer.key_terms == "refuse"``; else ``[]``. Run once, by ``Pipeline.ask``, for a question the decision
+    refused under a year range: a non-empty list turns its refusal into the year-range refusal
+    (:func:`clinqa.answer.assemble.year_range_refusal`, which names them)."""
+    from clinqa.evidence.gather import in_years
+
+    s = stages.settings.answer
+    wide_filters = replace(filters, year_min=None, year_max=None)
+    wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",
+                          query_vector=found.result.query_vector)
+    if not gate.decide(wider, missing, s.unknown_terms).answer:
+        return []
+    if s.key_terms == "refuse" and not found.test.on(wider.hits[: s.context_chunks]).answerable:
+        return []
+    inside = {h.chunk.chunk_id for h in found.result.hits}
+    return [h for h in wider.hits if h.chunk.chunk_id not in inside and not in_years(h.chunk, filters)]

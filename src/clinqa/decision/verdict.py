@@ -4,7 +4,7 @@ import it without the table)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -23,35 +23,37 @@ Phase = Literal["time", "retrieval", "quote", "generate"]
 
 
 class Quoted(Protocol):
-    """What the quote-phase steps read of the extractive answer: its ``text`` ("" when nothing was quoted)."""
+    """What the quote-phase steps read of the extractive answer: its ``text`` ("" when nothing was quoted) and its
+    ``citations`` (each with the ``chunk_id`` it quotes)."""
 
     text: str
+    citations: Sequence[Any]
 
 
 @dataclass
 class Case:
     """Everything the steps read about one question, filled in as ``ask`` gathers it: the case the decision weighs.
-    (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.)
-
-    ``question``: as typed; ``filters``: as applied (time intent included); ``intent``: the time intent read;
-    ``unknown_terms`` / ``key_terms``: the ``answer`` settings of the same names (``ignore`` / ``warn`` / ``refuse``).
-    ``time_filter``: the time intent in words, as the answer shows it (read once, when the case starts:
+    (Issue 48 item 5: it was ``Evidence``; "evidence" is now the layer :mod:`clinqa.evidence` alone.) ``question``: as
+    typed; ``filters``: as applied (time intent included); ``intent``: the time intent read; ``unknown_terms`` /
+    ``key_terms``: the ``answer`` settings of the same names (``ignore`` / ``warn`` / ``refuse``). ``time_filter``:
+    the time intent in words, as the answer shows it (read once, when the case starts:
     :meth:`clinqa.question.time.TimeIntent.describe`). ``patient_notes``: ``{doc_id: (note date ISO, note type)}`` of
     the patient, read only for a question about a day with no note, and ``near_notes`` the nearest of them to that day
     (up to three ``(day, note type, doc id)``, nearest first: :func:`clinqa.question.time.nearest_notes`), which the
-    refusal names. ``answer_score`` / ``answer_threshold``: the answer model's best probability over the first quotable
-    passages and its calibrated threshold (None: the model is off or did not run). Retrieval phase: ``result`` (the
-    hits), ``missing`` (question words no visible chunk has), ``check`` (the key-term test of the quotable passages,
-    None when it did not run), ``timed`` (a question about a time whose topic, if any, the key-term test found none of:
-    see ``dated_note``), ``scoped`` (a patient, year, source or document filter applied, or the store holds notes) and
-    ``calibration`` (:class:`clinqa.decision.calibration.Resolved`; :attr:`gate` is its :class:`RefusalGate`) and
-    ``profile`` (what the question asks for, read once from the question after spelling repair:
-    :class:`clinqa.question.profile.QuestionProfile`; None before retrieval). Quote phase: ``extract`` (the extractive
-    answer, :class:`clinqa.answer.extractive.Extract`: the steps read its ``text``). ``model_writes``: a language model
-    writes the answer (``--llm``, generation on; set before the retrieval phase): steps ``key_terms`` and ``apart`` then
-    pass and the model decides with the missing-term notes. Generate phase: ``model_refused`` (the model's reply is the
-    refusal phrase), ``model_failed`` (the model gave no usable answer: unreachable, or none of its sentences
-    supported)."""
+    refusal names. ``answer_score`` / ``answer_threshold``: the answer model's best probability over the first
+    quotable passages and its calibrated threshold (None: the model is off or did not run). Retrieval phase:
+    ``result`` (the hits), ``missing`` (question words no visible chunk has), ``rare`` (question words few chunks
+    have, less those no warning names: :attr:`clinqa.evidence.gather.Gathered.rare`), ``check`` (the key-term test of
+    the quotable passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
+    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document filter applied,
+    or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`; :attr:`gate` is its
+    :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the question after spelling
+    repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval). Quote phase: ``extract`` (the
+    extractive answer, :class:`clinqa.answer.extractive.Extract`: the steps read its ``text`` and ``citations``).
+    ``model_writes``: a language model writes the answer (``--llm``, generation on; set before the retrieval phase):
+    steps ``key_terms`` and ``apart`` then pass and the model decides with the missing-term notes. Generate phase:
+    ``model_refused`` (the model's reply is the refusal phrase), ``model_failed`` (the model gave no usable answer:
+    unreachable, or none of its sentences supported)."""
 
     question: str
     filters: Filters
@@ -64,6 +66,7 @@ class Case:
     near_notes: list[tuple[str, str, str]] = field(default_factory=list)
     result: RetrievalResult | None = None
     missing: list[str] = field(default_factory=list)
+    rare: list[str] = field(default_factory=list)
     check: Answerability | None = None
     timed: bool = False
     scoped: bool = False
@@ -78,9 +81,9 @@ class Case:
 
     def take(self, found: Gathered) -> None:
         """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
-        ``profile``, ``result``, ``missing``, ``check``, ``timed``, ``answer_score`` /
+        ``profile``, ``result``, ``missing``, ``rare``, ``check``, ``timed``, ``answer_score`` /
         ``answer_threshold`` (left as they are when the answer model did not run) and ``scoped``."""
-        self.profile, self.result, self.missing = found.profile, found.result, found.missing
+        self.profile, self.result, self.missing, self.rare = found.profile, found.result, found.missing, found.rare
         self.check, self.timed, self.scoped = found.check, found.timed, found.scoped
         if found.answer_score is not None:
             self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold

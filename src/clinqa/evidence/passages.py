@@ -498,7 +498,7 @@ def _states(context: str, qualifiers: list[tuple[str, tuple[str, ...], tuple[str
 def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
                       intent: TimeIntent) -> tuple[list[Retrieved], bool]:
     """``(quoted, by_time)``: the passages an extractive answer quotes, chosen once, by this layer, when the decision
-    answers (:func:`clinqa.answer.assemble.quote` calls it: a refused question fetches no neighbouring chunk;
+    answers (:meth:`clinqa.pipeline.Pipeline.ask` calls it: a refused question fetches no neighbouring chunk;
     moved here from :mod:`clinqa.evidence.gather`, which re-exports it), so the answer phase quotes them as they
     are. The first quotable passages of ``found.context`` (:func:`quotable`:
     those that mention every decisive key term, when some do); with ``siblings`` in ``answer.scoring.parts`` a

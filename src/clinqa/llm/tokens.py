@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import tiktoken
 
-    from clinqa.llm.base import Message
+    from clinqa.llm.base import Completion, Message
     from clinqa.settings import Price
 
 #: the ``token_source`` of counts made here (see :class:`clinqa.llm.base.Completion`)
@@ -81,3 +81,16 @@ def cost_usd(model: str, prompt_tokens: int, completion_tokens: int, prices: Map
     if price is None:
         return None
     return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1_000_000
+
+
+def usage_of(completion: Completion, prices: Mapping[str, Price]) -> dict[str, Any]:
+    """Tokens, cost and latency of one call, for ``Answer.llm`` and the logs: ``{"backend", "model",
+    "prompt_tokens", "completion_tokens", "token_source", "cost_usd", "latency_ms", "finish_reason"}`` of
+    ``completion``; ``cost_usd`` in US dollars from ``prices`` (:func:`cost_usd`; None when the model has no price),
+    ``latency_ms`` rounded to 0.1 ms. Read once, as the completion is made
+    (:func:`clinqa.answer.generate.generate_answer`)."""
+    c = completion
+    return {"backend": c.backend, "model": c.model, "prompt_tokens": c.prompt_tokens,
+            "completion_tokens": c.completion_tokens, "token_source": c.token_source,
+            "cost_usd": cost_usd(c.model, c.prompt_tokens, c.completion_tokens, prices),
+            "latency_ms": round(c.latency_ms, 1), "finish_reason": c.finish_reason}
