@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+import threading
 from typing import Any
 
 
@@ -25,14 +26,22 @@ def defer_init(package: str) -> bool:
     if spec is None or spec.loader is None or spec.submodule_search_locations is None:
         return False
     module = importlib.util.module_from_spec(spec)
-    loader, state = spec.loader, {"loaded": False}
+    loader, state, lock = spec.loader, {"loaded": False}, threading.RLock()
 
     def __getattr__(name: str) -> Any:  # PEP 562: only called for names not (yet) in the module
-        if name.startswith("__") or state["loaded"]:
+        if name.startswith("__"):
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        state["loaded"] = True
-        loader.exec_module(module)  # the real __init__, in this same module object
-        return getattr(module, name)
+        # one thread runs the real __init__ (in this same module object); another thread asking meanwhile waits
+        # for it instead of finding the module half made (the store's lookups run in a thread pool: two of them
+        # stemming a query first raised "module 'snowballstemmer' has no attribute 'stemmer'"); the thread
+        # running it may ask again from inside (the RLock), and then finds only what is made so far
+        with lock:
+            if not state["loaded"]:
+                state["loaded"] = True
+                loader.exec_module(module)
+        if name in module.__dict__:
+            return module.__dict__[name]
+        raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     module.__getattr__ = __getattr__  # type: ignore[method-assign]
     sys.modules[package] = module
