@@ -340,3 +340,29 @@ def test_the_year_range_search_is_the_gates() -> None:
     assert "gate.decide" in inspect.getsource(threshold.outside_years)
     assert not hasattr(assemble, "outside_years")
     assert "stages.search" not in inspect.getsource(assemble)
+
+
+def test_the_year_test_of_the_wider_search_is_read_where_it_is_used() -> None:
+    """Issue 48 (walk 7): whether a hit's year lies inside the ask's year range is read by its one caller, the
+    decision's wider search (``threshold.in_years`` beside ``outside_years``), not by gathering: the walk from
+    ``Pipeline.ask`` no longer climbs from the decision back into ``evidence/gather.py`` (45 / 15 -> 44 / 14).
+    The note's date's year counts before the document year; an undated chunk lies outside any bound."""
+    import datetime
+    import inspect
+
+    from clinqa.chunking.base import Chunk
+    from clinqa.decision import threshold
+    from clinqa.evidence import gather
+
+    def chunk(year: int | None, note: datetime.date | None = None) -> Chunk:
+        return Chunk(chunk_id="c", doc_id="d", text="t", body="t", year=year, note_date=note)
+
+    years = Filters(year_min=2020, year_max=2022)
+    assert [threshold.in_years(chunk(y), years) for y in (2019, 2020, 2022, 2023, None)] == [
+        False, True, True, False, False]
+    assert threshold.in_years(chunk(2019, datetime.date(2021, 3, 1)), years)  # the note's date, not the year
+    assert not threshold.in_years(chunk(2021, datetime.date(2024, 3, 1)), years)
+    assert threshold.in_years(chunk(1990), Filters(year_max=1990)) and not threshold.in_years(
+        chunk(1989), Filters(year_min=1990))
+    assert not hasattr(gather, "in_years")
+    assert "clinqa.evidence.gather" not in inspect.getsource(threshold.outside_years)
