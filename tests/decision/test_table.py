@@ -187,10 +187,11 @@ def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() 
 def test_no_note_dated_names_the_nearest_notes() -> None:
     """The patient's notes are read once when the case starts (:func:`clinqa.answer.scope.initial_case`): the time
     intent finds none dated that day in them, and the nearest notes are read from the same reading; the step words
-    the reason from them and the refusal lists them."""
+    the reason from them and the refusal lists them. The refusal is rendered as every answer is, by
+    :func:`clinqa.answer.assemble.answer_of`, with nothing gathered (``found`` None: no search ran)."""
     import datetime
 
-    from clinqa.answer.assemble import no_note_refusal
+    from clinqa.answer.assemble import answer_of
     from clinqa.answer.scope import initial_case
     from clinqa.question.time import NO_NOTE
     from clinqa.settings import AnswerSettings
@@ -209,7 +210,10 @@ def test_no_note_dated_names_the_nearest_notes() -> None:
     assert v is not None and v.final and v.reason == (
         "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-04-10, "
         "2022-05-01.")
-    ans = no_note_refusal(ev, v.reason, {"total": 1.0})
+    d = decision.run(ev, "time")
+    assert d.verdict == v and list(d.trace) == ["no_note_dated"]
+    ans = answer_of(None, ev, None, d, [], None, {"total": 1.0})
+    assert ans.timings_ms == {"total": 1.0} and ans.mode == "refusal" and ans.answer == v.reason
     assert ans.refused and ans.reason == v.reason and ans.filters.doc_ids == () and ans.time_filter == ev.time_filter
     assert ans.related_topics == ["progress note 2022-04-10", "note 2022-04-10", "note 2022-05-01"]
     assert [t["doc_id"] for t in ans.related] == ["n1", "n4", "n2"]
@@ -366,3 +370,22 @@ def test_the_year_test_of_the_wider_search_is_read_where_it_is_used() -> None:
         chunk(1989), Filters(year_min=1990))
     assert not hasattr(gather, "in_years")
     assert "clinqa.evidence.gather" not in inspect.getsource(threshold.outside_years)
+
+
+def test_ask_renders_its_answer_in_one_place() -> None:
+    """Issue 48 (walk 7): ``Pipeline.ask`` renders every answer, the no-note refusal of the ``time`` phase included,
+    by one call of :func:`clinqa.answer.assemble.answer_of` at its end (no early return through
+    ``assemble.no_note_refusal``): the walk from ``Pipeline.ask`` enters ``answer/assemble.py`` once
+    (44 / 14 -> 43 / 13)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from clinqa.pipeline import Pipeline
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(Pipeline.ask)))
+    into_assemble = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                     and n.func.value.id == "assemble"]
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    assert into_assemble == ["answer_of"] and len(returns) == 1
