@@ -50,6 +50,7 @@ from clinqa.store.facts import StoreFacts
 if TYPE_CHECKING:
     import numpy as np
 
+    from clinqa.answer.generate import Reply
     from clinqa.decision.verdict import Case
     from clinqa.documents.loaders import Skipped
     from clinqa.documents.model import Document
@@ -290,42 +291,41 @@ class Pipeline:
         filters = filters or self.filters()
         ev = self._initial_case(question, filters)  # the question's first reading: ConfigError when it is blank
         decision = decide.run(ev, "time")
-        if decision.verdict.final:  # a patient question about a day with no note
-            answer = assemble.no_note_refusal(ev, decision.verdict.reason, {"total": (time.perf_counter() - t0) * 1e3})
-            answer.decided_by = decision.verdict.step
-            return answer
-        # the scope's stages are the caller's scope's: the question's time intent limits years and notes, never the
-        # patient (ev.filters.patient_id is filters.patient_id)
-        stages = self.stages(filters.patient_id)
-        # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
-        ev.model_writes = generate and self.settings.llm.backend != "none"
-        ev.calibration = stages.calibration
-        found = gather.gather(stages, ev.question, ev.filters, ev.intent, query_vector)
-        ev.take(found)
-        decide.run(ev, "retrieval", decision)
+        stages: gather.Stages | None = None
+        found: gather.Gathered | None = None
         outside: list[Any] = []  # a refusal under a year range: the hits outside it, when the question answers there
-        if not decision.verdict.answer and ev.filters.has_years:
-            outside = outside_years(stages.calibration.gate(), stages, found, ev.filters, ev.missing)
+        reply: Reply | None = None
         timings: dict[str, float] = {}
-        if decision.verdict.answer:  # the quote, from the passages the evidence layer chooses once the decision answers
-            t1, a = time.perf_counter(), self.settings.answer
-            quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)
-            # a question about a time and nothing else ("What happened in 2023?"): every sentence of those notes
-            sentences, floor = (12, -1.0) if by_time else (a.max_sentences, a.min_sentence_score)
-            ev.extract = extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences, floor,
-                                        max_hits=len(quoted), asked=found.profile, scoring=a.scoring,
-                                        readings=found.test.readings)
-            timings["extract"] = (time.perf_counter() - t1) * 1e3
-            decide.run(ev, "quote", decision)
-        reply = None
-        if decision.verdict.answer and ev.model_writes:
-            from clinqa.answer.generate import model_reply
+        if not decision.verdict.final:  # else a patient question about a day with no note: refused before a search
+            # the scope's stages are the caller's scope's: the question's time intent limits years and notes, never
+            # the patient (ev.filters.patient_id is filters.patient_id)
+            stages = self.stages(filters.patient_id)
+            # with a language model writing the answer, it decides on a missing key term (decision step key_terms)
+            ev.model_writes = generate and self.settings.llm.backend != "none"
+            ev.calibration = stages.calibration
+            found = gather.gather(stages, ev.question, ev.filters, ev.intent, query_vector)
+            ev.take(found)
+            decide.run(ev, "retrieval", decision)
+            if not decision.verdict.answer and ev.filters.has_years:
+                outside = outside_years(stages.calibration.gate(), stages, found, ev.filters, ev.missing)
+            if decision.verdict.answer:  # the quote, from the passages the evidence layer chooses once it answers
+                t1, a = time.perf_counter(), self.settings.answer
+                quoted, by_time = passages_to_quote(stages, found, ev.filters, ev.intent)
+                # a question about a time and nothing else ("What happened in 2023?"): every sentence of those notes
+                sentences, floor = (12, -1.0) if by_time else (a.max_sentences, a.min_sentence_score)
+                ev.extract = extract_answer(found.result.query_vector, quoted, stages.unit_encoder(), sentences,
+                                            floor, max_hits=len(quoted), asked=found.profile, scoring=a.scoring,
+                                            readings=found.test.readings)
+                timings["extract"] = (time.perf_counter() - t1) * 1e3
+                decide.run(ev, "quote", decision)
+            if decision.verdict.answer and ev.model_writes:
+                from clinqa.answer.generate import model_reply
 
-            # what the model is told is missing, read first
-            notes = model_notes(ev, found, self.settings.generation.evidence_chunks)
-            reply = model_reply(ev.question, found.result.hits, lambda: self.llm, self.settings, closed, notes)
-            ev.model_refused, ev.model_failed = reply.refused, reply.failed
-            decide.run(ev, "generate", decision)
+                # what the model is told is missing, read first
+                notes = model_notes(ev, found, self.settings.generation.evidence_chunks)
+                reply = model_reply(ev.question, found.result.hits, lambda: self.llm, self.settings, closed, notes)
+                ev.model_refused, ev.model_failed = reply.refused, reply.failed
+                decide.run(ev, "generate", decision)
         answer = assemble.answer_of(stages, ev, found, decision, outside, reply, timings)
         answer.timings_ms["total"] = (time.perf_counter() - t0) * 1e3
         answer.decided_by = decision.verdict.step

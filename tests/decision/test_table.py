@@ -187,10 +187,11 @@ def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() 
 def test_no_note_dated_names_the_nearest_notes() -> None:
     """The patient's notes are read once when the case starts (:func:`clinqa.answer.scope.initial_case`): the time
     intent finds none dated that day in them, and the nearest notes are read from the same reading; the step words
-    the reason from them and the refusal lists them."""
+    the reason from them and the refusal lists them. The refusal is rendered as every answer is, by
+    :func:`clinqa.answer.assemble.answer_of`, with nothing gathered (``found`` None: no search ran)."""
     import datetime
 
-    from clinqa.answer.assemble import no_note_refusal
+    from clinqa.answer.assemble import answer_of
     from clinqa.answer.scope import initial_case
     from clinqa.question.time import NO_NOTE
     from clinqa.settings import AnswerSettings
@@ -209,7 +210,10 @@ def test_no_note_dated_names_the_nearest_notes() -> None:
     assert v is not None and v.final and v.reason == (
         "No note of this patient is dated 2022-04-18. Notes nearest that date: 2022-04-10 (progress), 2022-04-10, "
         "2022-05-01.")
-    ans = no_note_refusal(ev, v.reason, {"total": 1.0})
+    d = decision.run(ev, "time")
+    assert d.verdict == v and list(d.trace) == ["no_note_dated"]
+    ans = answer_of(None, ev, None, d, [], None, {"total": 1.0})
+    assert ans.timings_ms == {"total": 1.0} and ans.mode == "refusal" and ans.answer == v.reason
     assert ans.refused and ans.reason == v.reason and ans.filters.doc_ids == () and ans.time_filter == ev.time_filter
     assert ans.related_topics == ["progress note 2022-04-10", "note 2022-04-10", "note 2022-05-01"]
     assert [t["doc_id"] for t in ans.related] == ["n1", "n4", "n2"]
@@ -340,3 +344,48 @@ def test_the_year_range_search_is_the_gates() -> None:
     assert "gate.decide" in inspect.getsource(threshold.outside_years)
     assert not hasattr(assemble, "outside_years")
     assert "stages.search" not in inspect.getsource(assemble)
+
+
+def test_the_year_test_of_the_wider_search_is_read_where_it_is_used() -> None:
+    """Issue 48 (walk 7): whether a hit's year lies inside the ask's year range is read by its one caller, the
+    decision's wider search (``threshold.in_years`` beside ``outside_years``), not by gathering: the walk from
+    ``Pipeline.ask`` no longer climbs from the decision back into ``evidence/gather.py`` (45 / 15 -> 44 / 14).
+    The note's date's year counts before the document year; an undated chunk lies outside any bound."""
+    import datetime
+    import inspect
+
+    from clinqa.chunking.base import Chunk
+    from clinqa.decision import threshold
+    from clinqa.evidence import gather
+
+    def chunk(year: int | None, note: datetime.date | None = None) -> Chunk:
+        return Chunk(chunk_id="c", doc_id="d", text="t", body="t", year=year, note_date=note)
+
+    years = Filters(year_min=2020, year_max=2022)
+    assert [threshold.in_years(chunk(y), years) for y in (2019, 2020, 2022, 2023, None)] == [
+        False, True, True, False, False]
+    assert threshold.in_years(chunk(2019, datetime.date(2021, 3, 1)), years)  # the note's date, not the year
+    assert not threshold.in_years(chunk(2021, datetime.date(2024, 3, 1)), years)
+    assert threshold.in_years(chunk(1990), Filters(year_max=1990)) and not threshold.in_years(
+        chunk(1989), Filters(year_min=1990))
+    assert not hasattr(gather, "in_years")
+    assert "clinqa.evidence.gather" not in inspect.getsource(threshold.outside_years)
+
+
+def test_ask_renders_its_answer_in_one_place() -> None:
+    """Issue 48 (walk 7): ``Pipeline.ask`` renders every answer, the no-note refusal of the ``time`` phase included,
+    by one call of :func:`clinqa.answer.assemble.answer_of` at its end (no early return through
+    ``assemble.no_note_refusal``): the walk from ``Pipeline.ask`` enters ``answer/assemble.py`` once
+    (44 / 14 -> 43 / 13)."""
+    import ast
+    import inspect
+    import textwrap
+
+    from clinqa.pipeline import Pipeline
+
+    tree = ast.parse(textwrap.dedent(inspect.getsource(Pipeline.ask)))
+    into_assemble = [n.func.attr for n in ast.walk(tree) if isinstance(n, ast.Call)
+                     and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                     and n.func.value.id == "assemble"]
+    returns = [n for n in ast.walk(tree) if isinstance(n, ast.Return)]
+    assert into_assemble == ["answer_of"] and len(returns) == 1

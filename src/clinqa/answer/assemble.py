@@ -361,13 +361,17 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
                  patient_hint=filters.patient_id is None and bool(ev.missing) and stages.has_patient_notes)
 
 
-def answer_of(stages: Stages, ev: Case, found: Gathered, decision: Decision, outside: Sequence[Retrieved],
-              reply: Reply | None, timings_ms: dict[str, float]) -> Answer:
+def answer_of(stages: Stages | None, ev: Case, found: Gathered | None, decision: Decision,
+              outside: Sequence[Retrieved], reply: Reply | None, timings_ms: dict[str, float]) -> Answer:
     """The answer to the question, rendered in one pass from the gathered evidence and the decision, once every
-    phase that runs has run (``Pipeline.ask``): from the :class:`Draft` (:func:`draft_of`), the refusal of the
+    phase that runs has run (``Pipeline.ask`` calls it once, for every question): with nothing gathered
+    (``found`` None: the ``time`` phase refused, final, before any search: a patient question about a day with no
+    note), :func:`no_note_refusal`; else from the :class:`Draft` (:func:`draft_of`), the refusal of the
     ``retrieval`` phase (:func:`refusal_for`, the year-range wording when ``outside`` is not empty), else that of
     the ``quote`` phase (with the related topics of the hits), else the extractive answer (:func:`extractive`,
     ``ev.extract``), which with the language model's ``reply`` becomes :func:`generated`."""
+    if found is None or stages is None:
+        return no_note_refusal(ev, decision.verdict.reason, timings_ms)
     draft = draft_of(stages, ev, found, decision, timings_ms)
     n = stages.settings.answer.related_topics
     if not decision.at_end_of("retrieval").answer:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # annotations only: the Answer type imports GateDecision without retrieval
+    from clinqa.chunking import Chunk
     from clinqa.evidence.gather import Gathered, Stages
     from clinqa.retrieval.filters import Filters
     from clinqa.retrieval.hybrid import RetrievalResult, Retrieved
@@ -108,6 +109,15 @@ class RefusalGate:
         return decision(True, f"closest passage {what} {top:.2f}")
 
 
+def in_years(chunk: Chunk, filters: Filters) -> bool:
+    """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
+    bounds of ``filters``; an undated chunk lies outside any bound. Read here, by its one caller
+    (:func:`outside_years`: the hits of the wider search dated outside the range), not in gathering."""
+    year = chunk.note_date.year if chunk.note_date else chunk.year
+    if year is None:
+        return False
+    return (filters.year_min is None or year >= filters.year_min) and (filters.year_max is None
+                                                                       or year <= filters.year_max)
 
 
 def outside_years(gate: RefusalGate, stages: Stages, found: Gathered, filters: Filters,
@@ -117,8 +127,6 @@ def outside_years(gate: RefusalGate, stages: Stages, found: Gathered, filters: F
     ``answer.key_terms == "refuse"``; else ``[]``. Run once, by ``Pipeline.ask``, for a question the decision
     refused under a year range: a non-empty list turns its refusal into the year-range refusal
     (:func:`clinqa.answer.assemble.year_range_refusal`, which names them)."""
-    from clinqa.evidence.gather import in_years
-
     s = stages.settings.answer
     wide_filters = replace(filters, year_min=None, year_max=None)
     wider = stages.search(found.asked, wide_filters, rerank=gate.signal == "rerank",

@@ -43,7 +43,6 @@ from clinqa.question.terms import QUANTITY
 if TYPE_CHECKING:
     import numpy as np
 
-    from clinqa.chunking import Chunk
     from clinqa.embedding import Encoder
     from clinqa.question.terms import KeyTerm
     from clinqa.question.time import TimeIntent
@@ -149,16 +148,6 @@ def with_unknown_things(check: Judgement, missing: Sequence[str], lex: Lexicon) 
         return check
     return replace(check, key_terms=[*check.key_terms, *added], missing=[*check.missing, *added],
                    in_corpus={**check.in_corpus, **{t.text: False for t in added}})
-
-
-def in_years(chunk: Chunk, filters: Filters) -> bool:
-    """Whether ``chunk``'s year (a note's date's year, else the document year) lies inside the year
-    bounds of ``filters``; an undated chunk lies outside any bound."""
-    year = chunk.note_date.year if chunk.note_date else chunk.year
-    if year is None:
-        return False
-    return (filters.year_min is None or year >= filters.year_min) and (filters.year_max is None
-                                                                       or year <= filters.year_max)
 
 
 @dataclass
