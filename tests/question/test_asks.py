@@ -3,8 +3,10 @@ extractive answer and the coverage check match against, each field against its v
 
 from __future__ import annotations
 
-from clinqa.question.asks import asks_of, content_stems, named_values, read_asks
+from clinqa.evidence.passages import fitting_hits
+from clinqa.question.asks import asks_of, content_stems, named_values, qualifiers_of, read_asks
 from clinqa.question.profile import QuestionProfile
+from tiny_data import chunk_hit
 
 
 def test_the_wording_is_read_once_into_the_read() -> None:
@@ -79,3 +81,18 @@ def test_profile_hands_on_its_texts():
     assert values_in(fold_dashes(q)) == named_values(q) == (("score", 5.0), ("crcl", 15.0))
     assert asks_from(q, fold_dashes(q), frozenset(words_of(q)), expand(q)) == read_asks(q)
     assert terms_of(q, normalize(q), phrases_of(expand(q)), max_zipf=4.0) == read_terms(q, max_zipf=4.0)
+
+
+def test_a_negated_qualifier_states_its_opposites_and_is_contradicted_by_itself() -> None:
+    """"non-severe CAP" was read as the qualifier "severe" (its word split at the hyphen), and the severe (ICU)
+    regimen was quoted for a ward patient. Negated ("non-severe", "non severe", "not severe") and never stated
+    alone, a qualifier states its opposites, and a heading that states the qualifier contradicts it."""
+    assert qualifiers_of("non-severe CAP on the ward - antibiotics?") == [
+        ("non-severe", ("non-severe", "non severe", "not severe", "mild"), ("severe",))]
+    assert qualifiers_of("CAP, not severe") == qualifiers_of("non-severe CAP")
+    assert qualifiers_of("severe CAP in ICU") == [("severe", ("severe",), ("mild", "non-severe"))]
+    assert qualifiers_of("non-severe vs severe CAP") == [("severe", ("severe",), ("mild", "non-severe"))]
+    hits = [chunk_hit("cap#icu#0", "Ceftriaxone plus azithromycin.", 1, ["Inpatient", "Severe CAP (ICU)"]),
+            chunk_hit("cap#ward#0", "Amoxicillin plus clarithromycin.", 2, ["Inpatient", "Non-Severe CAP (Ward)"])]
+    assert [h.rank for h in fitting_hits(hits, read_asks("non-severe CAP on the ward - antibiotics?"), 2)] == [2]
+    assert [h.rank for h in fitting_hits(hits, read_asks("severe CAP - antibiotics?"), 2)] == [1]

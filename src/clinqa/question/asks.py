@@ -126,9 +126,22 @@ def qualifiers_of(question: str) -> list[tuple[str, tuple[str, ...], tuple[str, 
         group = POPULATION_WORDS.get(name, name)
         named = (any(v in ws for v in (name, name + "s", name.removesuffix("s")))  # "outpatients", "adult"
                  or (name == "children" and any(POPULATION_WORDS.get(w) == "children" for w in ws)))
-        if named and group:
+        if named and group and _negated_only(q, name):
+            # "non-severe CAP": the qualifier negated states its opposites, and a heading that states it is the
+            # opposite ("Severe CAP, ICU" for "non-severe CAP"), not the qualifier itself
+            out.append((f"non-{name}", tuple(dict.fromkeys((f"non-{name}", f"non {name}", f"not {name}", *opp))),
+                        (name,)))
+        elif named and group:
             out.append((name, (name,), opp))
     return out
+
+
+def _negated_only(question: str, name: str) -> bool:
+    """Does the lower-cased ``question`` state ``name`` (a qualifier of :data:`OPPOSITES`) negated only:
+    "non-severe", "non severe", "not severe", and never "severe" alone ("non-severe vs severe CAP" names both)?"""
+    said = [m.group(1) is not None
+            for m in re.finditer(r"(?<![\w-])(non-?|non |not\s+)?" + re.escape(name) + r"(?![\w-])", question)]
+    return bool(said) and all(said)
 
 
 def condition_words(question: str, max_zipf: float | None = None) -> set[str]:
