@@ -19,13 +19,20 @@ def test_content_terms() -> None:
         "woman", "cha2ds2-vasc", "beta-blocker"]
 
 
-def test_missing_and_rare_terms(tmp_path: Path) -> None:
+def _anticoagulation_store(tmp_path: Path) -> LanceStore:
+    """A store of 43 chunks of one document: one names women, one beta blockers, one warfarin, and 42 name
+    anticoagulation."""
     store = LanceStore(tmp_path / "db")
     texts = ["Women with atrial fibrillation need anticoagulation.", "Beta blockers in surgery.",
              "Anticoagulation with warfarin."] + [f"Anticoagulation note {i}." for i in range(40)]
     chunks = [Chunk(chunk_id=f"d#s#{i}", doc_id="d", text=t, body=t) for i, t in enumerate(texts)]
     store.replace_documents(["d"], chunks, np.ones((len(chunks), 4), dtype=np.float32))
     store.refresh_indexes()
+    return store
+
+
+def test_missing_and_rare_terms(tmp_path: Path) -> None:
+    store = _anticoagulation_store(tmp_path)
     q = "Should a woman on warfarin take dexamethasone and a beta-blocker for anticoagulation?"
     # "woman" matches "women" (irregular plural); hyphenated words need every part
     assert missing_terms(store, content_terms(q), Filters()) == ["dexamethasone"]
@@ -86,12 +93,7 @@ def test_missing_and_rare_read_from_the_question_alone(tmp_path: Path) -> None:
     from clinqa.evidence.coverage import missing_and_rare
     from clinqa.question.profile import QuestionProfile
 
-    store = LanceStore(tmp_path / "db")
-    texts = ["Women with atrial fibrillation need anticoagulation.", "Beta blockers in surgery.",
-             "Anticoagulation with warfarin."] + [f"Anticoagulation note {i}." for i in range(40)]
-    chunks = [Chunk(chunk_id=f"d#s#{i}", doc_id="d", text=t, body=t) for i, t in enumerate(texts)]
-    store.replace_documents(["d"], chunks, np.ones((len(chunks), 4), dtype=np.float32))
-    store.refresh_indexes()
+    store = _anticoagulation_store(tmp_path)
     profile = QuestionProfile.read("Should a woman on warfarin take dexamethasone for anticoagulation?")
     timings: dict[str, float] = {}
     missing, rare = missing_and_rare(store, profile, Filters(), "warn", timings)
