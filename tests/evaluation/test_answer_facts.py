@@ -325,3 +325,40 @@ def test_eval_answers_bioasq_end_to_end(tmp_path: Path) -> None:
     row = data["rows"][0]
     assert row["contains"] == (not row["refused"] and contains(row["answer"], ["2 to 3", "2-3"]))
     assert data["summary"]["factoid"]["n"] == 1 and "list" not in data["summary"]
+
+
+def test_load_questions_reads_patient_id(tmp_path: Path) -> None:
+    f = tmp_path / "q.jsonl"
+    f.write_text(json.dumps({"id": "n1", "question": "current anticoagulant?", "kind": "current", "doc_id": "note:A:n2",
+                             "facts": [["apixaban"]], "patient_id": "A"}) + "\n")
+    assert load_questions(f)[0].patient_id == "A"
+    f.write_text(json.dumps({"id": "n1", "question": "q?", "kind": "event", "doc_id": "d", "facts": [["x"]],
+                             "patient_id": ""}) + "\n")
+    with pytest.raises(ConfigError, match="line 1: 'patient_id' must be a non-empty string"):
+        load_questions(f)
+
+
+def test_a_question_with_a_patient_is_asked_of_that_patients_notes_only(tmp_path: Path) -> None:
+    """Two patients whose notes both name warfarin, with different doses: each question is answered from its own
+    patient's note (every citation is that patient's), never the other's."""
+    notes = tmp_path / "notes.jsonl"
+    notes.write_text("".join(json.dumps(n) + "\n" for n in [
+        {"patient_id": "A", "note_id": "n1", "date": "2022-01-10", "note_type": "clinic", "author_role": "physician",
+         "text": "Atrial fibrillation. Started warfarin 5 mg daily, INR target 2-3."},
+        {"patient_id": "B", "note_id": "n1", "date": "2023-03-02", "note_type": "clinic", "author_role": "physician",
+         "text": "Deep vein thrombosis of the left leg. Started warfarin 3 mg daily."},
+    ]))
+    qfile = tmp_path / "q.jsonl"
+    qfile.write_text("".join(json.dumps(r) + "\n" for r in [
+        {"id": "a", "question": "What warfarin dose was started?", "kind": "event", "doc_id": "note:A:n1",
+         "facts": [["5 mg"]], "forbidden": ["3 mg"], "patient_id": "A"},
+        {"id": "b", "question": "What warfarin dose was started?", "kind": "event", "doc_id": "note:B:n1",
+         "facts": [["3 mg"]], "forbidden": ["5 mg"], "patient_id": "B"},
+    ]))
+    out = tmp_path / "run"
+    res = CliRunner().invoke(app, ["eval", "answers", str(qfile), "--corpus", str(notes), "--data-dir",
+                                   str(tmp_path / "data"), "--output", str(out)])
+    assert res.exit_code == 0, res.output
+    by_id = {r["id"]: r for r in json.loads((out / "answers.json").read_text())["rows"]}
+    assert by_id["a"]["cited_doc_ids"] == ["note:A:n1"] and by_id["a"]["on_target"] is True
+    assert by_id["b"]["cited_doc_ids"] == ["note:B:n1"] and by_id["b"]["on_target"] is True

@@ -6,7 +6,9 @@ Two question sources:
   question per line, ``{"id", "question", "kind", "doc_id", "facts": [[alt, alt, ...], ...]}``
   where each inner list is one required fact given as acceptable strings (any one satisfies
   it), optionally ``"forbidden": [string, ...]`` (strings that must not be quoted: the sibling line for
-  another population, severity, step, drug or score band), plus questions of kind ``uncovered`` (no
+  another population, severity, step, drug or score band), optionally ``"patient_id"`` (the question is asked
+  of that patient's notes: ``pipe.filters(patient_id=...)``; without it, of the documents of no patient),
+  plus questions of kind ``uncovered`` (no
   facts; ``missing`` names the absent key term) that the corpus does not answer and that should be refused.
 * **BioASQ** factoid and list questions (Tsatsaronis et al., BMC Bioinformatics 2015) whose
   ``metadata.exact_answer`` is a list of items, each a list of synonyms.
@@ -68,8 +70,11 @@ ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "p
                   "comorbidity", "step")
 #: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*)
 OTHER_KINDS = ("negation",)
+#: the kinds of a patient-notes set (bench/answers/notes_recency_*): the patient's regimen now, the latest value, an
+#: event, its reason, what a note of a year said
+NOTE_KINDS = ("current", "latest_value", "event", "reason", "note_year")
 #: every kind a question of a fact set may have, in report order
-ALL_KINDS = KINDS + ONTARGET_KINDS + OTHER_KINDS
+ALL_KINDS = KINDS + ONTARGET_KINDS + OTHER_KINDS + NOTE_KINDS
 N_RESAMPLES = 2000
 
 
@@ -100,6 +105,7 @@ class FactQuestion:
     facts: list[list[str]] = field(default_factory=list)
     missing: str | None = None
     forbidden: list[str] = field(default_factory=list)
+    patient_id: str | None = None
 
     @property
     def answerable(self) -> bool:
@@ -112,8 +118,8 @@ def load_questions(path: Path) -> list[FactQuestion]:
 
     Raises :class:`ConfigError` naming the file and line for invalid JSON, a missing or
     mistyped field, an unknown ``kind``, a duplicate id, an answerable question without facts
-    or ``doc_id``, an empty acceptable string, a ``forbidden`` that is not a list of non-empty strings, or
-    an uncovered question with facts or without ``missing``."""
+    or ``doc_id``, an empty acceptable string, a ``forbidden`` that is not a list of non-empty strings, a
+    ``patient_id`` that is not a non-empty string, or an uncovered question with facts or without ``missing``."""
     path = Path(path)
     if not path.is_file():
         raise ConfigError(f"{path}: no such question file")
@@ -146,6 +152,9 @@ def load_questions(path: Path) -> list[FactQuestion]:
             forbidden = row.get("forbidden", [])
             if not isinstance(forbidden, list) or not all(isinstance(a, str) and a.strip() for a in forbidden):
                 raise ConfigError(f"{where}: 'forbidden' must be a list of non-empty strings")
+            patient = row.get("patient_id")
+            if patient is not None and (not isinstance(patient, str) or not patient.strip()):
+                raise ConfigError(f"{where}: 'patient_id' must be a non-empty string")
             if kind == "uncovered":
                 if facts:
                     raise ConfigError(f"{where}: an uncovered question has no facts")
@@ -157,7 +166,7 @@ def load_questions(path: Path) -> list[FactQuestion]:
                 if not isinstance(row.get("doc_id"), str) or not row["doc_id"].strip():
                     raise ConfigError(f"{where}: an answerable question needs 'doc_id'")
             out.append(FactQuestion(qid, row["question"], kind, row.get("doc_id"), facts, row.get("missing"),
-                                    forbidden))
+                                    forbidden, patient))
     if not out:
         raise ConfigError(f"{path}: no questions")
     return out
@@ -282,11 +291,13 @@ def context_text(pipe: Pipeline, answer: Answer) -> str:
 
 
 def evaluate_fact_set(questions: list[FactQuestion], pipe: Pipeline, progress: bool = True) -> list[dict[str, Any]]:
-    """Ask every question with ``pipe`` (extractive: ``generate=False``) and score it, with the
-    context ceiling of :func:`score_question`; rows in question order."""
+    """Ask every question with ``pipe`` (extractive: ``generate=False``; a question with a ``patient_id`` scoped to
+    that patient's notes) and score it, with the context ceiling of :func:`score_question`; rows in question
+    order."""
     rows = []
     for q in tqdm(questions, desc="answers", disable=not progress):
-        ans = pipe.ask(q.question, generate=False)
+        scope = pipe.filters(patient_id=q.patient_id) if q.patient_id else None
+        ans = pipe.ask(q.question, scope, generate=False)
         rows.append(score_question(q, ans, context_text(pipe, ans) if q.answerable else None))
     return rows
 

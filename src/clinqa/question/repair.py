@@ -12,6 +12,8 @@ from clinqa.retrieval.vocabulary import WORD, Vocabulary
 
 #: a run of letters then a run of digits, one word ("curb65", "covid19")
 LETTERS_DIGITS = re.compile(r"([a-z]{2,})(\d+)")
+#: a number then a run of letters, one word ("70kg", "10y", "5mg")
+DIGITS_LETTERS = re.compile(r"(\d+)([a-z]+)")
 #: the warning of a question without a patient to a store that holds patient notes (never searched then)
 PATIENT_HINT = "patient notes are searched only for one patient (--patient ID); this question searched none"
 
@@ -33,6 +35,27 @@ def _greek_names() -> dict[str, str]:
 GREEK_NAMES: dict[str, str] = _greek_names()
 
 
+def _unglued(word: str, low: str, vocab: Vocabulary, known: Callable[[str], bool] | None) -> str | None:
+    """``word`` split where a number meets a word typed without the space between them, or None: a run of
+    letters the corpus has and a number ("CKD4" -> "CKD 4", "NYHA3" -> "NYHA 3"), or a number and a unit of the
+    unit table (:data:`clinqa.text.quantities.UNITS`: "70kg" -> "70 kg", "10y" -> "10 y"). Only a word the corpus
+    lacks as typed (``low``, lower case, not in ``vocab``) and the lexicon does not know (``known``) is split; as
+    typed, each part keeps its case."""
+    from clinqa.text.quantities import UNITS
+
+    if low in vocab or (known is not None and known(low)):
+        return None
+    letters = LETTERS_DIGITS.fullmatch(low)
+    if letters and letters.group(1) in vocab:
+        cut = len(letters.group(1))
+    else:
+        number = DIGITS_LETTERS.fullmatch(low)
+        if not number or number.group(2) not in UNITS:
+            return None
+        cut = len(number.group(1))
+    return f"{word[:cut]} {word[cut:]}"
+
+
 def repair_question(question: str, vocab: Vocabulary, below: float | None = None,
                     known: Callable[[str], bool] | None = None,
                     rename: Callable[[str], str | None] | None = None,
@@ -47,7 +70,8 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
     names_a_class_member`: "dapagliflozin" is never read as "empagliflozin") are repaired, and a
     name of letters and digits typed without the hyphen the corpus writes ("CURB65" -> "CURB-65"), and a
     Greek letter the corpus spells out ("β-blocker" -> "beta-blocker": :data:`GREEK_NAMES`, when the
-    corpus lacks the word as typed and has the spelled form or each of its parts). ``vocab``: the
+    corpus lacks the word as typed and has the spelled form or each of its parts), and a number glued to a
+    word the corpus has or to a unit (:func:`_unglued`: "CKD4" -> "CKD 4", "70kg" -> "70 kg"). ``vocab``: the
     corpus vocabulary (for a patient-scoped query, plus that patient's own notes). ``known(word)``: a word it
     knows is never repaired (the lexicon's :meth:`clinqa.lexicon.Lexicon.knows`: a drug or brand name, a WordNet
     word, ward shorthand such as "outpt", an abbreviation the corpus defines). ``rename(word)``: the corpus's own
@@ -78,6 +102,12 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
             fixed = f"{w[:len(joined.group(1))]}-{joined.group(2)}"  # "CURB65" -> "CURB-65", as typed
             fixes[w] = fixed
             out.append(question[last:m.start()] + fixed)
+            last = m.end()
+            continue
+        glued = _unglued(w, low, vocab, known)
+        if glued:
+            fixes[w] = glued
+            out.append(question[last:m.start()] + glued)
             last = m.end()
             continue
         if (len(low) < 5 or not low.isalpha() or low in vocab or fold(low) in vocab
