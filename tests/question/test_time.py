@@ -52,6 +52,15 @@ CASES = [
     ("Is this advice on asthma inhalers up-to-date?", None, None, True, "up-to-date"),
     ("How is AF anticoagulation managed now?", None, None, True, "now"),
     ("What is the latest guideline since 2020 on heart failure?", 2020, None, True, "latest; since 2020"),
+    # what the patient takes now, and the last of a value (issue 50's notes set: "pt still on metformin?")
+    ("pt still on metformin?", None, None, True, "still on"),
+    ("is she still taking metformin", None, None, True, "is she still taking"),
+    ("what antiplatelet is he on", None, None, True, "is he on"),
+    ("last Cr?", None, None, True, "last"),
+    ("last lamotrigine level", None, None, True, "last"),
+    ("HR still <60 despite compressions - adrenaline dose?", None, None, False, ""),
+    ("IV antibiotics as a last resort?", None, None, False, ""),
+    ("Any admissions in the last 3 months?", 2026, None, False, "in the last 3 months"),
     # several expressions
     ("Trials published after 2018 and before 2022", 2019, 2021, False, "after 2018; before 2022"),
     ("Compare the 2019 and 2021 guidelines", 2019, 2021, False, "the 2019; 2021 guidelines"),

@@ -524,6 +524,11 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
+        if intent.recency and check is not None and check.focused and quoted:
+            # the value in force: the newest note of those that name every decisive term (under any name) speaks
+            # for the question alone; the older ones it supersedes would quote a stopped drug or an old value
+            newest = str(quoted[0].chunk.note_date or "")
+            quoted = [h for h in quoted if str(h.chunk.note_date or "") == newest]
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
 
 

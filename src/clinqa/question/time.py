@@ -34,7 +34,10 @@
   limited to those dated so (:meth:`clinqa.pipeline.Pipeline.time_intent`); documents without a note
   date keep the year bounds only. Slashed dates are not read (day-month and month-day orders clash);
 - recency: "latest", "most recent", "newest", "the last visit / note / appointment",
-  "current(ly) (recommended)", "up to date", "up-to-date", "recent(ly)", "now", "nowadays", "today" ->
+  "current(ly) (recommended)", "up to date", "up-to-date", "recent(ly)", "now", "nowadays", "today", what the
+  patient takes now ("still on", "still taking", "is she on", "is the patient taking"), "last" before a word
+  that is no count or time unit ("last Cr", "last lamotrigine level"; not "last 3 months", "last year", "last
+  resort") ->
   ``recency=True``; not the "now" of "what now?" or "now what?" (what to do next, found by a new user). Note that this
   also fires on "recent MI" or "current smoker" (newer notes first is harmless there).
 
@@ -175,7 +178,12 @@ _THIS_YEAR = _rx(r"\bthis\s+(?:calendar\s+)?year\b")
 _RECENCY = _rx(
     r"\b(?:most\s+recent(?:ly)?|(?:most\s+)?up[-\s]?to[-\s]?date|latest|newest|current(?:ly)?(?:\s+recommended)?"
     r"|recent(?:ly)?|nowadays|(?<!what )(?<!do I do )now(?!\s+what)|today"
-    r"|(?:last|latest|most\s+recent)\s+(?:visit|note|appointment|review|consultation|admission|encounter|clinic))\b"
+    r"|(?:last|latest|most\s+recent)\s+(?:visit|note|appointment|review|consultation|admission|encounter|clinic)"
+    # what the patient takes now: "still on", "is she taking"; the last of a value: "last Cr", not "last 3 months"
+    r"|still\s+(?:on|taking|using|getting|receiving)|(?:is|are)\s+(?:he|she|they|pt|the\s+(?:patient|pt))\s+"
+    r"(?:still\s+)?(?:on|taking|using)"
+    r"|last(?=\s+[a-z])(?!\s+(?:one|two|three|four|five|six|few|several|couple|years?|decades?|months?|weeks?|days?"
+    r"|hours?|night|time|resort|line)\b))\b"
 )
 
 

@@ -1,0 +1,54 @@
+"""The value in force: a question about what a patient takes now, or a value's latest reading, is answered from the
+newest of that patient's notes that names the asked thing (under any name), not from the older notes it supersedes.
+Cases written for the mechanism (a new user's "What is the current anticoagulant?" quoted a 2023 warfarin note
+after a 2024 note had switched the patient to rivaroxaban)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from clinqa.pipeline import Pipeline
+from clinqa.settings import Settings
+
+NOTES = [
+    ("n1", "2021-03-02", "Anticoagulation clinic. AF on warfarin 5 mg daily for anticoagulation, INR 2.6. Cr 1.1."),
+    ("n2", "2023-05-10", "Renal review. Cr 1.4, eGFR 48. Warfarin continued, INR 2.2."),
+    ("n3", "2024-08-30", "Warfarin stopped, switched to rivaroxaban 20 mg daily with the evening meal. Cr 1.6."),
+    ("n4", "2025-02-14", "Knee pain after a fall, x-ray shows no fracture. Paracetamol as needed."),
+]
+
+
+@pytest.fixture(scope="module")
+def pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    d = tmp_path_factory.mktemp("value-in-force")
+    src = d / "notes.jsonl"
+    src.write_text("".join(json.dumps({"patient_id": "A", "note_id": n, "date": day, "note_type": "clinic",
+                                       "author_role": "physician", "text": text}) + "\n" for n, day, text in NOTES))
+    p = Pipeline(Settings(data_dir=d / "data"))
+    p.ingest([src], progress=False)
+    return p
+
+
+def _cited_notes(pipe: Pipeline, question: str) -> tuple[list[str], str]:
+    ans = pipe.ask(question, pipe.filters(patient_id="A"), generate=False)
+    assert not ans.refused, ans.reason
+    return sorted({c.doc_id for c in ans.citations}), ans.answer
+
+
+def test_the_current_drug_of_a_class_comes_from_the_newest_note_naming_a_member(pipe: Pipeline) -> None:
+    # n3 names no "anticoagulant", but rivaroxaban is one; n4, newer, names none
+    cited, text = _cited_notes(pipe, "What is the current anticoagulant?")
+    assert cited == ["note:A:n3"] and "rivaroxaban" in text
+
+
+def test_the_last_value_is_the_newest_notes_alone(pipe: Pipeline) -> None:
+    cited, text = _cited_notes(pipe, "last creatinine?")
+    assert cited == ["note:A:n3"] and "Cr 1.6" in text and "Cr 1.4" not in text and "Cr 1.1" not in text
+
+
+def test_a_question_without_recency_still_reads_the_record(pipe: Pipeline) -> None:
+    # no "current", "last", "still": every note that names warfarin may answer, oldest first
+    cited, _ = _cited_notes(pipe, "What INR values were recorded on warfarin?")
+    assert "note:A:n1" in cited and "note:A:n2" in cited
