@@ -162,8 +162,9 @@ class Gathered:
     answer model's best probability over the first quotable passages and its threshold (``answer_score``,
     ``answer_threshold``; None when the model did not run), whether a filter scoped the search (``scoped``) and
     which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
-    reads as ordinary English ("honestly", "wonder", "think") and the patient's values typed as one word ("58kg":
-    :data:`clinqa.question.terms.QUANTITY`)."""
+    reads as ordinary English ("honestly", "wonder", "think"), the patient's values typed as one word ("58kg":
+    :data:`clinqa.question.terms.QUANTITY`) and, of ``missing``, the key terms a quotable passage names under another
+    name (the key-term test found them: "anticoagulant" in a note that names rivaroxaban)."""
 
     asked: str
     repairs: dict[str, str]
@@ -254,7 +255,10 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         check = with_unknown_compounds(check, profile, missing, s.rarity.decisive_below)  # notes lack most words
     if check is not None and missing and lex is not None and filters.patient_id is None:
         check = with_unknown_things(check, missing, lex)
-    unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w)
+    # a word no chunk spells that a quotable passage names under another name (the key-term test's judgement:
+    # "anticoagulant" by "rivaroxaban") is no word the passages lack
+    named = frozenset(t.text for t in check.key_terms if t not in check.missing) if check is not None else frozenset()
+    unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
                          or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
                      check, timed, unwarned=unwarned)
