@@ -68,13 +68,12 @@ KINDS = ("dose", "threshold", "criteria", "duration", "first_line", "contraindic
 #: the kinds of the on-target sets (bench/answers/ontarget_*.jsonl): which sibling line the question must not quote
 ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "population", "severity",
                   "comorbidity", "step")
-#: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*)
-OTHER_KINDS = ("negation",)
-#: the kinds of a patient-notes set (bench/answers/notes_recency_*): the patient's regimen now, the latest value, an
-#: event, its reason, what a note of a year said
-NOTE_KINDS = ("current", "latest_value", "event", "reason", "note_year")
+#: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*);
+#: of a patient-notes set (bench/answers/notes_recency_*), the patient's regimen now, the latest value, an event, its
+#: reason, what a note of a year said
+OTHER_KINDS = ("negation", "current", "latest_value", "event", "reason", "note_year")
 #: every kind a question of a fact set may have, in report order
-ALL_KINDS = KINDS + ONTARGET_KINDS + OTHER_KINDS + NOTE_KINDS
+ALL_KINDS = KINDS + ONTARGET_KINDS + OTHER_KINDS
 N_RESAMPLES = 2000
 
 
