@@ -17,6 +17,8 @@ NOTES = [
     ("n2", "2023-05-10", "Renal review. Cr 1.4, eGFR 48. Warfarin continued, INR 2.2."),
     ("n3", "2024-08-30", "Warfarin stopped, switched to rivaroxaban 20 mg daily with the evening meal. Cr 1.6."),
     ("n4", "2025-02-14", "Knee pain after a fall, x-ray shows no fracture. Paracetamol as needed."),
+    ("n5", "2025-06-20", "Stent review. Aspirin 81 mg daily and ticagrelor 90 mg twice daily after the stent."),
+    ("n6", "2025-12-01", "DAPT complete: ticagrelor stopped, aspirin 81 mg daily continued alone."),
 ]
 
 
@@ -58,3 +60,9 @@ def test_no_warning_that_the_passages_lack_a_class_word_they_name_by_a_member(pi
     # no note spells "anticoagulant" (nor "anticoagulation"), but the quoted note names rivaroxaban, one
     ans = pipe.ask("What is the current anticoagulant?", pipe.filters(patient_id="A"), generate=False)
     assert not any("anticoagulant" in w for w in ans.warnings), ans.warnings
+
+
+def test_a_class_word_named_by_members_in_several_notes_is_answered_from_the_newest(pipe: Pipeline) -> None:
+    # both n5 and n6 name antiplatelets (aspirin, ticagrelor); n6 is the regimen now
+    cited, text = _cited_notes(pipe, "what antiplatelet is she on")
+    assert cited == ["note:A:n6"] and "aspirin 81 mg daily continued alone" in text

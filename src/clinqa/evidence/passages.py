@@ -108,6 +108,14 @@ class TestsHits(Protocol):
     def on(self, hits: Sequence[Retrieved]) -> Decides: ...
 
 
+class Covers(Protocol):
+    """What :func:`in_force` reads of a key-term test's judgement (:class:`clinqa.decision.answerability.
+    Answerability`): per key term, the indices of the passages that mention it."""
+
+    @property
+    def covered(self) -> dict[str, list[int]]: ...
+
+
 class HasStore(Protocol):
     """What :func:`passages_to_quote` reads of the ask's stages (:class:`clinqa.evidence.gather.Stages`): the
     settings and the store."""
@@ -508,7 +516,8 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
     section path fits the question (:func:`fitting_hits`). ``by_time``: the question is about a time and nothing else
     (``found.timed`` and no key term read: "What happened in 2023?"), so the notes of that time are quoted oldest
     first. A patient's notes otherwise read oldest first, as the record runs, newest first for "current", "latest",
-    "most recent" (``intent.recency``: the first line is then the value in force)."""
+    "most recent" (``intent.recency``: the first line is then the value in force), and then only the newest note that
+    names every key term (:func:`in_force`)."""
     s, check, read = stages.settings.answer, found.check, found.profile
     passages = quotable(found.context, check, max(s.context_chunks, len(found.context)))
     if "siblings" in s.scoring.parts:  # issue 50's mechanisms (answer.scoring.parts, off by default)
@@ -524,12 +533,27 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-        if intent.recency and check is not None and check.focused and quoted:
-            # the value in force: the newest note of those that name every decisive term (under any name) speaks
-            # for the question alone; the older ones it supersedes would quote a stopped drug or an old value
-            newest = str(quoted[0].chunk.note_date or "")
-            quoted = [h for h in quoted if str(h.chunk.note_date or "") == newest]
+        if intent.recency and check is not None:
+            quoted = in_force(quoted, found.context, check)
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
+
+
+def in_force(quoted: list[Retrieved], context: Sequence[Retrieved], check: Covers) -> list[Retrieved]:
+    """The value in force, for a patient question about now: of ``quoted`` (one patient's notes, newest first), the
+    hits of the newest note that names every key term of the question (under any name, as the key-term test found:
+    ``check.covered``, indices into ``context``, the passages it was run on: "current anticoagulant?" is named by
+    "switched to rivaroxaban"). The older notes it supersedes would quote a stopped drug or an old value. ``quoted``
+    unchanged when the question has no key term or no quoted note names every one."""
+    if not check.covered:
+        return quoted
+    naming = set(range(len(context)))
+    for found in check.covered.values():
+        naming &= set(found)
+    notes = {context[i].chunk.doc_id for i in naming}
+    newest = next((h for h in quoted if h.chunk.doc_id in notes), None)
+    if newest is None:
+        return quoted
+    return [h for h in quoted if h.chunk.note_date == newest.chunk.note_date]
 
 
 def search_context(stages: Searches, asked: str, filters: Filters, recency: bool,
