@@ -233,3 +233,16 @@ def test_what_now_is_no_recency() -> None:
     assert not parse_time_intent("NEWS2 of 7, what now?", today).recency
     assert not parse_time_intent("now what?", today).recency
     assert parse_time_intent("What is now recommended for AF?", today).recency
+
+
+def test_a_bare_year_is_the_notes_year_only_in_a_question_to_one_patient() -> None:
+    """Issue 50's notes set: "2021 renal fx" and "eGFR 2020" asked of one patient's notes mean that year's notes; asked
+    of the reference documents a bare year stays unread (a guideline is named "the 2019 ESC guideline")."""
+    assert parse_time_intent("2021 renal fx", TODAY, reference=False).year_min == 2021
+    t = parse_time_intent("eGFR 2020", TODAY, reference=False)
+    assert (t.year_min, t.year_max, t.phrase) == (2020, 2020, "2020")
+    assert parse_time_intent("2021 renal fx", TODAY, reference=True).year_min is None
+    # not a part of a date, not a dose, not "in 1982" in the asker's own story
+    assert parse_time_intent("What happened on 2022-02-30?", TODAY, reference=False).year_min is None
+    assert parse_time_intent("heparin 5000 units", TODAY, reference=False).year_min is None
+    assert parse_time_intent("I was diagnosed in 1982. Cr now?", TODAY, reference=False).year_min is None

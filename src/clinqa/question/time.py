@@ -27,7 +27,9 @@
 - a bare year counts (as one year) only after "the" or "'s" ("the 2019 ESC guideline",
   "NICE's 2019 update") or when a document word (guideline, note, recommendation, statement,
   update, review, study, trial, paper, article, consensus, edition, version, ...) follows it,
-  optionally after up to two upper-case acronyms ("2020 ESC AF guidelines"); otherwise ignored;
+  optionally after up to two upper-case acronyms ("2020 ESC AF guidelines"); otherwise ignored, but in a question
+  to one patient's notes (``reference=False``), where any bare year is the year of the notes asked about ("2021
+  renal fx", "eGFR 2020");
 - whole dates: ISO "2022-04-18", "18 April 2022", "April 18, 2022" -> ``date_min = date_max`` (the
   day, and its year as ``year_min = year_max``); "since / from / after D" and "before / until / by D"
   bound the days as they bound years; "between D1 and D2" is a range. A patient's notes are then
@@ -149,6 +151,12 @@ def _rx(pattern: str) -> re.Pattern[str]:
 #: four digits in a row: every year pattern (``_Y``) and whole-date pattern (:func:`_date_patterns`) needs
 #: them, so a question without them skips those patterns, which are compiled on first need (a start-up saving)
 _FOUR_DIGITS = re.compile(r"\d{4}")
+
+
+#: a bare year candidate, read as one year only in a question to one patient's notes (``reference=False``): not a
+#: part of a date ("2022-02-30") nor after "in"/"during", which :func:`_year_patterns` reads (and may set aside as the
+#: asker's history)
+_BARE_YEAR = _rx(rf"(?<!-)(?<!\bin\s)(?<!\bduring\s){_Y}(?!-\d)")
 
 
 @lru_cache(maxsize=1)
@@ -342,7 +350,9 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     def free(m: re.Match[str]) -> bool:
         return all(m.end() <= s or m.start() >= e for s, e, *_ in found)
 
-    for rx, kind in _year_patterns() if digits else ():
+    # of one patient's notes a bare year is the notes' year ("2021 renal fx", "eGFR 2020"): no guideline is meant
+    bare = [(_BARE_YEAR, "year")] if digits and not reference else []
+    for rx, kind in [*(_year_patterns() if digits else ()), *bare]:
         for m in rx.finditer(question):
             if kind == "year_in" and _history(question, m.start(), reference):
                 continue  # "I was diagnosed with AMD in 1982": the asker's history, not a date of the documents
