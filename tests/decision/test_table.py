@@ -58,7 +58,8 @@ def _gate(answer: bool, signal: float | None = 0.40) -> verdict.Verdict:
 
 def test_the_table_order_and_phases() -> None:
     assert [(s.name, s.phase) for s in decision.STEPS] == [
-        ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("support", "retrieval"),
+        ("no_note_dated", "time"), ("gate", "retrieval"), ("dated_note", "retrieval"), ("noted_in_time", "retrieval"),
+        ("support", "retrieval"),
         ("key_terms", "retrieval"), ("apart", "retrieval"), ("answer_model", "retrieval"),
         ("key_term_warning", "retrieval"),
         ("no_quote", "quote"), ("no_amount", "quote"), ("rare_word_warning", "quote"), ("model_refused", "generate"),
@@ -169,6 +170,27 @@ def test_dated_note_overturns_the_gate_for_a_patient_question_about_a_time() -> 
     assert d_dated_note.dated_note(replace(ev, timed=False), _gate(False, 0.1)) is None
 
 
+def test_noted_in_time_overturns_the_gate_when_a_note_of_the_time_names_every_key_term() -> None:
+    """"INR most recent" and "2023 UACR" for one patient: the gate refused (signal 0.15), the second quotable note
+    names the key term."""
+    inr = KeyTerm("inr", "specific", "inr")
+    check = Answerability(key_terms=[inr], complete_in=1)
+    ev = _ev(0.15, check=check, filters=Filters(patient_id="P1"), intent=TimeIntent(recency=True, phrase="most recent"))
+    v = d_dated_note.noted_in_time(ev, _gate(False, 0.15))
+    assert v is not None and v.answer and v.step == "noted_in_time" and v.gate is not None
+    assert v.gate.kind == "dense_cosine+noted_in_time"
+    assert v.gate.reason == ("the question asks about a time of the patient's notes (most recent) and a note of it "
+                             "names every key term")
+    year = replace(ev, intent=TimeIntent(2023, 2023, phrase="2023"), filters=Filters(patient_id="P1", year_min=2023,
+                                                                                     year_max=2023))
+    assert d_dated_note.noted_in_time(year, _gate(False, 0.15)) is not None
+    assert d_dated_note.noted_in_time(replace(ev, filters=Filters()), _gate(False, 0.15)) is None  # reference scope
+    assert d_dated_note.noted_in_time(replace(ev, intent=TimeIntent()), _gate(False, 0.15)) is None  # no time
+    # no note names every key term: the gate's refusal stands (and key_terms refuses a decisive missing one)
+    assert d_dated_note.noted_in_time(replace(ev, check=Answerability(key_terms=[inr])), _gate(False, 0.15)) is None
+    assert d_dated_note.noted_in_time(replace(ev, check=Answerability()), _gate(False, 0.15)) is None  # no key term
+
+
 def test_after_quoting_no_quote_and_no_amount_refuse_and_keep_the_gate_record() -> None:
     answering = _gate(True, 0.6)
     v = d_quote.no_quote(_ev(extract=Extract("", [])), answering)
@@ -230,7 +252,7 @@ def test_run_goes_phase_by_phase_and_stops_at_a_final_verdict() -> None:
     d = decision.run(ev, "time")
     assert list(d.trace) == ["no_note_dated"] and d.verdict.answer
     d = decision.run(ev, "retrieval", d)
-    assert list(d.trace) == ["no_note_dated", "gate", "dated_note", "support", "key_terms"]  # final: apart not run
+    assert list(d.trace) == ["no_note_dated", "gate", "dated_note", "noted_in_time", "support", "key_terms"]  # final: apart not run
     assert d.verdict.step == "key_terms" and not d.verdict.answer
     assert d.after("dated_note").answer is True and d.after("apart") is d.verdict
     ev.extract = Extract("", [])

@@ -66,3 +66,9 @@ def test_a_class_word_named_by_members_in_several_notes_is_answered_from_the_new
     # both n5 and n6 name antiplatelets (aspirin, ticagrelor); n6 is the regimen now
     cited, text = _cited_notes(pipe, "what antiplatelet is she on")
     assert cited == ["note:A:n6"] and "aspirin 81 mg daily continued alone" in text
+
+
+def test_a_short_question_about_the_latest_value_is_answered_from_the_note_that_names_it(pipe: Pipeline) -> None:
+    # "most recent INR?" sits far from the telegraphic notes in cosine (the gate refused it); two notes name INR
+    cited, text = _cited_notes(pipe, "most recent INR?")
+    assert cited == ["note:A:n2"] and "INR 2.2" in text and "INR 2.6" not in text

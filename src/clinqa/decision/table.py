@@ -19,6 +19,9 @@ The order, and why (each phase runs when its evidence exists):
     3. ``dated_note``: a patient question about a time only ("What happened in 2023?") sits far from
        the notes in cosine; the time chose the notes, so the gate's refusal is overturned. Before the
        lexical steps, so a missing topic ("What injuries ... on 2022-04-18?") still refuses.
+       ``noted_in_time``, beside it: a patient question about now or a year ("last EF", "2023 UACR") that a note of
+       that time answers by its words (one quotable note mentions every key term, under any name) is answered too;
+       a short question sits far from telegraphic notes in cosine. A missing key term still refuses below.
     4. ``support``: a weaker dense match whose first quotable passage mentions every key term answers
        (the calibrated support threshold). Before the key-term refusals, which may still refuse it.
     5. ``key_terms``: a decisive key term (drug, condition, population ...) no quotable passage
@@ -56,7 +59,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from clinqa.decision.answer_model import answer_model
-from clinqa.decision.dated_note import dated_note
+from clinqa.decision.dated_note import dated_note, noted_in_time
 from clinqa.decision.gate import gate
 from clinqa.decision.key_terms import apart, key_term_warning, key_terms, unjudged_key_terms
 from clinqa.decision.model_refused import model_refused
@@ -70,6 +73,7 @@ STEPS: tuple[Step, ...] = (
     Step("no_note_dated", "time", no_note_dated, "a patient question about a day with no note"),
     Step("gate", "retrieval", gate, "the calibrated similarity (or reranker) threshold"),
     Step("dated_note", "retrieval", dated_note, "a question about a time the patient has notes of"),
+    Step("noted_in_time", "retrieval", noted_in_time, "a patient's value now or in a year that a note of it names"),
     Step("support", "retrieval", support, "a weaker match whose best passage names every key term"),
     Step("key_terms", "retrieval", key_terms,
          "a decisive key term no quotable passage mentions (with --llm the model decides, told what is missing)"),
