@@ -252,7 +252,8 @@ def test_run_goes_phase_by_phase_and_stops_at_a_final_verdict() -> None:
     d = decision.run(ev, "time")
     assert list(d.trace) == ["no_note_dated"] and d.verdict.answer
     d = decision.run(ev, "retrieval", d)
-    assert list(d.trace) == ["no_note_dated", "gate", "dated_note", "noted_in_time", "support", "key_terms"]  # final: apart not run
+    # final: apart not run
+    assert list(d.trace) == ["no_note_dated", "gate", "dated_note", "noted_in_time", "support", "key_terms"]
     assert d.verdict.step == "key_terms" and not d.verdict.answer
     assert d.after("dated_note").answer is True and d.after("apart") is d.verdict
     ev.extract = Extract("", [])
