@@ -72,3 +72,10 @@ def test_a_short_question_about_the_latest_value_is_answered_from_the_note_that_
     # "most recent INR?" sits far from the telegraphic notes in cosine (the gate refused it); two notes name INR
     cited, text = _cited_notes(pipe, "most recent INR?")
     assert cited == ["note:A:n2"] and "INR 2.2" in text and "INR 2.6" not in text
+
+
+def test_no_warning_about_the_words_that_name_the_time(pipe: Pipeline) -> None:
+    # "still on" is read as a question about now (the time intent); no note says "still", and none needs to
+    ans = pipe.ask("still on warfarin?", pipe.filters(patient_id="A"), generate=False)
+    assert ans.time_filter.endswith("(from 'still on')")
+    assert not any("'still'" in w for w in ans.warnings), ans.warnings

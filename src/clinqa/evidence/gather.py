@@ -39,6 +39,7 @@ from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.terms import QUANTITY
+from clinqa.text.words import words_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -164,7 +165,8 @@ class Gathered:
     which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
     reads as ordinary English ("honestly", "wonder", "think"), the patient's values typed as one word ("58kg":
     :data:`clinqa.question.terms.QUANTITY`) and, of ``missing``, the key terms a quotable passage names under another
-    name (the key-term test found them: "anticoagulant" in a note that names rivaroxaban)."""
+    name (the key-term test found them: "anticoagulant" in a note that names rivaroxaban) and the words of the time
+    the question names (``intent.phrase``: "still on", "last")."""
 
     asked: str
     repairs: dict[str, str]
@@ -258,8 +260,10 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     # a word no chunk spells that a quotable passage names under another name (the key-term test's judgement:
     # "anticoagulant" by "rivaroxaban") is no word the passages lack
     named = frozenset(t.text for t in check.key_terms if t not in check.missing) if check is not None else frozenset()
+    # the words the time reader took ("still on", "last"): the question's time, no topic a passage should name
+    timing = frozenset(words_of(intent.phrase))
     unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
-                         or (lex is not None and lex.kind(w) == "ordinary"))
+                         or w in timing or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
                      check, timed, unwarned=unwarned)
     model = stages.answer_model if filters.patient_id is None else None
