@@ -696,8 +696,29 @@ def extract_answer(
     final = set(chosen)
     chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
-    return _render(hits, [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen], max_words,
+    picked = [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen]
+    if profile.asks_reason:  # a note says why beside what was done: "K 5.9. Spironolactone held." -> both
+        picked = _with_reasons(picked, units, hits)
+    return _render(hits, picked, max_words,
                    cands.q_stems if "under" in sc.parts else None)
+
+
+def _with_reasons(picked: list[tuple[int, Unit, str | None]], units: list[tuple[int, Unit]],
+                  hits: list[Retrieved]) -> list[tuple[int, Unit, str | None]]:
+    """``picked`` (``(hit index, unit, row text)`` in passage order) with, beside each sentence picked from a patient's
+    note (a hit with a note date), the sentences just before and after it in that note (from ``units``, every unit
+    of the hits, quotable or not for the question): a note gives the reason for an act in the sentence beside it
+    ("K 5.9. Spironolactone held.", "Ramipril stopped. Dry cough."), which shares no word with "why was spiro
+    held?". Each unit once, in passage order; a guideline's units are left as picked."""
+    by_place = {(hi, u.order): u for hi, u in units}
+    out: dict[tuple[int, int], tuple[int, Unit, str | None]] = {}
+    for hi, u, cell in picked:
+        if u.kind == "sentence" and hits[hi].chunk.note_date is not None:
+            for near in (by_place.get((hi, u.order - 1)), by_place.get((hi, u.order + 1))):
+                if near is not None and near.kind == "sentence":
+                    out.setdefault((hi, near.order), (hi, near, None))
+        out.setdefault((hi, u.order), (hi, u, cell))
+    return [out[k] for k in sorted(out)]
 
 
 def _key_value(u: Unit) -> bool:

@@ -74,7 +74,8 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
     A lead-in paragraph ending in ":" is not quoted on its own: up to ``max_label_words`` words it
     prefixes every list item and table row it introduces ("Women: CHA2DS2-VASc = 2: OAC may be
     considered"), longer it becomes their ``intro``. Questions (units ending in "?"), other lead-ins
-    and units under 3 words are not quotable on their own, but a named value is ("eGFR 38."); a flowchart's
+    and units under 3 words are not quotable on their own, but a named value is ("eGFR 38.") and so is a thing and
+    what was done to it ("Spironolactone held.", :data:`_ACTED`); a flowchart's
     steps are, decisions and conditions too ("Score 5-6?", "INR >= 2.0:"): a branch is quoted with the condition
     that says when it applies."""
     out: list[Unit] = []
@@ -170,12 +171,18 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
         if len(text.split()) > max_label_words:
             out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
-            if (len(u.full.split()) >= 3 or _MEASURED.match(u.full)) and len(u.text.split()) >= 1
+            if (len(u.full.split()) >= 3 or _MEASURED.match(u.full) or _ACTED.match(u.full))
+            and len(u.text.split()) >= 1
             and (u.flow or not u.text.rstrip().endswith((":", "?")))]
 
 
 #: a two-word unit that is a named value ("eGFR 38.", "BP 126/78", "INR 2.4"): a note's fact on its own
 _MEASURED = re.compile(r"^[A-Za-z][\w-]*\s+[<>≤≥]?\s*\d[\d.,/]*\s*%?\.?$")
+#: a two-word sentence that says what was done to a thing ("Spironolactone held.", "Metformin stopped.", "Insulin
+#: started."): a note's fact on its own. The thing is no function word ("Not recommended." says nothing alone); the
+#: act is a past participle: a regular "-ed" form or one of English's common irregular ones
+_ACTED = re.compile(r"^(?!(?:not|no|if|when|as|also|then|was|were|is|are|be|been|being)\b)[A-Za-z][\w/-]*\s+"
+                    r"(?:[a-z]{2,}ed|held|withheld|given|begun|taken|kept|done|cut|put|set|shown)\.$", re.IGNORECASE)
 
 
 def embedding_text(u: Unit, heading: str = "") -> str:

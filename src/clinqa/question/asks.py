@@ -50,6 +50,9 @@ DOSE_QUESTION = re.compile(r"\b(?:" + "|".join(sorted(DOSE_HEADERS)) + r"|how mu
 #: a question asking when something happened ("When was Afrezza approved by the FDA?"): it wants a date; not
 #: "When is prasugrel contraindicated?" or "When should ...", which ask for a condition
 DATE_QUESTION = re.compile(r"^\s*when\s+(?:did|was|were)\b|\bwhat year\b|\bin which year\b", re.IGNORECASE)
+#: a question that asks for the reason of something ("why was ... stopped", "reason for ...", "what was ... held for")
+REASON_QUESTION = re.compile(r"^\s*why\b|\breasons?\s+(?:for|why)\b|\bwhat\s+(?:was|were|is)\b.*\bfor\s*\??\s*$",
+                             re.IGNORECASE)
 
 
 #: a question asking how many: it wants the count, not the list ("How many DSM-5 criteria are needed?")
@@ -212,8 +215,8 @@ class AsksRead:
     """What the choice of passages and the extractive answer read of a question, read once (:func:`read_asks`).
     The question profile (:class:`clinqa.question.profile.QuestionProfile`) is one, with more fields; its
     docstring describes each. All read from ``question`` as given: ``wants_list`` (:func:`wants_list`),
-    ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` (:data:`NUMBER_QUESTION`,
-    :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`), ``asks_duration``
+    ``asks_number`` / ``asks_dose`` / ``asks_count`` / ``asks_date`` / ``asks_reason`` (:data:`NUMBER_QUESTION`,
+    :data:`DOSE_QUESTION`, :data:`COUNT_QUESTION`, :data:`DATE_QUESTION`, :data:`REASON_QUESTION`), ``asks_duration``
     (:data:`DURATION_QUESTION` and not :data:`LENGTH_QUESTION`), ``asks_treatment`` (:data:`TREATMENT_ASK`, and not
     a list of criteria, a count or a number other than a dose), ``heading_kinds`` (:func:`heading_kinds`),
     ``qualifiers`` (``(name, words that state it, words that state its opposite)``: :data:`OPPOSITES`),
@@ -244,6 +247,7 @@ class AsksRead:
     asks_dose: bool
     asks_count: bool
     asks_date: bool
+    asks_reason: bool
     asks_duration: bool
     heading_kinds: frozenset[str]
     qualifiers: tuple[Qualifier, ...]
@@ -293,6 +297,7 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
         asks_dose=DOSE_QUESTION.search(question) is not None,
         asks_count=COUNT_QUESTION.search(question) is not None,
         asks_date=bool(question and DATE_QUESTION.search(question)),
+        asks_reason=bool(question and REASON_QUESTION.search(question)),
         asks_duration=bool(DURATION_QUESTION.search(question) and not LENGTH_QUESTION.search(question)),
         heading_kinds=heading_kinds(question) if question else frozenset(),
         qualifiers=tuple(qualifiers_of(question)) if question else (),
