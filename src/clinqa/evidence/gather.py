@@ -39,7 +39,6 @@ from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.terms import QUANTITY
-from clinqa.text.words import words_of
 
 if TYPE_CHECKING:
     import numpy as np
@@ -261,7 +260,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     # "anticoagulant" by "rivaroxaban") is no word the passages lack
     named = frozenset(t.text for t in check.key_terms if t not in check.missing) if check is not None else frozenset()
     # the words the time reader took ("still on", "last"): the question's time, no topic a passage should name
-    timing = frozenset(words_of(intent.phrase))
+    timing = frozenset(intent.phrase.lower().split())
     unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
                          or w in timing or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
