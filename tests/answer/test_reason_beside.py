@@ -6,7 +6,6 @@ never the K 5.9 that the note gives)."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
