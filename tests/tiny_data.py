@@ -1,12 +1,16 @@
 """Hand-made passages and questions shared by several test folders (importable as ``tiny_data``:
 the tests folder is on sys.path; a module named ``conftest`` is not safe to import by name)."""
 
+import json
+from pathlib import Path
+
 import numpy as np
 
 from clinqa.chunking.base import Chunk
 from clinqa.chunking.tokens import WordCounter
 from clinqa.pipeline import Pipeline
 from clinqa.retrieval.hybrid import Retrieved
+from clinqa.settings import Settings
 
 #: a hand-made BEIR folder for tiny training runs: (query, gold passage) pairs plus distractors
 TINY_DOCS = {
@@ -109,3 +113,14 @@ class GivenDocuments:
     def chunks_of(self, doc_id: str) -> list[Chunk]:
         self.asked.append(doc_id)
         return list(self.by_doc.get(doc_id, self.other))
+
+
+def notes_pipeline(folder: Path, patient_id: str, notes: list[tuple[str, str, str]]) -> Pipeline:
+    """A pipeline over one patient's clinic notes, ``(note id, ISO date, text)`` each, written to
+    ``folder/notes.jsonl`` in the notes format and ingested into ``folder/data``."""
+    src = folder / "notes.jsonl"
+    src.write_text("".join(json.dumps({"patient_id": patient_id, "note_id": n, "date": day, "note_type": "clinic",
+                                       "author_role": "physician", "text": text}) + "\n" for n, day, text in notes))
+    p = Pipeline(Settings(data_dir=folder / "data"))
+    p.ingest([src], progress=False)
+    return p

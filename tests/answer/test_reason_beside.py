@@ -5,14 +5,12 @@ never the K 5.9 that the note gives)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from clinqa.chunking.units import unit_records
 from clinqa.pipeline import Pipeline
 from clinqa.question.asks import read_asks
-from clinqa.settings import Settings
+from tiny_data import notes_pipeline
 
 
 def test_a_thing_and_what_was_done_to_it_is_a_unit_of_its_own() -> None:
@@ -39,13 +37,7 @@ NOTES = [
 
 @pytest.fixture(scope="module")
 def pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
-    d = tmp_path_factory.mktemp("reason-beside")
-    src = d / "notes.jsonl"
-    src.write_text("".join(json.dumps({"patient_id": "B", "note_id": n, "date": day, "note_type": "clinic",
-                                       "author_role": "physician", "text": text}) + "\n" for n, day, text in NOTES))
-    p = Pipeline(Settings(data_dir=d / "data"))
-    p.ingest([src], progress=False)
-    return p
+    return notes_pipeline(tmp_path_factory.mktemp("reason-beside"), "B", NOTES)
 
 
 @pytest.mark.parametrize(("question", "note", "reason"), [

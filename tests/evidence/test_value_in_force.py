@@ -5,12 +5,10 @@ after a 2024 note had switched the patient to rivaroxaban)."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from clinqa.pipeline import Pipeline
-from clinqa.settings import Settings
+from tiny_data import notes_pipeline
 
 NOTES = [
     ("n1", "2021-03-02", "Warfarin clinic. AF on warfarin 5 mg daily, INR 2.6. Cr 1.1."),
@@ -24,13 +22,7 @@ NOTES = [
 
 @pytest.fixture(scope="module")
 def pipe(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
-    d = tmp_path_factory.mktemp("value-in-force")
-    src = d / "notes.jsonl"
-    src.write_text("".join(json.dumps({"patient_id": "A", "note_id": n, "date": day, "note_type": "clinic",
-                                       "author_role": "physician", "text": text}) + "\n" for n, day, text in NOTES))
-    p = Pipeline(Settings(data_dir=d / "data"))
-    p.ingest([src], progress=False)
-    return p
+    return notes_pipeline(tmp_path_factory.mktemp("value-in-force"), "A", NOTES)
 
 
 def _cited_notes(pipe: Pipeline, question: str) -> tuple[list[str], str]:

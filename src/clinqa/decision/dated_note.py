@@ -4,8 +4,6 @@ refused (such a question sits far from the notes in cosine: "last EF", "2023 UAC
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from clinqa.decision.verdict import Case, Verdict
 
 
@@ -14,10 +12,8 @@ def dated_note(ev: Case, v: Verdict) -> Verdict | None:
     of it (hits under the time filters); ``kind`` gains ``+dated_note``."""
     if v.answer or not ev.timed or ev.filters.patient_id is None or not ev.hits:
         return None
-    assert v.gate is not None
-    g = replace(v.gate, answer=True, kind=v.gate.kind + "+dated_note",
-                reason=f"the question names a time ({ev.intent.phrase}) and the patient has notes of it")
-    return replace(v, answer=True, reason="", gate=g, step="dated_note")
+    return v.overturned("dated_note", "dated_note",
+                        f"the question names a time ({ev.intent.phrase}) and the patient has notes of it")
 
 
 def noted_in_time(ev: Case, v: Verdict) -> Verdict | None:
@@ -33,8 +29,5 @@ def noted_in_time(ev: Case, v: Verdict) -> Verdict | None:
     if (v.answer or not about_time or ev.filters.patient_id is None or not ev.hits or check is None
             or not check.key_terms or check.complete_in is None):
         return None
-    assert v.gate is not None
-    g = replace(v.gate, answer=True, kind=v.gate.kind + "+noted_in_time",
-                reason=f"the question asks about a time of the patient's notes ({ev.intent.phrase}) and a note of it "
-                       "names every key term")
-    return replace(v, answer=True, reason="", gate=g, step="noted_in_time")
+    return v.overturned("noted_in_time", "noted_in_time", f"the question asks about a time of the patient's notes "
+                        f"({ev.intent.phrase}) and a note of it names every key term")

@@ -3,8 +3,6 @@ answers (the calibrated support threshold)."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from clinqa.decision.verdict import Case, Verdict
 
 
@@ -17,7 +15,5 @@ def support(ev: Case, v: Verdict) -> Verdict | None:
     if (v.answer or d is None or check is None or s is None or d.signal is None or check.complete_in != 0
             or d.signal < s):
         return None
-    g = replace(d, answer=True, kind=d.kind + "+key_term_support",
-                reason=f"signal {d.signal:.3f} is below the threshold {d.threshold:.3f} "
-                       f"but at least {s:.3f}, and the best passage mentions every key term")
-    return replace(v, answer=True, reason="", gate=g, step="support")
+    return v.overturned("support", "key_term_support", f"signal {d.signal:.3f} is below the threshold "
+                        f"{d.threshold:.3f} but at least {s:.3f}, and the best passage mentions every key term")

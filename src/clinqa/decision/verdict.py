@@ -5,7 +5,7 @@ import it without the table)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 if TYPE_CHECKING:
@@ -111,6 +111,14 @@ class Verdict:
     step: str = ""
     final: bool = False
     warnings: tuple[str, ...] = ()
+
+    def overturned(self, step: str, kind: str, why: str) -> Verdict:
+        """This refusal answered by ``step`` after all (``dated_note``, ``noted_in_time``, ``support``): the gate
+        record (present after retrieval) becomes an answer whose ``kind`` gains ``"+" + kind`` and whose reason is
+        ``why``."""
+        assert self.gate is not None
+        g = replace(self.gate, answer=True, kind=f"{self.gate.kind}+{kind}", reason=why)
+        return replace(self, answer=True, reason="", gate=g, step=step)
 
 
 StepFn = Callable[[Case, Verdict], Verdict | None]

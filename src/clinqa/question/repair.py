@@ -35,17 +35,18 @@ def _greek_names() -> dict[str, str]:
 GREEK_NAMES: dict[str, str] = _greek_names()
 
 
-def _unglued(word: str, low: str, vocab: Vocabulary, known: Callable[[str], bool] | None) -> str | None:
+def _unglued(word: str, low: str, letters: re.Match[str] | None, vocab: Vocabulary,
+             known: Callable[[str], bool] | None) -> str | None:
     """``word`` split where a number meets a word typed without the space between them, or None: a run of
     letters the corpus has and a number ("CKD4" -> "CKD 4", "NYHA3" -> "NYHA 3"), or a number and a unit of the
     unit table (:data:`clinqa.text.quantities.UNITS`: "70kg" -> "70 kg", "10y" -> "10 y"). Only a word the corpus
     lacks as typed (``low``, lower case, not in ``vocab``) and the lexicon does not know (``known``) is split; as
-    typed, each part keeps its case."""
+    typed, each part keeps its case. ``letters``: :data:`LETTERS_DIGITS` matched on ``low`` (the caller read it for
+    the hyphen repair; None when ``low`` is no run of letters then digits)."""
     from clinqa.text.quantities import UNITS
 
     if low in vocab or (known is not None and known(low)):
         return None
-    letters = LETTERS_DIGITS.fullmatch(low)
     if letters and letters.group(1) in vocab:
         cut = len(letters.group(1))
     else:
@@ -104,7 +105,7 @@ def repair_question(question: str, vocab: Vocabulary, below: float | None = None
             out.append(question[last:m.start()] + fixed)
             last = m.end()
             continue
-        glued = _unglued(w, low, vocab, known)
+        glued = _unglued(w, low, joined, vocab, known)
         if glued:
             fixes[w] = glued
             out.append(question[last:m.start()] + glued)

@@ -153,10 +153,12 @@ def _rx(pattern: str) -> re.Pattern[str]:
 _FOUR_DIGITS = re.compile(r"\d{4}")
 
 
-#: a bare year candidate, read as one year only in a question to one patient's notes (``reference=False``): not a
-#: part of a date ("2022-02-30") nor after "in"/"during", which :func:`_year_patterns` reads (and may set aside as the
-#: asker's history)
-_BARE_YEAR = _rx(rf"(?<!-)(?<!\bin\s)(?<!\bduring\s){_Y}(?!-\d)")
+@lru_cache(maxsize=1)
+def _bare_year() -> re.Pattern[str]:
+    """A bare year candidate, read as one year only in a question to one patient's notes (``reference=False``): not
+    a part of a date ("2022-02-30") nor after "in"/"during", which :func:`_year_patterns` reads (and may set aside as
+    the asker's history). Compiled on first need, as the year patterns are."""
+    return _rx(rf"(?<!-)(?<!\bin\s)(?<!\bduring\s){_Y}(?!-\d)")
 
 
 @lru_cache(maxsize=1)
@@ -351,7 +353,7 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
         return all(m.end() <= s or m.start() >= e for s, e, *_ in found)
 
     # of one patient's notes a bare year is the notes' year ("2021 renal fx", "eGFR 2020"): no guideline is meant
-    bare = [(_BARE_YEAR, "year")] if digits and not reference else []
+    bare = [(_bare_year(), "year")] if digits and not reference else []
     for rx, kind in [*(_year_patterns() if digits else ()), *bare]:
         for m in rx.finditer(question):
             if kind == "year_in" and _history(question, m.start(), reference):
