@@ -222,6 +222,9 @@ def test_recalibrated_threshold_or_time_intent_changes_the_key(pipe: Pipeline, c
     today = datetime.date.today().isoformat()
     assert _answer_state(pipe, "latest guidance on " + QUESTION).endswith(f"|day={today}")
     assert "|day=" not in _answer_state(pipe, QUESTION)
+    # a bare year is a time only in a question to one patient's notes, as ask reads it
+    assert "|day=" not in _answer_state(pipe, "2021 " + QUESTION)
+    assert _answer_state(pipe, "2021 " + QUESTION, reference=False).endswith(f"|day={today}")
 
 
 def test_a_recalibrated_patient_scope_or_support_threshold_changes_the_key(pipe: Pipeline) -> None:

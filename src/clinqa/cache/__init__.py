@@ -92,20 +92,22 @@ def cache_filters(filters: Filters, closed: bool = False) -> dict[str, Any]:
     return d
 
 
-def _answer_state(pipe: Pipeline, question: str) -> str:
+def _answer_state(pipe: Pipeline, question: str, reference: bool = True) -> str:
     """What besides settings and corpus can change an answer: the whole calibration in force, both scopes
     (:meth:`clinqa.pipeline.Pipeline.calibration_key`: threshold, support and related thresholds, key-term
     cut and where each came from; a re-calibration with ``eval refusal --save`` changes them without
     touching the settings) and,
     for questions with a time intent ("latest", "last year"), today's date, which they are read
-    against."""
+    against. ``reference``: the question is asked of the reference documents (no patient scope), read as
+    ``Pipeline.ask`` reads it (:func:`clinqa.question.time.parse_time_intent`: a bare year is a time only in a
+    question to one patient's notes)."""
     import datetime
 
     from clinqa.question.time import parse_time_intent
 
     state = f"{pipe.config_hash()}|calibration={pipe.calibration_key()}"
     today = datetime.date.today()
-    intent = parse_time_intent(question, today)
+    intent = parse_time_intent(question, today, reference=reference)
     if intent.recency or intent.year_min is not None or intent.year_max is not None:
         state += f"|day={today.isoformat()}"
     return state
@@ -138,7 +140,8 @@ def cached_ask(pipe: Pipeline, cache: Cache | None, question: str, filters: Filt
     if cache is None:
         return pipe.ask(question, filters, closed=closed), False
     t0 = time.perf_counter()
-    akey = answer_key(question, cache_filters(filters, closed), _answer_state(pipe, question), pipe.corpus_version())
+    state = _answer_state(pipe, question, reference=filters.patient_id is None)
+    akey = answer_key(question, cache_filters(filters, closed), state, pipe.corpus_version())
     vkey = vector_key(question, pipe.encoder.model_id)
     stored = _safe("read", lambda: cache.get_answer(akey))
     if stored is not None:
