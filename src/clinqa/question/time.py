@@ -29,7 +29,8 @@
   update, review, study, trial, paper, article, consensus, edition, version, ...) follows it,
   optionally after up to two upper-case acronyms ("2020 ESC AF guidelines"); otherwise ignored, but in a question
   to one patient's notes (``reference=False``), where any bare year is the year of the notes asked about ("2021
-  renal fx", "eGFR 2020");
+  renal fx", "eGFR 2020"); and there a dose asked with no time and no word of a past event ("xarelto dose", not
+  "what dose was started", "why was the dose reduced") is the dose in force (``recency=True``);
 - whole dates: ISO "2022-04-18", "18 April 2022", "April 18, 2022" -> ``date_min = date_max`` (the
   day, and its year as ``year_min = year_max``); "since / from / after D" and "before / until / by D"
   bound the days as they bound years; "between D1 and D2" is a range. A patient's notes are then
@@ -159,6 +160,13 @@ def _bare_year() -> re.Pattern[str]:
     a part of a date ("2022-02-30") nor after "in"/"during", which :func:`_year_patterns` reads (and may set aside as
     the asker's history). Compiled on first need, as the year patterns are."""
     return _rx(rf"(?<!-)(?<!\bin\s)(?<!\bduring\s){_Y}(?!-\d)")
+
+
+#: a dose asked of one patient's notes with no time (:func:`parse_time_intent`, ``reference=False``): the dose in force
+_DOSE_NOW = _rx(r"\b(?:dose|dosing|dosage)\b")
+#: words that ask about a past dose or event, not the dose in force ("was started", "initial dose", "why", "when")
+_NOT_NOW = _rx(r"\b(?:was|were|had|did|started?|starting|initial(?:ly)?|first|given|prior|previous(?:ly)?|before|"
+               r"originally|when|why|changed?|reduced|increased|held|stopped)\b")
 
 
 @lru_cache(maxsize=1)
@@ -376,6 +384,9 @@ def parse_time_intent(question: str, today: datetime.date, reference: bool = Fal
     rec = next((m for m in _RECENCY.finditer(question) if free(m) and not (
         _STORY_NOW.fullmatch(m.group(0)) and _about_patient(question, m.start(), reference)
         and _STORY_PERSON.search(_sentence_of(question, m.start())))), None)
+    if rec is None and not found and not reference and not _NOT_NOW.search(question):
+        # of one patient's notes, a dose asked with no time is the dose in force ("xarelto dose")
+        rec = _DOSE_NOW.search(question)
     lows = [lo for _, _, lo, _ in found if lo is not None]
     highs = [hi for _, _, _, hi in found if hi is not None]
     lo, hi = (max(lows) if lows else None), (min(highs) if highs else None)
