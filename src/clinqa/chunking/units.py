@@ -66,7 +66,7 @@ class Unit:
         return f"{self.label} {self.text}" if self.label else self.text
 
 
-def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12) -> list[Unit]:
+def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12, short: bool = False) -> list[Unit]:
     """Quotable units of a chunk body in reading order (see module docstring).
 
     A list item is one unit together with its nested items (so "Yes: continue" keeps its
@@ -77,7 +77,8 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
     and units under 3 words are not quotable on their own, but a named value is ("eGFR 38.") and so is a thing and
     what was done to it ("Spironolactone held.", :data:`_ACTED`); a flowchart's
     steps are, decisions and conditions too ("Score 5-6?", "INR >= 2.0:"): a branch is quoted with the condition
-    that says when it applies."""
+    that says when it applies. With ``short`` (a patient's note, whose short sentences are facts: "SIADH likely.",
+    "Sexual dysfunction.") a sentence of one or two words is quotable too."""
     out: list[Unit] = []
     label, intro = "", ""
     group = 0
@@ -171,7 +172,7 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12)
         if len(text.split()) > max_label_words:
             out.append(Unit("", text.rstrip(":") + ".", "sentence", group, len(out)))
     return [u for u in out
-            if (len(u.full.split()) >= 3 or _MEASURED.match(u.full) or _ACTED.match(u.full))
+            if (short or len(u.full.split()) >= 3 or _MEASURED.match(u.full) or _ACTED.match(u.full))
             and len(u.text.split()) >= 1
             and (u.flow or not u.text.rstrip().endswith((":", "?")))]
 

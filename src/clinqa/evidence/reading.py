@@ -54,7 +54,7 @@ class PassageReading:
     @cached_property
     def units(self) -> tuple[Unit, ...]:
         """The quotable units of the chunk's body (:func:`clinqa.chunking.units.unit_records`), in reading order."""
-        return tuple(unit_records(self.chunk.body))
+        return tuple(unit_records(self.chunk.body, short=self.chunk.note_date is not None))
 
     @cached_property
     def checked(self) -> CheckedPassage:
