@@ -305,6 +305,15 @@ class Candidates:
                     or (u.flow and (hi, u.group) in flows and self.usable(hi, u, need_overlap=False))]
         if not keep:  # nothing shares a word with the question: still never boilerplate or the opposite qualifier
             keep = [(hi, u) for hi, u in units if self.usable(hi, u, need_overlap=False)]
+        elif profile.asks_dose and not profile.asks_count and not any(_has_number(u, dose=True) for _, u in keep):
+            # a dose asked of a patient's note whose sentences sharing a word with the question state none
+            # ("Continue anticoagulation." for "what dose (anticoagulant)?"): that note's sentences (any section)
+            # stating an amount may answer too ("Apixaban 5 mg twice daily continued."). Not a guideline's: there a
+            # dose question whose words no dosed line shares is refused (``decision/quote.py``: NO_DOSE)
+            kept = {id(u) for _, u in keep}
+            notes = {hits[hi].chunk.doc_id for hi, _ in keep if hits[hi].chunk.note_date is not None}
+            keep = [(hi, u) for hi, u in units if id(u) in kept or (
+                hits[hi].chunk.doc_id in notes and _has_number(u, dose=True) and self.usable(hi, u, False))]
         if flows and self.valued:
             off = self.excluded_branches()
             keep = [(hi, u) for hi, u in keep if id(u) not in off]
