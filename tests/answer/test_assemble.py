@@ -42,7 +42,7 @@ AMOXICILLIN = KeyTerm("amoxicillin", "specific", "amoxicillin")
 # -- warnings ---------------------------------------------------------------------------------------
 def test_gate_warnings_uncalibrated_then_missing_words() -> None:
     gate = RefusalGate(0.5, model_id="m1", calibrated=False)
-    out = assemble.gate_warnings(gate, ["zorblax", "quux"], "warn", scoped=False, answering=True)
+    out = assemble.gate_warnings(gate, ["zorblax", "quux"], "warn", scope="", answering=True)
     assert out == ["the refusal threshold 0.50 is not calibrated for this model (m1): run `clinqa eval refusal "
                    "... --save`",
                    "the corpus never mentions 'zorblax', 'quux'; the quoted passages may not answer the question"]
@@ -50,10 +50,10 @@ def test_gate_warnings_uncalibrated_then_missing_words() -> None:
 
 def test_gate_warnings_scoped_refused_and_off() -> None:
     gate = RefusalGate(0.5, model_id="m1")
-    assert assemble.gate_warnings(gate, ["zorblax"], "warn", scoped=True, answering=False) == [
-        "no passage under the applied filters mentions 'zorblax'"]
-    assert assemble.gate_warnings(gate, ["zorblax"], "refuse", scoped=False, answering=False) == []
-    assert assemble.gate_warnings(gate, [], "warn", scoped=False, answering=True) == []
+    assert assemble.gate_warnings(gate, ["zorblax"], "warn", scope="patient P1's notes", answering=False) == [
+        "no passage in patient P1's notes mentions 'zorblax'"]
+    assert assemble.gate_warnings(gate, ["zorblax"], "refuse", scope="", answering=False) == []
+    assert assemble.gate_warnings(gate, [], "warn", scope="", answering=True) == []
 
 
 # -- refusals ---------------------------------------------------------------------------------------

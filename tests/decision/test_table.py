@@ -113,8 +113,14 @@ def test_key_term_reason_replaces_a_dense_refusal() -> None:
     v = d_key_terms.key_terms(_ev(check=check), _gate(False, 0.3))
     assert v is not None and v.gate is not None and v.gate.kind == "dense_cosine"
     assert v.reason == "The documents do not mention amoxicillin."
-    scoped = d_key_terms.key_terms(_ev(check=check, scoped=True), _gate(False, 0.3))
-    assert scoped is not None and scoped.reason == "The documents under the applied filters do not mention amoxicillin."
+    # under a filter the sentence names what the question could see (Filters.scope)
+    for filters, said in ((Filters(year_min=2019, year_max=2021), "The documents of 2019-2021"),
+                          (Filters(patient_id="P1"), "Patient P1's notes"),
+                          (Filters(patient_id="P1", year_min=2023, year_max=2023), "Patient P1's notes of 2023"),
+                          (Filters(sources=("ACC/AHA",), year_min=2019), "The documents from 2019 on from ACC/AHA")):
+        # (a store with notes asked without a patient: "the reference documents", set by gathering)
+        scoped = d_key_terms.key_terms(_ev(check=check, scope=filters.scope()), _gate(False, 0.3))
+        assert scoped is not None and scoped.reason == f"{said} do not mention amoxicillin."
 
 
 def test_key_terms_that_only_warn() -> None:

@@ -94,19 +94,20 @@ def topic_label(t: dict[str, Any]) -> str:
 
 
 # -- warnings -----------------------------------------------------------------------------------------
-def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str, scoped: bool,
+def gate_warnings(gate: RefusalGate, missing: Sequence[str], unknown_terms: str, scope: str,
                   answering: bool) -> list[str]:
     """The warnings known once the gate has decided: an uncalibrated threshold (``gate.calibrated``
     False), then, with ``unknown_terms == "warn"``, the question words in ``missing`` (those no
-    visible chunk has, :func:`clinqa.evidence.coverage.term_counts`). ``scoped``: a patient, year,
-    source or document filter applied (the words are then missing "under the applied filters");
+    visible chunk has, :func:`clinqa.evidence.coverage.term_counts`). ``scope``: what a patient, year,
+    source or document filter lets the question see (:meth:`clinqa.store.filters.Filters.scope`; the words are then
+    missing there: "no passage in patient P1's notes mentions ..."), ``""`` when none applied;
     ``answering``: the gate's own decision, which adds that the quoted passages may not answer."""
     out = []
     if not gate.calibrated:
         out.append(f"the refusal threshold {gate.threshold:.2f} is not calibrated for this model "
                    f"({gate.model_id}): run `clinqa eval refusal ... --save`")
     if missing and unknown_terms == "warn":
-        where = "no passage under the applied filters mentions " if scoped else "the corpus never mentions "
+        where = f"no passage in {scope} mentions " if scope else "the corpus never mentions "
         out.append(where + ", ".join(f"'{w}'" for w in missing)
                    + (MAY_NOT_ANSWER if answering else ""))
     return out
@@ -353,7 +354,7 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
     answering = decision.after("dated_note").answer and verdict.answer
     warnings = [*question_warnings(ev.intent, filters.patient_id is None and stages.has_patient_notes),
                 *gate_warnings(ev.gate, [w for w in ev.missing if w not in found.unwarned], ev.unknown_terms,
-                               ev.scoped, answering),
+                               ev.scope, answering),
                 *decision.at_end_of("quote").warnings]
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.time_filter, result.query_vector,

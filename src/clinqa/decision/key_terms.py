@@ -38,7 +38,7 @@ def key_terms(ev: Case, v: Verdict) -> Verdict | None:
     if check is None or not check.decisive or ev.key_terms != "refuse" or (ev.model_writes and v.answer):
         return None
     names = check.decisive_names()
-    reason = missing_reason(names, check.in_corpus, ev.scoped)
+    reason = missing_reason(names, check.in_corpus, ev.scope)
     if all(t.text in check.prevented for t in check.decisive):
         reason = f"The passages found name {join_words(names, 'and')} only as something to prevent, not to treat."
     return _key_refusal(v, reason, "key_terms")
@@ -134,12 +134,14 @@ def join_words(words: Sequence[str], conjunction: str = "or") -> str:
     return ", ".join(ws[:-1]) + f" {conjunction} " + ws[-1]
 
 
-def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scoped: bool) -> str:
+def missing_reason(missing: Sequence[str], in_corpus: dict[str, bool], scope: str) -> str:
     """The refusal sentence for key terms no quotable passage mentions (see module docstring).
-    ``scoped``: a patient, year or source filter applied (then "the documents" are those under it)."""
+    ``scope``: what a patient, year, source or document filter lets the question see
+    (:meth:`clinqa.store.filters.Filters.scope`: "patient P1's notes", "the documents of 2021"), which the sentence
+    names; ``""`` when none applied."""
     absent = [t for t in missing if not in_corpus.get(t.lower(), False)]  # keys are lower case, names as typed
-    if absent and not scoped:
+    if absent and not scope:
         return f"The documents do not mention {join_words(absent)}."
-    if scoped:
-        return f"The documents under the applied filters do not mention {join_words(missing)}."
+    if scope:
+        return f"{scope[0].upper()}{scope[1:]} do not mention {join_words(missing)}."
     return f"The passages found do not mention {join_words(missing)}."

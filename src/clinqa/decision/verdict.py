@@ -45,8 +45,9 @@ class Case:
     ``result`` (the hits), ``missing`` (question words no visible chunk has), ``rare`` (question words few chunks
     have, less those no warning names: :attr:`clinqa.evidence.gather.Gathered.rare`), ``check`` (the key-term test of
     the quotable passages, None when it did not run), ``timed`` (a question about a time whose topic, if any, the
-    key-term test found none of: see ``dated_note``), ``scoped`` (a patient, year, source or document filter applied,
-    or the store holds notes) and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`; :attr:`gate` is its
+    key-term test found none of: see ``dated_note``), ``scope`` (what a patient, year, source or document filter let
+    the search see, in words: "patient P1's notes", "the reference documents" of a store with notes; "" for none)
+    and ``calibration`` (:class:`clinqa.decision.calibration.Resolved`; :attr:`gate` is its
     :class:`RefusalGate`) and ``profile`` (what the question asks for, read once from the question after spelling
     repair: :class:`clinqa.question.profile.QuestionProfile`; None before retrieval). Quote phase: ``extract`` (the
     extractive answer, :class:`clinqa.answer.extractive.Extract`: the steps read its ``text`` and ``citations``).
@@ -69,7 +70,7 @@ class Case:
     rare: list[str] = field(default_factory=list)
     check: Answerability | None = None
     timed: bool = False
-    scoped: bool = False
+    scope: str = ""
     calibration: Resolved | None = None
     extract: Quoted | None = None
     model_refused: bool = False
@@ -82,9 +83,9 @@ class Case:
     def take(self, found: Gathered) -> None:
         """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
         ``profile``, ``result``, ``missing``, ``rare``, ``check``, ``timed``, ``answer_score`` /
-        ``answer_threshold`` (left as they are when the answer model did not run) and ``scoped``."""
+        ``answer_threshold`` (left as they are when the answer model did not run) and ``scope``."""
         self.profile, self.result, self.missing, self.rare = found.profile, found.result, found.missing, found.rare
-        self.check, self.timed, self.scoped = found.check, found.timed, found.scoped
+        self.check, self.timed, self.scope = found.check, found.timed, found.scope
         if found.answer_score is not None:
             self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold
 

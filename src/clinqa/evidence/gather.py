@@ -160,7 +160,9 @@ class Gathered:
     read of ``asked``; for the decision the question words no visible chunk has (``missing``), the key-term test of
     the context (``check``, None when it did not run), whether the question is about a time only (``timed``), the
     answer model's best probability over the first quotable passages and its threshold (``answer_score``,
-    ``answer_threshold``; None when the model did not run), whether a filter scoped the search (``scoped``) and
+    ``answer_threshold``; None when the model did not run), what a filter let the search see (``scope``:
+    :meth:`clinqa.store.filters.Filters.scope`, or "the reference
+    documents" of a store with patient notes asked without a patient; "" when nothing narrowed it) and
     which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
     reads as ordinary English ("honestly", "wonder", "think"), the patient's values typed as one word ("58kg":
     :data:`clinqa.question.terms.QUANTITY`) and, of ``missing``, the key terms a quotable passage names under another
@@ -179,7 +181,7 @@ class Gathered:
     timed: bool = False
     answer_score: float | None = None
     answer_threshold: float | None = None
-    scoped: bool = False
+    scope: str = ""
     unwarned: frozenset[str] = frozenset()
 
 
@@ -275,6 +277,5 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
         if found.check is not None:
             found.check = replace(found.check, answer_score=found.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
-    found.scoped = (filters.patient_id is not None or filters.has_years or bool(filters.sources or filters.doc_ids)
-                    or stages.has_patient_notes)
+    found.scope = filters.scope() or ("the reference documents" if stages.has_patient_notes else "")
     return found

@@ -59,6 +59,21 @@ class Filters:
         """True when a year bound (``year_min`` or ``year_max``) is set."""
         return self.year_min is not None or self.year_max is not None
 
+    def scope(self) -> str:
+        """What the filters let a query see, in words for a refusal or a warning; ``""`` when they narrow nothing
+        (the reference documents of every year and source). A patient's: "patient P1's notes", with its years ("of
+        2021", "of 2019-2021", "from 2019 on", "up to 2020"); else "the documents" with those years and "from
+        ACC/AHA" (the sources), or "the chosen documents" (``doc_ids``)."""
+        lo, hi = self.year_min, self.year_max
+        years = ("" if lo is None and hi is None else f" up to {hi}" if lo is None else f" from {lo} on" if hi is None
+                 else f" of {lo}" if lo == hi else f" of {lo}-{hi}")
+        if self.patient_id is not None:
+            return f"patient {self.patient_id}'s notes{years}"
+        if not (years or self.sources or self.doc_ids):
+            return ""
+        what = "the chosen documents" if self.doc_ids else "the documents"
+        return what + years + (f" from {', '.join(self.sources)}" if self.sources else "")
+
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready form, as shown to users under ``filters``."""
         d = asdict(self)
