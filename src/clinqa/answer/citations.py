@@ -45,6 +45,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from clinqa.question.terms import PEOPLE_WORDS
 from clinqa.text.blocks import PARAGRAPH_BREAK
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
 from clinqa.text.quantities import NUMBER_RE, unsupported_quantities
@@ -63,10 +64,6 @@ _DECISION = re.compile(r"^\W*(?:yes|no|maybe)\W*$", re.IGNORECASE)
 #: negation cues; a claim and the cited sentence it matches best must agree on negation
 _NEGATORS = frozenset("not no never nor neither cannot without none".split())
 _NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
-#: population words: a claim naming one must find it in the cited text ("in children" is not "in adults")
-_POPULATION = frozenset("""child children pediatric paediatric infant infants neonate neonates newborn newborns
-adolescent adolescents adult adults elderly pregnant pregnancy breastfeeding lactation lactating women men
-""".split())
 _REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
 #: phrases with a negation word that negate nothing: bounds, "with or without", idioms
 _NOT_NEGATION = re.compile(
@@ -282,9 +279,9 @@ def _content_checks(bare: str, words: list[str], cited: list[str], min_support: 
         if negated(part) != negated(span.text):
             reasons.append(f"{'negates' if negated(part) else 'drops the negation of'} the cited text: "
                            f"\"{' '.join(span.text.split())[:120]}\"")
-        in_sentence = {w for w in _WORD.findall(span.sentence.lower()) if w in _POPULATION}
+        in_sentence = {w for w in _WORD.findall(span.sentence.lower()) if w in PEOPLE_WORDS}
         pool = set(content_words(span.sentence)) if in_sentence else have_all
-        populations += [w for w in dict.fromkeys(_WORD.findall(part.lower())) if w in _POPULATION
+        populations += [w for w in dict.fromkeys(_WORD.findall(part.lower())) if w in PEOPLE_WORDS
                         and _stem(w) not in pool and w not in populations]
     if populations:
         reasons.append("names " + ", ".join(f"'{w}'" for w in populations) + ", which the cited text does not")

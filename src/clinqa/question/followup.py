@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from clinqa.question.terms import POPULATION_WORDS
+from clinqa.question.terms import PEOPLE_WORDS, POPULATION_WORDS
 from clinqa.text.quantities import NUMBER, unit_pattern
 from clinqa.text.stopwords import QUESTION_STOP_WORDS
 from clinqa.text.words import LETTER_RUN, bounded_word
@@ -154,18 +154,11 @@ def leans_back(follow_up: str) -> bool:
                 or ANAPHORA.search(follow_up) or len(_content(follow_up)) < 4)
 
 
-#: population words of a question, besides :data:`clinqa.question.terms.POPULATION_WORDS` (adults are the default
-#: population of most passages, so the key terms leave them out; a follow-up about children replaces them)
-ADULTS = frozenset({"adult", "adults", "men", "women", "man", "woman", "elderly", "older"})
-#: population words that are organs or renal states, read as their own slots (dialysis) or as topic
-_NOT_POPULATION = frozenset({"dialysis", "haemodialysis", "hemodialysis", "esrd", "kidney", "kidneys", "renal",
-                             "liver", "hepatic", "cancer", "cancers", "malignancy", "oncology"})
-
-
 def _population_words(text: str) -> list[str]:
-    """The population words of ``text`` in order, lower case ("pregnancy", "kids", "adults")."""
-    return [w for w in re.findall(r"[a-z][a-z-]*", text.lower())
-            if (w in POPULATION_WORDS or w in ADULTS) and w not in _NOT_POPULATION]
+    """The population words of ``text`` in order, lower case ("pregnancy", "kids", "adults"): words that name a
+    group of people (:data:`clinqa.question.terms.PEOPLE_WORDS`; organs and renal states are read as their own
+    slots, dialysis, or as topic)."""
+    return [w for w in re.findall(r"[a-z][a-z-]*", text.lower()) if w in PEOPLE_WORDS]
 
 
 def _replace_once(text: str, old: str, new: str) -> str:

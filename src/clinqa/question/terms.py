@@ -65,8 +65,10 @@ POPULATIONS: dict[str, tuple[str, ...]] = {
 }
 
 
-#: question words that name a population group (lower case) -> its group in :data:`POPULATIONS`
-POPULATION_WORDS: dict[str, str] = {
+#: question words that name a group of people (lower case) -> its group in :data:`POPULATIONS`, or ``adults``: the
+#: default population of most passages, so the key terms leave them out (:data:`POPULATION_WORDS`), a follow-up
+#: about children replaces them, and a claim naming them must find them in its cited text
+PEOPLE_WORDS: dict[str, str] = {
     "child": "children", "children": "children", "kids": "children", "kid": "children", "paediatric": "children",
     "pediatric": "children", "toddler": "children", "toddlers": "children",
     "infant": "infants", "infants": "infants", "neonate": "infants", "neonates": "infants", "newborn": "infants",
@@ -77,11 +79,20 @@ POPULATION_WORDS: dict[str, str] = {
     "breastfeeding": "breastfeeding", "breast-feeding": "breastfeeding", "lactation": "breastfeeding",
     "lactating": "breastfeeding",
     "elderly": "older adults", "geriatric": "older adults",
+    "adult": "adults", "adults": "adults", "men": "adults", "women": "adults", "man": "adults", "woman": "adults",
+    "older": "adults",
+}
+#: question words that name a state of an organ or a disease that a dose depends on (lower case) -> its group in
+#: :data:`POPULATIONS`
+STATE_WORDS: dict[str, str] = {
     "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
     "hepatic": "hepatic impairment", "liver": "hepatic impairment",
     "dialysis": "dialysis", "haemodialysis": "dialysis", "hemodialysis": "dialysis", "esrd": "dialysis",
     "cancer": "cancer", "cancers": "cancer", "malignancy": "cancer", "oncology": "cancer",
 }
+#: question words that name a population group (lower case) -> its group in :data:`POPULATIONS`: the groups of
+#: people of :data:`PEOPLE_WORDS` (adults left out) and the states of :data:`STATE_WORDS`
+POPULATION_WORDS: dict[str, str] = {**{w: g for w, g in PEOPLE_WORDS.items() if g != "adults"}, **STATE_WORDS}
 
 
 #: words that say what kind of answer is wanted, not what it is about; never key terms
