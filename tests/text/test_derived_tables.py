@@ -56,3 +56,43 @@ def test_enumerations_derived_from_their_other_form() -> None:
     assert DEFAULT_ENTITIES == ("EMAIL_ADDRESS", "US_SSN", "MRN", "DOB", "PHONE_NUMBER", "ADDRESS", "PERSON")
     with pytest.raises(ValueError, match=r"unknown identifier types \['NAME'\]"):
         screen_identifiers("x", [], entities=("NAME",))
+
+
+OLD_POPULATION_WORDS = {
+    "child": "children", "children": "children", "kids": "children", "kid": "children", "paediatric": "children",
+    "pediatric": "children", "toddler": "children", "toddlers": "children",
+    "infant": "infants", "infants": "infants", "neonate": "infants", "neonates": "infants", "newborn": "infants",
+    "newborns": "infants", "baby": "infants", "babies": "infants",
+    "adolescent": "adolescents", "adolescents": "adolescents", "teenager": "adolescents",
+    "teenagers": "adolescents", "teens": "adolescents",
+    "pregnancy": "pregnancy", "pregnant": "pregnancy", "pregnancies": "pregnancy",
+    "breastfeeding": "breastfeeding", "breast-feeding": "breastfeeding", "lactation": "breastfeeding",
+    "lactating": "breastfeeding",
+    "elderly": "older adults", "geriatric": "older adults",
+    "renal": "renal impairment", "kidney": "renal impairment", "kidneys": "renal impairment",
+    "hepatic": "hepatic impairment", "liver": "hepatic impairment",
+    "dialysis": "dialysis", "haemodialysis": "dialysis", "hemodialysis": "dialysis", "esrd": "dialysis",
+    "cancer": "cancer", "cancers": "cancer", "malignancy": "cancer", "oncology": "cancer",
+}
+#: question/followup.py's ADULTS and _NOT_POPULATION, and answer/citations.py's _POPULATION, as they were
+OLD_ADULTS = {"adult", "adults", "men", "women", "man", "woman", "elderly", "older"}
+OLD_NOT_POPULATION = {"dialysis", "haemodialysis", "hemodialysis", "esrd", "kidney", "kidneys", "renal", "liver",
+                      "hepatic", "cancer", "cancers", "malignancy", "oncology"}
+OLD_CLAIM_POPULATION = set("""child children pediatric paediatric infant infants neonate neonates newborn newborns
+adolescent adolescents adult adults elderly pregnant pregnancy breastfeeding lactation lactating women men""".split())
+
+
+def test_one_population_vocabulary() -> None:
+    from clinqa.question.terms import PEOPLE_WORDS, POPULATION_WORDS, STATE_WORDS
+
+    # the key terms' table: the same entries in the same order
+    assert list(POPULATION_WORDS.items()) == list(OLD_POPULATION_WORDS.items())
+    assert set(STATE_WORDS) == OLD_NOT_POPULATION
+    # a follow-up's population words: the same set
+    assert set(PEOPLE_WORDS) == (set(OLD_POPULATION_WORDS) | OLD_ADULTS) - OLD_NOT_POPULATION
+    # the claim check of a model's answer: every old word, and these besides
+    assert set(PEOPLE_WORDS) >= OLD_CLAIM_POPULATION
+    assert set(PEOPLE_WORDS) - OLD_CLAIM_POPULATION == {
+        "kids", "kid", "toddler", "toddlers", "baby", "babies", "teenager", "teenagers", "teens", "pregnancies",
+        "breast-feeding", "geriatric", "man", "woman", "older"}
+
