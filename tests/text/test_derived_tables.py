@@ -96,3 +96,15 @@ def test_one_population_vocabulary() -> None:
         "kids", "kid", "toddler", "toddlers", "baby", "babies", "teenager", "teenagers", "teens", "pregnancies",
         "breast-feeding", "geriatric", "man", "woman", "older"}
 
+
+def test_age_units_are_the_duration_units_of_a_day_or_more() -> None:
+    from clinqa.question.terms import patient_age_years, without_ages
+    from clinqa.text.quantities import AGE_UNITS
+
+    old = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk", "days", "day")
+    assert set(AGE_UNITS) == set(old) | {"wks"}
+    # within a unit, the longer spellings are still tried first ("years" before "year", "yrs", "yr" and "y")
+    assert [u for u in AGE_UNITS if u.startswith("y")] == [u for u in old if u.startswith("y")]
+    assert [u for u in AGE_UNITS if u.startswith("w")] == ["weeks", "week", "wks", "wk"]
+    assert "6 wks old" not in without_ages("asthma in a 6 wks old infant")
+    assert patient_age_years("a 6 wks old with fever") == 6 / 52

@@ -80,9 +80,9 @@ DURATION_UNITS: tuple[str, ...] = ("hours", "hour", "hrs", "hr", "h", "days", "d
 QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "kg", "ml", "l", "mmol", "mol", "meq",
                                    "units", "unit", "iu", "%", "percent", "mm hg", "mmhg", "bpm",
                                    *DURATION_UNITS, "d")
-#: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried
-AGE_UNITS: tuple[str, ...] = ("years", "year", "yrs", "yr", "y", "months", "month", "mo", "weeks", "week", "wk",
-                              "days", "day")
+#: the units of a patient's age in a question ("72-year-old", "6 month old"), in the order tried: the duration
+#: units of a day or more, then "y" ("3 y old")
+AGE_UNITS: tuple[str, ...] = (*(u for u in DURATION_UNITS if UNITS[u] in {"day", "week", "month", "year"}), "y")
 
 
 def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
