@@ -109,7 +109,8 @@ def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Itera
     (drug-class suffix rules: "ACE inhibitor" ~ "lisinopril"). A modifier of a head of :data:`BESIDE_HEAD`
     is mentioned only beside that head (:func:`names_with_head`). The rules are those of
     :data:`MENTION_RULES`, tried in order; the first that decides wins (:func:`clinqa.evidence.rules.decide`)."""
-    return decide(MENTION_RULES, MentionCase(term, passage, equivalents, matcher))
+    case = MentionCase(term, passage, equivalents, matcher)
+    return decide(MENTION_RULES, case)
 
 
 _TYPE_NUMBER = {"1": 1, "i": 1, "one": 1, "2": 2, "ii": 2, "two": 2}
