@@ -64,6 +64,9 @@ _DECISION = re.compile(r"^\W*(?:yes|no|maybe)\W*$", re.IGNORECASE)
 #: negation cues; a claim and the cited sentence it matches best must agree on negation
 _NEGATORS = frozenset("not no never nor neither cannot without none".split())
 _NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
+#: population words: a claim naming one must find it in the cited text ("in children" is not "in adults"); the one
+#: population vocabulary less "older", which is as often a comparison ("children older than 2") as a population
+_POPULATION = frozenset(PEOPLE_WORDS) - {"older"}
 _REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
 #: phrases with a negation word that negate nothing: bounds, "with or without", idioms
 _NOT_NEGATION = re.compile(
@@ -279,9 +282,9 @@ def _content_checks(bare: str, words: list[str], cited: list[str], min_support: 
         if negated(part) != negated(span.text):
             reasons.append(f"{'negates' if negated(part) else 'drops the negation of'} the cited text: "
                            f"\"{' '.join(span.text.split())[:120]}\"")
-        in_sentence = {w for w in _WORD.findall(span.sentence.lower()) if w in PEOPLE_WORDS}
+        in_sentence = {w for w in _WORD.findall(span.sentence.lower()) if w in _POPULATION}
         pool = set(content_words(span.sentence)) if in_sentence else have_all
-        populations += [w for w in dict.fromkeys(_WORD.findall(part.lower())) if w in PEOPLE_WORDS
+        populations += [w for w in dict.fromkeys(_WORD.findall(part.lower())) if w in _POPULATION
                         and _stem(w) not in pool and w not in populations]
     if populations:
         reasons.append("names " + ", ".join(f"'{w}'" for w in populations) + ", which the cited text does not")
