@@ -184,6 +184,11 @@ def _has_number(u: Unit, dose: bool = False) -> bool:
     return bool(pattern.search(u.text))
 
 
+#: a band after "until" or "unless" says when an act ends or is set aside, not whom the line is for ("DELAY insulin
+#: until K+ > 3.5" is the line for a K+ below 3.5)
+_UNTIL = re.compile(r"\b(?:until|unless|till)\b", re.IGNORECASE)
+
+
 def _lead(text: str, n: int = 8) -> str:
     """The first ``n`` words of ``text``: what a line is keyed by."""
     return " ".join(text.split()[:n])
@@ -385,7 +390,7 @@ class Candidates:
     def _led_out(self, u: Unit) -> bool:
         """Does the unit's lead (:func:`_lead`) state a band that excludes a value of the question? Recorded in
         :attr:`led_out` (a flowchart step so led takes its branch with it: :meth:`excluded_branches`)."""
-        out = heading_fit(_lead(u.text), self.profile.values) is False
+        out = heading_fit(_lead(_UNTIL.split(u.text, maxsplit=1)[0]), self.profile.values) is False
         if out:
             self.led_out.add(id(u))
         return out

@@ -28,7 +28,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
-from clinqa.question.terms import VALUE_NAME, VALUE_STOP
+from clinqa.question.terms import ION_CHARGE, VALUE_NAME, VALUE_STOP
 from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_op, unit_pattern
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.words import words_of
@@ -142,7 +142,7 @@ def row_holds_quantity(rows: tuple[Unit, ...] | list[Unit], value: float, unit: 
 
 #: a band a heading gives a named thing, with the word before that one: "NEWS2 Score 5–6 — Urgent Response",
 #: "Score ≥ 7", "Step 2", "Age 65-74" (names and stop words as the question's values read them)
-_HEADING_BAND = re.compile(r"(?:\b(" + VALUE_NAME + r")\s+)?\b(" + VALUE_NAME + r")(?:\s+of)?\s+"
+_HEADING_BAND = re.compile(r"(?:\b(" + VALUE_NAME + r")\s+)?\b(" + VALUE_NAME + r")" + ION_CHARGE + r"(?:\s+of)?\s+"
                            r"((?:<=|>=|<|>|≤|≥)\s*" + NUMBER + "|" + NUMBER + "(?:" + RANGE_JOIN + NUMBER + r")?)"
                            r"(?!\w|\.\d)", re.IGNORECASE)
 

@@ -633,8 +633,11 @@ VALUE_STOP = frozenset({"of", "is", "a", "an", "the", "at", "with", "=", "in", "
                         "total"})
 #: the name of a value: a word, with hyphenated or slashed parts ("news2", "curb-65", "crcl")
 VALUE_NAME = r"[a-z][a-z0-9]*(?:[-/][a-z0-9]+)*"
-#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72"
-_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(" + NUMBER + r")(?!\w|\.\d)",
+#: an ion's charge after its name, read as the name ("K+ 3.1" is a value of K, as "K 3.1" is)
+ION_CHARGE = r"(?:\d?\+)?"
+#: a value the question gives a named thing: "score of 5", "CrCl 20", "NEWS2 = 7", "step 1", "age: 72", "K+ 4.1"
+_NAMED_VALUE = re.compile(r"\b(" + VALUE_NAME + r")" + ION_CHARGE
+                          + r"(?:\s+(?:of|is|was|at|=)|\s*[=:])?\s+(" + NUMBER + r")(?!\w|\.\d)",
                           re.IGNORECASE)
 
 
