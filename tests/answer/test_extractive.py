@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
 from clinqa.answer import RefusalGate, extract_answer, units_of
 from clinqa.chunking.base import Chunk
@@ -412,6 +413,30 @@ def test_a_flowchart_condition_is_quoted_with_its_branch_and_depth_bounds_the_br
     assert "INR >= 2.0: PCC 25-50 IU/kg IV; Vitamin K 10 mg IV" in ext.text  # the condition, then its steps
     assert "10-20" not in ext.text  # the 1.3-1.9 branch goes with its condition
     assert "Dabigatran?; Idarucizumab 5 g IV" in ext.text  # beside it, not under it
+
+
+POTASSIUM = ("Check potassium on admission\n  --> K+ < 3.5 mmol/L?\n      --> Replace 10 mmol/hour IV\n"
+             "      --> DELAY insulin until K+ > 3.5 mmol/L\n  --> K+ 3.5-5.0 mmol/L?\n"
+             "      --> Add 20-30 mmol potassium per liter of fluid\n  --> K+ > 5.0 mmol/L?\n"
+             "      --> Do not replace potassium")
+
+
+@pytest.mark.parametrize(("question", "kept", "left_out"), [
+    # an ion's charge is read as its name, in the question and in the flowchart's conditions
+    ("DKA with K+ 4.1 on admission - potassium?", "Add 20-30 mmol", ("DELAY insulin", "Do not replace")),
+    ("DKA, K 6.2 - replace potassium?", "Do not replace", ("DELAY insulin", "Add 20-30")),
+    # "until K+ > 3.5" says when the act ends, not whom the line is for: K 3.2 keeps "DELAY insulin"
+    ("K 3.2 in DKA - start insulin?", "DELAY insulin until K+ > 3.5", ("Add 20-30", "Do not replace")),
+])
+def test_an_ions_band_chooses_the_branch_and_until_is_no_band_of_the_line(question: str, kept: str,
+                                                                          left_out: tuple[str, ...]) -> None:
+    from clinqa.question.asks import named_values
+
+    assert named_values("K+ 4.1 on admission") == (("k", 4.1),)
+    enc = FlatEncoder()
+    hit = chunk_hit("dka#k#0", POTASSIUM, 1, ["DKA", "Potassium"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, asked=read_asks(question))
+    assert kept in ext.text and not any(x in ext.text for x in left_out), ext.text
 
 
 def test_questions_that_ask_for_a_list() -> None:
