@@ -184,6 +184,23 @@ def _has_number(u: Unit, dose: bool = False) -> bool:
     return bool(pattern.search(u.text))
 
 
+#: a line keyed by a band with its unit: "**8–12 kPa:** Indeterminate; ...", "≥ 190 mg/dL: high-intensity statin"
+_BAND_KEY = re.compile(r"^[*_\s]*([^:*_]{1,30}?)[*_\s]*:")
+
+
+def _keyed_out(u: Unit, asked: AsksRead) -> bool:
+    """Is the line keyed by a band with a unit (:data:`_BAND_KEY`, :func:`clinqa.evidence.bands.read_band`: "< 8 kPa:",
+    "8-12 kPa:") that holds none of the question's quantities in that unit (``asked.folded_quantities``: "FibroScan
+    10 kPa")? The band mechanism of table rows, for a list whose items are keyed by bands; False when the key is no
+    band, has no unit, or the question gives no quantity in its unit."""
+    m = _BAND_KEY.match(u.text) if asked.folded_quantities else None
+    band = read_band(m.group(1)) if m is not None else None
+    if band is None or not band.unit:
+        return False
+    values = [float(n) for n, unit in asked.folded_quantities if same_unit(unit, band.unit)]
+    return bool(values) and not any(band.holds(x) for x in values)
+
+
 #: a band after "until" or "unless" says when an act ends or is set aside, not whom the line is for ("DELAY insulin
 #: until K+ > 3.5" is the line for a K+ below 3.5)
 _UNTIL = re.compile(r"\b(?:until|unless|till)\b", re.IGNORECASE)
@@ -390,7 +407,8 @@ class Candidates:
     def _led_out(self, u: Unit) -> bool:
         """Does the unit's lead (:func:`_lead`) state a band that excludes a value of the question? Recorded in
         :attr:`led_out` (a flowchart step so led takes its branch with it: :meth:`excluded_branches`)."""
-        out = heading_fit(_lead(_UNTIL.split(u.text, maxsplit=1)[0]), self.profile.values) is False
+        out = (heading_fit(_lead(_UNTIL.split(u.text, maxsplit=1)[0]), self.profile.values) is False
+               or _keyed_out(u, self.profile))
         if out:
             self.led_out.add(id(u))
         return out
