@@ -123,6 +123,27 @@ def test_a_score_value_quotes_the_row_whose_band_holds_it() -> None:
     assert ext.text == ("Risk Group: High Risk; Score: 5-7; Action: Angiography < 24 hours. [1]")
 
 
+ELASTOGRAPHY = ("- **< 8 kPa:** Advanced fibrosis unlikely; monitor and reassess\n"
+                "- **8–12 kPa:** Indeterminate; consider liver biopsy or additional testing\n"
+                "- **> 12 kPa:** Advanced fibrosis likely; refer to hepatology")
+
+
+@pytest.mark.parametrize(("question", "quoted"), [
+    ("FibroScan 10 kPa - next step?", "Indeterminate"),
+    ("liver stiffness 14 kPa, what now?", "Advanced fibrosis likely"),
+])
+def test_a_list_keyed_by_bands_quotes_the_item_whose_band_holds_the_quantity(question: str, quoted: str) -> None:
+    from clinqa.answer.extractive import _keyed_out
+
+    asked = read_asks(question)
+    items = unit_records(ELASTOGRAPHY)
+    assert [not _keyed_out(u, asked) for u in items].count(True) == 1
+    assert [_keyed_out(u, read_asks("FIB-4 2.1 - next?")) for u in items] == [False, False, False]  # no kPa asked
+    hit = chunk_hit("nafld#vcte#0", ELASTOGRAPHY, 1, ["NAFLD", "VCTE"])
+    ext = extract_answer(Q, [hit], ENC, asked=asked)
+    assert quoted in ext.text and ext.text.count("kPa") == 1, ext.text
+
+
 # --- 4. say where a line comes from -------------------------------------------------------------------------
 
 def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() -> None:
