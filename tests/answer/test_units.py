@@ -20,7 +20,8 @@ OLD = {
         r"mm ?hg|mmhg|bpm|hours?|hrs?|h|days?|weeks?|wks?|months?|mo|years?|yrs?|minutes?|min|d)(?![\w])",
         re.IGNORECASE),
     "terms._AGE": re.compile(
-        r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
+        # "wks" added when the age units became the duration units of a day or more (issue 48): "a 5 wks old"
+        r"\b(?:aged\s+)?\d+\s*-?\s*(?:years?|yrs?|y|months?|mo|weeks?|wks|wk|days?)\s*-?\s*old\b|\baged\s+\d+\b",
         re.IGNORECASE),
     "quantities.DOSE_AMOUNT": re.compile(
         r"\d(?:[\d.,/-]*\d)?\s*(?:mg|g|mcg|µg|μg|ug|ng|ml|l|units?|iu|mmol|meq|mg/kg|ml/kg)\b", re.IGNORECASE),
