@@ -646,8 +646,11 @@ def values_in(folded: str) -> tuple[tuple[str, float], ...]:
     lower case (:func:`clinqa.question.asks.named_values` of the text as typed: "NEWS2 score of 5" -> ``(("score",
     5.0),)``). :class:`clinqa.question.asks.AsksRead` reads its folded text once; a normalised text
     (:func:`clinqa.text.unicode.normalize`) folds them too, as :func:`terms_of` reads it."""
-    return tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(folded)
-                 if m.group(1).lower() not in VALUE_STOP)
+    named = tuple((m.group(1).lower(), float(m.group(2))) for m in _NAMED_VALUE.finditer(folded)
+                  if m.group(1).lower() not in VALUE_STOP)
+    age = patient_age_years(folded) if not any(w == "age" for w, _ in named) else None
+    # the patient's age is a value of "age" ("an 82-year-old", "80yo", "68M"), as bands of age are written
+    return named if age is None else (*named, ("age", age))
 
 
 #: where a question's story ends and what it asks begins: a dash, a semicolon, a colon or a sentence end
