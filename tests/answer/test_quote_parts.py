@@ -137,8 +137,8 @@ def test_a_list_keyed_by_bands_quotes_the_item_whose_band_holds_the_quantity(que
 
     asked = read_asks(question)
     items = unit_records(ELASTOGRAPHY)
-    assert [not _keyed_out(u, asked) for u in items].count(True) == 1
-    assert [_keyed_out(u, read_asks("FIB-4 2.1 - next?")) for u in items] == [False, False, False]  # no kPa asked
+    assert [not _keyed_out(u.text, asked) for u in items].count(True) == 1
+    assert [_keyed_out(u.text, read_asks("FIB-4 2.1 - next?")) for u in items] == [False, False, False]  # no kPa asked
     hit = chunk_hit("nafld#vcte#0", ELASTOGRAPHY, 1, ["NAFLD", "VCTE"])
     ext = extract_answer(Q, [hit], ENC, asked=asked)
     assert quoted in ext.text and ext.text.count("kPa") == 1, ext.text

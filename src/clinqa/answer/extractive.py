@@ -188,17 +188,38 @@ def _has_number(u: Unit, dose: bool = False) -> bool:
 _BAND_KEY = re.compile(r"^[*_\s]*([^:*_]{1,30}?)[*_\s]*:")
 
 
-def _keyed_out(u: Unit, asked: AsksRead) -> bool:
+def _keyed_out(text: str, asked: AsksRead) -> bool:
     """Is the line keyed by a band with a unit (:data:`_BAND_KEY`, :func:`clinqa.evidence.bands.read_band`: "< 8 kPa:",
     "8-12 kPa:") that holds none of the question's quantities in that unit (``asked.folded_quantities``: "FibroScan
     10 kPa")? The band mechanism of table rows, for a list whose items are keyed by bands; False when the key is no
     band, has no unit, or the question gives no quantity in its unit."""
-    m = _BAND_KEY.match(u.text) if asked.folded_quantities else None
+    m = _BAND_KEY.match(text) if asked.folded_quantities else None
     band = read_band(m.group(1)) if m is not None else None
     if band is None or not band.unit:
         return False
     values = [float(n) for n, unit in asked.folded_quantities if same_unit(unit, band.unit)]
     return bool(values) and not any(band.holds(x) for x in values)
+
+
+def _banded_out(line: str, asked: AsksRead) -> bool:
+    """Does a line's lead state a band that excludes a value the question gives (:func:`heading_fit` of its first
+    words, up to an "until"/"unless"), or is it keyed by a band with a unit that holds none of the question's
+    quantities in that unit (:func:`_keyed_out`)?"""
+    return heading_fit(_lead(_UNTIL.split(line, maxsplit=1)[0]), asked.values) is False or _keyed_out(line, asked)
+
+
+def _nested_fit(u: Unit, asked: AsksRead) -> str | None:
+    """A list item whose nested items are keyed by bands ("Dosing Strategy:" / "eGFR ≥ 60: Start Finerenone 20 mg
+    daily." / "eGFR 25-59: Start Finerenone 10 mg daily."), as quoted for the question's values: its own line and
+    the nested lines whose band does not exclude them (:func:`_banded_out`; "eGFR 40" keeps the 25-59 line). None
+    (the item as written) when no nested line is left out, or every one would be, or it has fewer than two."""
+    if len(u.lines) < 3 or not (asked.values or asked.folded_quantities):
+        return None
+    nested = u.lines[1:]
+    kept = [ln for ln in nested if not _banded_out(ln, asked)]
+    if not kept or len(kept) == len(nested):
+        return None
+    return " ".join([u.lines[0], *kept])
 
 
 #: a band after "until" or "unless" says when an act ends or is set aside, not whom the line is for ("DELAY insulin
@@ -345,6 +366,9 @@ class Candidates:
         #: index into :attr:`keep` -> the row as quoted when the question names it (:func:`_cell_answer`)
         self.cell_text: dict[int, str | None] = (
             {i: _cell_answer(u, profile, aliases) for i, (_, u) in enumerate(keep)} if asked else {})
+        #: index into :attr:`keep` -> a list item quoted without its nested lines of other bands (:func:`_nested_fit`)
+        self.nested_text: dict[int, str] = {i: t for i, (_, u) in enumerate(keep)
+                                            if asked and (t := _nested_fit(u, profile)) is not None}
         self.base = np.zeros(len(keep), dtype=np.float32)
 
     def excluded_branches(self) -> set[int]:
@@ -407,8 +431,7 @@ class Candidates:
     def _led_out(self, u: Unit) -> bool:
         """Does the unit's lead (:func:`_lead`) state a band that excludes a value of the question? Recorded in
         :attr:`led_out` (a flowchart step so led takes its branch with it: :meth:`excluded_branches`)."""
-        out = (heading_fit(_lead(_UNTIL.split(u.text, maxsplit=1)[0]), self.profile.values) is False
-               or _keyed_out(u, self.profile))
+        out = _banded_out(u.text, self.profile)
         if out:
             self.led_out.add(id(u))
         return out
@@ -728,7 +751,7 @@ def extract_answer(
     final = set(chosen)
     chosen = [i for i in chosen if i not in before or (before[i] is not None and before[i] in final)] or chosen
     chosen = sorted(set(chosen), key=lambda i: (keep[i][0], keep[i][1].order))
-    picked = [(keep[i][0], keep[i][1], cell_text.get(i)) for i in chosen]
+    picked = [(keep[i][0], keep[i][1], cell_text.get(i) or cands.nested_text.get(i)) for i in chosen]
     if profile.asks_reason:  # a note says why beside what was done: "K 5.9. Spironolactone held." -> both
         picked = _with_reasons(picked, units, hits)
     return _render(hits, picked, max_words,

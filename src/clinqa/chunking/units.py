@@ -59,6 +59,9 @@ class Unit:
     cells: tuple[tuple[str, str], ...] = ()
     flow: bool = False
     depth: int = 0
+    #: a list item's lines as written, its own first, then its nested items' (``()`` for a one-line item and every
+    #: other unit): what a band of a nested line ("eGFR ≥ 60: Start 20 mg daily.") keys
+    lines: tuple[str, ...] = ()
 
     @property
     def full(self) -> str:
@@ -84,8 +87,9 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12,
     group = 0
     in_run = False  # the previous paragraph was a list or table (same group continues)
 
-    def add(lab: str, text: str, kind: str, cells: tuple[tuple[str, str], ...] = ()) -> None:
-        out.append(Unit(lab, text, kind, group, len(out), intro if kind != "sentence" else "", cells))
+    def add(lab: str, text: str, kind: str, cells: tuple[tuple[str, str], ...] = (), lines: tuple[str, ...] = ()
+            ) -> None:
+        out.append(Unit(lab, text, kind, group, len(out), intro if kind != "sentence" else "", cells, lines=lines))
 
     for para in PARAGRAPH_BREAK.split(body):
         lines = [ln for ln in para.splitlines() if ln.strip()]
@@ -142,7 +146,7 @@ def unit_records(body: str, max_item_words: int = 60, max_label_words: int = 12,
             for item_lines in items:
                 item = " ".join(item_lines)
                 if len(item.split()) <= max_item_words:
-                    add(label, item, "item")
+                    add(label, item, "item", lines=tuple(item_lines) if len(item_lines) > 1 else ())
                 else:
                     for ln in item_lines:
                         for u in _attach_parentheticals(split_sentences(ln)):
