@@ -147,6 +147,12 @@ _HEADING_BAND = re.compile(r"(?:\b(" + VALUE_NAME + r")\s+)?\b(" + VALUE_NAME + 
                            r"(?!\w|\.\d)", re.IGNORECASE)
 
 
+#: words after a single number that make it a bound: "8 years and older", "65 or over", "2 or more", "18 and under"
+#: (group 1: upward, group 2: downward)
+_OPEN_END = re.compile(r"\s*(?:[a-z]+\s+)?(?:and|or)\s+"
+                       r"(?:(older|over|above|more|greater)|(younger|under|below|less|fewer))\b", re.IGNORECASE)
+
+
 def heading_bands(context: str) -> list[tuple[str, Band]]:
     """``(word, band)`` for each band a heading or label gives a named thing, the word lower case:
     "NEWS2 Score 5–6 — Urgent Response" -> ``[("score", 5..6), ("news2", 5..6)]`` (the word before the name
@@ -164,7 +170,11 @@ def heading_bands(context: str) -> list[tuple[str, Band]]:
         band = read_band(value)
         if band is None:
             x = float(value)
-            band = Band(x, x, text=value)
+            # "age 8 years and older" bounds it: [8, inf); "65 or younger": (-inf, 65]; else a band of one value
+            after = _OPEN_END.match(text, m.end())
+            band = (Band(x, x, text=value) if after is None
+                    else Band(x, math.inf, text=value) if after.group(1)
+                    else Band(-math.inf, x, text=value))
         out.append((word, band))
         if before and before not in VALUE_STOP:
             out.append((before, band))
