@@ -144,6 +144,28 @@ def test_a_list_keyed_by_bands_quotes_the_item_whose_band_holds_the_quantity(que
     assert quoted in ext.text and ext.text.count("kPa") == 1, ext.text
 
 
+FINERENONE = ("- Indication: Add to maximum tolerated RAS inhibitor in type 2 diabetes and CKD.\n"
+              "- Dosing Strategy (requires baseline K+ <= 4.8):\n  - eGFR >= 60: Start finerenone 20 mg daily.\n"
+              "  - eGFR 25-59: Start finerenone 10 mg daily.\n- Titration: Check potassium at 1 month.")
+ENOXAPARIN = ("- Enoxaparin (Class I):\n  - Age < 75 years: 30 mg IV bolus, then 1 mg/kg SC every 12 hours\n"
+              "  - Age >= 75 years: No IV bolus; 0.75 mg/kg SC every 12 hours")
+
+
+@pytest.mark.parametrize(("body", "question", "kept", "left_out"), [
+    (FINERENONE, "T2DM, CKD, eGFR 40 - finerenone starting dose?", "eGFR 25-59: Start finerenone 10 mg", "20 mg"),
+    (ENOXAPARIN, "STEMI, 80 years old, fibrinolysis - enoxaparin dose?", "0.75 mg/kg", "30 mg IV bolus"),
+    (ENOXAPARIN, "62M STEMI, lysed - enoxaparin?", "30 mg IV bolus", "0.75 mg/kg"),
+])
+def test_an_items_nested_lines_of_other_bands_are_left_out(body: str, question: str, kept: str,
+                                                           left_out: str) -> None:
+    hit = chunk_hit("g#dose#0", body, 1, ["Guideline", "Dosing"])
+    ext = extract_answer(Q, [hit], ENC, asked=read_asks(question))
+    assert kept in ext.text and left_out not in ext.text, ext.text
+    # with no value asked, the item is quoted as written
+    plain = extract_answer(Q, [hit], ENC, asked=read_asks("enoxaparin and finerenone dosing?")).text
+    assert kept in plain and left_out in plain, plain
+
+
 # --- 4. say where a line comes from -------------------------------------------------------------------------
 
 def test_a_line_under_a_qualifier_heading_the_question_did_not_name_says_so() -> None:

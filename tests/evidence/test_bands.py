@@ -92,7 +92,14 @@ def test_the_key_term_test_finds_a_quantity_in_a_band_row() -> None:
 def test_values_the_question_gives_and_bands_headings_give() -> None:
     assert named_values("NEWS2 score of 5 - what clinical response?") == (("score", 5.0),)
     assert named_values("vanc dose CrCl 20?") == (("crcl", 20.0),)
-    assert named_values("67F, AF, CrCl 26 - apixaban dose?") == (("crcl", 26.0),)  # "67F" is an age, not a value
+    # "67F" is an age: a value of "age", not of "67f", as bands of age are written ("Age >= 75 years")
+    assert named_values("67F, AF, CrCl 26 - apixaban dose?") == (("crcl", 26.0), ("age", 67.0))
+    assert named_values("STEMI, 80 years old - enoxaparin?") == (("age", 80.0),)
+    assert named_values("age 70, CHA2DS2-VASc?") == (("age", 70.0),)  # named already: once
+    assert named_values("10 years of diabetes") == ()  # a duration, no age
+    # a single number "and older" / "or younger" is a bound, not a band of one value
+    assert heading_bands("FDA-approved for patients age 8 years and older")[0] == ("age", Band(8, math.inf, text="8"))
+    assert heading_bands("Age 65 or younger: lower dose")[0] == ("age", Band(-math.inf, 65, text="65"))
     assert named_values("What FIB-4 cutoff means high risk?") == ()
     assert named_values("review in 2 weeks") == ()
     assert heading_bands("NEWS2 Score 5–6 — Urgent Response") == [("score", Band(5, 6, text="5-6")),

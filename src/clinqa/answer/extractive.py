@@ -431,7 +431,7 @@ class Candidates:
     def _led_out(self, u: Unit) -> bool:
         """Does the unit's lead (:func:`_lead`) state a band that excludes a value of the question? Recorded in
         :attr:`led_out` (a flowchart step so led takes its branch with it: :meth:`excluded_branches`)."""
-        out = _banded_out(u.text, self.profile)
+        out = _banded_out(u.lines[0] if u.lines else u.text, self.profile)  # nested lines: _nested_fit
         if out:
             self.led_out.add(id(u))
         return out
