@@ -12,10 +12,11 @@ from tiny_data import chunk_hit
 def test_the_wording_is_read_once_into_the_read() -> None:
     q = "Vanc dose for a 72-year-old man, CrCl 20–29 mL/min, NEWS2 score of 5 (CURB-65)?"
     a = read_asks(q)
-    # named values: "CrCl 20" and "score of 5" (the age and the "29" after the dash are no named values)
-    assert a.values == (("crcl", 20.0), ("score", 5.0))
+    # named values: "CrCl 20", "score of 5" and the patient's age as a value of "age" (the "29" after the dash is
+    # no named value)
+    assert a.values == (("crcl", 20.0), ("score", 5.0), ("age", 72.0))
     # dash-folded and lower case: the same values, the en dash read as "-", its digit runs joined by "-"
-    assert a.folded_values == (("crcl", 20.0), ("score", 5.0))
+    assert a.folded_values == (("crcl", 20.0), ("score", 5.0), ("age", 72.0))
     assert a.folded_numbers == "72-20-29-2-5-65"
     assert a.folded_quantities == (("29", "ml/min"),)
     assert {"vanc", "crcl", "news2", "curb-65", "score"} <= a.words and "CrCl" not in a.words
