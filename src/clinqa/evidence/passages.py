@@ -28,7 +28,7 @@ from clinqa.evidence.coverage import STOPWORDS
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import LIST_QUESTION, QUALIFIER_WORDS, AsksRead, Qualifier
 from clinqa.question.asks import content_stems as _stems
-from clinqa.question.terms import POPULATION_WORDS
+from clinqa.question.terms import POPULATION_WORDS, is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
@@ -533,9 +533,47 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
         dated = sorted({str(h.chunk.note_date or "") for h in quoted}, reverse=intent.recency)
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
-        if intent.recency and check is not None:
-            quoted = in_force(quoted, found.context, check)
+        if intent.recency:  # the latest stated value of a measure the question names, else the note in force
+            measured = measured_words(quoted, read, found.test.readings)
+            if measured:
+                quoted = latest_stated(quoted, measured, found.test.readings)
+            elif check is not None:
+                quoted = in_force(quoted, found.context, check)
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
+
+
+def measured_words(hits: Sequence[Retrieved], profile: AsksRead, readings: PassageReadings) -> frozenset[str]:
+    """The question's words that a passage of ``hits`` states with a number after them, as notes write a measured
+    value ("Hb 12.1", "Cr 1.6, eGFR 33", "K: 4.8", "INR 5.2"): the question's words (``profile.words``) less stop
+    words, the words that ask for a kind of answer ("dose": :func:`clinqa.question.terms.is_scaffold`) and drug names
+    (the drug-names resource: a drug's "Xarelto 15 mg" is a dose, whose note in force :func:`in_force` finds under
+    any of its names), read in each passage's units (``readings``, read once per ask). Empty when none is stated."""
+    from clinqa.lexicon.drugs import drug_names
+
+    drugs = drug_names()  # a drug's dose in force is the newest note naming it under any name (in_force)
+    words = {w for w in profile.words
+             if w.isalpha() and w not in STOPWORDS and not is_scaffold(w) and not drugs.is_drug(w)}
+    if not words:
+        return frozenset()
+    found: set[str] = set()
+    for h in hits:
+        for u in readings.units(h.chunk):
+            found |= {m.group(1).lower() for m in _MEASURE.finditer(u.text) if m.group(1).lower() in words}
+    return frozenset(found)
+
+
+#: a measured value as notes write it: a name, then its number ("Hb 12.1", "K: 4.8", "INR = 5.2", "EF 35%")
+_MEASURE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)\s*[:=]?\s*[<>≤≥~]?\s*\d")
+
+
+def latest_stated(quoted: list[Retrieved], words: frozenset[str], readings: PassageReadings) -> list[Retrieved]:
+    """Of ``quoted`` (one patient's notes, newest first), the hits of the newest note that states a value of one of
+    ``words`` (:func:`measured_words`): "most recent Cr" is the last note's "Cr 1.6", not the older notes' values nor
+    a newer note that names Cr without a value ("Cr pending"). ``quoted`` unchanged when no note states one."""
+    for h in quoted:
+        if any(m.group(1).lower() in words for u in readings.units(h.chunk) for m in _MEASURE.finditer(u.text)):
+            return [x for x in quoted if x.chunk.note_date == h.chunk.note_date]
+    return quoted
 
 
 def in_force(quoted: list[Retrieved], context: Sequence[Retrieved], check: Covers) -> list[Retrieved]:
