@@ -22,12 +22,17 @@ def noted_in_time(ev: Case, v: Verdict) -> Verdict | None:
     notes (under the time filters) mentions every key term, under any name (the key-term test's ``complete_in``);
     ``kind`` gains ``+noted_in_time``. A patient's notes are few and telegraphic ("EF 40%"), so a short question sits
     far from them in cosine while its words and its time say which note has the value (the newest such note for
-    now: :func:`clinqa.evidence.passages.in_force`). A term no note mentions still refuses (step ``key_terms``: "is he
-    on warfarin" for a patient never on it)."""
+    now: :func:`clinqa.evidence.passages.in_force`). A measure too short to be a key term ("Hb", "Cr", "K") that a
+    note states with a number (``ev.measured``: :func:`clinqa.evidence.passages.measured_words`) answers as well.
+    A term no note mentions still refuses (step ``key_terms``: "is he on warfarin" for a patient never on it)."""
     check = ev.check
     about_time = ev.intent.recency or ev.filters.has_years
-    if (v.answer or not about_time or ev.filters.patient_id is None or not ev.hits or check is None
-            or not check.key_terms or check.complete_in is None):
+    if v.answer or not about_time or ev.filters.patient_id is None or not ev.hits or check is None:
+        return None
+    if ev.measured and not check.key_terms:  # "most recent Hb": a note states it ("Hb 12.1")
+        return v.overturned("noted_in_time", "noted_in_time", f"the question asks about a time of the patient's "
+                            f"notes ({ev.intent.phrase}) and a note of it states {', '.join(sorted(ev.measured))}")
+    if not check.key_terms or check.complete_in is None:
         return None
     return v.overturned("noted_in_time", "noted_in_time", f"the question asks about a time of the patient's notes "
                         f"({ev.intent.phrase}) and a note of it names every key term")

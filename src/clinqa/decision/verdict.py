@@ -71,6 +71,7 @@ class Case:
     check: Answerability | None = None
     timed: bool = False
     scope: str = ""
+    measured: frozenset[str] = frozenset()
     calibration: Resolved | None = None
     extract: Quoted | None = None
     model_refused: bool = False
@@ -83,9 +84,10 @@ class Case:
     def take(self, found: Gathered) -> None:
         """Take the retrieval phase's evidence gathered for this question (:func:`clinqa.evidence.gather.gather`):
         ``profile``, ``result``, ``missing``, ``rare``, ``check``, ``timed``, ``answer_score`` /
-        ``answer_threshold`` (left as they are when the answer model did not run) and ``scope``."""
+        ``answer_threshold`` (left as they are when the answer model did not run), ``scope`` and ``measured``."""
         self.profile, self.result, self.missing, self.rare = found.profile, found.result, found.missing, found.rare
         self.check, self.timed, self.scope = found.check, found.timed, found.scope
+        self.measured = found.measured
         if found.answer_score is not None:
             self.answer_score, self.answer_threshold = found.answer_score, found.answer_threshold
 

@@ -30,6 +30,7 @@ from clinqa.evidence.passages import (
     DocumentChunks,
     band_sections,
     heading_context,
+    measured_words,
     search_context,
 )
 from clinqa.evidence.passages import passages_to_quote as passages_to_quote  # the quote's choice, re-exported
@@ -182,6 +183,8 @@ class Gathered:
     answer_score: float | None = None
     answer_threshold: float | None = None
     scope: str = ""
+    #: a patient question about now: the question's words its notes state with a number ("Hb" of "Hb 12.1")
+    measured: frozenset[str] = frozenset()
     unwarned: frozenset[str] = frozenset()
 
 
@@ -278,4 +281,6 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
             found.check = replace(found.check, answer_score=found.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
     found.scope = filters.scope() or ("the reference documents" if stages.has_patient_notes else "")
+    if filters.patient_id is not None and intent.recency:  # "most recent Hb": a measure the notes state
+        found.measured = measured_words(context, profile, readings)
     return found
