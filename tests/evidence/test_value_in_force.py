@@ -71,3 +71,53 @@ def test_no_warning_about_the_words_that_name_the_time(pipe: Pipeline) -> None:
     ans = pipe.ask("still on warfarin?", pipe.filters(patient_id="A"), generate=False)
     assert ans.time_filter.endswith("(from 'still on')")
     assert not any("'still'" in w for w in ans.warnings), ans.warnings
+
+
+# --- the latest stated value: a measure named with a number in the notes ("Hb 12.1") -------------------------
+
+LABS = [
+    ("l1", "2022-01-10", "Anaemia clinic. Hb 9.4, ferritin 8. Iron started. INR 2.4 on warfarin."),
+    ("l2", "2023-06-02", "Hb 11.8 after iron. K 4.9. INR 5.2 on antibiotics, warfarin held."),
+    ("l3", "2024-03-15", "Review. Labile INRs, discussed a DOAC. Hb checked, result to follow. K 5.6, spironolactone held."),
+]
+
+
+@pytest.fixture(scope="module")
+def labs(tmp_path_factory: pytest.TempPathFactory) -> Pipeline:
+    return notes_pipeline(tmp_path_factory.mktemp("latest-stated"), "L", LABS)
+
+
+@pytest.mark.parametrize(("question", "note", "value", "older"), [
+    # "Hb" is too short for a key term: the gate's cosine refuses a bare "most recent Hb", a note states it
+    ("most recent Hb", "note:L:l2", "Hb 11.8", "Hb 9.4"),
+    # the newest note naming INR gives no value ("Labile INRs"): the value is the newest one stated
+    ("last INR", "note:L:l2", "INR 5.2", "INR 2.4"),
+    ("latest K?", "note:L:l3", "K 5.6", "K 4.9"),
+])
+def test_the_latest_value_is_the_newest_note_stating_it(labs: Pipeline, question: str, note: str, value: str,
+                                                       older: str) -> None:
+    ans = labs.ask(question, labs.filters(patient_id="L"), generate=False)
+    assert not ans.refused, ans.reason
+    assert sorted({c.doc_id for c in ans.citations}) == [note] and value in ans.answer and older not in ans.answer
+
+
+def test_a_measure_no_note_states_is_still_refused(labs: Pipeline) -> None:
+    ans = labs.ask("most recent A1c", labs.filters(patient_id="L"), generate=False)
+    assert ans.refused
+
+
+def test_measured_words_by_hand() -> None:
+    from clinqa.chunking.base import Chunk
+    from clinqa.evidence.passages import latest_stated, measured_words
+    from clinqa.evidence.reading import PassageReadings
+    from clinqa.question.asks import read_asks
+    from tiny_data import chunk_hit
+
+    hits = [chunk_hit(f"note:L:{n}", text, 1, []) for n, _, text in reversed(LABS)]
+    for h, (_, day, _) in zip(hits, reversed(LABS), strict=True):
+        object.__setattr__(h, "chunk", Chunk(**{**h.chunk.__dict__, "note_date": day}))
+    read = PassageReadings()
+    # "dose" asks a kind of answer and "xarelto" is a drug (its dose in force is the note naming it): no measures
+    assert measured_words(hits, read_asks("most recent Hb and K?"), read) == {"hb", "k"}
+    assert measured_words(hits, read_asks("xarelto dose now"), read) == frozenset()
+    assert [h.chunk.doc_id for h in latest_stated(hits, frozenset({"hb"}), read)] == ["note:L:l2"]

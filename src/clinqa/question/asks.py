@@ -191,10 +191,21 @@ Qualifier = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 
 def content_stems(text: str) -> frozenset[str]:
-    """Snowball stems of the content words of ``text`` (stopwords and one-letter words left out); a hyphenated
+    """Snowball stems of the content words of ``text`` (stopwords and one-letter words left out, but a capital
+    letter standing alone, a symbol: "K" of "latest K?" and of "K 5.6", :func:`symbols_of`); a hyphenated
     name with a digit also counts joined ("CURB-65" is "curb65" too, as a question may type it). Read of a question
     once (:attr:`AsksRead.stems`) and of each candidate unit by :mod:`clinqa.answer.extractive`."""
-    return stems_of(words_of(text))
+    return stems_of(words_of(text)) | symbols_of(text)
+
+
+#: a capital letter standing alone, a symbol ("K" potassium, "D" vitamin D), not the words "A" and "I"
+_SYMBOL = re.compile(r"(?<![\w'+-])([B-HJ-Z])(?![\w'])")
+
+
+def symbols_of(text: str) -> frozenset[str]:
+    """The capital letters of ``text`` that stand alone (:data:`_SYMBOL`), lower case: ``"latest K?"`` ->
+    ``{"k"}``."""
+    return frozenset(m.group(1).lower() for m in _SYMBOL.finditer(text))
 
 
 def stems_of(words: Iterable[str]) -> frozenset[str]:
@@ -308,7 +319,7 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
                             # "At what ICP should treatment start?" asks for a threshold
                             and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
         values=values_in(dashed), words=words, word_stems=frozenset(stem(w) for w in words),
-        stems=stems_of(words), folded_words=frozenset(words_of(folded)),
+        stems=stems_of(words) | symbols_of(question), folded_words=frozenset(words_of(folded)),
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
