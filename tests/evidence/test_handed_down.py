@@ -82,8 +82,9 @@ def test_the_search_hands_on_every_fitting_hit_with_the_context() -> None:
 
     settings = Settings()
     q = "Outpatient antibiotics for pneumonia?"
-    result, context, fitting = passages.search_context(SimpleNamespace(settings=settings, search=search), q,
-                                                       Filters(), False, None, QuestionProfile.read(q),
-                                                       readings=PassageReadings())
+    result, context, fitting, measured = passages.search_context(
+        SimpleNamespace(settings=settings, search=search), q, Filters(), False, None, QuestionProfile.read(q),
+        readings=PassageReadings())
+    assert measured == frozenset()  # a question to the reference documents: no patient's measures
     assert [h.chunk.chunk_id for h in fitting] == [f"cap#out#{i}" for i in range(6)] and searched == [q]
     assert context == fitting[: settings.answer.context_chunks] and result.hits == hits

@@ -78,7 +78,8 @@ def test_no_warning_about_the_words_that_name_the_time(pipe: Pipeline) -> None:
 LABS = [
     ("l1", "2022-01-10", "Anaemia clinic. Hb 9.4, ferritin 8. Iron started. INR 2.4 on warfarin."),
     ("l2", "2023-06-02", "Hb 11.8 after iron. K 4.9. INR 5.2 on antibiotics, warfarin held."),
-    ("l3", "2024-03-15", "Review. Labile INRs, discussed a DOAC. Hb checked, result to follow. K 5.6, spironolactone held."),
+    ("l3", "2024-03-15", "Review. Labile INRs, discussed a DOAC. Hb checked, result to follow. "
+                         "K 5.6, spironolactone held."),
 ]
 
 
@@ -118,6 +119,7 @@ def test_measured_words_by_hand() -> None:
         object.__setattr__(h, "chunk", Chunk(**{**h.chunk.__dict__, "note_date": day}))
     read = PassageReadings()
     # "dose" asks a kind of answer and "xarelto" is a drug (its dose in force is the note naming it): no measures
-    assert measured_words(hits, read_asks("most recent Hb and K?"), read) == {"hb", "k"}
-    assert measured_words(hits, read_asks("xarelto dose now"), read) == frozenset()
+    assert read_asks("most recent Hb and K?").measures == {"hb", "k"}
+    assert read_asks("xarelto dose now").measures == frozenset()
+    assert measured_words(hits, read_asks("most recent Hb and K?").measures, read) == {"hb", "k"}
     assert [h.chunk.doc_id for h in latest_stated(hits, frozenset({"hb"}), read)] == ["note:L:l2"]

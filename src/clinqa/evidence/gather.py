@@ -30,7 +30,6 @@ from clinqa.evidence.passages import (
     DocumentChunks,
     band_sections,
     heading_context,
-    measured_words,
     search_context,
 )
 from clinqa.evidence.passages import passages_to_quote as passages_to_quote  # the quote's choice, re-exported
@@ -240,8 +239,8 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     missing, rare = missing_and_rare(stages.store, profile, filters, s.unknown_terms, timings_ms,
                                      s.rarity.misspelt_common_above)
     readings = PassageReadings()  # each retrieved passage is read once for this ask, by every reader below
-    result, context, pool = search_context(stages, asked, filters, intent.recency, query_vector, profile, more,
-                                           readings)  # pool: the hits that fit the question, read once
+    result, context, pool, measured = search_context(stages, asked, filters, intent.recency, query_vector, profile,
+                                                     more, readings)  # pool: the hits that fit the question, read once
     result.timings_ms.update(timings_ms)
     documents = DocumentChunks(stages.store, filters)  # the chunks of a whole document, read through the store
     test = KeyTermTest(asked, vocab, zipf, stages.judge, profile, s.rarity, s.lexicon, readings)
@@ -281,6 +280,5 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
             found.check = replace(found.check, answer_score=found.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
     found.scope = filters.scope() or ("the reference documents" if stages.has_patient_notes else "")
-    if filters.patient_id is not None and intent.recency:  # "most recent Hb": a measure the notes state
-        found.measured = measured_words(context, profile, readings)
+    found.measured = measured  # "most recent Hb": a measure the notes state
     return found

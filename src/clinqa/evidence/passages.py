@@ -28,7 +28,7 @@ from clinqa.evidence.coverage import STOPWORDS
 from clinqa.evidence.reading import PassageReadings
 from clinqa.question.asks import LIST_QUESTION, QUALIFIER_WORDS, AsksRead, Qualifier
 from clinqa.question.asks import content_stems as _stems
-from clinqa.question.terms import POPULATION_WORDS, is_scaffold
+from clinqa.question.terms import POPULATION_WORDS
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.stems import snowball_stem as stem
@@ -534,7 +534,7 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
         rank = {d: i for i, d in enumerate(dated)}
         quoted = sorted(quoted, key=lambda h: (rank[str(h.chunk.note_date or "")], order[id(h)]))
         if intent.recency:  # the latest stated value of a measure the question names, else the note in force
-            measured = measured_words(quoted, read, found.test.readings)
+            measured = measured_words(quoted, read.measures, found.test.readings)
             if measured:
                 quoted = latest_stated(quoted, measured, found.test.readings)
             elif check is not None:
@@ -542,28 +542,13 @@ def passages_to_quote(stages: HasStore, found: QuoteFrom, filters: Filters,
     return fitting_hits(quoted, read, len(quoted), readings=found.test.readings), by_time
 
 
-def measured_words(hits: Sequence[Retrieved], profile: AsksRead, readings: PassageReadings) -> frozenset[str]:
-    """The question's words that a passage of ``hits`` states with a number after them, as notes write a measured
-    value ("Hb 12.1", "Cr 1.6, eGFR 33", "K: 4.8", "INR 5.2"): the question's words (``profile.words``) less stop
-    words, the words that ask for a kind of answer ("dose": :func:`clinqa.question.terms.is_scaffold`) and drug names
-    (the drug-names resource: a drug's "Xarelto 15 mg" is a dose, whose note in force :func:`in_force` finds under
-    any of its names), read in each passage's units (``readings``, read once per ask). Empty when none is stated."""
-    from clinqa.lexicon.drugs import drug_names
-
-    drugs = drug_names()  # a drug's dose in force is the newest note naming it under any name (in_force)
-    words = {w for w in profile.words
-             if w.isalpha() and w not in STOPWORDS and not is_scaffold(w) and not drugs.is_drug(w)}
-    if not words:
+def measured_words(hits: Sequence[Retrieved], measures: frozenset[str], readings: PassageReadings) -> frozenset[str]:
+    """The words of ``measures`` (a question's :attr:`clinqa.question.asks.AsksRead.measures`: "hb", "cr", "k") that a
+    passage of ``hits`` states with a number, as notes write a measured value ("Hb 12.1", "Cr 1.6, eGFR 33", "K: 4.8";
+    :attr:`clinqa.evidence.reading.PassageReading.stated`, read once per passage). Empty when none is stated."""
+    if not measures:
         return frozenset()
-    found: set[str] = set()
-    for h in hits:
-        for u in readings.units(h.chunk):
-            found |= {m.group(1).lower() for m in _MEASURE.finditer(u.text) if m.group(1).lower() in words}
-    return frozenset(found)
-
-
-#: a measured value as notes write it: a name, then its number ("Hb 12.1", "K: 4.8", "INR = 5.2", "EF 35%")
-_MEASURE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)\s*[:=]?\s*[<>≤≥~]?\s*\d")
+    return frozenset(w for h in hits for w in readings.stated(h.chunk) & measures)
 
 
 def latest_stated(quoted: list[Retrieved], words: frozenset[str], readings: PassageReadings) -> list[Retrieved]:
@@ -571,7 +556,7 @@ def latest_stated(quoted: list[Retrieved], words: frozenset[str], readings: Pass
     ``words`` (:func:`measured_words`): "most recent Cr" is the last note's "Cr 1.6", not the older notes' values nor
     a newer note that names Cr without a value ("Cr pending"). ``quoted`` unchanged when no note states one."""
     for h in quoted:
-        if any(m.group(1).lower() in words for u in readings.units(h.chunk) for m in _MEASURE.finditer(u.text)):
+        if readings.stated(h.chunk) & words:
             return [x for x in quoted if x.chunk.note_date == h.chunk.note_date]
     return quoted
 
@@ -598,9 +583,11 @@ def search_context(stages: Searches, asked: str, filters: Filters, recency: bool
                    query_vector: np.ndarray | None,
                    profile: AsksRead, more: dict[str, tuple[str, ...]] | None = None,
                    readings: PassageReadings | None = None
-                   ) -> tuple[RetrievalResult, list[Retrieved], list[Retrieved]]:
-    """``(result, context, fitting)``: the search for ``asked``, the ``answer.context_chunks`` hits an answer may quote
-    and every hit of ``result`` that fits the question (``fitting``, of which ``context`` is the first ones when the
+                   ) -> tuple[RetrievalResult, list[Retrieved], list[Retrieved], frozenset[str]]:
+    """``(result, context, fitting, measured)``: the search for ``asked``, the ``answer.context_chunks`` hits an answer
+    may quote, the measures of a patient question about now that those notes state with a number (``measured``:
+    :func:`measured_words`; empty otherwise) and every hit of ``result`` that fits the question (``fitting``, of
+    which ``context`` is the first ones when the
     search did not go deeper: one :func:`fitting_hits` of all the hits, read once and handed on to the later heading
     passages and the deeper look) (:func:`fitting_hits`: passages that state the opposite of a qualifier of the
     question, or name a subtype of the condition it names alone, are passed over). A question with a qualifier that
@@ -629,4 +616,7 @@ def search_context(stages: Searches, asked: str, filters: Filters, recency: bool
         deeper.timings_ms = {k: v + deeper.timings_ms.get(k, 0.0) for k, v in result.timings_ms.items()}
         result = deeper
         fitting = fitting_hits(result.hits, profile, len(result.hits), readings=readings)
-    return result, context, fitting
+    # a patient question about now: the measures its notes state with a number ("Hb 12.1" for "most recent Hb")
+    measured = (measured_words(fitting, profile.measures, readings) if recency and filters.patient_id is not None
+                else frozenset())
+    return result, context, fitting, measured

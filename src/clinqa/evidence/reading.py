@@ -40,6 +40,8 @@ from typing import TYPE_CHECKING
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records, without_suspicious
 from clinqa.evidence.bands import Band, band_fit, heading_bands, value_holders
 from clinqa.evidence.mentions import CheckedPassage
+from clinqa.question.terms import values_in
+from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
     from clinqa.chunking import Chunk
@@ -81,6 +83,12 @@ class PassageReading:
         (:func:`clinqa.evidence.bands.heading_bands`)."""
         return tuple(heading_bands(" ".join(self.chunk.section_path)))
 
+    @cached_property
+    def stated(self) -> frozenset[str]:
+        """The names the chunk's units give a number, as a question's values are read
+        (:func:`clinqa.question.terms.values_in`, the one grammar of a named value: "Hb 12.1", "K: 4.8", "K+ 5.6")."""
+        return frozenset(w for u in self.units for w, _ in values_in(fold_dashes(u.text.lower())))
+
     def heading_fit(self, values: Sequence[tuple[str, float]]) -> bool | None:
         """Does the section path give a band holding a value the question gives (``values``: ``(word, value)``,
         :attr:`clinqa.question.asks.AsksRead.values`)? ``True``, ``False`` (bands of it, none holding it) or
@@ -112,6 +120,10 @@ class PassageReadings:
     def units(self, chunk: Chunk) -> tuple[Unit, ...]:
         """:attr:`PassageReading.units` of ``chunk``."""
         return self.of(chunk).units
+
+    def stated(self, chunk: Chunk) -> frozenset[str]:
+        """:attr:`PassageReading.stated` of ``chunk``."""
+        return self.of(chunk).stated
 
     def heading_fit(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool | None:
         """:meth:`PassageReading.heading_fit` of ``chunk``."""

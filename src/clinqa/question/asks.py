@@ -13,7 +13,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-from clinqa.question.terms import POPULATION_WORDS, content_terms, default_rarity, values_in, without_ages
+from clinqa.question.terms import (
+    POPULATION_WORDS,
+    content_terms,
+    default_rarity,
+    measure_words,
+    values_in,
+    without_ages,
+)
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.quantities import DIGITS, UNIT_WORD, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
@@ -198,14 +205,10 @@ def content_stems(text: str) -> frozenset[str]:
     return stems_of(words_of(text)) | symbols_of(text)
 
 
-#: a capital letter standing alone, a symbol ("K" potassium, "D" vitamin D), not the words "A" and "I"
-_SYMBOL = re.compile(r"(?<![\w'+-])([B-HJ-Z])(?![\w'])")
-
-
 def symbols_of(text: str) -> frozenset[str]:
-    """The capital letters of ``text`` that stand alone (:data:`_SYMBOL`), lower case: ``"latest K?"`` ->
-    ``{"k"}``."""
-    return frozenset(m.group(1).lower() for m in _SYMBOL.finditer(text))
+    """The capital letters of ``text`` that stand alone as a word (:data:`_TOKEN`), a symbol ("K" potassium, "D"
+    vitamin D), lower case; not the words "A" and "I": ``"latest K?"`` -> ``{"k"}``."""
+    return frozenset(t.lower() for t in _TOKEN.findall(text) if len(t) == 1 and t.isupper() and t not in "AI")
 
 
 def stems_of(words: Iterable[str]) -> frozenset[str]:
@@ -275,6 +278,10 @@ class AsksRead:
     folded_quantities: tuple[tuple[str, str], ...]
     content_terms: tuple[str, ...]
     tokens: tuple[str, ...]
+    #: the words that may name a measure a patient's note states with a number ("hb", "cr", "inr", "k" of "latest
+    #: K?"): not stop words, not words asking a kind of answer ("dose"), not drug names (a drug's dose in force is the
+    #: note naming it under any name: :func:`clinqa.evidence.passages.in_force`)
+    measures: frozenset[str]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -302,6 +309,7 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
     ``answer.rarity.condition_below`` (None: the default). Its stems and condition words are read from ``words``
     (:func:`stems_of`, :func:`rare_condition_words`). Pure function of its inputs; never raises for any string."""
     folded = dashed.lower()
+    symbols = symbols_of(question)  # "K" of "latest K?": a content stem, and a measure a note may state
     return AsksRead(
         question=question, wants_list=wants_list(question),
         asks_number=bool(question and NUMBER_QUESTION.search(question)),
@@ -319,10 +327,11 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
                             # "At what ICP should treatment start?" asks for a threshold
                             and not (NUMBER_QUESTION.search(question) and not DOSE_QUESTION.search(question))),
         values=values_in(dashed), words=words, word_stems=frozenset(stem(w) for w in words),
-        stems=stems_of(words) | symbols_of(question), folded_words=frozenset(words_of(folded)),
+        stems=stems_of(words) | symbols, folded_words=frozenset(words_of(folded)),
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
-        content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)))
+        content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)),
+        measures=measure_words(words | symbols))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:

@@ -163,6 +163,18 @@ _AGE_SPAN = re.compile(r"(?<![\w.])(\d{1,3})\s*-?\s*(" + unit_pattern(AGE_UNITS)
 _AGE_SHORT = re.compile(r"(?<![\w.\-/])(\d{1,3})\s?(?:(?i:yo|y/o|y\.o\.|yrs?|yr)(?![\w\-])|[MF](?![\w\-]))")
 
 
+def measure_words(words: frozenset[str]) -> frozenset[str]:
+    """Of a question's words (lower case), those that may name a measure a patient's note states with a number
+    (:attr:`clinqa.question.asks.AsksRead.measures`: "hb", "cr", "inr", "k"): not stop words, not words asking a kind
+    of answer ("dose": :func:`is_scaffold`), not drug names (a drug's dose in force is the note naming it under any
+    name, :func:`clinqa.evidence.passages.in_force`; the drug-names resource)."""
+    from clinqa.lexicon.drugs import drug_names
+
+    drugs = drug_names()
+    return frozenset(w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)
+                     and not drugs.is_drug(w))
+
+
 def content_terms(question: str, min_len: int = 3) -> list[str]:
     """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
     duplicates: not stopwords (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`), at least ``min_len``
