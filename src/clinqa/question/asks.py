@@ -208,7 +208,9 @@ def content_stems(text: str) -> frozenset[str]:
 def symbols_of(text: str) -> frozenset[str]:
     """The capital letters of ``text`` that stand alone as a word (:data:`_TOKEN`), a symbol ("K" potassium, "D"
     vitamin D), lower case; not the words "A" and "I": ``"latest K?"`` -> ``{"k"}``."""
-    return frozenset(t.lower() for t in _TOKEN.findall(text) if len(t) == 1 and t.isupper() and t not in "AI")
+    return frozenset(m.group(0).lower() for m in _TOKEN.finditer(text)
+                     if len(m.group(0)) == 1 and m.group(0).isupper() and m.group(0) not in "AI"
+                     and (m.start() == 0 or not (text[m.start() - 1].isalnum() or text[m.start() - 1] in "'+-_")))
 
 
 def stems_of(words: Iterable[str]) -> frozenset[str]:
