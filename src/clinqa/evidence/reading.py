@@ -32,6 +32,7 @@ A reading is a pure function of the chunk's text and body, so reading once chang
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -40,11 +41,15 @@ from typing import TYPE_CHECKING
 from clinqa.chunking.units import Unit, embedding_text, unit_heading, unit_records, without_suspicious
 from clinqa.evidence.bands import Band, band_fit, heading_bands, value_holders
 from clinqa.evidence.mentions import CheckedPassage
-from clinqa.question.terms import values_in
-from clinqa.text.unicode import fold_dashes
 
 if TYPE_CHECKING:
     from clinqa.chunking import Chunk
+
+
+#: a measured value as notes write it: a name, then its number, a unit glued to it or not ("Hb 12.1", "K: 4.8",
+#: "INR = 5.2", "Cr 180umol", "EF 35%"); looser than a question's named value (clinqa.question.terms.values_in), which
+#: reads a number standing alone
+_MEASURE = re.compile(r"(?<![\w-])([A-Za-z][A-Za-z0-9]*)\s*[:=]?\s*[<>≤≥~]?\s*\d")
 
 
 @dataclass(frozen=True, eq=False)
@@ -85,9 +90,9 @@ class PassageReading:
 
     @cached_property
     def stated(self) -> frozenset[str]:
-        """The names the chunk's units give a number, as a question's values are read
-        (:func:`clinqa.question.terms.values_in`, the one grammar of a named value: "Hb 12.1", "K: 4.8", "K+ 5.6")."""
-        return frozenset(w for u in self.units for w, _ in values_in(fold_dashes(u.text.lower())))
+        """The names (lower case) the chunk's units write a number after, as notes write a measured value
+        (:data:`_MEASURE`: "Hb 12.1", "K: 4.8", "INR=5.2", "Cr 180umol", "EF 35%")."""
+        return frozenset(m.group(1).lower() for u in self.units for m in _MEASURE.finditer(u.text))
 
     def heading_fit(self, values: Sequence[tuple[str, float]]) -> bool | None:
         """Does the section path give a band holding a value the question gives (``values``: ``(word, value)``,
