@@ -170,9 +170,11 @@ def measure_words(words: frozenset[str]) -> frozenset[str]:
     name, :func:`clinqa.evidence.passages.in_force`; the drug-names resource)."""
     from clinqa.lexicon.drugs import drug_names
 
+    candidates = [w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)]
+    if not candidates:  # the drug-names resource is loaded only for a word it must judge
+        return frozenset()
     drugs = drug_names()
-    return frozenset(w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)
-                     and not drugs.is_drug(w))
+    return frozenset(w for w in candidates if not drugs.is_drug(w))
 
 
 def content_terms(question: str, min_len: int = 3) -> list[str]:
