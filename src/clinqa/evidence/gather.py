@@ -268,7 +268,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
                          or w in timing or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
-                     check, timed, unwarned=unwarned)
+                     check, timed, measured=measured, unwarned=unwarned)  # measured: "most recent Hb", a note states
     model = stages.answer_model if filters.patient_id is None else None
     if model is not None and context:
         t0 = time.perf_counter()
@@ -280,5 +280,4 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
             found.check = replace(found.check, answer_score=found.answer_score)
     # a store with patient notes, asked without a patient, searched the reference documents only
     found.scope = filters.scope() or ("the reference documents" if stages.has_patient_notes else "")
-    found.measured = measured  # "most recent Hb": a measure the notes state
     return found
