@@ -109,13 +109,13 @@ def test_a_reading_holds_its_heading_bands_and_the_choosers_take_them() -> None:
     assert list(r.heading_bands) == heading_bands("NEWS2 NEWS2 Score 5–6 — Urgent Response")
     assert r.heading_bands is r.heading_bands  # read once
     for values, fit in (([("score", 5.0)], True), ([("news2", 7.0)], False), ([("step", 1.0)], None), ([], None)):
-        assert r.heading_fit(values) is fit
+        assert r.section_fit(values) is fit
         assert heading_fit(" ".join(news), values) is fit
     # "NEWS2 score of 5": the "Score ≥ 7" section is passed over, read from the readings handed in
     asked = read_asks("What is the response to a NEWS2 score of 5?")
     assert asked.values == (("score", 5.0),)
     assert fitting_hits([high, low], asked, 2, readings=readings) == [low]
-    assert len(readings) == 2 and readings.of(high.chunk).heading_fit(asked.values) is False
+    assert len(readings) == 2 and readings.of(high.chunk).section_fit(asked.values) is False
 
 
 def test_a_reading_holds_the_heading_its_units_stand_under_and_their_embedded_texts() -> None:

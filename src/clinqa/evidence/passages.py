@@ -279,18 +279,18 @@ def band_sections(asked: AsksRead, hits: Sequence[Retrieved], context: list[Retr
     one retrieved), the first chunk of the first two documents of ``context``
     that has one is added. Unchanged when the question (read as ``asked``) gives no named value
     (:attr:`AsksRead.values`) or a passage already holds it. ``readings``: the ask's passage readings, whose heading
-    bands and units are read (:meth:`clinqa.evidence.reading.PassageReading.heading_fit`,
+    bands and units are read (:meth:`clinqa.evidence.reading.PassageReading.section_fit`,
     :meth:`~clinqa.evidence.reading.PassageReading.holds_value`; None: readings of its own)."""
     values = asked.values
     read = readings if readings is not None else PassageReadings()
-    if not values or any(read.heading_fit(h.chunk, values) for h in context):
+    if not values or any(read.section_fit(h.chunk, values) for h in context):
         return context
-    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits if read.heading_fit(h.chunk, values) is False))
+    banded = list(dict.fromkeys(h.chunk.doc_id for h in hits if read.section_fit(h.chunk, values) is False))
     have = {h.chunk.chunk_id for h in context}
     last = max((h.rank for h in context), default=0)
     for doc in banded:
         fits = [c for c in documents.chunks_of(doc) if c.chunk_id not in have and c.doc_id == doc
-                and read.heading_fit(c, values)]
+                and read.section_fit(c, values)]
         if fits:
             first = min(fits, key=lambda c: (c.section_path, c.chunk_index))
             return [*context, Retrieved(first, 0.0, last + 1)]
@@ -434,10 +434,10 @@ def heading_context(asked: AsksRead, hits: Sequence[Retrieved], context: list[Re
         extra = next((h for h in hits if h.chunk.chunk_id not in have and filed_under(h.chunk, kinds)
                       and _names(test, h)), None)
         context = context if extra is None else [*context, extra]
-    if values and not any(read.heading_fit(h.chunk, values) for h in context):
+    if values and not any(read.section_fit(h.chunk, values) for h in context):
         have = {h.chunk.chunk_id for h in context}
         extra = next((h for h in hits if h.chunk.chunk_id not in have and _names(test, h)
-                      and read.heading_fit(h.chunk, values)), None)
+                      and read.section_fit(h.chunk, values)), None)
         context = context if extra is None else [*context, extra]
     return context
 
@@ -478,7 +478,7 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
         hits = fitting or hits
     if asked.values:  # "NEWS2 score of 5": not the "NEWS2 Score 0" or "Score ≥ 7" section
         read = readings if readings is not None else PassageReadings()
-        in_band = [h for h in hits if read.heading_fit(h.chunk, asked.values) is not False]
+        in_band = [h for h in hits if read.section_fit(h.chunk, asked.values) is not False]
         hits = in_band or hits
     conditions = asked.conditions if subtypes else frozenset()
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass

@@ -17,7 +17,7 @@ What a reading holds:
   (:func:`clinqa.evidence.gather.answer_model_texts`);
 * :attr:`PassageReading.heading_bands`: the bands its section path gives a named thing
   (:func:`clinqa.evidence.bands.heading_bands`: "NEWS2 Score 5–6 — Urgent Response"), read by every chooser of
-  passages that asks whether the heading fits a value the question gives (:meth:`PassageReading.heading_fit`:
+  passages that asks whether the heading fits a value the question gives (:meth:`PassageReading.section_fit`:
   :func:`clinqa.evidence.passages.fitting_hits`, :func:`~clinqa.evidence.passages.heading_context`,
   :func:`~clinqa.evidence.passages.band_sections`), and with the units, whether a row or item of the passage gives
   the band holding such a value (:meth:`PassageReading.holds_value`);
@@ -94,7 +94,7 @@ class PassageReading:
         (:data:`_MEASURE`: "Hb 12.1", "K: 4.8", "INR=5.2", "Cr 180umol", "EF 35%")."""
         return frozenset(m.group(1).lower() for u in self.units for m in _MEASURE.finditer(u.text))
 
-    def heading_fit(self, values: Sequence[tuple[str, float]]) -> bool | None:
+    def section_fit(self, values: Sequence[tuple[str, float]]) -> bool | None:
         """Does the section path give a band holding a value the question gives (``values``: ``(word, value)``,
         :attr:`clinqa.question.asks.AsksRead.values`)? ``True``, ``False`` (bands of it, none holding it) or
         ``None`` (no band of it, or no value), as :func:`clinqa.evidence.bands.heading_fit` of the section path."""
@@ -130,9 +130,9 @@ class PassageReadings:
         """:attr:`PassageReading.stated` of ``chunk``."""
         return self.of(chunk).stated
 
-    def heading_fit(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool | None:
-        """:meth:`PassageReading.heading_fit` of ``chunk``."""
-        return self.of(chunk).heading_fit(values)
+    def section_fit(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool | None:
+        """:meth:`PassageReading.section_fit` of ``chunk``."""
+        return self.of(chunk).section_fit(values)
 
     def holds_value(self, chunk: Chunk, values: Sequence[tuple[str, float]]) -> bool:
         """:meth:`PassageReading.holds_value` of ``chunk``."""
