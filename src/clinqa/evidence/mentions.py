@@ -100,6 +100,18 @@ class CheckedPassage:
         """:func:`_passage_index` of :attr:`text`, built once."""
         return _passage_index(self.text)
 
+    @cached_property
+    def defined(self) -> dict[str, tuple[str, ...]]:
+        """``{short form: (long forms, ...)}`` of the abbreviations the passage defines, read single-spaced as its
+        :attr:`index` holds it ("CAP (Controlled Attenuation
+        Parameter)" -> ``{"CAP": ("Controlled Attenuation Parameter",)}``; Schwartz & Hearst 2003,
+        :func:`clinqa.text.abbreviations.definitions`), read once, on the first test that asks
+        (:func:`defined_otherwise`)."""
+        found: dict[str, tuple[str, ...]] = {}
+        for d in definitions(self.index[0]):
+            found[d.short] = (*found.get(d.short, ()), d.long)
+        return found
+
 
 def mentions(term: KeyTerm, passage: Passage, equivalents: Callable[[str], Iterable[str]] | None = None,
              matcher: Callable[[str, str], bool] | None = None) -> bool:
@@ -508,19 +520,20 @@ def _prevention_pattern(alts: tuple[str, ...]) -> re.Pattern[str]:
                       + r")(?![\w-])(?:\s*\([^()]{1,15}\))?", re.IGNORECASE)
 
 
-def defined_otherwise(term: KeyTerm, text: str, equivalents: Callable[[str], Iterable[str]] | None) -> bool:
-    """Does ``text`` define the abbreviation ``term`` as something else than the synonym table's
+def defined_otherwise(term: KeyTerm, passage: CheckedPassage,
+                      equivalents: Callable[[str], Iterable[str]] | None) -> bool:
+    """Does ``passage`` define the abbreviation ``term`` as something else than the synonym table's
     expansions of it, and name none of them? "CAP (Controlled Attenuation Parameter via FibroScan)" is
     not community-acquired pneumonia. Only for an abbreviation typed in capitals that
     ``equivalents`` expands (an unknown one has no expected meaning); the long forms are compared by
-    their content-word stems (:func:`clinqa.text.abbreviations.definitions` finds them)."""
-    typed = term.typed or term.text
+    their content-word stems (the passage's :attr:`CheckedPassage.defined`, read once per passage)."""
+    typed, text = term.typed or term.text, passage.index[0]  # single-spaced
     if not (typed.isupper() and len(typed) >= 2) or equivalents is None or typed not in text:
         return False
     expansions = [e for e in equivalents(typed) if " " in e or "-" in e]
     if not expansions:
         return False
-    theirs = [d.long for d in definitions(text) if d.short == typed]
+    theirs = passage.defined.get(typed, ())
     if not theirs:
         return False
 
@@ -604,8 +617,7 @@ def passage_mentions(profile: TermsRead, passages: Sequence[str | CheckedPassage
     if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
         equivalents = with_definitions(equivalents, defined)
     terms = list(profile.key_terms)
-    idx = [r.index for r in read]
-    found = [[mentions(t, p, equivalents, matcher) and not defined_otherwise(t, p[0], equivalents) for p in idx]
+    found = [[mentions(t, r.index, equivalents, matcher) and not defined_otherwise(t, r, equivalents) for r in read]
              for t in terms]
     prevented: list[str] = []
     if profile.treatment and not profile.prevention:
