@@ -266,13 +266,12 @@ def _reply(text: str, refusal: bool = False) -> object:
     from clinqa.answer.citations import CheckedSentence, Verification
     from clinqa.answer.generate import Generated, Reply
     from clinqa.llm.base import Completion
-    from clinqa.llm.tokens import usage_of
 
     said = text or "Fluids cure it. [1]"
     sentences = [CheckedSentence(said, [1], [], bool(text), 0.9 if text else 0.1)]
     completion = Completion(said, "gpt-4o-mini", "openai", 1000, 20, 250.0)
     checked = Verification(text, sentences, 0 if text else 1, refusal)
-    return Reply(Generated(text, completion, usage_of(completion, {}), checked, [_citation("sep#a#0")] if text else []))
+    return Reply(Generated(text, completion, completion.usage({}), checked, [_citation("sep#a#0")] if text else []))
 
 
 def test_the_models_reply_is_handed_down_and_rendered_once() -> None:

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from clinqa.answer.prompt import REFUSAL_PHRASE
 from clinqa.cli import app
-from clinqa.llm.tokens import cost_usd
+from clinqa.llm.base import cost_usd
 from clinqa.pipeline import Pipeline
 from clinqa.settings import Settings
 from tiny_data import with_llm

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from clinqa.llm import Message
-from clinqa.llm.tokens import cost_usd, count_messages, count_tokens, encoding
+from clinqa.llm.base import cost_usd
+from clinqa.llm.tokens import count_messages, count_tokens, encoding
 from clinqa.settings import LLMSettings, Price
 
 
@@ -43,15 +44,14 @@ def test_cost_usd_hand_computed() -> None:
 
 def test_completion_usage_is_read_where_the_completion_is_made() -> None:
     """Issue 48: the usage of a call (tokens, cost, latency) is read once, by the llm layer, as the completion is
-    made (``tokens.usage_of``, in ``generate_answer``), not by the answer's ``Generated`` afterwards; cost by hand:
+    made (``Completion.usage``, in ``generate_answer``), not by the answer's ``Generated`` afterwards; cost by hand:
     1200 prompt tokens at $0.15/M plus 300 completion tokens at $0.60/M = 0.00018 + 0.00018 = 0.00036."""
     from clinqa.llm.base import Completion
-    from clinqa.llm.tokens import usage_of
 
     c = Completion("Yes [1].", "gpt-4o-mini", "openai", 1200, 300, 812.345, "server", "stop")
     prices = {"gpt-4o-mini": Price(prompt=0.15, completion=0.60)}
-    u = usage_of(c, prices)
+    u = c.usage(prices)
     assert u == {"backend": "openai", "model": "gpt-4o-mini", "prompt_tokens": 1200, "completion_tokens": 300,
                  "token_source": "server", "cost_usd": pytest.approx(0.00036, abs=1e-12), "latency_ms": 812.3,
                  "finish_reason": "stop"}
-    assert usage_of(c, {})["cost_usd"] is None  # no price: unknown, not zero
+    assert c.usage({})["cost_usd"] is None  # no price: unknown, not zero

@@ -26,7 +26,6 @@ from clinqa.answer.prompt import (
 )
 from clinqa.answer.types import Answer, Citation, citation_for
 from clinqa.llm.base import Completion, LLMBackend
-from clinqa.llm.tokens import usage_of
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.settings import GenerationSettings, LLMSettings
 
@@ -58,7 +57,7 @@ class Generated:
     against); ``citations``: the cited evidence as :class:`Citation` (``n`` is the number used
     in the text, so ``[n]`` always maps to ``chunk_id``); ``identifiers``: what the screen
     found; ``usage``: tokens, cost (None when the model has no price) and latency of the call, read
-    as the completion was made (:func:`clinqa.llm.tokens.usage_of`), for ``Answer.llm`` and the logs.
+    as the completion was made (:meth:`clinqa.llm.base.Completion.usage`), for ``Answer.llm`` and the logs.
     """
 
     text: str
@@ -95,7 +94,7 @@ def generate_answer(question: str, hits: list[Retrieved], backend: LLMBackend, g
     passages = number_passages(shown, gen.evidence_tokens)
     messages = build_messages(question, passages, closed, notes)
     completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
-    usage = usage_of(completion, llm.prices)
+    usage = completion.usage(llm.prices)
     raw = completion.text.strip()
     by_n = {e.n: e for e in passages}
     text, identifiers, redacted = raw, [], False
@@ -120,7 +119,7 @@ def generate_no_context(question: str, backend: LLMBackend, llm: LLMSettings, cl
     evidence)."""
     messages = build_no_context_messages(question, closed)
     completion = backend.complete(messages, max_tokens=llm.max_tokens, temperature=llm.temperature)
-    usage = usage_of(completion, llm.prices)
+    usage = completion.usage(llm.prices)
     raw = completion.text.strip()
     text, identifiers, redacted = (_screen(raw, []) if screen and raw else (raw, [], False))
     return Generated(text, completion, usage, None, [], identifiers, redacted)

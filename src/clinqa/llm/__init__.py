@@ -3,7 +3,7 @@
 ``build_llm_backend(settings.llm)`` returns the configured backend (:data:`LLM_BACKENDS`): ``None`` for
 ``backend: none`` (extractive answers only), :class:`~clinqa.llm.openai_backend.OpenAIBackend` for
 ``openai`` (any chat-completions server) or :class:`~clinqa.llm.local.LocalBackend` for ``local``
-(llama-cpp-python in process). Token counting and cost: :mod:`clinqa.llm.tokens`.
+(llama-cpp-python in process). Token counting: :mod:`clinqa.llm.tokens`; a call's cost: :meth:`Completion.usage`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from clinqa.llm.base import Completion, LLMBackend, LLMError, LLMUnavailable, Message
-from clinqa.llm.tokens import cost_usd, count_messages, count_tokens
+from clinqa.llm.base import Completion, LLMBackend, LLMError, LLMUnavailable, Message, cost_usd
+from clinqa.llm.tokens import count_messages, count_tokens
 
 if TYPE_CHECKING:
     from clinqa.settings import LLMSettings

@@ -8,10 +8,14 @@ endpoint) and :mod:`clinqa.llm.local` (llama-cpp-python in process, the ``local-
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from clinqa.errors import ClinqaError
+
+if TYPE_CHECKING:
+    from clinqa.settings import Price
 
 
 class LLMError(ClinqaError):
@@ -56,6 +60,28 @@ class Completion:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return asdict(self)
+
+    def usage(self, prices: Mapping[str, Price]) -> dict[str, Any]:
+        """Tokens, cost and latency of this call, for ``Answer.llm`` and the logs: ``{"backend", "model",
+        "prompt_tokens", "completion_tokens", "token_source", "cost_usd", "latency_ms", "finish_reason"}``;
+        ``cost_usd`` in US dollars from ``prices`` (:func:`cost_usd`; None when the model has no price),
+        ``latency_ms`` rounded to 0.1 ms. Read once, as the completion is made
+        (:func:`clinqa.answer.generate.generate_answer`)."""
+        return {"backend": self.backend, "model": self.model, "prompt_tokens": self.prompt_tokens,
+                "completion_tokens": self.completion_tokens, "token_source": self.token_source,
+                "cost_usd": cost_usd(self.model, self.prompt_tokens, self.completion_tokens, prices),
+                "latency_ms": round(self.latency_ms, 1), "finish_reason": self.finish_reason}
+
+
+def cost_usd(model: str, prompt_tokens: int, completion_tokens: int, prices: Mapping[str, Price]) -> float | None:
+    """US dollars for one call: ``prompt_tokens * price.prompt / 1e6 + completion_tokens *
+    price.completion / 1e6`` (prices are USD per 1M tokens, :class:`clinqa.settings.Price`).
+
+    ``None`` when ``model`` has no entry in ``prices`` (cost unknown, not zero)."""
+    price = prices.get(model)
+    if price is None:
+        return None
+    return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1_000_000
 
 
 @runtime_checkable

