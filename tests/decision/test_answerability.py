@@ -733,6 +733,22 @@ def test_a_drug_name_is_never_repaired_into_another_drug():
         "empagliflozin")
 
 
+def test_a_word_the_lexicon_knows_is_never_repaired_into_another():
+    """Found by a seventh new user: on a store whose hyponatremia protocol names hypokalemia, "how to treat
+    hyperkalemia" was answered from it: the key-term test repaired "hyperkalemia" (edit distance 2, absent from the
+    corpus) to "hypokalemia", silently, though the question's own repair leaves a word the lexicon knows alone.
+    "hyperkalemia" is a WordNet 3.0 lemma; the typo "apixiban" is in no resource and is still repaired."""
+    from clinqa.lexicon import Lexicon
+
+    v = Vocabulary.from_texts(["Limit correction to 6 mmol/L in hypokalemia.", "Apixaban 5 mg twice daily."])
+    knows = Lexicon(v).knows
+    assert knows("hyperkalemia") and not knows("apixiban")
+    assert {t.text: t.repaired for t in key_terms("how to treat hyperkalemia", v)}["hyperkalemia"] == "hypokalemia"
+    found = {t.text: t for t in key_terms("how to treat hyperkalemia", v, known=knows)}
+    assert found["hyperkalemia"].repaired is None and found["hyperkalemia"].match == "hyperkalemia"
+    assert {t.text: t.repaired for t in key_terms("apixiban dose", v, known=knows)}["apixiban"] == "apixaban"
+
+
 def test_a_combination_product_is_one_key_term():
     """Found by a new user: "starting dose of sacubitril/valsartan" also quoted the valsartan (ARB) row: the two
     names were two key terms, and with three decisive terms one may be missing from a focused passage."""

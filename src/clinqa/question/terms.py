@@ -300,15 +300,20 @@ def _add_quantities(out: list[KeyTerm], question: str) -> None:
 
 
 def _repaired(w: str, typed: str, question: str, end: int, vocabulary: Vocabulary | None,
-              equivalents: Callable[[str], Iterable[str]] | None, rarity: WordRarity) -> tuple[bool, str | None]:
+              equivalents: Callable[[str], Iterable[str]] | None, rarity: WordRarity,
+              known: Callable[[str], bool] | None = None) -> tuple[bool, str | None]:
     """The spelling repair of a content word of :func:`key_terms`: ``(keep, repaired)``. ``w`` is the word in
     lower case, ``typed`` as typed, ending at ``end`` in ``question``. A word the ``vocabulary`` lacks
-    (and is no drug-class member's own name) is repaired against the corpus, unless it is a common word
-    (``rarity.repair_below``) of another stem than the repair; ``keep`` is False for a short unknown
-    abbreviation that neither the corpus nor ``equivalents`` know ("abx"), unless typed in capitals or an eponym
-    ("Reye syndrome")."""
+    (and is no drug-class member's own name, nor a word ``known`` knows: the lexicon's
+    :meth:`clinqa.lexicon.Lexicon.knows`, as for the question's repair, :func:`clinqa.question.repair.
+    repair_question`: "hyperkalemia" is a WordNet lemma, no typo of the corpus's "hypokalemia") is repaired against
+    the corpus, unless it is a common word (``rarity.repair_below``) of another stem than the repair; ``keep`` is
+    False for a short unknown abbreviation that neither the corpus nor ``equivalents`` know ("abx"), unless typed in
+    capitals or an eponym ("Reye syndrome")."""
     if not (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
             and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
+        return True, None
+    if known is not None and known(w):  # a word a resource knows is no misspelling: the corpus lacks it
         return True, None
     repaired = vocabulary.repair(w)
     if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
@@ -325,7 +330,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
               phrases: Iterable[str] = (),
               equivalents: Callable[[str], Iterable[str]] | None = None,
               answer_types: Iterable[str] | None = None, dosed: Iterable[str] | None = None,
-              rarity: WordRarity | None = None) -> list[KeyTerm]:
+              rarity: WordRarity | None = None, known: Callable[[str], bool] | None = None) -> list[KeyTerm]:
     """The key terms of ``question`` in order (see module docstring).
 
     ``phrases`` are multi-word terms found in the question by a synonym table (e.g. "sglt2
@@ -338,7 +343,8 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
     when None. ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: :func:`default_rarity`): a word
     at least ``repair_below`` common is no misspelling to repair against the corpus (the corpus lacking it is
     evidence; a corpus word of the same Snowball stem still stands for it: "consistent" for "consistency"),
-    one edit from a word at least ``misspelt_common_above`` common is a typo of it. The steps:
+    one edit from a word at least ``misspelt_common_above`` common is a typo of it. ``known``: a word it knows is
+    never repaired (the lexicon's :meth:`clinqa.lexicon.Lexicon.knows`). The steps:
     :func:`_phrase_terms`, :func:`_add_quantities`, the age's population, then each content word (population,
     scaffold, rarity, :func:`_repaired`), then the modified, answer-type and dosed marks."""
     rarity = rarity or default_rarity()
@@ -388,7 +394,7 @@ def key_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: flo
             continue
         if any(t.text == w for t in out):
             continue
-        keep, repaired = _repaired(w, typed, question, m.end(), vocabulary, equivalents, rarity)
+        keep, repaired = _repaired(w, typed, question, m.end(), vocabulary, equivalents, rarity, known)
         if not keep:
             continue
         if (repaired is None and not abbreviation and (vocabulary is None or w not in vocabulary)
@@ -800,7 +806,7 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
         known = dict(defined)
         eq = with_definitions(equivalents, known) if known else equivalents
         terms = tuple(key_terms(text, vocabulary, max_zipf, phrases, eq, answer_types=kinds, dosed=dosed,
-                                rarity=rarity))
+                                rarity=rarity, known=lexicon.knows if lexicon is not None else None))
         if lexicon is not None:
             terms = lexical_marks(terms, aged, lexicon)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
