@@ -301,24 +301,23 @@ def _add_quantities(out: list[KeyTerm], question: str) -> None:
 
 def _repaired(w: str, typed: str, question: str, end: int, vocabulary: Vocabulary | None,
               equivalents: Callable[[str], Iterable[str]] | None, rarity: WordRarity,
-              known: Callable[[str], bool] | None = None) -> tuple[bool, str | None]:
+              knows: Callable[[str], bool] | None = None) -> tuple[bool, str | None]:
     """The spelling repair of a content word of :func:`key_terms`: ``(keep, repaired)``. ``w`` is the word in
     lower case, ``typed`` as typed, ending at ``end`` in ``question``. A word the ``vocabulary`` lacks
-    (and is no drug-class member's own name, nor a word ``known`` knows: the lexicon's
-    :meth:`clinqa.lexicon.Lexicon.knows`, as for the question's repair, :func:`clinqa.question.repair.
-    repair_question`: "hyperkalemia" is a WordNet lemma, no typo of the corpus's "hypokalemia") is repaired against
-    the corpus, unless it is a common word (``rarity.repair_below``) of another stem than the repair; ``keep`` is
-    False for a short unknown abbreviation that neither the corpus nor ``equivalents`` know ("abx"), unless typed in
-    capitals or an eponym ("Reye syndrome")."""
+    (and is no drug-class member's own name) is repaired against the corpus, unless it is a common word
+    (``rarity.repair_below``) or a word ``knows`` knows (the lexicon's :meth:`clinqa.lexicon.Lexicon.knows`, as for
+    the question's repair, :func:`clinqa.question.repair.repair_question`: "hyperkalemia" is a WordNet lemma, no typo
+    of the corpus's "hypokalemia") of another stem than the repair; ``keep`` is False for a short unknown
+    abbreviation that neither the corpus nor ``equivalents`` know ("abx"), unless typed in capitals or an eponym
+    ("Reye syndrome")."""
     if not (vocabulary is not None and w not in vocabulary and fold(w) not in vocabulary and "-" not in w
             and not names_a_class_member(w)):  # a drug's own name is no typo of another drug's
         return True, None
-    if known is not None and known(w):  # a word a resource knows is no misspelling: the corpus lacks it
-        return True, None
     repaired = vocabulary.repair(w)
-    if repaired is not None and zipf(w) >= rarity.repair_below and stem(repaired) != stem(w):
-        repaired = None  # "erectile" is a word, not a typo of the corpus's "elective" ("consistent" for
-        # "consistency" is the same word)
+    if repaired is not None and stem(repaired) != stem(w) and (zipf(w) >= rarity.repair_below
+                                                               or (knows is not None and knows(w))):
+        repaired = None  # "erectile" is a word, not a typo of the corpus's "elective", nor "hyperkalemia" of
+        # "hypokalemia" ("consistent" for "consistency", "lab" for "labs" are the same word)
     known = equivalents is not None and set(equivalents(w)) - {w}
     eponym = typed[:1].isupper() and _next_word(question, end) in CONDITION_HEADS  # "Reye syndrome"
     if repaired is None and len(w) <= 4 and w.isalpha() and not known and not typed.isupper() and not eponym:
