@@ -71,6 +71,17 @@ def test_a_conversation_keeps_its_patient_scope(store: Path) -> None:
     assert r.exit_code == 2 and "scoped to the reference documents" in r.output
 
 
+def test_a_follow_up_without_patient_continues_in_the_conversations_patient_scope(store: Path) -> None:
+    """A seventh new user: "clinqa ask 'why was it reduced?' -c pc" after a turn asked with --patient P001 exited 2
+    ("cannot change its patient scope"); the README says a conversation keeps its patient scope. Only another
+    patient is refused."""
+    first = _ask(store, "apixaban dose?", "--conversation", "pscope", "--patient", "P1")
+    follow = _ask(store, "and CrCl 20?", "--conversation", "pscope")
+    assert follow["filters"]["patient_id"] == "P1" and follow["conversation_id"] == first["conversation_id"]
+    r = CliRunner().invoke(app, ["ask", "and CrCl 20?", "-c", "pscope", "--patient", "P2", "--data-dir", str(store)])
+    assert r.exit_code == 2 and "scoped to patient P1" in r.output
+
+
 def test_chat_loop(store: Path) -> None:
     lines = "apixaban dose for AF with CrCl 50?\nand if CrCl is 20?\n/sources 1\n/sources 9\n/new\n/oops\n/quit\n"
     r = CliRunner().invoke(app, ["chat", "--data-dir", str(store)], input=lines)

@@ -97,8 +97,9 @@ def ask(
         from clinqa.conversation import ask_turn, conversation_store
 
         pipe.warm_up()
-        scoped = filters(pipe, patient, since, until, source)
         store = conversation_store(pipe)
+        # a follow-up that names no patient continues in its conversation's patient scope
+        scoped = filters(pipe, patient or store.patient_of(conversation, LOCAL_OWNER), since, until, source)
         conv = store.open(conversation, LOCAL_OWNER, scoped.patient_id)
         assert conv is not None
         answer, query_id = ask_turn(pipe, store, conv, question, scoped, log=log)

@@ -78,8 +78,9 @@ def chat(
     pipe = pipeline(data_dir, config, preset, sets, reranker=reranker, **llm_flags(llm, llm_model, llm_url))
     pipe.require_store()
     pipe.warm_up()
-    scoped = filters(pipe, patient, None, None, None)
     store = conversation_store(pipe)
+    # continuing a conversation that names no patient keeps its patient scope
+    scoped = filters(pipe, patient or store.patient_of(conversation, LOCAL_OWNER), None, None, None)
     conv = store.open(conversation, LOCAL_OWNER, scoped.patient_id) if conversation else \
         store.start(LOCAL_OWNER, scoped.patient_id)
     assert conv is not None

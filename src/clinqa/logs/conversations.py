@@ -156,6 +156,13 @@ class ConversationStore:
                                                                                  now))
         return Conversation(cid, name, owner, patient_id, now, now)
 
+    def patient_of(self, ref: str | None, owner: str) -> str | None:
+        """The patient scope of ``owner``'s existing conversation ``ref`` (id or name); None when it has none or
+        there is no such conversation. A command-line follow-up that names no patient continues in it
+        (``clinqa ask -c NAME``, ``clinqa chat -c NAME``): only another patient is refused (:meth:`open`)."""
+        conv = self.get(ref, owner) if ref else None
+        return conv.patient_id if conv is not None else None
+
     def open(self, ref: str | None, owner: str, patient_id: str | None, create: bool = True) -> Conversation | None:
         """The conversation ``ref`` (id or name) of ``owner``, checked against ``patient_id``; when there is none,
         a new one named ``ref`` if ``create`` (else None). Raises :class:`ScopeChanged` when it exists with
