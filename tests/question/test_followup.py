@@ -37,6 +37,11 @@ def test_a_named_value_replaces_the_earlier_one() -> None:
     assert resolve("and if it's 7?", ["Wells 2 for DVT, next test?"]).standalone == "Wells 7 for DVT, next test?"
     # a value the earlier question did not give is added to it
     assert resolve("eGFR 25?", ["metformin dose in diabetes?"]).standalone == "metformin dose in diabetes with eGFR 25?"
+    # a name typed with its digits is no value of its own (a seventh new user: "and if it is 3?" after "NEWS2 score
+    # of 7 response" kept the 7 and quoted the score-0 band); a value glued to its name still is one
+    assert resolve("and if it is 3?", ["NEWS2 score of 7 response"]).standalone == "NEWS2 score of 3 response?"
+    assert resolve("what about 2?", ["CURB65 3 - admit?"]).standalone == "CURB65 2 - admit?"
+    assert resolve("and if 5.9?", ["K3.2 in DKA - start insulin?"]).standalone == "K5.9 in DKA - start insulin?"
 
 
 def test_a_population_or_age_replaces_the_earlier_one() -> None:

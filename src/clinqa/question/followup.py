@@ -90,6 +90,9 @@ NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=
 UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(" + NUMBER + r")\s*(" + unit_pattern(_VALUE_UNITS) + r")(?![a-z])",
                         re.IGNORECASE)
 BARE_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?![\w.]|\.\d)")
+#: what follows a name typed with its digits when those digits are no value: another value ("NEWS2 score of 7",
+#: "CURB65 of 3", "CURB65 3")
+_GLUED_NAME_OF = re.compile(r"\s+(?:[a-z][a-z-]*\s+)?(?:(?:of|is|was|=)\s*)?" + NUMBER + r"(?![\w.])", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")
 
 
@@ -190,9 +193,11 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
     """Step 1, named values: "CrCl 45" replaces "CrCl 28" (a name the earlier question lacks is added with
     " with "); a value with its unit replaces the one earlier value of that unit ("22%" for "12%"); a lone bare
     number replaces the one named value of the earlier question ("6" for "Wells 3")."""
-    base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2))
-                  for m in NAMED_VALUE.finditer(rw.text)
-                  if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
+    found = [m for m in NAMED_VALUE.finditer(rw.text)
+             if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
+    # a name with its digits ("NEWS2", "CURB65") followed by a number is the name of that number, not a value
+    found = [m for m in found if not (m.start(2) == m.end(1) and _GLUED_NAME_OF.match(rw.text, m.end()))]
+    base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2)) for m in found]
     for m in NAMED_VALUE.finditer(rest):
         name = m.group(1).lower().rstrip("+")
         if name in QUESTION_STOP_WORDS or AGE.fullmatch(m.group(0).strip()):
