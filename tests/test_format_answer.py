@@ -75,6 +75,10 @@ def test_missing_terms_caution_once() -> None:
     said = format_answer(_answer(missing_terms=["azithromycin"], citations=[],
                                  warnings=["the quoted passages do not mention 'azithromycin'"]), width=100)
     assert said.count("azithromycin") == 1
+    # the patient's value is no term a passage states (a seventh new user: "... mentions '70 kg'" for a tPA dose)
+    assert "Warning" not in format_answer(_answer(missing_terms=["70 kg"], citations=[]), width=100)
+    out = format_answer(_answer(missing_terms=["70 kg", "azithromycin"], citations=[]), width=100)
+    assert out.endswith("no quoted passage mentions 'azithromycin': check that the sources answer the question")
 
 
 def _refusal(**kw: Any) -> dict[str, Any]:

@@ -124,3 +124,23 @@ def test_search_below_the_gate_that_ask_uses_says_no_passage_matched(tmp_path: P
     assert out["gate"]["score"] == pytest.approx(best) and out["gate"]["threshold"] == pytest.approx(gate.threshold)
     r = CliRunner().invoke(app, ["search", "apixaban dose for deep vein thrombosis", "--data-dir", str(data)])
     assert "vte#" in r.output.splitlines()[0]  # above the threshold: listed as before
+
+
+def test_a_word_asking_a_kind_of_answer_is_no_missing_topic(tmp_path: Path) -> None:
+    """Seventh new user: on a store of one guideline and a patient's notes, "tolvaptan max duration" (the guideline:
+    "for no more than 30 days") warned that no reference passage mentions 'max' and that notes are searched only
+    for one patient. "max" asks for a kind of answer (a maximum), as "dose" does: no topic a passage must name, so
+    neither warning is given; a topic word the corpus lacks still warns."""
+    from clinqa.question.repair import PATIENT_HINT
+
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "hyponatremia.md").write_text(
+        "# Hyponatremia\n\n## Tolvaptan\n\nTolvaptan may be used for no more than 30 days in SIADH.\n")
+    (tmp_path / "docs" / "notes.jsonl").write_text(json.dumps(NOTES[0]) + "\n")
+    pipe = Pipeline(Settings(data_dir=tmp_path / "data"))
+    assert pipe.ingest([tmp_path / "docs"], progress=False).failed == []
+    ans = pipe.ask("tolvaptan max duration", pipe.filters())
+    assert not ans.refused and "30 days" in ans.answer
+    assert not any("'max'" in w for w in ans.warnings) and PATIENT_HINT not in ans.warnings, ans.warnings
+    ans = pipe.ask("tolvaptan max duration in cirrhosis", pipe.filters())
+    assert any("'cirrhosis'" in w for w in ans.warnings) and PATIENT_HINT in ans.warnings, ans.warnings

@@ -345,7 +345,8 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
     "hey, honestly, I wonder ..." is no reason to doubt a quote; the quoted passages "may not answer" only when the gate
     with the dated-note step answered and the decision still does). The hint that patient notes were not searched
     (:data:`clinqa.question.repair.PATIENT_HINT`) is chosen here, in both cases: years that could not limit a reference
-    question (:func:`question_warnings`), and question words no reference passage has (``ev.missing``), for a question
+    question (:func:`question_warnings`), and question words no reference passage has that a warning would name
+    (``ev.missing`` less ``found.unwarned``), for a question
     without a patient to a store holding patient notes ("the corpus never mentions X" when only a patient's note does):
     then it ends the answer's warnings (``Draft.patient_hint``). ``timings_ms``: stage timings after the search's (the
     quote's ``extract``)."""
@@ -359,7 +360,8 @@ def draft_of(stages: Stages, ev: Case, found: Gathered, decision: Decision,
     return Draft(ev.question, filters, result.hits, verdict.gate, warnings, ev.check, found.repairs,
                  result.expansion, ev.time_filter, result.query_vector,
                  {**result.timings_ms, **(timings_ms or {})},
-                 patient_hint=filters.patient_id is None and bool(ev.missing) and stages.has_patient_notes)
+                 patient_hint=filters.patient_id is None and stages.has_patient_notes
+                 and any(w not in found.unwarned for w in ev.missing))
 
 
 def answer_of(stages: Stages | None, ev: Case, found: Gathered | None, decision: Decision,

@@ -85,10 +85,13 @@ def source_groups(citations: list[dict[str, Any]]) -> list[list[dict[str, Any]]]
 
 
 def _cautions(ans: dict[str, Any]) -> list[str]:
-    """Warnings plus, on answers, a caution naming ``missing_terms`` (unless a warning already
-    names every one of them in quotes)."""
+    """Warnings plus, on answers, a caution naming ``missing_terms`` less the patient's values
+    (:data:`clinqa.question.terms.QUANTITY`: "70 kg"), unless a warning already names every one of them in quotes."""
+    from clinqa.question.terms import QUANTITY
+
     warnings = list(ans.get("warnings") or [])
-    missing = [] if ans.get("refused") else list(ans.get("missing_terms") or [])
+    # a value the patient has ("70 kg", "INR 4.8") is no term a passage states: it chose the band, if any
+    missing = [] if ans.get("refused") else [t for t in ans.get("missing_terms") or [] if not QUANTITY.fullmatch(t)]
     if missing and not all(any(f"'{t}'" in w for w in warnings) for t in missing):
         warnings.append("no quoted passage mentions " + ", ".join(f"'{t}'" for t in missing)
                         + ": check that the sources answer the question")

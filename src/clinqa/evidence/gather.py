@@ -38,7 +38,7 @@ from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
-from clinqa.question.terms import QUANTITY
+from clinqa.question.terms import QUANTITY, is_scaffold
 
 if TYPE_CHECKING:
     import numpy as np
@@ -165,7 +165,9 @@ class Gathered:
     documents" of a store with patient notes asked without a patient; "" when nothing narrowed it) and
     which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
     reads as ordinary English ("honestly", "wonder", "think"), the patient's values typed as one word ("58kg":
-    :data:`clinqa.question.terms.QUANTITY`) and, of ``missing``, the key terms a quotable passage names under another
+    :data:`clinqa.question.terms.QUANTITY`), the words asking a kind of answer ("max", "dose":
+    :func:`clinqa.question.terms.is_scaffold`, which the quote's rare-word warning leaves out too) and, of
+    ``missing``, the key terms a quotable passage names under another
     name (the key-term test found them: "anticoagulant" in a note that names rivaroxaban) and the words of the time
     the question names (``intent.phrase``: "still on", "last")."""
 
@@ -266,7 +268,7 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     # the words the time reader took ("still on", "last"): the question's time, no topic a passage should name
     timing = frozenset(intent.phrase.lower().split())
     unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
-                         or w in timing or (lex is not None and lex.kind(w) == "ordinary"))
+                         or w in timing or is_scaffold(w) or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
                      check, timed, measured=measured, unwarned=unwarned)  # measured: "most recent Hb", a note states
     model = stages.answer_model if filters.patient_id is None else None
