@@ -90,9 +90,6 @@ NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=
 UNIT_VALUE = re.compile(r"(?<![\w.])([<>≤≥]\s*)?(" + NUMBER + r")\s*(" + unit_pattern(_VALUE_UNITS) + r")(?![a-z])",
                         re.IGNORECASE)
 BARE_NUMBER = re.compile(r"(?<![\w.])(" + NUMBER + r")(?![\w.]|\.\d)")
-#: what follows a name typed with its digits when those digits are no value: another value ("NEWS2 score of 7",
-#: "CURB65 of 3", "CURB65 3")
-_GLUED_NAME_OF = re.compile(r"\s+(?:[a-z][a-z-]*\s+)?(?:(?:of|is|was|=)\s*)?" + NUMBER + r"(?![\w.])", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z0-9][\w+/-]*")
 
 
@@ -189,6 +186,13 @@ class _Rewrite:
         self.text = f"{self.text.rstrip('?. ')}{joiner}{phrase}"
 
 
+def _value_follows(text: str, end: int) -> bool:
+    """Does a value (:data:`NAMED_VALUE`, :data:`BARE_NUMBER`) follow ``text[:end]`` after a space? Then a name
+    typed with its digits that ends there ("NEWS2" of "NEWS2 score of 7", "CURB65" of "CURB65 3") names it."""
+    pos = end + len(text[end:]) - len(text[end:].lstrip())
+    return pos > end and (NAMED_VALUE.match(text, pos) is not None or BARE_NUMBER.match(text, pos) is not None)
+
+
 def _named_values(rw: _Rewrite, rest: str) -> None:
     """Step 1, named values: "CrCl 45" replaces "CrCl 28" (a name the earlier question lacks is added with
     " with "); a value with its unit replaces the one earlier value of that unit ("22%" for "12%"); a lone bare
@@ -196,7 +200,7 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
     found = [m for m in NAMED_VALUE.finditer(rw.text)
              if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
     # a name with its digits ("NEWS2", "CURB65") followed by a number is the name of that number, not a value
-    found = [m for m in found if not (m.start(2) == m.end(1) and _GLUED_NAME_OF.match(rw.text, m.end()))]
+    found = [m for m in found if not (m.start(2) == m.end(1) and _value_follows(rw.text, m.end()))]
     base_named = [(m.group(1).lower().rstrip("+"), m.group(0).strip(), m.group(2)) for m in found]
     for m in NAMED_VALUE.finditer(rest):
         name = m.group(1).lower().rstrip("+")
