@@ -38,7 +38,7 @@ from clinqa.lexicon import Lexicon, typo_of
 from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.asks import AsksRead
 from clinqa.question.profile import QuestionProfile
-from clinqa.question.terms import QUANTITY, is_scaffold
+from clinqa.question.terms import QUANTITY
 
 if TYPE_CHECKING:
     import numpy as np
@@ -166,7 +166,7 @@ class Gathered:
     which of ``missing`` and of the rare words the unknown-word warnings leave out (``unwarned``): those the lexicon
     reads as ordinary English ("honestly", "wonder", "think"), the patient's values typed as one word ("58kg":
     :data:`clinqa.question.terms.QUANTITY`), the words asking a kind of answer ("max", "dose":
-    :func:`clinqa.question.terms.is_scaffold`, which the quote's rare-word warning leaves out too), the words of a
+    ``profile.scaffold``, read with the question; the quote's rare-word warning leaves them out too), the words of a
     phrase the synonym table reads whole ("thinner" of "blood thinner", searched as "anticoagulant") and, of
     ``missing``, the key terms a quotable passage names under another
     name (the key-term test found them: "anticoagulant" in a note that names rivaroxaban) and the words of the time
@@ -268,11 +268,8 @@ def gather(stages: Stages, question: str, filters: Filters, intent: TimeIntent,
     named = frozenset(t.text for t in check.key_terms if t not in check.missing) if check is not None else frozenset()
     # the words the time reader took ("still on", "last"): the question's time, no topic a passage should name
     timing = frozenset(intent.phrase.lower().split())
-    # the words of a phrase the synonym table reads whole ("thinner" of "blood thinner"): the phrase is searched under
-    # its other names ("anticoagulant"), and the key-term test judges it whole
-    phrased = frozenset(w for ph in profile.phrases for w in ph.lower().split())
     unwarned = frozenset(w for w in (*missing, *rare) if QUANTITY.fullmatch(w) or (w in named and w in missing)
-                         or w in timing or w in phrased or is_scaffold(w)
+                         or w in timing or w in profile.phrase_words or w in profile.scaffold
                          or (lex is not None and lex.kind(w) == "ordinary"))
     found = Gathered(asked, repairs, result, context, [w for w in rare if w not in unwarned], test, profile, missing,
                      check, timed, measured=measured, unwarned=unwarned)  # measured: "most recent Hb", a note states

@@ -137,6 +137,12 @@ def is_scaffold(word: str) -> bool:
     return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
 
 
+def scaffold_words(question: str) -> frozenset[str]:
+    """The content words of ``question`` (:func:`content_terms`) that ask a kind of answer (:func:`is_scaffold`:
+    "max", "dose", "components"): no topic a passage must name (:attr:`clinqa.question.asks.AsksRead.scaffold`)."""
+    return frozenset(w for w in content_terms(question) if is_scaffold(w))
+
+
 #: words typed in capitals that are not clinical abbreviations
 NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
                                "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
@@ -771,6 +777,12 @@ class TermsRead:
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
         return self.question == question
+
+    @property
+    def phrase_words(self) -> frozenset[str]:
+        """The words of :attr:`phrases`, lower case ("blood" and "thinner" of "blood thinner"): a phrase the synonym
+        table reads whole, searched under its other names ("anticoagulant"), is judged whole by the key-term test."""
+        return frozenset(w for ph in self.phrases for w in ph.lower().split())
 
 
 def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: float | None = None,
