@@ -177,3 +177,34 @@ def test_a_band_section_beyond_the_search_is_read_from_its_document() -> None:
     ext = extract_answer(enc.encode_queries(["x"])[0], [limits, hit], enc, max_sentences=1,
                          asked=read_asks("NEWS2 of 7?"))
     assert "Emergency assessment within 30 min" in ext.text and "Clinical Risk: High" in ext.text
+
+
+def test_each_thing_a_line_gives_a_band_of_must_hold_its_value() -> None:
+    """A line keyed by bands of several things ("Group B (Age < 80): NIHSS >= 10 AND core < 31 mL") is the line of a
+    patient only when each band the question gives a value for holds it; the bands of one thing are alternatives.
+    Hand values: age 84 is outside [-inf, 80) and inside [80, inf); NIHSS 14 is inside [10, inf)."""
+    from clinqa.evidence.bands import band_fit
+
+    values = (("nihss", 14.0), ("age", 84.0))
+    assert heading_fit("Group A (Age ≥ 80): NIHSS ≥ 10 AND infarct core < 21 mL", values) is True
+    assert heading_fit("Group B (Age < 80): NIHSS ≥ 10 AND infarct core < 31 mL", values) is False
+    assert heading_fit("Group B (Age < 80): NIHSS ≥ 10", (("nihss", 14.0),)) is True  # no age given: NIHSS decides
+    assert heading_fit("Infarct core < 31 mL", values) is None
+    score = heading_bands("Score 0-4") + heading_bands("Score 5-6")  # two bands of one thing: either may hold
+    assert band_fit(score, (("score", 5.0),)) is True and band_fit(score, (("score", 7.0),)) is False
+
+
+def test_the_line_of_the_patients_age_group_is_quoted() -> None:
+    """The made-up selection table of a thrombectomy trial: an 84-year-old with NIHSS 14 gets the age >= 80 group's
+    line, not the other group's, whose NIHSS band also holds 14."""
+    from clinqa.answer.extractive import extract_answer
+    from clinqa.question.asks import read_asks
+    from tiny_data import FlatEncoder, chunk_hit
+
+    body = ("Selection criteria, 6-24 hours:\n\n- Group A (Age ≥ 80): NIHSS ≥ 10 AND infarct core < 21 mL\n"
+            "- Group B (Age < 80): NIHSS ≥ 10 AND infarct core < 31 mL")
+    enc = FlatEncoder()
+    hit = chunk_hit("trial#selection#0", body, 1, ["Thrombectomy", "Late window"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc,
+                         asked=read_asks("84-year-old, NIHSS 14, 10 hours from onset - thrombectomy criteria?"))
+    assert "core < 21 mL" in ext.text and "core < 31 mL" not in ext.text, ext.text

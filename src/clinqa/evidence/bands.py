@@ -187,21 +187,26 @@ def heading_fit(context: str, values: Sequence[tuple[str, float]]) -> bool | Non
     :func:`heading_bands`, matched by the word before the number)?
     ``True`` when a band holds the question's value, ``False`` when bands of it are given and none holds it
     ("NEWS2 Score 0" and "NEWS2 Score ≥ 7" for "NEWS2 score of 5"; "Step 5" for "asthma step 1"), ``None`` when
-    the heading names no such band. The same band mechanism as the table rows above, read from section headings."""
+    the heading names no such band; of several things given a value (:func:`band_fit`), each must be held. The
+    same band mechanism as the table rows above, read from section headings."""
     return band_fit(heading_bands(context), values) if values else None
 
 
 def band_fit(bands: Sequence[tuple[str, Band]], values: Sequence[tuple[str, float]]) -> bool | None:
     """:func:`heading_fit` of a heading already read (``bands``: its :func:`heading_bands`, as a passage's reading
-    holds them, :attr:`clinqa.evidence.reading.PassageReading.heading_bands`): ``True`` when a band of a word of
-    ``values`` holds its value, ``False`` when bands of it are given and none holds it, ``None`` when none is."""
+    holds them, :attr:`clinqa.evidence.reading.PassageReading.heading_bands`): ``False`` when, for some word of
+    ``values``, bands of it are given and none holds its value; else ``True`` when a band of a word of ``values``
+    holds it; ``None`` when no band of any is given. The bands of one thing are alternatives ("Score 0-4 / 5-6"),
+    those of several things are all said of the line: "Group B (Age < 80): NIHSS ≥ 10 ..." is no line for an
+    84-year-old with NIHSS 14, though its NIHSS band holds 14 (it was, when one holding band sufficed)."""
     verdict: bool | None = None
     for word, value in values:
-        for hword, band in bands:
-            if hword == word:
-                if band.holds(value):
-                    return True
-                verdict = False
+        of_word = [band for hword, band in bands if hword == word]
+        if not of_word:
+            continue
+        if not any(band.holds(value) for band in of_word):
+            return False  # a band of this thing is given and excludes the value: "Group B (Age < 80)" for age 84
+        verdict = True
     return verdict
 
 
