@@ -645,3 +645,34 @@ class _Names:
 
     def on(self, hits: list[object]) -> SimpleNamespace:
         return SimpleNamespace(decisive=[] if hits == [self.named] else ["epinephrine"])
+
+
+STENOSIS = """Carotid endarterectomy after a TIA:
+
+- Endarterectomy is recommended for ipsilateral stenosis 70-99% in surgical candidates.
+- Endarterectomy may be considered for stenosis 50-69%, depending on age and sex.
+- Endarterectomy is not recommended for stenosis < 50%."""
+
+
+def test_sibling_items_with_bands_in_the_questions_unit_keep_the_one_that_holds_it() -> None:
+    """A list whose items write bands of one measure mid-sentence ("stenosis 70-99%"): for "80% stenosis" the item whose
+    band holds 80 is quoted, not its siblings (hand values: 80 is in [70, 99], not in [50, 69], not below 50)."""
+    from clinqa.answer.extractive import _quantity_holds, unit_banded_out
+    from clinqa.chunking.units import unit_records
+    from clinqa.text.quantities import extract_quantities
+
+    q70, q50, lt50 = (extract_quantities(t)[0] for t in ("stenosis 70-99%", "stenosis 50-69%", "stenosis < 50%"))
+    assert [_quantity_holds(q, 80.0) for q in (q70, q50, lt50)] == [True, False, False]
+    assert _quantity_holds(lt50, 49.0) and not _quantity_holds(lt50, 50.0)
+    enc = FlatEncoder()
+    hit = chunk_hit("tia#cea#0", STENOSIS, 1, ["TIA", "Carotid endarterectomy"])
+    ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc, max_sentences=4,
+                         asked=read_asks("TIA with 80% ipsilateral carotid stenosis - endarterectomy?"))
+    assert "70-99%" in ext.text and "50-69%" not in ext.text and "< 50%" not in ext.text, ext.text
+    # one item alone is no sibling list; an item's band after "until" says when an act ends; no quantity, no cut
+    units = [(0, u) for u in unit_records(STENOSIS)]
+    asked = read_asks("TIA with 80% ipsilateral carotid stenosis - endarterectomy?")
+    assert unit_banded_out(units[:1], asked) == set()
+    until = [(0, u) for u in unit_records("Plan:\n\n- Hold the drug until SpO2 > 94%.\n- Give oxygen if SpO2 < 90%.")]
+    assert unit_banded_out(until, read_asks("SpO2 92% - what to do?")) == set()
+    assert unit_banded_out(units, read_asks("carotid stenosis - endarterectomy?")) == set()

@@ -113,7 +113,7 @@ from clinqa.question.terms import is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT
+from clinqa.text.quantities import DOSE_AMOUNT, Quantity, extract_quantities
 from clinqa.text.stems import snowball_stem as stem
 
 if TYPE_CHECKING:
@@ -199,6 +199,37 @@ def _keyed_out(text: str, asked: AsksRead) -> bool:
         return False
     values = [float(n) for n, unit in asked.folded_quantities if same_unit(unit, band.unit)]
     return bool(values) and not any(band.holds(x) for x in values)
+
+
+def _quantity_holds(q: Quantity, value: float) -> bool:
+    """Does the band a stated quantity writes ("70-99%", "< 50%", ">= 2 g") hold ``value``?"""
+    if q.qualifier == "upper":
+        return value < q.high if q.cue in ("<", "less than", "below", "under") else value <= q.high
+    if q.qualifier == "lower":
+        return value > q.low if q.cue in (">", "more than", "greater than", "above", "over") else value >= q.low
+    return q.low <= value <= q.high
+
+
+def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[int]:
+    """The ``id`` of each list item whose bands in a unit of a quantity the question gives ("stenosis 70-99%" for
+    "80% stenosis": :func:`clinqa.text.quantities.extract_quantities`, a range or a bound) hold none of the question's
+    quantities in that unit, among sibling items of its list (same passage and group) of which another gives such a
+    band: the item for another band of the same measure, wherever in the item its band is written."""
+    if not asked.folded_quantities:
+        return set()
+    bands: dict[int, list[bool]] = {}
+    groups: dict[tuple[int, int], list[int]] = {}
+    for hi, u in units:
+        if u.kind != "item" or u.flow:  # a flowchart's steps are judged by their branch (excluded_branches)
+            continue
+        # a band after "until" or "unless" says when an act ends, not whom the item is for
+        held = [_quantity_holds(q, float(n)) for q in extract_quantities(_UNTIL.split(u.text, maxsplit=1)[0])
+                if q.unit and (q.qualifier in ("upper", "lower") or q.low < q.high)
+                for n, unit in asked.folded_quantities if same_unit(unit, q.unit)]
+        if held:
+            bands[id(u)] = held
+            groups.setdefault((hi, u.group), []).append(id(u))
+    return {i for members in groups.values() if len(members) >= 2 for i in members if not any(bands[i])}
 
 
 def _banded_out(line: str, asked: AsksRead) -> bool:
@@ -360,6 +391,8 @@ class Candidates:
         if flows and self.valued:
             off = self.excluded_branches()
             keep = [(hi, u) for hi, u in keep if id(u) not in off]
+        if (out := unit_banded_out(keep, profile)) and len(out) < len(keep):
+            keep = [(hi, u) for hi, u in keep if id(u) not in out]
         self.keep = keep
         asked = bool(profile.question)
         aliases = " ".join(profile.aliases) if asked else ""
