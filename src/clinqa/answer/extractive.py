@@ -113,7 +113,7 @@ from clinqa.question.terms import is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
-from clinqa.text.quantities import DOSE_AMOUNT, Quantity, extract_quantities
+from clinqa.text.quantities import DOSE_AMOUNT, Quantity, bound_op, extract_quantities, within_bound
 from clinqa.text.stems import snowball_stem as stem
 
 if TYPE_CHECKING:
@@ -202,12 +202,16 @@ def _keyed_out(text: str, asked: AsksRead) -> bool:
 
 
 def _quantity_holds(q: Quantity, value: float) -> bool:
-    """Does the band a stated quantity writes ("70-99%", "< 50%", ">= 2 g") hold ``value``?"""
-    if q.qualifier == "upper":
-        return value < q.high if q.cue in ("<", "less than", "below", "under") else value <= q.high
-    if q.qualifier == "lower":
-        return value > q.low if q.cue in (">", "more than", "greater than", "above", "over") else value >= q.low
-    return q.low <= value <= q.high
+    """Does the band a stated quantity writes ("70-99%", "< 50%", ">= 2 g") hold ``value``? A bound is read by the
+    one bound grammar (:func:`clinqa.text.quantities.bound_op`, :func:`~clinqa.text.quantities.within_bound`); a
+    qualifier that is no bound word ("within", "maximum") includes its bound."""
+    if q.qualifier not in ("upper", "lower"):
+        return q.low <= value <= q.high
+    try:
+        op = bound_op(q.cue)
+    except ValueError:
+        op = "≤" if q.qualifier == "upper" else "≥"
+    return within_bound(value, op, q.high if q.qualifier == "upper" else q.low)
 
 
 def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[int]:
