@@ -17,8 +17,8 @@ from clinqa.question.terms import (
     POPULATION_WORDS,
     content_terms,
     default_rarity,
+    is_scaffold,
     measure_words,
-    scaffold_words,
     values_in,
     without_ages,
 )
@@ -285,13 +285,17 @@ class AsksRead:
     #: K?"): not stop words, not words asking a kind of answer ("dose"), not drug names (a drug's dose in force is the
     #: note naming it under any name: :func:`clinqa.evidence.passages.in_force`)
     measures: frozenset[str]
-    #: of ``content_terms``, the words that ask a kind of answer ("max", "dose", "components":
-    #: :func:`clinqa.question.terms.is_scaffold`): no topic a passage must name, so no word a warning names missing
-    scaffold: frozenset[str]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
         return self.question == question
+
+    @property
+    def scaffold(self) -> frozenset[str]:
+        """Of :attr:`content_terms`, the words that ask a kind of answer ("max", "dose", "components":
+        :func:`clinqa.question.terms.is_scaffold`): no topic a passage must name, so no word a warning names
+        missing."""
+        return frozenset(w for w in self.content_terms if is_scaffold(w))
 
 
 def read_asks(question: str, expansion: Expansion | None = None, condition_below: float | None = None) -> AsksRead:
@@ -336,8 +340,8 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
         stems=stems_of(words) | symbols, folded_words=frozenset(words_of(folded)),
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
-        content_terms=tuple(content_terms(without_ages(question))), scaffold=scaffold_words(without_ages(question)),
-        tokens=tuple(_TOKEN.findall(question)), measures=measure_words(words | symbols))
+        content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)),
+        measures=measure_words(words | symbols))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:

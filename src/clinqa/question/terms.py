@@ -137,12 +137,6 @@ def is_scaffold(word: str) -> bool:
     return word in SCAFFOLD or stem(word) in _SCAFFOLD_STEMS
 
 
-def scaffold_words(question: str) -> frozenset[str]:
-    """The content words of ``question`` (:func:`content_terms`) that ask a kind of answer (:func:`is_scaffold`:
-    "max", "dose", "components"): no topic a passage must name (:attr:`clinqa.question.asks.AsksRead.scaffold`)."""
-    return frozenset(w for w in content_terms(question) if is_scaffold(w))
-
-
 #: words typed in capitals that are not clinical abbreviations
 NOT_ABBREVIATIONS = frozenset({"I", "A", "OK", "US", "UK", "USA", "AM", "PM", "OR", "AND", "NOT", "IS", "IT", "IF",
                                "DO", "WHAT", "HOW", "WHY", "WHEN", "THE", "CAN", "MY", "ME", "NO", "YES", "TO", "IN",
