@@ -18,6 +18,7 @@ from clinqa.text import normalize
     ("age \u2265 75", "age \u2265 75"),
     ("BP high => start", "BP high => start"),  # an arrow, not a bound
     ("10\u2079/L and 1.73 m\u00b2 and \u00bd tablet", "10\u2079/L and 1.73 m\u00b2 and \u00bd tablet"),  # kept
+    ("SpO\u2082 89%, PaCO\u2082, CHA\u2082DS\u2082-VASc", "SpO2 89%, PaCO2, CHA2DS2-VASc"),  # subscript digits
     ("40\u00a0mg", "40 mg"),  # non-breaking space
     ("cafe\u0301", "caf\u00e9"),  # NFC
     ("plain ASCII text", "plain ASCII text"),

@@ -5,8 +5,10 @@ document says however either was typed.
 non-breaking space is a space, full-width letters are ASCII) with these clinical exceptions and
 additions:
 
-* superscripts, subscripts and vulgar fractions are kept as they are: NFKC would turn
-  "10⁹/L" into "109/L" and "m²" into "m2";
+* superscripts and vulgar fractions are kept as they are: NFKC would turn "10⁹/L" into "109/L"
+  and "m²" into "m2";
+* subscript digits are digits ("SpO₂", "PaCO₂", "FiO₂" are "SpO2", "PaCO2", "FiO2", as clinicians
+  type them): a subscript never stands for another number (NFKC's own reading of them);
 * the micro sign (U+00B5) and the Greek small letter mu (U+03BC) become one letter, the Greek mu
   (NFKC's choice), so "µmol/L" and "μmol/L" are the same word;
 * typographic dashes and the minus sign (‐ ‑ ‒ – — ― − ﹣ －) become "-";
@@ -34,7 +36,7 @@ _TABLE = {**{ord(c): "-" for c in DASHES}, **{ord(c): "'" for c in _SINGLE_QUOTE
           **{ord(c): '"' for c in _DOUBLE_QUOTES}, ord("\u00b5"): "\u03bc"}
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 _ASCII_BOUNDS = re.compile(r">=|<=")
-_KEEP_TAGS = ("<super>", "<sub>", "<fraction>")
+_KEEP_TAGS = ("<super>", "<fraction>")
 
 
 @lru_cache(maxsize=4096)
