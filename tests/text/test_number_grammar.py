@@ -148,6 +148,12 @@ def _kg(number: str) -> KeyTerm:
     ("weight no less than 60 kg", "65", True),  # only the bands' table had "no less than"
     ("weight no less than 60 kg", "55", False),
     ("weight =< 60 kg", "60", True),  # "=<" was read as "<" from its second character
+    # a bound on a range of cut-offs holds up to its farther end: below 30 for sure, 30-35 by some sources
+    ("weight < 30-35 kg", "25", True),
+    ("weight < 30-35 kg", "32", True),
+    ("weight < 30-35 kg", "40", False),
+    ("weight ≥ 30-35 kg", "25", False),
+    ("weight ≥ 30-35 kg", "40", True),
 ])
 def test_within_stated_bound_reads_the_same_bounds(passage: str, number: str, expected: bool) -> None:
     assert within_stated_bound(_kg(number), passage) is expected

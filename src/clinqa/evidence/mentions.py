@@ -190,7 +190,8 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
     """Does the passage text ``low`` (lower case, normalised: "<=" is "≤") state a bound or a range, in
     the term's unit, that the question's number lies in? "55 kg" lies in "body weight ≤ 60 kg", in "under
     60 kg" (bounds in words: :data:`clinqa.text.quantities.BOUND_WORDS`) and in "50-59 kg", not in "> 60
-    kg": a patient's value is answered by the threshold that covers it. A table row of ``rows`` (the
+    kg", and in a bound on a range of cut-offs up to its farther end ("CrCl < 30-35 mL/min" holds 25 and 32 mL/min,
+    not 40): a patient's value is answered by the threshold that covers it. A table row of ``rows`` (the
     passage's, read with its line breaks: :func:`clinqa.evidence.bands.table_rows`) counts too: "70 mL/min"
     lies in the "50-90" row of a "CrCl (mL/min)" column (:func:`clinqa.evidence.bands.row_holds_quantity`)."""
     unit = _unit(term)
@@ -201,8 +202,11 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
     if not unit:
         return False
     u = re.escape(unit) + r"(?![a-z])"
-    for m in re.finditer("(" + BOUND + r")\s*" + _NUM + r"\s*" + u, low):
-        if within_bound(value, bound_op(m.group(1)), float(m.group(2))):
+    for m in re.finditer("(" + BOUND + r")\s*" + _NUM + "(?:" + RANGE_JOIN + _NUM + r")?\s*" + u, low):
+        # a bound on a range of cut-offs ("CrCl < 30-35 mL/min": sources differ on where the line is) holds
+        # what lies within its farther end: 25 and 32 are below it, 40 is not
+        op = bound_op(m.group(1))
+        if within_bound(value, op, float(m.group(3) or m.group(2)) if op in ("<", "≤") else float(m.group(2))):
             return True
     for m in re.finditer(_NUM + RANGE_JOIN + _NUM + r"\s*" + u, low):
         if float(m.group(1)) <= value <= float(m.group(2)):
