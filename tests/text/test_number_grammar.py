@@ -124,6 +124,8 @@ def test_number_with_unit_groups_number_and_unit() -> None:
     ("not more than 60 kg", -math.inf, 60, True, True, "kg"),  # only answerability's table had it
     ("higher than 100", 100, math.inf, False, True, ""),  # only answerability's table had it
     ("not less than 30", 30, math.inf, True, True, ""),  # only the quantity check had it
+    ("< 30-35 mL/min", -math.inf, 35, True, False, "ml/min"),  # a bound on a range of cut-offs: its farther end
+    ("≥ 30–35", 30, math.inf, True, True, ""),
 ])
 def test_read_band_in_words_and_symbols(cell: str, low: float, high: float, low_closed: bool, high_closed: bool,
                                         unit: str) -> None:

@@ -40,7 +40,8 @@ _UNIT_WORDS = r"(?!or\b|and\b)[a-zµμ%/][\w/.%µμ]*(?:\s+(?!or\b|and\b)[\w/.%�
 #: mark (a value cell such as "10-15 mg/L for most infections" is no band)
 _REST = r"(?=\s*(?:" + _UNIT_WORDS + r")?\s*(?:$|\(|\bor\b|\band\b|[*†‡]))"
 _RANGE = re.compile(r"^\s*" + _NUM + RANGE_JOIN + _NUM + _REST, re.IGNORECASE)
-_BOUND = re.compile(r"^\s*(" + BOUND + r")\s*" + _NUM + _REST, re.IGNORECASE)
+#: a bound, on one cut-off or on a range of them ("< 30-35 mL/min": sources differ on where the line is)
+_BOUND = re.compile(r"^\s*(" + BOUND + r")\s*" + _NUM + "(?:" + RANGE_JOIN + _NUM + ")?" + _REST, re.IGNORECASE)
 #: a unit in a column header: "CrCl (mL/min)", "Weight (kg)", "eGFR, mL/min/1.73 m2"
 _HEADER_UNIT = re.compile(r"(?:\(([^()]{1,24})\)|,\s*([^,()]{1,24}))\s*$")
 _UNIT_SHAPE = re.compile(r"^[a-zµμ%][a-zµμ%0-9./ ]*$", re.IGNORECASE)
@@ -69,14 +70,16 @@ class Band:
 def read_band(cell: str) -> Band | None:
     """The band a table cell starts with, else ``None``: ``"50-90"`` -> 50..90 (ends included),
     ``"> 6.0"`` -> (6, inf), ``"≥ 7"`` -> [7, inf), ``"< 15 or dialysis"`` -> (-inf, 15), ``"under 50 kg"``
-    -> (-inf, 50). A range written high to low ("90-50") is read low to high. Markdown emphasis is ignored."""
+    -> (-inf, 50), ``"< 30-35 mL/min"`` (a bound on a range of cut-offs) -> (-inf, 35). A range written high to
+    low ("90-50") is read low to high. Markdown emphasis is ignored."""
     text = fold_dashes(cell.replace("**", "").replace("__", "")).strip()
     if (m := _RANGE.match(text)) is not None:
         a, b = float(m.group(1)), float(m.group(2))
         return Band(min(a, b), max(a, b), text=m.group(0).strip(), unit=_unit_after(text[m.end():]))
     if (m := _BOUND.match(text)) is not None:
         op = bound_op(m.group(1))
-        x = float(m.group(2))
+        # on a range of cut-offs, the farther end: "< 30-35" holds 32, "≥ 30-35" holds 32 too
+        x = float(m.group(3) or m.group(2)) if op in ("<", "≤") else float(m.group(2))
         unit = _unit_after(text[m.end():])
         if op in ("<", "≤"):
             return Band(-math.inf, x, high_closed=op == "≤", text=m.group(0).strip(), unit=unit)
