@@ -302,6 +302,17 @@ def test_a_passage_about_a_subtype_of_the_asked_condition_is_passed_over() -> No
     assert [h.rank for h in fitting_hits(hits[:2], read_asks(q), 5)] == [1, 2]  # none general: retrieval order
 
 
+def test_a_subtype_section_that_alone_heads_a_word_of_the_question_is_kept() -> None:
+    # "refractory" is a subtype modifier the question does not say, but only that section names the drug asked of
+    q = "Should uricabine be used in gout after allopurinol failed?"
+    paths = [["Refractory Gout: Uricabine", "Indications"], ["Urate-Lowering Therapy in Gout", "Starting"],
+             ["Refractory Gout", "Monitoring"]]
+    hits = [chunk_hit(f"g#{i}#0", "Some text.", i, p) for i, p in enumerate(paths, 1)]
+    assert names_subtype(" ".join(paths[0]), read_asks(q)) and names_subtype(" ".join(paths[2]), read_asks(q))
+    # the first heads "uricabine", which no general section heads; the third heads nothing the others do not
+    assert [h.rank for h in fitting_hits(hits, read_asks(q), 5)] == [1, 2]
+
+
 def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:
     enc = FlatEncoder()
     q = enc.encode_queries(["x"])[0]
