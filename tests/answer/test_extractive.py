@@ -302,15 +302,21 @@ def test_a_passage_about_a_subtype_of_the_asked_condition_is_passed_over() -> No
     assert [h.rank for h in fitting_hits(hits[:2], read_asks(q), 5)] == [1, 2]  # none general: retrieval order
 
 
-def test_a_subtype_section_that_alone_heads_a_word_of_the_question_is_kept() -> None:
+def test_a_subtype_section_that_alone_heads_a_drug_of_the_question_is_kept() -> None:
     # "refractory" is a subtype modifier the question does not say, but only that section names the drug asked of
-    q = "Should uricabine be used in gout after allopurinol failed?"
-    paths = [["Refractory Gout: Uricabine", "Indications"], ["Urate-Lowering Therapy in Gout", "Starting"],
+    q = "Should pegloticase be used in gout after allopurinol failed?"
+    paths = [["Refractory Gout: Pegloticase", "Indications"], ["Urate-Lowering Therapy in Gout", "Starting"],
              ["Refractory Gout", "Monitoring"]]
     hits = [chunk_hit(f"g#{i}#0", "Some text.", i, p) for i, p in enumerate(paths, 1)]
     assert names_subtype(" ".join(paths[0]), read_asks(q)) and names_subtype(" ".join(paths[2]), read_asks(q))
-    # the first heads "uricabine", which no general section heads; the third heads nothing the others do not
+    # the first heads "pegloticase", which no general section heads; the third heads no drug
     assert [h.rank for h in fitting_hits(hits, read_asks(q), 5)] == [1, 2]
+    # a word that is no drug does not keep a subtype section: "Post-traumatic Seizures" for eclampsia's seizures
+    q2 = "Eclampsia, no seizures yet: magnesium loading dose for seizure prophylaxis?"
+    paths2 = [["Seizure Prophylaxis", "Early Post-traumatic Seizures"], ["Eclampsia", "Magnesium"]]
+    hits2 = [chunk_hit(f"e#{i}#0", "Some text.", i, p) for i, p in enumerate(paths2, 1)]
+    assert names_subtype(" ".join(paths2[0]), read_asks(q2))
+    assert [h.rank for h in fitting_hits(hits2, read_asks(q2), 5)] == [2]
 
 
 def test_a_sentence_without_a_subject_is_shown_under_its_heading() -> None:

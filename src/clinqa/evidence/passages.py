@@ -466,8 +466,9 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
     (:func:`clinqa.evidence.bands.heading_fit`: "NEWS2 Score ≥ 7" for "NEWS2 score of 5"), then, of those,
     the ones whose section path names no subtype of a condition
     the question names alone (:func:`names_subtype`: "Resistant Hypertension", "Hypertensive Crises" for
-    "... in hypertension?") or names a word of the question's conditions that no other kept section path names
-    ("Refractory Gout: Pegloticase" for "should pegloticase be used in gout ..."), in retrieval order. A step that would leave no hit is skipped, so with no
+    "... in hypertension?") or names a drug the question names (:attr:`AsksRead.drugs`) that no general section
+    path names ("Refractory Gout: Pegloticase" for "should pegloticase be used in gout ..."), in retrieval
+    order. A step that would leave no hit is skipped, so with no
     qualifier and no subtype this is the first ``n`` hits (``subtypes=False``: the qualifier step only).
     The chunks are not re-ranked: the others are passed over for the next retrieved ones. ``asked``: the
     question's :class:`AsksRead` (e.g. its :class:`clinqa.question.profile.QuestionProfile`); ``readings``: the
@@ -485,12 +486,12 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
     if conditions:  # "in hypertension": passages about resistant hypertension or hypertensive crises pass
         paths = [" ".join(h.chunk.section_path) for h in hits]
         sub = [names_subtype(p, asked, conditions) for p in paths]
-        # ... unless the section is the only place a word of the question is a heading ("pegloticase": "Refractory
-        # Gout: Pegloticase", where the question did not say "refractory"): it is what the question asks about
+        # ... unless the section is the only place a drug the question names is a heading ("pegloticase":
+        # "Refractory Gout: Pegloticase", where the question did not say "refractory"): it is the drug asked about
         headed = {w for p, s in zip(paths, sub, strict=True) if not s for w in words_of(p.lower())}
         if not all(sub):  # some section is general (else every hit stays, in retrieval order)
             hits = [h for h, p, s in zip(hits, paths, sub, strict=True)
-                    if not s or (conditions & set(words_of(p.lower()))) - headed]
+                    if not s or (asked.drugs & set(words_of(p.lower()))) - headed]
     return hits[:n]
 
 

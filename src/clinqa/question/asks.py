@@ -17,6 +17,7 @@ from clinqa.question.terms import (
     POPULATION_WORDS,
     content_terms,
     default_rarity,
+    drug_words,
     is_scaffold,
     measure_words,
     values_in,
@@ -285,6 +286,8 @@ class AsksRead:
     #: K?"): not stop words, not words asking a kind of answer ("dose"), not drug names (a drug's dose in force is the
     #: note naming it under any name: :func:`clinqa.evidence.passages.in_force`)
     measures: frozenset[str]
+    #: its words that name a drug (:func:`clinqa.question.terms.drug_words`: "pegloticase", "eliquis")
+    drugs: frozenset[str]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -341,7 +344,7 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)),
-        measures=measure_words(words | symbols))
+        measures=measure_words(words | symbols), drugs=drug_words(words))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:

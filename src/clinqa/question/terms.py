@@ -177,6 +177,19 @@ def measure_words(words: frozenset[str]) -> frozenset[str]:
     return frozenset(w for w in candidates if not drugs.is_drug(w))
 
 
+def drug_words(words: frozenset[str]) -> frozenset[str]:
+    """Of a question's words (lower case), those the drug-names resource knows as a drug ("pegloticase",
+    "apixaban", "eliquis"; :func:`clinqa.lexicon.drugs.drug_names`): stop words and words asking a kind of answer
+    left out, as :func:`measure_words` leaves them out."""
+    from clinqa.lexicon.drugs import drug_names
+
+    candidates = [w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)]
+    if not candidates:
+        return frozenset()
+    drugs = drug_names()
+    return frozenset(w for w in candidates if drugs.is_drug(w))
+
+
 def content_terms(question: str, min_len: int = 3) -> list[str]:
     """Lower-cased content words of ``question`` (:data:`clinqa.text.words.WORD`) in order, without
     duplicates: not stopwords (:data:`clinqa.text.stopwords.QUESTION_STOP_WORDS`), at least ``min_len``
