@@ -37,3 +37,20 @@ def test_a_condition_named_only_as_something_to_prevent_is_not_mentioned() -> No
                    profile=profile)
     assert [t.text for t in judged.missing] == ["ventilator-associated", "pneumonia"]
     assert judged.prevented == ["ventilator-associated", "pneumonia"]
+
+
+def test_a_thing_named_twice_in_the_question_is_mentioned_under_either_name() -> None:
+    from clinqa.question.terms import named_twice
+
+    # the second name in brackets right after the first; what a bracket says of a word is no second name
+    assert named_twice("Kcentra (4F-PCC) dose?") == (("kcentra", "4F-PCC"), ("4f-pcc", "Kcentra"))
+    assert named_twice("XR-NTX (injectable naltrexone) dose") == (
+        ("xr-ntx", "injectable naltrexone"), ("injectable naltrexone", "XR-NTX"))
+    assert named_twice("switched to TMP-SMX (not a FQ)") == ()
+    assert named_twice("COPD grp B (mMRC 2, 0 exacerbations)") == ()
+    assert named_twice("kidney function (eGFR) dropped") == ()  # "function" is a common word, no name
+    profile = read_terms("Kcentra (4F-PCC) dose for warfarin-associated bleeding?", max_zipf=4.0)
+    passage = "4F-PCC: 25-50 units/kg IV for warfarin-associated haemorrhage."
+    found = passage_mentions(profile, [passage])
+    assert "kcentra" in [t.text for t in profile.key_terms]
+    assert "kcentra" not in [t.text for t in found.missing]

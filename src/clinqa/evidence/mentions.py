@@ -617,8 +617,9 @@ def passage_mentions(profile: TermsRead, passages: Sequence[str | CheckedPassage
     assert profile.key_terms is not None
     read = [p if isinstance(p, CheckedPassage) else CheckedPassage.of(p) for p in passages]
     texts = [r.text for r in read]
-    defined = dict(profile.definitions)
-    if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form
+    defined = {**dict(profile.named_twice), **dict(profile.definitions)}
+    if defined:  # "... transcript (LINC-PINT)": a passage with the long form mentions the short form; "Kcentra
+        # (4F-PCC)": a passage with either name mentions the other
         equivalents = with_definitions(equivalents, defined)
     terms = list(profile.key_terms)
     found = [[mentions(t, r.index, equivalents, matcher) and not defined_otherwise(t, r, equivalents) for r in read]

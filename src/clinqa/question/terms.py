@@ -758,6 +758,8 @@ class TermsRead:
     read from (a patient's age left out of ``answer_types`` and ``dosed``); ``treatment`` /
     ``prevention``: :data:`TREATMENT_QUESTION` / :data:`PREVENTION_QUESTION`; ``asked_sentence``:
     :func:`asked_sentence`; ``definitions``: ``(short form lower case, long form)`` pairs it defines;
+    ``named_twice``: ``(name lower case, its other name)`` pairs, both ways, of a thing it names twice, the second in
+    brackets (:func:`named_twice`: "Kcentra (4F-PCC)");
     ``phrases``: the synonym table's phrases (:func:`synonym_phrases`); ``answer_types``:
     :func:`answer_type_words`; ``dosed``: :func:`dosed_words`; ``key_terms``: :func:`key_terms` (None when read
     without ``max_zipf``; marked with what the lexicon says each is when read with one: :func:`lexical_marks`);
@@ -773,6 +775,7 @@ class TermsRead:
     prevention: bool
     asked_sentence: str
     definitions: tuple[tuple[str, str], ...]
+    named_twice: tuple[tuple[str, str], ...]
     phrases: tuple[str, ...]
     answer_types: frozenset[str]
     dosed: frozenset[str]
@@ -819,9 +822,10 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
     rarity = rarity or default_rarity()
     dosed = frozenset(dosed_words(aged, rarity.dosed_below))
     defined = tuple((d.short.lower(), d.long) for d in definitions(text))
+    twice = named_twice(text)
     terms = None
     if max_zipf is not None:
-        known = dict(defined)
+        known = {**dict(twice), **dict(defined)}
         eq = with_definitions(equivalents, known) if known else equivalents
         terms = tuple(key_terms(text, vocabulary, max_zipf, phrases, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity, known=lexicon.knows if lexicon is not None else None))
@@ -829,9 +833,38 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
             terms = lexical_marks(terms, aged, lexicon)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
-                     definitions=defined, phrases=phrases, answer_types=kinds, dosed=dosed, key_terms=terms,
+                     definitions=defined, named_twice=twice, phrases=phrases, answer_types=kinds, dosed=dosed,
+                     key_terms=terms,
                      alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()),
                      populations=populations_in(aged, kinds), quantities=quantities_in(aged))
+
+
+#: a word, then in brackets one to three words naming it again ("Kcentra (4F-PCC)", "Jynarque (tolvaptan)",
+#: "XR-NTX (injectable naltrexone)"); what a bracket says about the word ("not a FQ", "e.g. ...", "mMRC 2, ...")
+#: is no other name
+_NAMED_TWICE = re.compile(r"(?<![\w-])([A-Za-z][\w-]{2,})\s*\(\s*((?!(?:not|no|non|e\.?g|i\.?e|or|and|if|with|"
+                          r"without|see|incl|including|ie|eg)\b)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})\s*\)")
+#: a name common in general English (wordfreq Zipf) says too little to be another name of a thing ("kidney
+#: function (eGFR)": "function" is no name of eGFR)
+_NAMED_TWICE_ZIPF = 4.0
+
+
+def named_twice(question: str) -> tuple[tuple[str, str], ...]:
+    """``(name lower case, other name)`` for each thing ``question`` names twice, the second name in brackets right
+    after the first ("Kcentra (4F-PCC)" -> ``("kcentra", "4F-PCC")`` and ``("4f-pcc", "Kcentra")``): the user's own
+    word that the two are one thing, so a passage naming either mentions both (:func:`with_definitions`, as for
+    the abbreviations it defines). A bracket of more than three words, with a number, or that begins with a word
+    that qualifies rather than names ("not a FQ", "e.g. ...", "with ...") is no second name; nor is one the
+    abbreviation reader takes as a definition (:func:`clinqa.text.abbreviations.definitions`: those go first); nor a
+    word common in general English (Zipf >= 4: "kidney function (eGFR)")."""
+    out: list[tuple[str, str]] = []
+    for m in _NAMED_TWICE.finditer(question):
+        first, second = m.group(1), m.group(2)
+        if (first.lower() == second.lower()
+                or any(zipf(w) >= _NAMED_TWICE_ZIPF for w in (first.lower(), *second.lower().split()))):
+            continue
+        out += [(first.lower(), second), (second.lower(), first)]
+    return tuple(out)
 
 
 def asked_sentence(question: str) -> str:
