@@ -48,6 +48,7 @@ from typing import Any
 from clinqa.question.terms import PEOPLE_WORDS
 from clinqa.text.blocks import PARAGRAPH_BREAK
 from clinqa.text.injection import is_suspicious, may_hold_suspicious
+from clinqa.text.negation import negated
 from clinqa.text.quantities import NUMBER_RE, unsupported_quantities
 from clinqa.text.sentences import MARKER as _MARKER
 from clinqa.text.sentences import SOURCE_SENTENCE as _SOURCE_SENTENCE
@@ -61,19 +62,10 @@ from clinqa.text.words import ASCII_WORD as _WORD
 _SPACED_MARKER = re.compile(r"\s*" + _MARKER.pattern)
 
 _DECISION = re.compile(r"^\W*(?:yes|no|maybe)\W*$", re.IGNORECASE)
-#: negation cues; a claim and the cited sentence it matches best must agree on negation
-_NEGATORS = frozenset("not no never nor neither cannot without none".split())
-_NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
 #: population words: a claim naming one must find it in the cited text ("in children" is not "in adults"); the one
 #: population vocabulary less "older", which is as often a comparison ("children older than 2") as a population
 _POPULATION = frozenset(PEOPLE_WORDS) - {"older"}
 _REDACTED = re.compile(r"\[REDACTED [A-Z_]+\]")
-#: phrases with a negation word that negate nothing: bounds, "with or without", idioms
-_NOT_NEGATION = re.compile(
-    r"\b(?:no|not)\s+(?:more|less|fewer|greater|later|sooner|earlier|longer|higher|lower)\s+than\b|"
-    r"\bnot\s+(?:exceeding|to\s+exceed)\b|\bfor\s+no\s+(?:apparent\s+|known\s+|obvious\s+|clear\s+|particular\s+)?"
-    r"reason\b|\bwith\s+or\s+without\b|\bwhether\s+or\s+not\b|\bif\s+not\s+all\b|\bnot\s+only\b|\bno\s+matter\b",
-    re.IGNORECASE)
 #: where a sentence is cut into clauses (the cut keeps the conjunction with the clause after it)
 _CLAUSE_CUT = re.compile(
     r",\s+(?=(?:and|but|while|whereas|although|though|yet|which|who|so|unless|except)\b)|"
@@ -109,14 +101,6 @@ def content_words(text: str) -> list[str]:
     Redaction placeholders ("[REDACTED PERSON]") are not words."""
     text = _REDACTED.sub(" ", text)
     return [_stem(w.strip("'-")) for w in _WORD.findall(text.lower()) if w not in _STOP and len(w) > 1]
-
-
-def negated(text: str) -> bool:
-    """Whether ``text`` carries a negation cue (not, no, never, nor, cannot, without, n't ...);
-    "no more than", "not exceeding", "with or without", "for no apparent reason" and similar
-    phrases are not negations."""
-    low = _NOT_NEGATION.sub(" ", text.lower())
-    return bool(_NEG_CONTRACTION.search(low)) or any(w in _NEGATORS for w in _WORD.findall(low))
 
 
 def normalize_source(text: str) -> str:

@@ -1,0 +1,68 @@
+"""Negation: its cue words, the phrases that carry one and negate nothing, and the words a cue negates.
+
+One grammar for every reader of negation: the claim check of a generated answer (:func:`negated`, read by
+:mod:`clinqa.answer.citations`: a claim and the sentence it cites must agree on negation) and the question's
+and a table row's negated words (:func:`negated_words`: "no surgery, immobility or trauma" negates three
+things, so a row keyed by them is the row for another patient; :func:`clinqa.answer.extractive._unnamed_members`).
+
+The scope of a cue is a simplification of NegEx (Chapman et al. 2001, "A simple algorithm for identifying
+negated findings and diseases in discharge summaries", J Biomed Inform 34:301-310): the words after a
+pre-negation cue, up to a scope break (a sentence or clause mark, a bracket, a dash, "but" and its kin) or
+:data:`SCOPE_WORDS` words, whichever comes first. Commas, "or" and "and" do not end it, as in NegEx's
+lists of findings ("no fever, chills or rigors").
+"""
+
+from __future__ import annotations
+
+import re
+
+from clinqa.text.words import ASCII_WORD
+
+#: negation cues (NegEx's commonest pre-negation triggers, and "non" of "non-severe" written apart)
+NEGATORS = frozenset("not no never nor neither cannot without none".split())
+#: a contraction with a negation ("doesn't", "can't")
+NEG_CONTRACTION = re.compile(r"\b\w+n't\b")
+#: phrases with a negation word that negate nothing: bounds, "with or without", idioms (NegEx's pseudo-triggers)
+NOT_NEGATION = re.compile(
+    r"\b(?:no|not)\s+(?:more|less|fewer|greater|later|sooner|earlier|longer|higher|lower)\s+than\b|"
+    r"\bnot\s+(?:exceeding|to\s+exceed)\b|\bfor\s+no\s+(?:apparent\s+|known\s+|obvious\s+|clear\s+|particular\s+)?"
+    r"reason\b|\bwith\s+or\s+without\b|\bwhether\s+or\s+not\b|\bif\s+not\s+all\b|\bnot\s+only\b|\bno\s+matter\b",
+    re.IGNORECASE)
+#: the most words a cue negates
+SCOPE_WORDS = 6
+#: what ends a cue's scope: a sentence or clause mark, a bracket, a spaced dash or arrow, a conjunction that turns
+_SCOPE_BREAK = re.compile(r"[.;:?!()\[\]|→]|\s[-–—]\s|\b(?:but|however|although|though|whereas|except|then)\b",
+                          re.IGNORECASE)
+#: a word as the scope reader counts it: letters, digits, hyphens and apostrophes ("w/o" is read as "without")
+_SCOPE_WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` carries a negation cue (not, no, never, nor, cannot, without, n't ...);
+    "no more than", "not exceeding", "with or without", "for no apparent reason" and similar
+    phrases are not negations."""
+    low = NOT_NEGATION.sub(" ", text.lower())
+    return bool(NEG_CONTRACTION.search(low)) or any(w in NEGATORS for w in ASCII_WORD.findall(low))
+
+
+def negated_words(text: str) -> frozenset[str]:
+    """The words of ``text`` (lower case) that a negation cue negates: those after a cue of :data:`NEGATORS`
+    (or "w/o", or "non-" of a hyphenated word, whose rest is negated), up to a scope break or
+    :data:`SCOPE_WORDS` words (see the module docstring). "First DVT, no identifiable trigger (no surgery,
+    immobility or trauma), finished 3 months" -> identifiable, trigger, surgery, immobility, or, trauma; "no
+    more than 2 g" negates nothing. The cue words themselves are not returned. Never raises."""
+    low = NOT_NEGATION.sub(" ", text.lower().replace("w/o", "without"))
+    out: set[str] = set()
+    for piece in _SCOPE_BREAK.split(low):
+        words = _SCOPE_WORD.findall(piece)
+        left = 0
+        for w in words:
+            if w in NEGATORS or NEG_CONTRACTION.fullmatch(w):
+                left = SCOPE_WORDS
+                continue
+            if w.startswith("non-") and len(w) > 4:
+                out.add(w[4:])
+            if left:
+                out.add(w)
+                left -= 1
+    return frozenset(out)
