@@ -295,3 +295,34 @@ def test_two_rows_named_alike_or_a_key_value_table_keep_their_rows() -> None:
     asked = read_asks("colchicine regimen for a flare?")
     kv_cands = Candidates([chunk_hit("c#t#0", kv, 1, ["Gout"])], asked, [(0, u) for u in unit_records(kv)])
     assert _unnamed_members(kv_cands, list(range(len(kv_cands.keep)))) == set()
+
+
+CLOTS = ("Treatment duration by category:\n\n"
+         "| Category | Duration | After |\n|---|---|---|\n"
+         "| Provoked by surgery, immobility or trauma | 3 months | Stop |\n"
+         "| Unprovoked (no identifiable trigger) | 3 months | Extended therapy |\n"
+         "| Active cancer | 6 months | Extended therapy |\n")
+
+
+def test_a_word_the_question_negates_names_the_row_that_negates_it_too() -> None:
+    """Hand count for "first clot, no identifiable trigger (no surgery or trauma): stop or continue?". The words it
+    negates: identifiable, trigger, surgery, or, trauma. Own stems less the common ones ("month", "3"): the first
+    row states surgery and trauma, which the question negates, so it counts 1 ("stop" only) and can never be the
+    named row; the second negates "identifiable" and "trigger" as the question does: 2; the third 0. The second is
+    named. Read without negation (the first version), the first row counted 3 (surgery, trauma, stop) and won. The
+    third row shares no word with the question and is no candidate."""
+    from clinqa.answer.extractive import Candidates, _unnamed_members
+
+    hit = chunk_hit("vte#t#0", CLOTS, 1, ["VTE", "Duration"])
+    asked = read_asks("First clot, no identifiable trigger (no surgery or trauma): stop or continue?")
+    assert {"identifi", "trigger", "surgeri", "trauma"} <= asked.negated
+    cands = Candidates([hit], asked, [(0, u) for u in unit_records(CLOTS)])
+    rows = [i for i, (_, u) in enumerate(cands.keep) if u.kind == "row"]
+    assert len(rows) == 2 and _unnamed_members(cands, rows) == {rows[0]}
+    # when the best-named row states what the question negates, nothing is cut: "surgery", "immobility" and
+    # "stop" name the first row (3, the second 1: "extended"), but it states trauma, which the question negates
+    asked2 = read_asks("No trauma; surgery after immobility - stop or extended?")
+    assert asked2.negated == {"trauma"}
+    cands2 = Candidates([hit], asked2, [(0, u) for u in unit_records(CLOTS)])
+    rows2 = [i for i, (_, u) in enumerate(cands2.keep) if u.kind == "row"]
+    assert len(rows2) == 3 and _unnamed_members(cands2, rows2) == set()

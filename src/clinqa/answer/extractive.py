@@ -113,6 +113,7 @@ from clinqa.question.terms import is_scaffold
 from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
+from clinqa.text.negation import negated_words
 from clinqa.text.quantities import DOSE_AMOUNT, Quantity, bound_op, extract_quantities, within_bound
 from clinqa.text.stems import snowball_stem as stem
 
@@ -825,6 +826,11 @@ def _own_words(u: Unit) -> frozenset[str]:
     return frozenset(s for s in _stems(u.full) if "-" not in s)
 
 
+def _negated_stems(u: Unit) -> frozenset[str]:
+    """The stems of the words a unit's text negates (:func:`clinqa.text.negation.negated_words`)."""
+    return frozenset(stem(w) for w in negated_words(u.full))
+
+
 def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> set[int]:
     """The chosen rows of a table that the question does not name, when it names one of them: of two or more rows
     of one table chosen together (not a flowchart's steps, nor a key-value table's rows, :func:`_key_value`; not
@@ -837,7 +843,7 @@ def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> se
     shock" one. Nothing is returned when the named member shares fewer than ``least`` stems (2 for a question
     that asks for a list, which may name a row's words in passing: "the CURB-65 criteria" and the "Age >= 65"
     row), or two members tie. The same idea as :func:`_cell_answer`'s row named by a number, for words."""
-    keep, q = cands.keep, cands.q_stems
+    keep, q, no = cands.keep, cands.q_stems, cands.profile.negated
     groups: dict[tuple[int, int], list[int]] = {}
     for i in chosen:
         hi, u = keep[i]
@@ -849,9 +855,18 @@ def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> se
             continue
         every = [_own_words(u) for h, u in cands.units if h == hi and u.group == grp]
         common = frozenset.intersection(*every) if every else frozenset()
-        named = {i: len((_own_words(keep[i][1]) - common) & q) for i in members}
+        named: dict[int, int] = {}
+        for i in members:
+            own = _own_words(keep[i][1]) - common
+            off = _negated_stems(keep[i][1])  # the row's own negated words ("no identifiable risk factor")
+            # a word the question negates names the row that negates it too, and no row that states it
+            named[i] = len(((own - off) & (q - no)) | (own & off & no))
         best = max(named.values())
-        if best >= max(least, 1) and sum(v == best for v in named.values()) == 1:
+        winner = [i for i, v in named.items() if v == best]
+        # a row that states what the question negates ("surgery, immobilization, trauma" for "no surgery ...")
+        # is no row the question names
+        if (best >= max(least, 1) and len(winner) == 1
+                and not (_own_words(keep[winner[0]][1]) - _negated_stems(keep[winner[0]][1])) & no):
             out |= {i for i, v in named.items() if v < best}
     return out
 

@@ -24,6 +24,7 @@ from clinqa.question.terms import (
     without_ages,
 )
 from clinqa.retrieval.vocabulary import words_of
+from clinqa.text.negation import negated_words
 from clinqa.text.quantities import DIGITS, UNIT_WORD, number_with_unit, unit_pattern
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
@@ -288,6 +289,9 @@ class AsksRead:
     measures: frozenset[str]
     #: its words that name a drug (:func:`clinqa.question.terms.drug_words`: "pegloticase", "eliquis")
     drugs: frozenset[str]
+    #: the stems of the words it negates ("no surgery, immobility or trauma": :func:`clinqa.text.negation.
+    #: negated_words`), stop words left out
+    negated: frozenset[str]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -344,7 +348,8 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
         folded_numbers="-".join(DIGITS.findall(folded)), folded_values=values_in(folded),
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)),
-        measures=measure_words(words | symbols), drugs=drug_words(words))
+        measures=measure_words(words | symbols), drugs=drug_words(words),
+        negated=frozenset(stem(w) for w in negated_words(question) if w not in STOPWORDS and w.isalpha()))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:
