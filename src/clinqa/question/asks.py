@@ -313,14 +313,16 @@ def read_asks(question: str, expansion: Expansion | None = None, condition_below
     from clinqa.retrieval import synonyms
 
     found = synonyms.expand(question) if expansion is None else expansion
-    return asks_from(question, fold_dashes(question), frozenset(words_of(question)), found, condition_below)
+    return asks_from(question, fold_dashes(question), frozenset(words_of(question)), found, condition_below,
+                     negated_words(question))
 
 
 def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expansion,
-              condition_below: float | None = None) -> AsksRead:
+              condition_below: float | None = None, negated: frozenset[str] = frozenset()) -> AsksRead:
     """:class:`AsksRead` of ``question``; ``dashed``: its text with dashes folded
     (:func:`clinqa.text.unicode.fold_dashes`) and ``words``: its words, lower case
-    (:func:`clinqa.retrieval.vocabulary.words_of`), each read once by the caller (the question's profile hands on
+    (:func:`clinqa.retrieval.vocabulary.words_of`) and ``negated``: the words it negates
+    (:func:`clinqa.text.negation.negated_words`), each read once by the caller (the question's profile hands on
     its own; the folded text's lower case is the folded text of the lower case, as lower case never makes a dash);
     ``expansion``: its synonym expansion (:func:`clinqa.retrieval.synonyms.expand`); ``condition_below``:
     ``answer.rarity.condition_below`` (None: the default). Its stems and condition words are read from ``words``
@@ -349,7 +351,7 @@ def asks_from(question: str, dashed: str, words: frozenset[str], expansion: Expa
         folded_quantities=tuple((n, u) for n, u in _Q_QUANTITY.findall(folded)),
         content_terms=tuple(content_terms(without_ages(question))), tokens=tuple(_TOKEN.findall(question)),
         measures=measure_words(words | symbols), drugs=drug_words(words),
-        negated=frozenset(stem(w) for w in negated_words(question) if w not in STOPWORDS and w.isalpha()))
+        negated=frozenset(stem(w) for w in negated if w not in STOPWORDS and w.isalpha()))
 
 
 def asks_of(question: str, read: AsksRead | None) -> AsksRead:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 from clinqa.question import asks, terms
 from clinqa.question.asks import AsksRead, Qualifier
 from clinqa.question.terms import TermsRead, synonym_phrases
+from clinqa.text.negation import negated_words
 from clinqa.text.unicode import fold_dashes, normalize
 from clinqa.text.words import words_of
 
@@ -124,9 +125,10 @@ class QuestionProfile(TermsRead, AsksRead):
         expansion = synonyms.expand(question)
         if abbreviations is not None:
             expansion = expansion.with_terms(abbreviations)
-        # its normalised text, its text with dashes folded and its words: read once, handed on
+        # its normalised text, its text with dashes folded, its words and the words it negates: read once, handed on
         text, dashed, words = normalize(question), fold_dashes(question), frozenset(words_of(question))
-        asked = asks.asks_from(question, dashed, words, expansion, rarity.condition_below)
+        negated = negated_words(question)
+        asked = asks.asks_from(question, dashed, words, expansion, rarity.condition_below, negated)
         found = terms.phrases_of(expansion) if phrases is None else tuple(phrases)
         termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity, lexicon)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from clinqa.retrieval.synonyms import names_a_class_member
 from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.abbreviations import definitions
+from clinqa.text.negation import NEGATORS
 from clinqa.text.quantities import (
     AGE_UNITS,
     NUMBER,
@@ -33,7 +34,7 @@ from clinqa.text.spelling import fold, one_edit
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
 from clinqa.text.unicode import normalize
-from clinqa.text.words import CLINICAL_SUFFIX, TYPED_TOKEN, WORD, whole_word, words_of
+from clinqa.text.words import ASCII_TOKEN, CLINICAL_SUFFIX, TYPED_TOKEN, WORD, whole_word, words_of
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -839,11 +840,9 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
                      populations=populations_in(aged, kinds), quantities=quantities_in(aged))
 
 
-#: a word, then in brackets one to three words naming it again ("Kcentra (4F-PCC)", "Jynarque (tolvaptan)",
-#: "XR-NTX (injectable naltrexone)"); what a bracket says about the word ("not a FQ", "e.g. ...", "mMRC 2, ...")
-#: is no other name
-_NAMED_TWICE = re.compile(r"(?<![\w-])([A-Za-z][\w-]{2,})\s*\(\s*((?!(?:not|no|non|e\.?g|i\.?e|or|and|if|with|"
-                          r"without|see|incl|including|ie|eg)\b)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})\s*\)")
+#: the first words of a bracket that says something about a word rather than naming it again ("not a FQ", "e.g. ...",
+#: "with ...", "incl ..."); a negation cue too (:data:`clinqa.text.negation.NEGATORS`)
+_NOT_A_NAME = NEGATORS | frozenset("non or and if with see incl including eg ie".split())
 #: a name common in general English (wordfreq Zipf) says too little to be another name of a thing ("kidney
 #: function (eGFR)": "function" is no name of eGFR)
 _NAMED_TWICE_ZIPF = 4.0
@@ -858,12 +857,22 @@ def named_twice(question: str) -> tuple[tuple[str, str], ...]:
     abbreviation reader takes as a definition (:func:`clinqa.text.abbreviations.definitions`: those go first); nor a
     word common in general English (Zipf >= 4: "kidney function (eGFR)")."""
     out: list[tuple[str, str]] = []
-    for m in _NAMED_TWICE.finditer(question):
-        first, second = m.group(1), m.group(2)
-        if (first.lower() == second.lower()
-                or any(zipf(w) >= _NAMED_TWICE_ZIPF for w in (first.lower(), *second.lower().split()))):
-            continue
-        out += [(first.lower(), second), (second.lower(), first)]
+    at = question.find("(")
+    while at != -1:
+        close = question.find(")", at)
+        if close == -1:
+            break
+        before, inside = question[:at].split(), question[at + 1:close].split()
+        first = before[-1] if before else ""
+        if (first and first[0].isalpha() and len(first) >= 3 and ASCII_TOKEN.fullmatch(first)
+                and 1 <= len(inside) <= 3 and all(ASCII_TOKEN.fullmatch(w) for w in inside)
+                and inside[0].lower() not in _NOT_A_NAME and inside[0][0].isalnum()
+                and any(c.isalpha() for c in inside[0]) and all(w[0].isalpha() for w in inside[1:])):
+            second = " ".join(inside)
+            if (first.lower() != second.lower()
+                    and all(zipf(w) < _NAMED_TWICE_ZIPF for w in (first.lower(), *second.lower().split()))):
+                out += [(first.lower(), second), (second.lower(), first)]
+        at = question.find("(", close)
     return tuple(out)
 
 

@@ -30,11 +30,10 @@ NOT_NEGATION = re.compile(
     re.IGNORECASE)
 #: the most words a cue negates
 SCOPE_WORDS = 6
-#: what ends a cue's scope: a sentence or clause mark, a bracket, a spaced dash or arrow, a conjunction that turns
-_SCOPE_BREAK = re.compile(r"[.;:?!()\[\]|→]|\s[-–—]\s|\b(?:but|however|although|though|whereas|except|then)\b",
-                          re.IGNORECASE)
-#: a word as the scope reader counts it: letters, digits, hyphens and apostrophes ("w/o" is read as "without")
-_SCOPE_WORD = re.compile(r"[A-Za-z0-9][\w'-]*")
+#: what ends a cue's scope between two words: a sentence or clause mark, a bracket, a bar, an arrow, or a dash with a
+#: space before it ("not septic - abx?"); and the words that turn the clause ("no rash but wheeze")
+_SCOPE_MARKS = frozenset(".;:?!()[]|→")
+_SCOPE_TURNS = frozenset("but however although though whereas except then".split())
 
 
 def negated(text: str) -> bool:
@@ -53,16 +52,19 @@ def negated_words(text: str) -> frozenset[str]:
     more than 2 g" negates nothing. The cue words themselves are not returned. Never raises."""
     low = NOT_NEGATION.sub(" ", text.lower().replace("w/o", "without"))
     out: set[str] = set()
-    for piece in _SCOPE_BREAK.split(low):
-        words = _SCOPE_WORD.findall(piece)
-        left = 0
-        for w in words:
-            if w in NEGATORS or NEG_CONTRACTION.fullmatch(w):
-                left = SCOPE_WORDS
-                continue
-            if w.startswith("non-") and len(w) > 4:
-                out.add(w[4:])
-            if left:
-                out.add(w)
-                left -= 1
+    left, end = 0, 0
+    for m in ASCII_WORD.finditer(low):
+        w, between = m.group(0), low[end:m.start()]
+        end = m.end()
+        dash = " -" in between or " –" in between or " —" in between
+        if w in _SCOPE_TURNS or dash or any(c in _SCOPE_MARKS for c in between):
+            left = 0
+        if w in NEGATORS or NEG_CONTRACTION.fullmatch(w):
+            left = SCOPE_WORDS
+            continue
+        if w.startswith("non-") and len(w) > 4:
+            out.add(w[4:])
+        if left and w not in _SCOPE_TURNS:
+            out.add(w)
+            left -= 1
     return frozenset(out)
