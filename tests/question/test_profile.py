@@ -177,8 +177,8 @@ def test_the_profile_reads_the_lexicon_names_of_the_question_once() -> None:
 def test_the_profile_enters_each_reader_once_in_order() -> None:
     """Issue 48 (walk round 6): :meth:`QuestionProfile.read` calls each module it reads the question with once, in
     one order: the lexicon, the synonym table, the text helpers (normalised text, dashes folded, words, the words it
-    negates: each read once and handed on), the asks, the key terms; nothing of its own after them. The key terms' lexicon marks, the
-    populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its one text without the
+    negates: each read once and handed on), the asks, the key terms; nothing of its own after them. The key terms'
+    lexicon marks, the populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its one text without the
     patient's age, and equal what the profile read before (golden values by hand)."""
     import sys
     from types import FrameType
@@ -208,8 +208,8 @@ def test_the_profile_enters_each_reader_once_in_order() -> None:
         ("clinqa.retrieval.synonyms", "expand"), ("clinqa.retrieval.synonyms", "with_terms"),
         ("clinqa.text.unicode", "normalize"),
         ("clinqa.text.unicode", "fold_dashes"), ("clinqa.text.words", "words_of"),
-        ("clinqa.text.negation", "negated_words"), ("clinqa.question.asks", "asks_from"), ("clinqa.question.terms", "phrases_of"),
-        ("clinqa.question.terms", "terms_of")]
+        ("clinqa.text.negation", "negated_words"), ("clinqa.question.asks", "asks_from"),
+        ("clinqa.question.terms", "phrases_of"), ("clinqa.question.terms", "terms_of")]
     assert p.quantities == (("55", "kg"),) and p.populations == ("pregnancy",)
     assert [(t.text, t.kind, t.lexical) for t in p.key_terms or ()] == [
         ("55 kg", "quantity", "context"), ("pregnant", "population", "ordinary"),  # a body weight is the story's
