@@ -178,8 +178,8 @@ def test_the_profile_enters_each_reader_once_in_order() -> None:
     """Issue 48 (walk round 6): :meth:`QuestionProfile.read` calls each module it reads the question with once, in
     one order: the lexicon, the synonym table, the text helpers (normalised text, dashes folded, words, the words it
     negates: each read once and handed on), the asks, the key terms; nothing of its own after them. The key terms'
-    lexicon marks, the populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its one text without the
-    patient's age, and equal what the profile read before (golden values by hand)."""
+    lexicon marks, the populations and the quantities are read by :func:`clinqa.question.terms.terms_of` from its
+    one text without the patient's age, and equal what the profile read before (golden values by hand)."""
     import sys
     from types import FrameType
 
