@@ -326,3 +326,23 @@ def test_a_word_the_question_negates_names_the_row_that_negates_it_too() -> None
     cands2 = Candidates([hit], asked2, [(0, u) for u in unit_records(CLOTS)])
     rows2 = [i for i, (_, u) in enumerate(cands2.keep) if u.kind == "row"]
     assert len(rows2) == 3 and _unnamed_members(cands2, rows2) == set()
+
+
+SEVERITY = ("Severity grades:\n\n| Grade | Definition |\n|---|---|\n"
+            "| Mild | No organ failure and no local complications |\n"
+            "| Moderate | Transient organ failure or local complications |\n"
+            "| Severe | Persistent organ failure |\n")
+
+
+def test_a_row_that_negates_what_the_question_states_is_no_named_row() -> None:
+    """"Organ failure that resolved, no local complications": the first row negates organ failure, which the
+    question states, and the second states local complications, which it negates; whichever is named best, it
+    contradicts the question, so no row is cut (the three are quoted, as without ``named``)."""
+    from clinqa.answer.extractive import Candidates, _unnamed_members
+
+    hit = chunk_hit("sev#t#0", SEVERITY, 1, ["Pancreatitis", "Severity"])
+    asked = read_asks("Pancreatitis, organ failure that resolved, no local complications - which grade?")
+    assert asked.negated == {"local", "complic"}
+    cands = Candidates([hit], asked, [(0, u) for u in unit_records(SEVERITY)])
+    rows = [i for i, (_, u) in enumerate(cands.keep) if u.kind == "row"]
+    assert len(rows) == 3 and _unnamed_members(cands, rows) == set()

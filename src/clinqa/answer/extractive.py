@@ -831,6 +831,13 @@ def _negated_stems(u: Unit) -> frozenset[str]:
     return frozenset(stem(w) for w in negated_words(u.full))
 
 
+def _contradicts_negation(u: Unit, q: frozenset[str], no: frozenset[str]) -> bool:
+    """Does the unit state a stem the question negates (``no``), or negate one the question states (``q`` less
+    ``no``)? Its own words (:func:`_own_words`) and their negation (:func:`_negated_stems`)."""
+    own, off = _own_words(u), _negated_stems(u)
+    return bool((own - off) & no or (own & off) & (q - no))
+
+
 def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> set[int]:
     """The chosen rows of a table that the question does not name, when it names one of them: of two or more rows
     of one table chosen together (not a flowchart's steps, nor a key-value table's rows, :func:`_key_value`; not
@@ -863,10 +870,9 @@ def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> se
             named[i] = len(((own - off) & (q - no)) | (own & off & no))
         best = max(named.values())
         winner = [i for i, v in named.items() if v == best]
-        # a row that states what the question negates ("surgery, immobilization, trauma" for "no surgery ...")
-        # is no row the question names
-        if (best >= max(least, 1) and len(winner) == 1
-                and not (_own_words(keep[winner[0]][1]) - _negated_stems(keep[winner[0]][1])) & no):
+        # a row that states what the question negates ("surgery, immobilization, trauma" for "no surgery ...") or
+        # negates what it states ("No organ failure" for "organ failure that resolved") is no row it names
+        if best >= max(least, 1) and len(winner) == 1 and not _contradicts_negation(keep[winner[0]][1], q, no):
             out |= {i for i, v in named.items() if v < best}
     return out
 
