@@ -9,6 +9,7 @@ import pytest
 
 from clinqa.answer.extractive import extract_answer
 from clinqa.chunking.base import Chunk
+from clinqa.chunking.units import unit_records
 from clinqa.evidence.bands import (
     Band,
     header_unit,
@@ -18,6 +19,7 @@ from clinqa.evidence.bands import (
     row_holds_quantity,
     same_unit,
     table_rows,
+    value_holders,
 )
 from clinqa.evidence.mentions import _passage_index, mentions
 from clinqa.question.asks import named_values, read_asks
@@ -208,3 +210,22 @@ def test_the_line_of_the_patients_age_group_is_quoted() -> None:
     ext = extract_answer(enc.encode_queries(["x"])[0], [hit], enc,
                          asked=read_asks("84-year-old, NIHSS 14, 10 hours from onset - thrombectomy criteria?"))
     assert "core < 21 mL" in ext.text and "core < 31 mL" not in ext.text, ext.text
+
+
+def test_a_bands_thing_with_a_one_letter_part_is_the_thing_asked() -> None:
+    from clinqa.evidence.bands import same_thing
+
+    assert same_thing("ldl-c", "ldl") and same_thing("hdl-c", "hdl") and same_thing("ldl", "ldl")
+    assert not same_thing("ldl-c", "hdl") and not same_thing("fib-4", "fib") and not same_thing("ldl-cc", "ldl")
+    # "Primary LDL-C >= 190 mg/dL" is the line for "LDL 210"; not for "LDL 150"
+    assert heading_fit("Primary LDL-C ≥ 190 mg/dL", [("ldl", 210.0)]) is True
+    assert heading_fit("Primary LDL-C ≥ 190 mg/dL", [("ldl", 150.0)]) is False
+
+
+def test_a_cell_naming_its_bands_thing_past_the_first_column_gives_the_row_its_band() -> None:
+    """A made-up monitoring table keyed by risk group, the bands in the second column after the score's name."""
+    table = ("| Risk | Result | Action |\n|---|---|---|\n| Low | SCOREX < 1.3 | Recheck in 2 years |\n"
+             "| Middle | SCOREX 1.3-2.67 | Second test |\n| High | SCOREX > 2.67 or scan > 12 kPa | Refer |\n")
+    rows = [u for u in unit_records(table) if u.kind == "row"]
+    assert value_holders(rows, [("scorex", 3.1)]) == [False, False, True]
+    assert value_holders(rows, [("scorex", 2.0)]) == [False, True, False]
