@@ -21,6 +21,8 @@ from clinqa.text.negation import negated, negated_words
     ("with or without food", set()),
     ("no a b c d e f g h", {"a", "b", "c", "d", "e", "f"}),  # at most six words
     ("no rash but wheeze", {"rash"}),  # "but" ends it
+    ("55M, no diabetes, LDL 150, 10-yr ASCVD risk 9%", {"diabetes"}),  # a comma ends it: the next finding
+    ("no fever, chills or rigors, BP 120", {"fever", "chills", "or", "rigors"}),  # ... unless the list goes on
 ])
 def test_negated_words_by_hand(text: str, expected: set[str]) -> None:
     assert negated_words(text) == expected

@@ -8,8 +8,9 @@ things, so a row keyed by them is the row for another patient; :func:`clinqa.ans
 The scope of a cue is a simplification of NegEx (Chapman et al. 2001, "A simple algorithm for identifying
 negated findings and diseases in discharge summaries", J Biomed Inform 34:301-310): the words after a
 pre-negation cue, up to a scope break (a sentence or clause mark, a bracket, a dash, "but" and its kin) or
-:data:`SCOPE_WORDS` words, whichever comes first. Commas, "or" and "and" do not end it, as in NegEx's
-lists of findings ("no fever, chills or rigors").
+:data:`SCOPE_WORDS` words, whichever comes first. A comma ends it too, unless a list of negated things goes on
+after it, its items coordinated by "or", "and" or "nor" as in NegEx's lists of findings ("no fever, chills or
+rigors"); a vignette's next finding is not negated ("no diabetes, LDL 150").
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def negated_words(text: str) -> frozenset[str]:
         dash = " -" in between or " –" in between or " —" in between
         if w in _SCOPE_TURNS or dash or any(c in _SCOPE_MARKS for c in between):
             left = 0
+        elif left and "," in between and not _list_goes_on(low, m.start()):
+            left = 0  # "no diabetes, LDL 150": a comma ends it unless a list of negated things goes on
         if w in NEGATORS or NEG_CONTRACTION.fullmatch(w):
             left = SCOPE_WORDS
             continue
@@ -68,3 +71,14 @@ def negated_words(text: str) -> frozenset[str]:
             out.add(w)
             left -= 1
     return frozenset(out)
+
+
+def _list_goes_on(low: str, start: int) -> bool:
+    """After a comma in a cue's scope: does the clause from ``start`` to its next break coordinate the items with
+    "or", "and" or "nor" ("no surgery, immobility or trauma"), so the negation goes on over it?"""
+    end = len(low)
+    for i in range(start, len(low)):
+        if low[i] in _SCOPE_MARKS or low[i] == "," or low.startswith((" -", " –", " —"), i):
+            end = i
+            break
+    return any(w in ("or", "and", "nor") for w in low[start:end].split())
