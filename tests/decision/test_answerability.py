@@ -909,16 +909,3 @@ def test_a_story_is_no_background_when_the_asking_sentence_names_nothing_but_a_p
     q = "Renal impairment, on ramipril for hypertension. Apixaban dose?"
     a = check(q, ["Apixaban 5 mg twice daily; reduce to 2.5 mg in renal impairment with other criteria."])
     assert a.decisive_names() == [] and "ramipril" in a.background
-
-
-def test_a_thing_the_patient_lacks_warns_only_where_the_corpus_names_it() -> None:
-    """Rule ``lacked_thing``: "no UVC yet" with a corpus that names UVC warns; "can't get fidaxomicin" with a
-    corpus that never names it is decided by the rules below (a rare word the corpus lacks: decisive)."""
-    from clinqa.decision.answerability import decisive_rule, is_decisive
-    from clinqa.question.terms import KeyTerm
-
-    uvc = KeyTerm("uvc", "specific", "uvc", typed="UVC", lacked=True)
-    assert not is_decisive(uvc, True) and decisive_rule(uvc, True) == "lacked_thing"
-    fidaxo = KeyTerm("fidaxomicin", "specific", "fidaxomicin", typed="fidaxomicin", lacked=True)
-    assert is_decisive(fidaxo, False) and decisive_rule(fidaxo, False) == "not_in_corpus"
-    assert is_decisive(KeyTerm("uvc", "specific", "uvc", typed="UVC"), True)  # not lacked: a capital abbreviation

@@ -361,13 +361,6 @@ DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
          "lexicon (answer.lexicon); issue 49.",
          lambda c: False if c.term.lexical == "context" else None,
          Golden(KeyTerm("92 kg", "quantity", "92", lexical="context"), expected=False)),
-    Rule("lacked_thing",
-         "A thing the question says the patient lacks ('no UVC yet', 'not septic', 'can't take X': KeyTerm.lacked) "
-         "and that the corpus names is the patient's story: missing from the passages, it warns, as a vignette's "
-         "number does. One the corpus never names passes to the rules below ('can't get fidaxomicin' in a corpus "
-         "without it: the question is likely about what the corpus does not cover). Only with the lexicon.",
-         lambda c: False if c.term.lacked and c.in_corpus else None,
-         Golden(KeyTerm("uvc", "specific", "uvc", typed="UVC", lacked=True), expected=False)),
     Rule("ward_shorthand",
          "Dosing or ward shorthand (the lexicon's curated table: 'QDS', 'nocte', 'PRN', 'outpt') says how or "
          "where, not what about: missing, it warns, also typed in capitals.",

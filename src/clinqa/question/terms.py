@@ -256,9 +256,7 @@ class KeyTerm:
     ``verb``: the corpus also has the word with a verb ending ("secrete": "secreted", "secreting";
     :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`).
     ``lexical``: what the lexicon says the word is (:meth:`clinqa.lexicon.Lexicon.kind`: ``clinical``,
-    ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules.
-    ``lacked``: the question says the patient lacks it ("no UVC yet", "not septic": every word of the term negated,
-    :func:`clinqa.text.negation.negated_words`), for the decisive-word rule ``lacked_thing``."""
+    ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules."""
 
     text: str
     kind: str
@@ -270,7 +268,6 @@ class KeyTerm:
     verb: bool = False
     dosed: bool = False
     lexical: str = ""
-    lacked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -722,13 +719,13 @@ def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon,
     lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause question ("Can
     the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word. A thing the question says the
     patient lacks (every word of the term among ``negated``, the words it negates: "no UVC yet", "not septic",
-    :func:`clinqa.text.negation.negated_words`) is marked :attr:`KeyTerm.lacked`."""
+    :func:`clinqa.text.negation.negated_words`) is the patient's story too: ``context``."""
     given = [w for w, _ in values_in(aged)]  # a normalised text's dashes are folded
     valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)
     return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
-                         else lexicon.kind(t.typed or t.match), lacked=_lacked(t, negated)) for t in key_terms)
+                         or _lacked(t, negated) else lexicon.kind(t.typed or t.match)) for t in key_terms)
 
 
 def _lacked(term: KeyTerm, negated: frozenset[str]) -> bool:
