@@ -218,18 +218,3 @@ def test_the_profile_enters_each_reader_once_in_order() -> None:
     assert asks.asks_from(q, q, frozenset(words_of(q)), synonyms.expand(q)) == read_asks(q)
     termed = terms.terms_of(q, normalize(q), p.phrases, vocab, 4.0, rarity=rarity, lexicon=lex)
     assert (termed.key_terms, termed.populations, termed.quantities) == (p.key_terms, p.populations, p.quantities)
-
-
-def test_a_thing_the_question_says_the_patient_lacks_is_the_patients_story() -> None:
-    """"no UVC yet": the question negates "uvc" (:func:`clinqa.text.negation.negated_words`), so the key term is
-    ``context``, as a vignette's number is: missing from the passages, it warns and does not refuse
-    (decision rule ``vignette_number``). Typed without a negation ("via UVC"), it keeps the lexicon's word."""
-    from clinqa.lexicon import Lexicon
-
-    vocab = Vocabulary.from_texts(["Epinephrine 0.05-0.1 mg/kg via the endotracheal tube.", "Newborn resuscitation."])
-    lex = Lexicon(vocab)
-    lacked = QuestionProfile.read("newborn, no UVC yet - epinephrine dose?", vocabulary=vocab, max_zipf=4.0,
-                                  lexicon=lex)
-    assert {t.text: t.lexical for t in lacked.key_terms or ()}["uvc"] == "context"
-    given = QuestionProfile.read("newborn - epinephrine dose via UVC?", vocabulary=vocab, max_zipf=4.0, lexicon=lex)
-    assert {t.text: t.lexical for t in given.key_terms or ()}["uvc"] != "context"

@@ -130,6 +130,6 @@ class QuestionProfile(TermsRead, AsksRead):
         negated = negated_words(question)
         asked = asks.asks_from(question, dashed, words, expansion, rarity.condition_below, negated)
         found = terms.phrases_of(expansion) if phrases is None else tuple(phrases)
-        termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity, lexicon, negated)
+        termed = terms.terms_of(question, text, found, vocabulary, max_zipf, equivalents, rarity, lexicon)
         read = {f.name: getattr(part, f.name) for part in (termed, asked) for f in fields(part)}
         return cls(**read, time_intent=intent, max_zipf=max_zipf, search_names=names)

@@ -709,29 +709,20 @@ def _told(term: KeyTerm, story: str) -> bool:
         r"(?<![\w.])" + re.escape(term.text).replace(r"\ ", r"\s*") + r"(?![\w])", story) is not None)
 
 
-def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon,
-                  negated: frozenset[str] = frozenset()) -> tuple[KeyTerm, ...]:
+def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -> tuple[KeyTerm, ...]:
     """``key_terms`` each marked with what the lexicon says it is (:attr:`KeyTerm.lexical`,
     :meth:`clinqa.lexicon.Lexicon.kind`); ``aged``: the question's normalised text, a patient's age left out
     (:func:`without_ages`, as :func:`terms_of` reads it once). A quantity the patient's story gives (:func:`_told`:
     a body weight, a number before the question's last clause break), or a thing the question gives a value ("RR
     22", "eGFR 48": :func:`values_in`) and asks nothing else of, is the patient's story: ``context``, whatever the
     lexicon says ("BP 210/118 ... BP and heart rate goals" asks of BP). A quantity in a one-clause question ("Can
-    the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word. A thing the question says the
-    patient lacks (every word of the term among ``negated``, the words it negates: "no UVC yet", "not septic",
-    :func:`clinqa.text.negation.negated_words`) is the patient's story too: ``context``."""
+    the cough persist for 8 weeks?") is what it asks of: it keeps the lexicon's word."""
     given = [w for w, _ in values_in(aged)]  # a normalised text's dashes are folded
     valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)
     return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
-                         or _lacked(t, negated) else lexicon.kind(t.typed or t.match)) for t in key_terms)
-
-
-def _lacked(term: KeyTerm, negated: frozenset[str]) -> bool:
-    """Does the question negate every word of ``term`` (``negated``: the words it negates, lower case)?"""
-    words = term.text.split()
-    return bool(negated) and term.kind != "quantity" and bool(words) and all(w in negated for w in words)
+                         else lexicon.kind(t.typed or t.match)) for t in key_terms)
 
 
 def populations_in(aged: str, kinds: frozenset[str]) -> tuple[str, ...]:
@@ -817,17 +808,15 @@ def read_terms(question: str, vocabulary: Vocabulary | None = None, max_zipf: fl
 
 def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Vocabulary | None = None,
              max_zipf: float | None = None, equivalents: Callable[[str], Iterable[str]] | None = None,
-             rarity: WordRarity | None = None, lexicon: Lexicon | None = None,
-             negated: frozenset[str] = frozenset()) -> TermsRead:
+             rarity: WordRarity | None = None, lexicon: Lexicon | None = None) -> TermsRead:
     """:class:`TermsRead` of ``question`` (as typed), read from ``text``, its normalised text
     (:func:`clinqa.text.unicode.normalize`, read once by the caller: the question's profile hands on its own);
     ``phrases``: the synonym table's phrases found in it (:func:`synonym_phrases`, of the profile's expansion);
     ``vocabulary`` (spelling repair, corpus verbs; None: neither) and ``equivalents`` (the question's own
     definitions added); key terms only when ``max_zipf`` is given, each marked with what ``lexicon`` says it is
-    (:func:`lexical_marks`, with ``negated``, the words the question negates, read once by the caller:
-    :func:`clinqa.text.negation.negated_words`; None: unmarked); ``rarity``: the word-frequency cut-offs
-    (``answer.rarity``; None: their defaults). ``text`` without a patient's age (:func:`without_ages`) is read
-    once, here, and handed to every reader of it. Pure function of its inputs; never raises for any string."""
+    (:func:`lexical_marks`; None: unmarked); ``rarity``: the word-frequency cut-offs (``answer.rarity``; None: their
+    defaults). ``text`` without a patient's age (:func:`without_ages`) is read once, here, and handed to every reader
+    of it. Pure function of its inputs; never raises for any string."""
     aged = without_ages(text)  # a patient's age is context (as key_terms reads the question)
     verb = (lambda w: verb_in(w, vocabulary)) if vocabulary is not None else None
     kinds = frozenset(answer_type_words(aged, is_verb=verb))
@@ -842,7 +831,7 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
         terms = tuple(key_terms(text, vocabulary, max_zipf, phrases, eq, answer_types=kinds, dosed=dosed,
                                 rarity=rarity, known=lexicon.knows if lexicon is not None else None))
         if lexicon is not None:
-            terms = lexical_marks(terms, aged, lexicon, negated)
+            terms = lexical_marks(terms, aged, lexicon)
     return TermsRead(question=question, normalized=text, treatment=TREATMENT_QUESTION.search(text) is not None,
                      prevention=PREVENTION_QUESTION.search(text) is not None, asked_sentence=asked_sentence(text),
                      definitions=defined, named_twice=twice, phrases=phrases, answer_types=kinds, dosed=dosed,
