@@ -294,18 +294,9 @@ def _quantity_within_bound(c: MentionCase) -> bool | None:
     return within_stated_bound(c.term, c.low, c.rows) if c.term.kind == "quantity" else None
 
 
-def _phrase_in(phrase: str, low: str, open_end: bool = False) -> bool:
-    """Is ``phrase`` written in ``low`` from a word boundary, ending at one (``open_end``: or with its last word
-    going on, as a longer word it begins: "umbilical venous catheter" in "umbilical venous catheterization")?"""
-    return re.search(r"(?<![^\W_])" + re.escape(phrase) + ("" if open_end else r"(?![^\W_])"), low) is not None
-
-
 def _phrase_as_written(c: MentionCase) -> bool | None:
-    return True if any(_phrase_in(p, c.low) for p in c.forms[0]) else None
-
-
-def _phrase_prefix(c: MentionCase) -> bool | None:
-    return True if any(len(p.split()[-1]) >= 5 and _phrase_in(p, c.low, open_end=True) for p in c.forms[0]) else None
+    return True if any(re.search(r"(?<![^\W_])" + re.escape(p) + r"(?![^\W_])", c.low)
+                       for p in c.forms[0]) else None
 
 
 def _phrase_inflected(c: MentionCase) -> bool | None:
@@ -415,13 +406,6 @@ MENTION_RULES: tuple[Rule[MentionCase], ...] = (
          _phrase_inflected,
          Golden(KeyTerm("transcription start sites", "phrase", "transcription start sites"),
                 "Reads were mapped to the transcription-start site of each gene.", True)),
-    Rule("phrase_prefix",
-         "A phrase form whose last word (5+ letters) begins a longer word of the passage, the words before it as "
-         "written: 'umbilical venous catheter' ~ 'umbilical venous catheterization', as word_prefix reads one word.",
-         _phrase_prefix,
-         Golden(KeyTerm("umbilical venous catheter", "phrase", "umbilical venous catheter"),
-                "Early umbilical venous catheterization should be considered when epinephrine is anticipated.", True,
-                note="ontarget3_dev w035 (the sense of 'UVC'); nrp guideline wording")),
     Rule("hyphenated_apart",
          "A hyphenated word may stand apart: each of its parts (stop words aside) is a word of the passage or "
          "shares a Snowball stem with one ('beta-blocker' ~ 'blockers of beta receptors').",
