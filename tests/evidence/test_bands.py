@@ -212,16 +212,6 @@ def test_the_line_of_the_patients_age_group_is_quoted() -> None:
     assert "core < 21 mL" in ext.text and "core < 31 mL" not in ext.text, ext.text
 
 
-def test_a_bands_thing_with_a_one_letter_part_is_the_thing_asked() -> None:
-    from clinqa.evidence.bands import same_thing
-
-    assert same_thing("ldl-c", "ldl") and same_thing("hdl-c", "hdl") and same_thing("ldl", "ldl")
-    assert not same_thing("ldl-c", "hdl") and not same_thing("fib-4", "fib") and not same_thing("ldl-cc", "ldl")
-    # "Primary LDL-C >= 190 mg/dL" is the line for "LDL 210"; not for "LDL 150"
-    assert heading_fit("Primary LDL-C ≥ 190 mg/dL", [("ldl", 210.0)]) is True
-    assert heading_fit("Primary LDL-C ≥ 190 mg/dL", [("ldl", 150.0)]) is False
-
-
 def test_a_cell_naming_its_bands_thing_past_the_first_column_gives_the_row_its_band() -> None:
     """A made-up monitoring table keyed by risk group, the bands in the second column after the score's name."""
     table = ("| Risk | Result | Action |\n|---|---|---|\n| Low | SCOREX < 1.3 | Recheck in 2 years |\n"
@@ -229,3 +219,7 @@ def test_a_cell_naming_its_bands_thing_past_the_first_column_gives_the_row_its_b
     rows = [u for u in unit_records(table) if u.kind == "row"]
     assert value_holders(rows, [("scorex", 3.1)]) == [False, False, True]
     assert value_holders(rows, [("scorex", 2.0)]) == [False, True, False]
+    # a lone number after a word is no band of it there: "resolves within 48 hours" for "within 36 hrs"
+    timed = ("| Grade | Definition |\n|---|---|\n| Mild | No organ failure |\n"
+             "| Moderate | Organ failure (resolves within 48 hours) |\n")
+    assert value_holders([u for u in unit_records(timed) if u.kind == "row"], [("within", 36.0)]) == [False, False]

@@ -195,13 +195,6 @@ def heading_fit(context: str, values: Sequence[tuple[str, float]]) -> bool | Non
     return band_fit(heading_bands(context), values) if values else None
 
 
-def same_thing(written: str, asked: str) -> bool:
-    """Does a band's name as written (lower case) name the thing the question gives a value of? The same word, or
-    the word with a one-letter part after a hyphen ("ldl-c", LDL cholesterol, for "LDL 210"; "hdl-c")."""
-    return written == asked or (len(written) == len(asked) + 2 and written.startswith(asked + "-")
-                                and written[-1].isalpha())
-
-
 def band_fit(bands: Sequence[tuple[str, Band]], values: Sequence[tuple[str, float]]) -> bool | None:
     """:func:`heading_fit` of a heading already read (``bands``: its :func:`heading_bands`, as a passage's reading
     holds them, :attr:`clinqa.evidence.reading.PassageReading.heading_bands`): ``False`` when, for some word of
@@ -211,7 +204,7 @@ def band_fit(bands: Sequence[tuple[str, Band]], values: Sequence[tuple[str, floa
     84-year-old with NIHSS 14, though its NIHSS band holds 14 (it was, when one holding band sufficed)."""
     verdict: bool | None = None
     for word, value in values:
-        of_word = [band for hword, band in bands if same_thing(hword, word)]
+        of_word = [band for hword, band in bands if hword == word]
         if not of_word:
             continue
         if not any(band.holds(value) for band in of_word):
@@ -252,8 +245,8 @@ def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
     """For each band the unit gives of a value the question gives, whether it holds that value: a table row's
     cells that are bands in a column whose header names the value ("Score" | "5-7" for "score 5"; any column,
     not only the first: a row keyed by its risk group; a single number only as the first cell, "RCRI Score" |
-    "2 risk factors"), or that name the value's thing before its band, past the first column ("Low risk" |
-    "FIB-4 < 1.3" for "FIB-4 3.1": :func:`heading_bands`), a list item's score bands written in its text
+    "2 risk factors"), or that name the value's thing before its band, a range or a bound, past the first column
+    ("Low risk" | "FIB-4 < 1.3" for "FIB-4 3.1": :func:`heading_bands`), a list item's score bands written in its text
     (:func:`text_bands`: "High risk 5-7"). Sentences give none."""
     if u.kind == "row":
         out = []
@@ -265,9 +258,10 @@ def _value_bands(u: Unit, values: Sequence[tuple[str, float]]) -> list[bool]:
                 x = float(single.group(1))
                 band = Band(x, x, text=single.group(1))
             if band is not None:
-                out += [band.holds(v) for w, v in values if any(same_thing(h, w) for h in words)]
-            elif j > 0:  # a cell that names its band's thing first: "FIB-4 < 1.3" in a "Result" column
-                out += [b.holds(v) for h, b in heading_bands(cell) for w, v in values if same_thing(h, w)]
+                out += [band.holds(v) for w, v in values if w in words]
+            elif j > 0:  # a cell that names its band's thing first: "FIB-4 < 1.3" in a "Result" column; a range
+                # or a bound, not a lone number ("resolves within 48 hours" is no band of "within")
+                out += [b.holds(v) for h, b in heading_bands(cell) if b.low < b.high for w, v in values if h == w]
         return out
     if u.kind == "sentence":
         return []
