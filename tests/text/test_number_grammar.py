@@ -219,3 +219,11 @@ def test_a_question_reads_every_duration_unit_as_a_quantity(question: str, text:
     assert set(DURATION_UNITS) <= set(QUESTION_UNITS)
     quantities = [(t.text, t.match) for t in key_terms(question) if t.kind == "quantity"]
     assert quantities == [(text, match)]
+
+
+def test_bound_cutoff_is_the_far_end_of_a_range_of_cutoffs() -> None:
+    from clinqa.text.quantities import bound_cutoff
+
+    assert bound_cutoff("<", 30.0, 35.0) == 35.0 and bound_cutoff("≤", 30.0, 35.0) == 35.0
+    assert bound_cutoff(">", 30.0, 35.0) == 30.0 and bound_cutoff("≥", 30.0, 35.0) == 30.0
+    assert bound_cutoff("<", 30.0) == 30.0 and bound_cutoff("≥", 30.0) == 30.0

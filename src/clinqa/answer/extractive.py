@@ -114,7 +114,14 @@ from clinqa.retrieval.hybrid import Retrieved
 from clinqa.retrieval.vocabulary import words_of
 from clinqa.text.injection import is_suspicious
 from clinqa.text.negation import negated_words
-from clinqa.text.quantities import DOSE_AMOUNT, Quantity, bound_op, extract_quantities, within_bound
+from clinqa.text.quantities import (
+    DOSE_AMOUNT,
+    Quantity,
+    bound_cutoff,
+    bound_op,
+    extract_quantities,
+    within_bound,
+)
 from clinqa.text.stems import snowball_stem as stem
 
 if TYPE_CHECKING:
@@ -212,7 +219,7 @@ def _quantity_holds(q: Quantity, value: float) -> bool:
         op = bound_op(q.cue)
     except ValueError:
         op = "≤" if q.qualifier == "upper" else "≥"
-    return within_bound(value, op, q.high if q.qualifier == "upper" else q.low)
+    return within_bound(value, op, bound_cutoff(op, q.low, q.high))
 
 
 def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[int]:

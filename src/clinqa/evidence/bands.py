@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
 from clinqa.question.terms import ION_CHARGE, VALUE_NAME, VALUE_STOP
-from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_op, unit_pattern
+from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_cutoff, bound_op, unit_pattern
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.words import words_of
 
@@ -79,7 +79,7 @@ def read_band(cell: str) -> Band | None:
     if (m := _BOUND.match(text)) is not None:
         op = bound_op(m.group(1))
         # on a range of cut-offs, the farther end: "< 30-35" holds 32, "≥ 30-35" holds 32 too
-        x = float(m.group(3) or m.group(2)) if op in ("<", "≤") else float(m.group(2))
+        x = bound_cutoff(op, float(m.group(2)), float(m.group(3)) if m.group(3) else None)
         unit = _unit_after(text[m.end():])
         if op in ("<", "≤"):
             return Band(-math.inf, x, high_closed=op == "≤", text=m.group(0).strip(), unit=unit)

@@ -39,7 +39,7 @@ from clinqa.lexicon import lexicon as lexicon_for
 from clinqa.question.profile import QuestionProfile
 from clinqa.question.terms import POPULATIONS, QUANTITY, KeyTerm, TermsRead, fold, with_definitions
 from clinqa.text.abbreviations import definitions
-from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_op, within_bound
+from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, bound_cutoff, bound_op, within_bound
 from clinqa.text.stems import s_stem
 from clinqa.text.stems import snowball_stem as stem
 from clinqa.text.stopwords import QUESTION_STOP_WORDS as STOPWORDS
@@ -206,7 +206,7 @@ def within_stated_bound(term: KeyTerm, low: str, rows: tuple[Unit, ...] = ()) ->
         # a bound on a range of cut-offs ("CrCl < 30-35 mL/min": sources differ on where the line is) holds
         # what lies within its farther end: 25 and 32 are below it, 40 is not
         op = bound_op(m.group(1))
-        if within_bound(value, op, float(m.group(3) or m.group(2)) if op in ("<", "≤") else float(m.group(2))):
+        if within_bound(value, op, bound_cutoff(op, float(m.group(2)), float(m.group(3)) if m.group(3) else None)):
             return True
     for m in re.finditer(_NUM + RANGE_JOIN + _NUM + r"\s*" + u, low):
         if float(m.group(1)) <= value <= float(m.group(2)):

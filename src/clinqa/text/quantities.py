@@ -151,6 +151,13 @@ def bound_op(raw: str) -> str:
     return op
 
 
+def bound_cutoff(op: str, low: float, high: float | None = None) -> float:
+    """The cut-off of a bound written on one value (``low``) or on a range of cut-offs (``low``-``high``: "CrCl < 30-35
+    mL/min", where sources differ on the line): the range's farther end from what the bound keeps, ``high`` for "<"
+    and "≤", ``low`` for ">" and "≥", so that 32 lies below "< 30-35" and above "≥ 30-35"."""
+    return high if high is not None and op in ("<", "≤") else low
+
+
 def within_bound(value: float, op: str, bound: float) -> bool:
     """Does ``value`` satisfy ``op bound`` (``op`` one of "<", "≤", ">", "≥")? ``within_bound(55, "<", 60)``
     is ``True``, ``within_bound(60, "<", 60)`` ``False``."""
