@@ -169,26 +169,26 @@ def measure_words(words: frozenset[str]) -> frozenset[str]:
     (:attr:`clinqa.question.asks.AsksRead.measures`: "hb", "cr", "inr", "k"): not stop words, not words asking a kind
     of answer ("dose": :func:`is_scaffold`), not drug names (a drug's dose in force is the note naming it under any
     name, :func:`clinqa.evidence.passages.in_force`; the drug-names resource)."""
-    from clinqa.lexicon.drugs import drug_names
-
-    candidates = [w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)]
-    if not candidates:  # the drug-names resource is loaded only for a word it must judge
-        return frozenset()
-    drugs = drug_names()
-    return frozenset(w for w in candidates if not drugs.is_drug(w))
+    return _by_drug_names(words, drug=False)
 
 
 def drug_words(words: frozenset[str]) -> frozenset[str]:
     """Of a question's words (lower case), those the drug-names resource knows as a drug ("pegloticase",
     "apixaban", "eliquis"; :func:`clinqa.lexicon.drugs.drug_names`): stop words and words asking a kind of answer
     left out, as :func:`measure_words` leaves them out."""
-    from clinqa.lexicon.drugs import drug_names
+    return _by_drug_names(words, drug=True)
 
+
+def _by_drug_names(words: frozenset[str], drug: bool) -> frozenset[str]:
+    """Of ``words`` (lower case, letters only, no stop words, no words asking a kind of answer), those the drug-names
+    resource knows as a drug (``drug``) or does not; the resource is loaded only when a word is left to judge."""
     candidates = [w for w in words if w.isalpha() and w not in STOPWORDS and not is_scaffold(w)]
     if not candidates:
         return frozenset()
+    from clinqa.lexicon.drugs import drug_names
+
     drugs = drug_names()
-    return frozenset(w for w in candidates if drugs.is_drug(w))
+    return frozenset(w for w in candidates if drugs.is_drug(w) == drug)
 
 
 def content_terms(question: str, min_len: int = 3) -> list[str]:
