@@ -838,10 +838,9 @@ def _negated_stems(u: Unit) -> frozenset[str]:
     return frozenset(stem(w) for w in negated_words(u.full))
 
 
-def _contradicts_negation(u: Unit, q: frozenset[str], no: frozenset[str]) -> bool:
-    """Does the unit state a stem the question negates (``no``), or negate one the question states (``q`` less
-    ``no``)? Its own words (:func:`_own_words`) and their negation (:func:`_negated_stems`)."""
-    own, off = _own_words(u), _negated_stems(u)
+def _contradicts_negation(own: frozenset[str], off: frozenset[str], q: frozenset[str], no: frozenset[str]) -> bool:
+    """Does a unit (its own stems ``own``, :func:`_own_words`, and those it negates ``off``, :func:`_negated_stems`)
+    state a stem the question negates (``no``), or negate one the question states (``q`` less ``no``)?"""
     return bool((own - off) & no or (own & off) & (q - no))
 
 
@@ -869,17 +868,18 @@ def _unnamed_members(cands: Candidates, chosen: list[int], least: int = 1) -> se
             continue
         every = [_own_words(u) for h, u in cands.units if h == hi and u.group == grp]
         common = frozenset.intersection(*every) if every else frozenset()
+        read = {i: (_own_words(keep[i][1]), _negated_stems(keep[i][1])) for i in members}  # the row's own negated
+        # words too ("no identifiable risk factor")
         named: dict[int, int] = {}
-        for i in members:
-            own = _own_words(keep[i][1]) - common
-            off = _negated_stems(keep[i][1])  # the row's own negated words ("no identifiable risk factor")
+        for i, (own_all, off) in read.items():
+            own = own_all - common
             # a word the question negates names the row that negates it too, and no row that states it
             named[i] = len(((own - off) & (q - no)) | (own & off & no))
         best = max(named.values())
         winner = [i for i, v in named.items() if v == best]
         # a row that states what the question negates ("surgery, immobilization, trauma" for "no surgery ...") or
         # negates what it states ("No organ failure" for "organ failure that resolved") is no row it names
-        if best >= max(least, 1) and len(winner) == 1 and not _contradicts_negation(keep[winner[0]][1], q, no):
+        if best >= max(least, 1) and len(winner) == 1 and not _contradicts_negation(*read[winner[0]], q, no):
             out |= {i for i, v in named.items() if v < best}
     return out
 

@@ -488,10 +488,10 @@ def fitting_hits(hits: Sequence[Retrieved], asked: AsksRead, n: int, subtypes: b
         sub = [names_subtype(p, asked, conditions) for p in paths]
         # ... unless the section is the only place a drug the question names is a heading ("pegloticase":
         # "Refractory Gout: Pegloticase", where the question did not say "refractory"): it is the drug asked about
-        headed = {w for p, s in zip(paths, sub, strict=True) if not s for w in words_of(p.lower())}
         if not all(sub):  # some section is general (else every hit stays, in retrieval order)
-            hits = [h for h, p, s in zip(hits, paths, sub, strict=True)
-                    if not s or (asked.drugs & set(words_of(p.lower()))) - headed]
+            drugs = [asked.drugs.intersection(words_of(p.lower())) for p in paths]
+            headed = set().union(*(d for d, s in zip(drugs, sub, strict=True) if not s))
+            hits = [h for h, d, s in zip(hits, drugs, sub, strict=True) if not s or d - headed]
     return hits[:n]
 
 
