@@ -12,6 +12,7 @@ from clinqa.evidence.rules import Golden, Rule, Step, decide, names, which
 from clinqa.key_term_test import check
 from clinqa.question.terms import KeyTerm
 from clinqa.retrieval.synonyms import equivalents, term_matches
+from clinqa.retrieval.vocabulary import Vocabulary
 from clinqa.text.unicode import normalize
 
 TABLES = {"mention": MENTION_RULES, "decisive": DECISIVE_RULES}
@@ -83,7 +84,8 @@ def test_check_rules_are_named_once() -> None:
 @pytest.mark.parametrize("step", CHECK_RULES, ids=[s.name for s in CHECK_RULES])
 def test_check_rule_example(step: Step) -> None:
     ex = step.example
-    a = check(ex.question, list(ex.passages), equivalents=equivalents, matcher=term_matches)
+    vocabulary = Vocabulary.from_texts(list(ex.corpus)) if ex.corpus else None
+    a = check(ex.question, list(ex.passages), vocabulary, equivalents=equivalents, matcher=term_matches)
     got = tuple(t.text if isinstance(t, KeyTerm) else t for t in getattr(a, ex.field))
     assert got == ex.expected
     if ex.masked:  # the passages as written mention the terms: the rule made them missing

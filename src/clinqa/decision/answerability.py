@@ -40,6 +40,7 @@ a worked example that ``tests/decision/test_rules.py`` runs; :func:`decisive_rul
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -97,7 +98,9 @@ class Answerability:
     (its text), the other forms the passages were searched for (:func:`clinqa.evidence.mentions.searched_forms`:
     plurals, spellings, the synonym table's equivalents; the term's own text and match left out); a term added after the
     test (:func:`clinqa.evidence.gather.with_unknown_compounds`) has none. The missing-term notes a language
-    model is given list them (:func:`clinqa.decision.key_terms.missing_notes`)."""
+    model is given list them (:func:`clinqa.decision.key_terms.missing_notes`). ``familiar``: the one decisive missing
+    term, when it is a capital abbreviation the corpus uses in several chunks and the passages name the question's
+    other terms (:func:`familiar_abbreviations`): missing, it warns instead of refusing."""
 
     key_terms: list[KeyTerm] = field(default_factory=list)
     missing: list[KeyTerm] = field(default_factory=list)
@@ -113,6 +116,7 @@ class Answerability:
     learned_threshold: float = 0.5
     answer_score: float | None = None
     searched: dict[str, list[str]] = field(default_factory=dict)
+    familiar: list[str] = field(default_factory=list)
 
     @property
     def decisive(self) -> list[KeyTerm]:
@@ -125,10 +129,10 @@ class Answerability:
         decisive when it reaches ``learned_threshold``, instead of by :func:`is_decisive`'s rules."""
         if self.learned is not None:
             out = [t for t in self.missing if self.learned.get(t.text, 0.0) >= self.learned_threshold
-                   and t.text not in self.background]
+                   and t.text not in self.background and t.text not in self.familiar]
         else:
             out = [t for t in self.missing if is_decisive(t, self.in_corpus.get(t.text, False), self.decisive_below)
-                   and t.text not in self.background]
+                   and t.text not in self.background and t.text not in self.familiar]
         if not out and self.missing and len(self.missing) == len(self.key_terms):
             return list(self.missing)
         return out
@@ -229,12 +233,42 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
     apart = decisive if (len(decisive) >= 2 and not focused and not missing
                          and (profile.treatment or bool(populations & set(decisive)))) else []
     covered = {t.text: [j for j in range(n_passages) if covers(j, [t.text])] for t in terms}
+    story = [t.text for t in terms if t.text in background or (
+        background and t.text not in decisive and not is_decisive(t, True, below))]
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
-                         [t.text for t in missing if t.text in prevented],
-                         [t.text for t in terms if t.text in background or (
-                             background and t.text not in decisive and not is_decisive(t, True, below))],
+                         [t.text for t in missing if t.text in prevented], story,
                          below, learned, decider.threshold if decider is not None else 0.5,
-                         searched={t.text: searched_forms(t, equivalents) for t in missing})
+                         searched={t.text: searched_forms(t, equivalents) for t in missing},
+                         familiar=familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below))
+
+
+#: a capital abbreviation the corpus writes in at least this many chunks is one of its own terms
+#: (:func:`familiar_abbreviations`)
+FAMILIAR_CHUNKS = 3
+
+
+def familiar_abbreviations(terms: Sequence[KeyTerm], missing: Sequence[KeyTerm], in_corpus: dict[str, bool],
+                           background: Sequence[str], vocabulary: Vocabulary | None,
+                           below: float | None = None) -> list[str]:
+    """The text of the one decisive missing term (by :func:`is_decisive`, the story's ``background`` left out)
+    when it is a capital abbreviation (rule ``capital_abbreviation``) that the corpus (``vocabulary``) writes in
+    :data:`FAMILIAR_CHUNKS` chunks or more, and the passages name two or more of the question's other key terms
+    (``terms`` less ``missing``); else ``[]`` (also without a vocabulary). Such a term warns instead of refusing
+    (:attr:`Answerability.decisive` leaves it out): the corpus uses the abbreviation as a word of its own, and
+    passages that name the rest of the question and lack it state the setting or comorbidity in other words
+    ("COPD" under "chronic lung disease" in a list of comorbidities; "ICU", "ED", "SBP" in a passage about the
+    same patients). An abbreviation the corpus lacks or writes once ("PERC", "AHI", "TXA") still refuses, and so
+    does one missing beside another decisive term. Chosen on the dev halves (docs/benchmarks.md, issue 50,
+    eleventh pass)."""
+    if vocabulary is None:
+        return []
+    lacking = [t for t in missing if t.text not in background and is_decisive(t, in_corpus.get(t.text, False), below)]
+    if len(lacking) != 1 or sum(t not in missing for t in terms) < 2:
+        return []
+    t = lacking[0]
+    if t.kind != "specific" or _capital_abbreviation(DecisiveCase(t, True)) is not True:
+        return []
+    return [t.text] if vocabulary.count(t.match.lower()) >= FAMILIAR_CHUNKS else []
 
 
 #: the rules :func:`judge` applies to the question and its passages as a whole, in the order it applies them
@@ -278,6 +312,17 @@ CHECK_RULES: tuple[Step, ...] = (
                  "she be on?",
                  ("Apixaban 5 mg twice daily is used for atrial fibrillation; 2.5 mg twice daily if two of age 80 "
                   "or older, weight 60 kg or less.",), "background", ("atrial", "fibrillation", "metformin"))),
+    Step("familiar_abbreviation",
+         "The one decisive term missing, a capital abbreviation the corpus writes in FAMILIAR_CHUNKS chunks or more, "
+         "when the passages name two or more of the question's other key terms, is a setting or comorbidity they "
+         "state in other words ('COPD' in a list of 'chronic heart, lung, liver or renal disease'): missing, it warns "
+         "instead of refusing (familiar_abbreviations). One the corpus lacks or writes once still refuses.",
+         familiar_abbreviations,
+         Example("Outpatient CAP in a patient with COPD - empiric antibiotics?",
+                 ("Outpatients with CAP and chronic heart, lung, liver or renal disease: empiric antibiotics are "
+                  "amoxicillin-clavulanate plus a macrolide.",), "familiar", ("copd",),
+                 corpus=("COPD exacerbations are treated with prednisolone.", "Inhaled therapy in COPD.",
+                         "Pulmonary rehabilitation for COPD.", "Outpatients with CAP and chronic lung disease."))),
     Step("treatment_apart",
          "In a question about what to give or aim for (TREATMENT_QUESTION), two or more decisive terms each "
          "mentioned by some passage but by none together are a neighbouring topic (Answerability.apart): "

@@ -85,7 +85,8 @@ class Example:
     ``prevented``, ``background``, ``apart``) must hold exactly the term texts ``expected``. ``masked``:
     those terms are mentioned by the passages as written (:func:`clinqa.evidence.mentions.mentions`),
     so it is the rule, not their absence, that makes them missing; ``absent``: key terms that no passage
-    mentions as written, which the rule lets pass."""
+    mentions as written, which the rule lets pass; ``corpus``: texts whose vocabulary ``check`` is given (a rule that
+    reads the corpus's counts; none: no vocabulary)."""
 
     question: str
     passages: tuple[str, ...]
@@ -93,6 +94,7 @@ class Example:
     expected: tuple[str, ...]
     masked: bool = False
     absent: tuple[str, ...] = ()
+    corpus: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
