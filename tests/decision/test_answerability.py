@@ -909,3 +909,28 @@ def test_a_story_is_no_background_when_the_asking_sentence_names_nothing_but_a_p
     q = "Renal impairment, on ramipril for hypertension. Apixaban dose?"
     a = check(q, ["Apixaban 5 mg twice daily; reduce to 2.5 mg in renal impairment with other criteria."])
     assert a.decisive_names() == [] and "ramipril" in a.background
+
+
+def test_a_familiar_abbreviation_missing_beside_named_terms_warns() -> None:
+    """Issue 50, eleventh pass: a capital abbreviation the corpus writes in 3+ chunks (FAMILIAR_CHUNKS), the one
+    decisive term missing while the passages name two or more other key terms, is left out of the decisive terms;
+    one the corpus writes twice, one asked a value of, or one missing beside another decisive term still refuses."""
+    from clinqa.question.terms import asked_of
+
+    cap = ["Outpatients with CAP and chronic heart, lung, liver or renal disease: empiric antibiotics are "
+           "amoxicillin-clavulanate plus a macrolide."]
+    thrice = Vocabulary.from_texts(["COPD exacerbations.", "Inhaled therapy in COPD.", "COPD rehabilitation.", *cap])
+    twice = Vocabulary.from_texts(["COPD exacerbations.", "Inhaled therapy in COPD.", *cap])
+    q = "Outpatient CAP in a patient with COPD - empiric antibiotics?"
+    a = check(q, cap, thrice)
+    assert a.familiar == ["copd"] and [t.text for t in a.missing] == ["copd"] and a.decisive == []
+    b = check(q, cap, twice)
+    assert b.familiar == [] and [t.text for t in b.decisive] == ["copd"]
+    # another decisive term missing too (the drug the corpus lacks): both refuse
+    c = check("Outpatient CAP in a patient with COPD - roflumilast dose?", cap, thrice)
+    assert c.familiar == [] and {t.text for t in c.decisive} == {"copd", "roflumilast"}
+    # the thing a value is asked of is what the question is about: "COPD target" is not warned away
+    assert asked_of("aSAH unsecured aneurysm SBP ceiling") == frozenset({"sbp"})
+    assert asked_of("severe CAP ICU criteria - RR cutoff, what dose") == frozenset({"icu", "rr"})
+    d = check("Outpatient CAP antibiotics in COPD - empiric antibiotics, COPD target?", cap, thrice)
+    assert d.familiar == [] and [t.text for t in d.decisive] == ["copd"]

@@ -239,7 +239,8 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
                          [t.text for t in missing if t.text in prevented], story,
                          below, learned, decider.threshold if decider is not None else 0.5,
                          searched={t.text: searched_forms(t, equivalents) for t in missing},
-                         familiar=familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below))
+                         familiar=familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below,
+                                                         profile.asked_of))
 
 
 #: a capital abbreviation the corpus writes in at least this many chunks is one of its own terms
@@ -249,11 +250,13 @@ FAMILIAR_CHUNKS = 3
 
 def familiar_abbreviations(terms: Sequence[KeyTerm], missing: Sequence[KeyTerm], in_corpus: dict[str, bool],
                            background: Sequence[str], vocabulary: Vocabulary | None,
-                           below: float | None = None) -> list[str]:
+                           below: float | None = None, asked_of: frozenset[str] = frozenset()) -> list[str]:
     """The text of the one decisive missing term (by :func:`is_decisive`, the story's ``background`` left out)
     when it is a capital abbreviation (rule ``capital_abbreviation``) that the corpus (``vocabulary``) writes in
-    :data:`FAMILIAR_CHUNKS` chunks or more, and the passages name two or more of the question's other key terms
-    (``terms`` less ``missing``); else ``[]`` (also without a vocabulary). Such a term warns instead of refusing
+    :data:`FAMILIAR_CHUNKS` chunks or more, is not what the question asks a dose, target, cut-off or criteria of
+    (``asked_of``, :attr:`clinqa.question.terms.TermsRead.asked_of`: "SBP ceiling", "RR cutoff"), and the passages
+    name two or more of the question's other key terms (``terms`` less ``missing``); else ``[]`` (also without a
+    vocabulary). Such a term warns instead of refusing
     (:attr:`Answerability.decisive` leaves it out): the corpus uses the abbreviation as a word of its own, and
     passages that name the rest of the question and lack it state the setting or comorbidity in other words
     ("COPD" under "chronic lung disease" in a list of comorbidities; "ICU", "ED", "SBP" in a passage about the
@@ -266,7 +269,8 @@ def familiar_abbreviations(terms: Sequence[KeyTerm], missing: Sequence[KeyTerm],
     if len(lacking) != 1 or sum(t not in missing for t in terms) < 2:
         return []
     t = lacking[0]
-    if t.kind != "specific" or _capital_abbreviation(DecisiveCase(t, True)) is not True:
+    if (t.kind != "specific" or _capital_abbreviation(DecisiveCase(t, True)) is not True
+            or t.match.lower() in asked_of):
         return []
     return [t.text] if vocabulary.count(t.match.lower()) >= FAMILIAR_CHUNKS else []
 

@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 from typing import TYPE_CHECKING, Any
 
 from clinqa.retrieval.synonyms import names_a_class_member
@@ -108,7 +109,7 @@ diagnostic test tests testing tested info information help question questions an
 physicians medicine medicines medication medications medicated drug drugs effect effects side risk risks
 safe safety possible normal typical typically usual usually common commonly daily maximum max minimum min
 initial initially start started starting stop stopped stopping continue continued duration often frequency
-target targets goal goals level levels value values range ranges threshold thresholds cutoff cut-off
+target targets goal goals level levels value values range ranges threshold thresholds cutoff cut-off ceiling
 recommend interval intervals followup follow-up monitor monitoring monitored prescribe prescribed prescribing
 administer administered administration give route oral orally iv intravenous intravenously adult adults
 people person man men woman women male female mg kg ml mcg micrograms milligrams grams units unit dosed
@@ -170,6 +171,16 @@ def measure_words(words: frozenset[str]) -> frozenset[str]:
     of answer ("dose": :func:`is_scaffold`), not drug names (a drug's dose in force is the note naming it under any
     name, :func:`clinqa.evidence.passages.in_force`; the drug-names resource)."""
     return _by_drug_names(words, drug=False)
+
+
+def asked_of(text: str) -> frozenset[str]:
+    """The words (lower case) right before a word asking a kind of answer (:func:`is_scaffold`): what the question
+    asks a dose, target, cut-off or criteria of ("SBP" of "aSAH SBP ceiling", "RR" of "RR cutoff", "CURB-65" of
+    "CURB-65 criteria"); stop words and scaffold words themselves left out. ``text``: the question (a patient's age
+    already left out, :func:`without_ages`)."""
+    words = [m.group(0).lower() for m in WORD.finditer(text)]
+    return frozenset(w for w, after in pairwise(words)
+                     if is_scaffold(after) and w not in STOPWORDS and not is_scaffold(w))
 
 
 def drug_words(words: frozenset[str]) -> frozenset[str]:
@@ -767,8 +778,10 @@ class TermsRead:
     ``alternatives``: ``(key term, the key terms offered as its alternatives)`` per key term that has some
     (:func:`alternatives`: "dominant or recessive"; empty without key terms); ``populations``: the population groups
     it names (:func:`populations_in`); ``quantities``: ``(number, canonical unit)`` per number with a unit
-    (:func:`quantities_in`). A patient's age is left out of the key terms, the answer types, the dosed words, the
-    populations and the quantities, all read from one text without it (:func:`without_ages`, read once)."""
+    (:func:`quantities_in`); ``asked_of``: the words a dose, target, cut-off or criteria are asked of
+    (:func:`asked_of`). A patient's age is left out of the key terms, the answer types, the dosed words, the
+    populations, the quantities and the words asked of, all read from one text without it (:func:`without_ages`,
+    read once)."""
 
     question: str
     normalized: str
@@ -784,6 +797,7 @@ class TermsRead:
     alternatives: tuple[tuple[str, tuple[str, ...]], ...]
     populations: tuple[str, ...]
     quantities: tuple[tuple[str, str], ...]
+    asked_of: frozenset[str]
 
     def reads(self, question: str) -> bool:
         """Was this read from ``question`` (the same text)?"""
@@ -837,7 +851,7 @@ def terms_of(question: str, text: str, phrases: tuple[str, ...], vocabulary: Voc
                      definitions=defined, named_twice=twice, phrases=phrases, answer_types=kinds, dosed=dosed,
                      key_terms=terms,
                      alternatives=tuple((a, tuple(sorted(o))) for a, o in alternatives(text, terms or ()).items()),
-                     populations=populations_in(aged, kinds), quantities=quantities_in(aged))
+                     populations=populations_in(aged, kinds), quantities=quantities_in(aged), asked_of=asked_of(aged))
 
 
 #: the first words of a bracket that says something about a word rather than naming it again ("not a FQ", "e.g. ...",
