@@ -934,3 +934,7 @@ def test_a_familiar_abbreviation_missing_beside_named_terms_warns() -> None:
     assert asked_of("severe CAP ICU criteria - RR cutoff, what dose") == frozenset({"icu", "rr"})
     d = check("Outpatient CAP antibiotics in COPD - empiric antibiotics, COPD target?", cap, thrice)
     assert d.familiar == [] and [t.text for t in d.decisive] == ["copd"]
+    # named only apart, pregnancy in one passage and CAP in another: the familiar abbreviation does not hide it
+    e = check("20 wks pregnant with COPD - outpatient CAP antibiotics?",
+              [*cap, "Pregnant women at 20 weeks: screen for depression."], thrice)
+    assert e.familiar == ["copd"] and "copd" not in e.apart and {"pregnant", "cap"} <= set(e.apart)

@@ -229,18 +229,21 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
     # whatever is asked, when a decisive term is a population: "Is allopurinol safe in pregnancy?" is not
     # answered by asthma drugs that are safe in pregnancy beside allopurinol for gout (found by a new user;
     # no answer of the clinician, held-out, vignette, BioASQ, notes or refusal sets changed)
-    populations = {t.text for t in terms if t.kind == "population"}
-    apart = decisive if (len(decisive) >= 2 and not focused and not missing
-                         and (profile.treatment or bool(populations & set(decisive)))) else []
-    covered = {t.text: [j for j in range(n_passages) if covers(j, [t.text])] for t in terms}
     story = [t.text for t in terms if t.text in background or (
         background and t.text not in decisive and not is_decisive(t, True, below))]
+    familiar = familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below, profile.asked_of)
+    # a familiar abbreviation the passages lack does not hide that they name the rest only apart ("20 wks pregnant
+    # (COPD, CAP)": pregnancy in one passage, CAP in another)
+    populations = {t.text for t in terms if t.kind == "population"}
+    lacking = [t for t in missing if t.text not in familiar]
+    named = [d for d in decisive if d not in familiar]
+    apart = named if (len(named) >= 2 and not focused and not lacking
+                      and (profile.treatment or bool(populations & set(named)))) else []
+    covered = {t.text: [j for j in range(n_passages) if covers(j, [t.text])] for t in terms}
     return Answerability(terms, missing, in_corpus, complete[0] if complete else None, focused, apart, covered,
                          [t.text for t in missing if t.text in prevented], story,
                          below, learned, decider.threshold if decider is not None else 0.5,
-                         searched={t.text: searched_forms(t, equivalents) for t in missing},
-                         familiar=familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below,
-                                                         profile.asked_of))
+                         searched={t.text: searched_forms(t, equivalents) for t in missing}, familiar=familiar)
 
 
 #: a capital abbreviation the corpus writes in at least this many chunks is one of its own terms
