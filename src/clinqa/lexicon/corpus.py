@@ -169,3 +169,17 @@ def clipped(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[str, .
     found = sorted(((n, t) for t, n in counts.items() if t.startswith(w) and len(t) >= len(w) + 3 and t.isalpha()),
                    key=lambda x: (-x[0], x[1]))
     return tuple(t for _, t in found[:most])
+
+
+def clipped_head(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[str, ...]:
+    """Corpus words that ``word`` (5-10 lower-case letters, absent from the corpus; a plural "-s" dropped) is the
+    end of, its head clipped ("lytics" -> fibrinolytic, thrombolytic): words of at least ``len(word) + 3`` letters
+    that end with it, most chunks first, at most ``most``. Clinicians clip a word's end far more often
+    (:func:`clipped`), so this is read only when that finds nothing."""
+    w = word.lower()
+    if not (5 <= len(w) <= 10 and w.isalpha()) or w in counts:
+        return ()
+    stem = w[:-1] if w.endswith("s") and not w.endswith("ss") else w
+    found = sorted(((n, t) for t, n in counts.items() if t.isalpha() and len(t) >= len(w) + 3
+                    and (t.endswith(w) or t.endswith(stem))), key=lambda x: (-x[0], x[1]))
+    return tuple(t for _, t in found[:most])
