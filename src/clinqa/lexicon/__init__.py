@@ -371,7 +371,7 @@ class Lexicon:
         """The corpus words that ``word`` is a clipping of (:func:`clinqa.lexicon.corpus.clipped`: "resus" ->
         resuscitation, "anticoag" -> anticoagulation, "vit" -> vitamin; a clipping's plural too: "comorbs" ->
         comorbidities), leaving out ordinary English words ("incl" is no clipping of "include" here), clinical
-        words first, then most chunks first, at most three; () without a vocabulary. Cached."""
+        and concrete words first, then most chunks first, at most three; () without a vocabulary. Cached."""
         if self.vocabulary is None:
             return ()
         if word not in self._clipped:
@@ -379,9 +379,8 @@ class Lexicon:
             if not found and word.endswith("s") and len(word) > 4:
                 found = self._clipped_words(word[:-1])
             kept = [f for f in found if self.kind(f) != "ordinary"]
-            # a drug, condition or procedure before other words ("psych": psychosis, not psychosocial), then the word
-            # of most chunks ("creat": creatinine, not the rarer substance creatine)
-            self._clipped[word] = tuple(sorted(kept, key=lambda f: self.kind(f) != "clinical"))[:3]
+            # a drug, condition, procedure or substance before other words ("psych": psychosis, not psychosocial)
+            self._clipped[word] = tuple(sorted(kept, key=lambda f: self.kind(f) not in ("clinical", "concrete")))[:3]
         return self._clipped[word]
 
     def _clipped_words(self, word: str) -> tuple[str, ...]:
