@@ -693,3 +693,23 @@ def test_sibling_items_with_bands_in_the_questions_unit_keep_the_one_that_holds_
     until = [(0, u) for u in unit_records("Plan:\n\n- Hold the drug until SpO2 > 94%.\n- Give oxygen if SpO2 < 90%.")]
     assert unit_banded_out(until, read_asks("SpO2 92% - what to do?")) == set()
     assert unit_banded_out(units, read_asks("carotid stenosis - endarterectomy?")) == set()
+
+
+def test_a_worked_example_of_other_numbers_is_not_quoted() -> None:
+    """Found by the eighth and ninth new users: "burn 40% TBSA 70 kg - parkland fluids" quoted the guideline's worked
+    example for a 30% burn ("Total 24h volume = 4 x 70 x 30 = 8,400 mL"), a wrong volume for this patient. A
+    computation (:func:`clinqa.answer.extractive.another_case`) stating a quantity in a unit the question gives, none
+    equal to the question's, is another patient's; computed from the question's own numbers it stays."""
+    from clinqa.answer.extractive import another_case
+    from clinqa.chunking.units import unit_records
+
+    body = ("Total 24-hour fluid = 4 mL x body weight (kg) x % TBSA burned.\n\n"
+            "A 70 kg patient with 30% TBSA burn:\n\n- Total 24h volume = 4 x 70 x 30 = 8,400 mL LR\n"
+            "- First 8 hours: 4,200 mL (525 mL/hr)\n")
+    units = [(0, u) for u in unit_records(body)]
+    example = {id(u) for _, u in units if "4 x 70" in u.text or "4,200" in u.text}
+    assert len(example) == 2
+    assert another_case(units, read_asks("burn 40% TBSA 70 kg - parkland fluids"), units) == example
+    assert another_case(units, read_asks("80 kg man, 25% TBSA burns - fluid in the first 8 hrs?"), units) == example
+    assert another_case(units, read_asks("70kg man 30% burns, Parkland - how much in the first 8h?"), units) == set()
+    assert another_case(units, read_asks("Parkland formula for burns?"), units) == set()  # no number given

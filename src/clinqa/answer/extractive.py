@@ -244,6 +244,41 @@ def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[i
     return {i for members in groups.values() if len(members) >= 2 for i in members if not any(bands[i])}
 
 
+#: a worked computation: numbers multiplied and the result after "=" ("4 x 70 x 30 = 8,400 mL")
+_COMPUTED = re.compile(r"\d\s*[x×*]\s*\d[\d.,\sx×*]*=\s*\d")
+
+
+def another_case(units: Sequence[tuple[int, Unit]], asked: AsksRead,
+                 every: Sequence[tuple[int, Unit]] = ()) -> set[int]:
+    """The ``id`` of each unit of a worked example computed for another patient: a list (one passage's group, read
+    with its intro, its items' lead-in labels and the sentence before it that leads into it, one ending with ":",
+    from ``every`` unit of the passages) or a sentence holding a computation (:data:`_COMPUTED`) that states a
+    quantity in a unit in which the question gives one (``asked.folded_quantities``), none of them equal to the
+    question's ("A 70 kg patient with 30% TBSA burn:" / "Total 24h volume = 4 x 70 x 30 = 8,400 mL" for "40% TBSA,
+    70 kg": its 8,400 mL is another patient's). An example computed from the question's own numbers is kept ("70 kg,
+    30% burns"). Of ``units`` (``(hit index, unit)``)."""
+    if not asked.folded_quantities:
+        return set()
+    groups: dict[tuple[int, int], list[Unit]] = {}
+    for hi, u in units:
+        groups.setdefault((hi, u.group) if u.kind != "sentence" else (hi, -1 - u.order), []).append(u)
+    at = {(hi, u.order): u for hi, u in every}
+    out: set[int] = set()
+    for (hi, _), members in groups.items():
+        if not any(_COMPUTED.search(u.text) for u in members):
+            continue
+        lead = at.get((hi, members[0].order - 1))
+        led = lead.text if lead is not None and lead.kind == "sentence" and lead.text.rstrip().endswith(":") else ""
+        text = " ".join([led, members[0].intro, *(f"{u.label} {u.text}" for u in members)])
+        stated = [q for q in extract_quantities(text) if q.unit and q.low == q.high and not q.qualifier]
+        for n, unit in asked.folded_quantities:
+            same = [q.low for q in stated if same_unit(unit, q.unit)]
+            if same and float(n) not in same:
+                out |= {id(u) for u in members}
+                break
+    return out
+
+
 def _banded_out(line: str, asked: AsksRead) -> bool:
     """Does a line's lead state a band that excludes a value the question gives (:func:`heading_fit` of its first
     words, up to an "until"/"unless"), or is it keyed by a band with a unit that holds none of the question's
@@ -404,6 +439,8 @@ class Candidates:
             off = self.excluded_branches()
             keep = [(hi, u) for hi, u in keep if id(u) not in off]
         if (out := unit_banded_out(keep, profile)) and len(out) < len(keep):
+            keep = [(hi, u) for hi, u in keep if id(u) not in out]
+        if (out := another_case(keep, profile, units)) and len(out) < len(keep):  # a worked example of others' numbers
             keep = [(hi, u) for hi, u in keep if id(u) not in out]
         self.keep = keep
         asked = bool(profile.question)
