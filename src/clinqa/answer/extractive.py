@@ -244,15 +244,22 @@ def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[i
     return {i for members in groups.values() if len(members) >= 2 for i in members if not any(bands[i])}
 
 
-#: a worked computation: numbers multiplied and the result after "=" ("4 x 70 x 30 = 8,400 mL")
-_COMPUTED = re.compile(r"\d\s*[x×*]\s*\d[\d.,\sx×*]*=\s*\d")
+def _computes(text: str) -> bool:
+    """Does ``text`` hold a worked computation: two numbers multiplied ("x", "×" or "*" between them), then "=" and a
+    number ("4 x 70 x 30 = 8,400 mL"; not the formula "4 mL x body weight (kg) x % TBSA")? A scan of its words."""
+    ws = text.replace("×", " x ").replace("*", " x ").replace("=", " = ").split()
+    for i in range(1, len(ws) - 1):
+        if ws[i] == "x" and ws[i - 1][-1:].isdigit() and ws[i + 1][:1].isdigit():
+            rest = ws[i + 1:]
+            return any(w == "=" and j + 1 < len(rest) and rest[j + 1][:1].isdigit() for j, w in enumerate(rest))
+    return False
 
 
 def another_case(units: Sequence[tuple[int, Unit]], asked: AsksRead,
                  every: Sequence[tuple[int, Unit]] = ()) -> set[int]:
     """The ``id`` of each unit of a worked example computed for another patient: a list (one passage's group, read
     with its intro, its items' lead-in labels and the sentence before it that leads into it, one ending with ":",
-    from ``every`` unit of the passages) or a sentence holding a computation (:data:`_COMPUTED`) that states a
+    from ``every`` unit of the passages) or a sentence holding a computation (:func:`_computes`) that states a
     quantity in a unit in which the question gives one (``asked.folded_quantities``), none of them equal to the
     question's ("A 70 kg patient with 30% TBSA burn:" / "Total 24h volume = 4 x 70 x 30 = 8,400 mL" for "40% TBSA,
     70 kg": its 8,400 mL is another patient's). An example computed from the question's own numbers is kept ("70 kg,
@@ -265,7 +272,7 @@ def another_case(units: Sequence[tuple[int, Unit]], asked: AsksRead,
     at = {(hi, u.order): u for hi, u in every}
     out: set[int] = set()
     for (hi, _), members in groups.items():
-        if not any(_COMPUTED.search(u.text) for u in members):
+        if not any(_computes(u.text) for u in members):
             continue
         lead = at.get((hi, members[0].order - 1))
         led = lead.text if lead is not None and lead.kind == "sentence" and lead.text.rstrip().endswith(":") else ""
