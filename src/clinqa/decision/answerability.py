@@ -222,6 +222,10 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
             decisive = own
             if not focused:  # no passage names every drug and condition of the story
                 focused = focus(own, 0 if len(own) <= 2 else 1)
+    story = [t.text for t in terms if t.text in background or (
+        background and t.text not in decisive and not is_decisive(t, True, below))]
+    # the one decisive term missing, an abbreviation the corpus uses often, beside named terms: it warns
+    familiar = familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below, profile.asked_of)
     # each decisive term is in some passage, but no passage has them together: a neighbouring topic
     # (magnesium sulfate for asthma, prophylaxis of seizures in brain injury, for "magnesium sulfate
     # for seizure prophylaxis in preeclampsia"); only for what a clinician acts on (a dose, a regimen, a
@@ -229,9 +233,6 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
     # whatever is asked, when a decisive term is a population: "Is allopurinol safe in pregnancy?" is not
     # answered by asthma drugs that are safe in pregnancy beside allopurinol for gout (found by a new user;
     # no answer of the clinician, held-out, vignette, BioASQ, notes or refusal sets changed)
-    story = [t.text for t in terms if t.text in background or (
-        background and t.text not in decisive and not is_decisive(t, True, below))]
-    familiar = familiar_abbreviations(terms, missing, in_corpus, story, vocabulary, below, profile.asked_of)
     # a familiar abbreviation the passages lack does not hide that they name the rest only apart ("20 wks pregnant
     # (COPD, CAP)": pregnancy in one passage, CAP in another)
     populations = {t.text for t in terms if t.kind == "population"}
@@ -259,13 +260,12 @@ def familiar_abbreviations(terms: Sequence[KeyTerm], missing: Sequence[KeyTerm],
     :data:`FAMILIAR_CHUNKS` chunks or more, is not what the question asks a dose, target, cut-off or criteria of
     (``asked_of``, :attr:`clinqa.question.terms.TermsRead.asked_of`: "SBP ceiling", "RR cutoff"), and the passages
     name two or more of the question's other key terms (``terms`` less ``missing``); else ``[]`` (also without a
-    vocabulary). Such a term warns instead of refusing
-    (:attr:`Answerability.decisive` leaves it out): the corpus uses the abbreviation as a word of its own, and
-    passages that name the rest of the question and lack it state the setting or comorbidity in other words
-    ("COPD" under "chronic lung disease" in a list of comorbidities; "ICU", "ED", "SBP" in a passage about the
-    same patients). An abbreviation the corpus lacks or writes once ("PERC", "AHI", "TXA") still refuses, and so
-    does one missing beside another decisive term. Chosen on the dev halves (docs/benchmarks.md, issue 50,
-    eleventh pass)."""
+    vocabulary). Such a term warns instead of refusing (:attr:`Answerability.decisive` leaves it out): the corpus
+    uses the abbreviation as a word of its own, and passages that name the rest of the question and lack it state
+    the setting or comorbidity in other words ("COPD" under "chronic lung disease" in a list of comorbidities;
+    "ICU", "ED", "SBP" in a passage about the same patients). An abbreviation the corpus lacks or writes once
+    ("PERC", "AHI", "TXA") still refuses, and so does one missing beside another decisive term. Chosen on the dev
+    halves (docs/benchmarks.md, issue 50, eleventh pass)."""
     if vocabulary is None:
         return []
     lacking = [t for t in missing if t.text not in background and is_decisive(t, in_corpus.get(t.text, False), below)]
