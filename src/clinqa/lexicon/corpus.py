@@ -166,9 +166,7 @@ def clipped(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[str, .
     w = word.lower()
     if not (3 <= len(w) <= 10 and w.isalpha()) or w in counts:
         return ()
-    found = sorted(((n, t) for t, n in counts.items() if t.startswith(w) and len(t) >= len(w) + 3 and t.isalpha()),
-                   key=lambda x: (-x[0], x[1]))
-    return tuple(t for _, t in found[:most])
+    return _most_chunks(counts, lambda t: t.startswith(w) and len(t) >= len(w) + 3 and t.isalpha(), most)
 
 
 def clipped_head(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[str, ...]:
@@ -180,6 +178,12 @@ def clipped_head(word: str, counts: Mapping[str, int], most: int = 3) -> tuple[s
     if not (5 <= len(w) <= 10 and w.isalpha()) or w in counts:
         return ()
     stem = w[:-1] if w.endswith("s") and not w.endswith("ss") else w
-    found = sorted(((n, t) for t, n in counts.items() if t.isalpha() and len(t) >= len(w) + 3
-                    and (t.endswith(w) or t.endswith(stem))), key=lambda x: (-x[0], x[1]))
+    return _most_chunks(counts, lambda t: t.isalpha() and len(t) >= len(w) + 3 and (t.endswith(w) or t.endswith(stem)),
+                        most)
+
+
+def _most_chunks(counts: Mapping[str, int], keep: Callable[[str], bool], most: int) -> tuple[str, ...]:
+    """The corpus words ``keep`` accepts, most chunks first (then alphabetical), at most ``most``: the one ordering of
+    :func:`clipped` and :func:`clipped_head`."""
+    found = sorted(((n, t) for t, n in counts.items() if keep(t)), key=lambda x: (-x[0], x[1]))
     return tuple(t for _, t in found[:most])
