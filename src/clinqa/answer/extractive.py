@@ -269,11 +269,13 @@ def another_case(units: Sequence[tuple[int, Unit]], asked: AsksRead,
     groups: dict[tuple[int, int], list[Unit]] = {}
     for hi, u in units:
         groups.setdefault((hi, u.group) if u.kind != "sentence" else (hi, -1 - u.order), []).append(u)
-    at = {(hi, u.order): u for hi, u in every}
     out: set[int] = set()
+    at: dict[tuple[int, int], Unit] | None = None  # each unit by its place, read for the first computation only
     for (hi, _), members in groups.items():
         if not any(_computes(u.text) for u in members):
             continue
+        if at is None:
+            at = {(h, u.order): u for h, u in every}
         lead = at.get((hi, members[0].order - 1))
         led = lead.text if lead is not None and lead.kind == "sentence" and lead.text.rstrip().endswith(":") else ""
         text = " ".join([led, members[0].intro, *(f"{u.label} {u.text}" for u in members)])
