@@ -26,6 +26,8 @@ SHORTHAND_HELD_OUT = SET.with_name("shorthand_heldout.jsonl")
 SHORTHAND2_HELD_OUT = SET.with_name("shorthand2_heldout.jsonl")  # written blind after the round's choices: all held out
 NEARMISS_DEV = SET.with_name("nearmiss_dev.jsonl")  # written blind: uncovered near-misses beside bedside vocabulary
 NEARMISS_HELD_OUT = SET.with_name("nearmiss_heldout.jsonl")
+ONTARGET4_DEV = SET.with_name("ontarget4_dev.jsonl")  # written blind for issue 50's twelfth pass, on target + uncovered
+ONTARGET4_HELD_OUT = SET.with_name("ontarget4_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -109,10 +111,12 @@ def test_schema_and_size() -> None:
 
 @pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
                                   CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT,
-                                  SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT],
+                                  SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT, ONTARGET4_DEV,
+                                  ONTARGET4_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
                               "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
-                              "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout"])
+                              "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout",
+                              "ontarget4_dev", "ontarget4_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -228,3 +232,22 @@ def test_nearmiss_set_split(texts: dict[str, str]) -> None:
     assert_split("issue55near", dev, held)
     for q in dev + held:
         assert_forbidden_in_guideline(texts, q)
+
+
+def test_fourth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
+    """Issue 50's fourth blind set: 64 answerable questions of the on-target kinds, each with a forbidden string of
+    its guideline's sibling line, and 16 uncovered ones; every row in the half that SHA-256 of ``issue50d:<id>``
+    names (its first 8 hex digits / 16**8 below 0.5: held-out)."""
+    import hashlib
+
+    from clinqa.evaluation.facts import ONTARGET_KINDS
+
+    dev, held = load_questions(ONTARGET4_DEV), load_questions(ONTARGET4_HELD_OUT)
+    assert (counts(dev), counts(held)) == ((38, 7), (26, 9))
+    for qs, half in ((dev, False), (held, True)):
+        for q in qs:
+            h = int(hashlib.sha256(f"issue50d:{q.qid}".encode()).hexdigest()[:8], 16) / 16**8
+            assert (h < 0.5) == half, q.qid
+            if q.answerable:
+                assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
+                assert_forbidden_in_guideline(texts, q)
