@@ -76,7 +76,8 @@ def resolve_turn(pipe: Pipeline, conv: Conversation, question: str) -> Resolutio
     earlier topic and the follow-up's numbers and drops the values the follow-up replaced; otherwise, or when the
     model fails, the rules' reading stands and :attr:`Resolution.notes` says why."""
     earlier = [t.standalone for t in conv.turns]
-    res = resolve(question, earlier, similarity(pipe), min_similarity=pipe.settings.conversation.min_similarity)
+    res = resolve(question, earlier, similarity(pipe), min_similarity=pipe.settings.conversation.min_similarity,
+                  kinds=[t.kind for t in conv.turns], typed=[t.question for t in conv.turns])
     res.drew_on = [conv.turns[i].n for i in res.drew_on]
     if earlier and res.kind in ("slot", "frame") and pipe.settings.conversation.llm_rewrite and pipe.llm is not None:
         res = _condensed(pipe, question, earlier[-1], res)

@@ -107,3 +107,35 @@ def test_one_unit_list_for_named_and_lone_values() -> None:
     assert resolve("and 10 units?", ["insulin 4 units dose?"]).standalone == "insulin 10 units dose?"
     assert resolve("what about 20 iu?", ["heparin 10 iu/kg"]).standalone == "heparin 20 iu/kg?"
     assert resolve("22%?", ["HbA1c 12% target?"]).standalone == "HbA1c 22% target?"
+
+
+TYPED = ["the first question", "and if she's pregnant?"]  # the turns as typed: the second supposes a case
+
+
+def test_another_case_after_a_slot_change_replaces_it() -> None:
+    """"what about X" / "what if X" after a turn that added a patient's state offers another case in its place: the
+    new user's "and if she's pregnant?" then "what about with CKD and albuminuria?" was read with "pregnant" and
+    refused three turns running. A drug or a value changes the case in force; "and if" adds to it."""
+    from clinqa.question.followup import asks_alternative
+
+    assert asks_alternative("what about with CKD?") and asks_alternative("And what if she's 20 wks pregnant?")
+    assert asks_alternative("ok, how about kids") and not asks_alternative("and if she's pregnant?")
+    htn = ["black woman 55 stage 2 htn no CKD - first line drug?",
+           "black 55 stage 2 htn no CKD - first line drug in pregnant?"]
+    slot = {"kinds": ["first", "slot"], "typed": TYPED}
+    r = resolve("what about with CKD and albuminuria?", htn, **slot)
+    assert "pregnant" not in r.standalone and "CKD and albuminuria" in r.standalone and r.drew_on == [0]
+    assert "pregnant" in resolve("what about with CKD and albuminuria?", htn).standalone  # kinds unknown: as before
+    assert "pregnant" in resolve("and with CKD?", htn, **slot).standalone  # "and" adds
+    cap = ["healthy 35F with CAP, outpatient - abx?", "healthy 35F with CAP, outpatient - abx with COPD and diabetes?"]
+    r = resolve("what if she's 20 wks pregnant?", cap, **slot)  # the conversation set's c032
+    assert "COPD" not in r.standalone and "pregnant" in r.standalone
+    af = ["78F AF, 58kg, creat 1.3 - apixaban dose?", "78F AF, 58kg, creat 1.3 - apixaban dose with CrCl 12?"]
+    assert "CrCl 12" in resolve("what about on dialysis?", af, **slot).standalone  # a value kept
+    assert "CrCl 20" in resolve("what about CrCl 20?", af, **slot).standalone
+    assert resolve("what about dabigatran?", af, **slot).drew_on == [1]  # a drug: on the case in force
+    # after a new topic, "what about" asks of that topic
+    assert "COPD" in resolve("what about in pregnancy?", cap, kinds=["first", "switch"], typed=TYPED).standalone
+    # the turn before supposed nothing ("max dose?"): "what about" asks of the case in force
+    assert "COPD" in resolve("what if she's 20 wks pregnant?", cap, kinds=["first", "frame"],
+                             typed=["x", "max dose?"]).standalone

@@ -313,15 +313,53 @@ def _slot_or_frame(rw: _Rewrite, rest: str, at: int) -> Resolution:
                       rw.replaced)
 
 
+def asks_alternative(follow_up: str) -> bool:
+    """Does ``follow_up`` open with "what about", "what if" or "how about" (after "and", "so" or "ok")? Such a
+    follow-up after a slot change ("and if she's pregnant?") offers another case in its place ("what about with
+    CKD?"), not one more change on top of it (the conversation set's writers read them so: "healthy 35F with CAP -
+    abx?", "and if she had COPD and diabetes?", "what if she's 20 wks pregnant?" asks of pregnancy, without the
+    COPD)."""
+    words = follow_up.lower().split()
+    while words and words[0].strip(",") in ("and", "so", "ok", "okay"):
+        words = words[1:]
+    return " ".join(w.strip(",?") for w in words[:2]) in ("what about", "what if", "how about")
+
+
+def _supposes(question: str) -> bool:
+    """Does ``question`` (as typed) suppose a case: "and if ...", "if ...", "what if ...", "what about ..."?"""
+    words = [w.strip(",?") for w in question.lower().split()]
+    while words and words[0] in ("and", "so", "ok", "okay", "but"):
+        words = words[1:]
+    return bool(words) and (words[0] == "if" or asks_alternative(" ".join(words)))
+
+
+def _another_state(rest: str, before: str, last: str) -> bool:
+    """Does a follow-up (``rest``, less its opening) name a patient's state, no drug and no number but a
+    population's ("20 wks pregnant"), after a turn that added a state and no number (``last``, the standalone form
+    of the turn after ``before``)? Then it offers another case ("what about with CKD?" after "and if she's
+    pregnant?"). A drug ("what about dabigatran?") or a value ("what about CrCl 20?") changes the case in force,
+    and a state after a changed value ("and if CrCl 12?", then "what about on dialysis?") keeps the value."""
+    from clinqa.question.terms import drug_words
+
+    added = set(_content(last.lower())) - set(_content(before.lower()))
+    words = frozenset(w.lower() for w in _content(rest))
+    return (bool(words) and (not BARE_NUMBER.search(rest) or bool(_population_words(rest)))
+            and not drug_words(words) and not any(BARE_NUMBER.search(w) for w in added))
+
+
 def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], float] | None = None,
-            topic_terms: Callable[[str], list[str]] | None = None, min_similarity: float = 0.5) -> Resolution:
+            topic_terms: Callable[[str], list[str]] | None = None, min_similarity: float = 0.5,
+            kinds: list[str] | None = None, typed: list[str] | None = None) -> Resolution:
     """The standalone form of ``follow_up`` after the turns whose standalone forms are ``earlier`` (oldest
     first); see the module docstring. ``similar(a, b)``: how alike two terms are (0-1; None: only an exact
     class match counts, so a new drug is added, not swapped); ``topic_terms(text)``: the words of ``text``
     that name a topic (None: its content words less :data:`FRAME_WORDS`); ``min_similarity``: the least
     similarity at which a new term replaces an earlier one. The slot steps run in order on the earlier
     question: :func:`_named_values`, :func:`_age_and_population`, :func:`_qualifiers`, :func:`_topics`; then
-    :func:`_slot_or_frame`. Pure; never raises for any strings."""
+    :func:`_slot_or_frame`. ``kinds`` and ``typed``: how each earlier turn was read (``first``, ``switch``, ``slot``,
+    ``frame``) and what was typed (None: unknown): a follow-up that offers another case (:func:`asks_alternative`,
+    :func:`_another_state`) after a follow-up that supposed one ("and if she's pregnant?", "and if she had COPD?") is
+    read against the turn before that one. Pure; never raises for any strings."""
     if not earlier:
         return Resolution(follow_up, "first")
     if (m := TOPIC_SWITCH.match(follow_up)) is not None:
@@ -329,10 +367,15 @@ def resolve(follow_up: str, earlier: list[str], similar: Callable[[str, str], fl
     if not leans_back(follow_up):
         return Resolution(follow_up, "switch")
     rest = CONNECTIVE.sub("", follow_up).strip()
-    rw = _Rewrite(earlier[-1])
+    at = len(earlier) - 1
+    if (kinds is not None and typed is not None and len(kinds) == len(typed) == len(earlier) >= 2
+            and kinds[-1] in ("slot", "frame") and _supposes(typed[-1]) and asks_alternative(follow_up)
+            and _another_state(rest, earlier[-2], earlier[-1])):
+        at -= 1  # another case in place of the last one's, not on top of it
+    rw = _Rewrite(earlier[at])
     _named_values(rw, rest)
     _age_and_population(rw, rest)
     _qualifiers(rw, rest)
     terms = topic_terms or (lambda t: [w for w in _content(t) if w.lower() not in FRAME_WORDS])
     _topics(rw, rest, terms, similar, min_similarity)
-    return _slot_or_frame(rw, rest, len(earlier) - 1)
+    return _slot_or_frame(rw, rest, at)
