@@ -78,9 +78,10 @@ def resolve_turn(pipe: Pipeline, conv: Conversation, question: str) -> Resolutio
     earlier = [t.standalone for t in conv.turns]
     res = resolve(question, earlier, similarity(pipe), min_similarity=pipe.settings.conversation.min_similarity,
                   kinds=[t.kind for t in conv.turns], typed=[t.question for t in conv.turns])
+    base = earlier[res.drew_on[0]] if res.drew_on else ""  # the turn it was read against (another case: not the last)
     res.drew_on = [conv.turns[i].n for i in res.drew_on]
-    if earlier and res.kind in ("slot", "frame") and pipe.settings.conversation.llm_rewrite and pipe.llm is not None:
-        res = _condensed(pipe, question, earlier[-1], res)
+    if base and res.kind in ("slot", "frame") and pipe.settings.conversation.llm_rewrite and pipe.llm is not None:
+        res = _condensed(pipe, question, base, res)
     return res
 
 

@@ -80,3 +80,17 @@ def test_a_failed_model_leaves_the_rules_reading_with_a_warning(pipe: Pipeline, 
     n = len(chat_server.requests)
     assert resolve_turn(pipe, conv, "unrelated - rivaroxaban dose for DVT?").kind == "switch"
     assert len(chat_server.requests) == n
+
+
+def test_another_case_is_condensed_against_the_turn_it_was_read_against(pipe: Pipeline, chat_server: ChatServer,
+                                                                        tmp_path: Path) -> None:
+    """"what about in CKD?" after "and if she's pregnant?" is read against the first turn (the new case replaces the
+    supposed one), and the model is given that turn as the earlier question, not the pregnant one."""
+    store, conv = _conversation(pipe, tmp_path)
+    store.add(conv, "and if she's pregnant?", "apixaban dose for AF with CrCl 50 in pregnant?", "slot", [1], None,
+              False)
+    chat_server.push("What apixaban dose is used for atrial fibrillation with CrCl 50 mL/min in CKD?")
+    res = resolve_turn(pipe, conv, "what about in CKD?")
+    assert res.drew_on == [1]
+    sent = chat_server.requests[0]["messages"]
+    assert sent[1]["content"].startswith("Earlier question: apixaban dose for AF with CrCl 50?\n")

@@ -26,6 +26,10 @@ already reads). :func:`resolve` takes the follow-up and the standalone form of t
     frame what was asked: "dose", "target", "which" ...), "when can I stop it (CAP, MRSA risk, vanc)?"; with
     the slot changes above made to the topic.
 
+A follow-up that offers another case ("what about with CKD?", "what if she's 20 wks pregnant?") right after one
+that supposed a case ("and if she's pregnant?") is read against the turn before that one, so that the new case
+replaces the supposed one (:func:`asks_alternative`; the caller gives the earlier turns' kinds and typed text).
+
 A first question (no earlier turn) is ``first`` and unchanged. The rules read words and numbers only; the
 caller supplies ``similar(a, b) -> float`` (e.g. the encoder's cosine) for choosing which earlier drug or
 condition a new one replaces, and ``topic_terms(text)`` (e.g. the key terms read with the corpus vocabulary)
@@ -313,24 +317,28 @@ def _slot_or_frame(rw: _Rewrite, rest: str, at: int) -> Resolution:
                       rw.replaced)
 
 
+def _opening(text: str) -> list[str]:
+    """The words of ``text`` (lower case, commas and question marks stripped) after a leading "and", "so", "ok",
+    "okay" or "but"."""
+    words = [w.strip(",?") for w in text.lower().split()]
+    while words and words[0] in ("and", "so", "ok", "okay", "but"):
+        words = words[1:]
+    return words
+
+
 def asks_alternative(follow_up: str) -> bool:
-    """Does ``follow_up`` open with "what about", "what if" or "how about" (after "and", "so" or "ok")? Such a
-    follow-up after a slot change ("and if she's pregnant?") offers another case in its place ("what about with
+    """Does ``follow_up`` open with "what about", "what if" or "how about" (after "and", "so", "ok" or "but")? Such
+    a follow-up after a slot change ("and if she's pregnant?") offers another case in its place ("what about with
     CKD?"), not one more change on top of it (the conversation set's writers read them so: "healthy 35F with CAP -
     abx?", "and if she had COPD and diabetes?", "what if she's 20 wks pregnant?" asks of pregnancy, without the
     COPD)."""
-    words = follow_up.lower().split()
-    while words and words[0].strip(",") in ("and", "so", "ok", "okay"):
-        words = words[1:]
-    return " ".join(w.strip(",?") for w in words[:2]) in ("what about", "what if", "how about")
+    return " ".join(_opening(follow_up)[:2]) in ("what about", "what if", "how about")
 
 
 def _supposes(question: str) -> bool:
     """Does ``question`` (as typed) suppose a case: "and if ...", "if ...", "what if ...", "what about ..."?"""
-    words = [w.strip(",?") for w in question.lower().split()]
-    while words and words[0] in ("and", "so", "ok", "okay", "but"):
-        words = words[1:]
-    return bool(words) and (words[0] == "if" or asks_alternative(" ".join(words)))
+    words = _opening(question)
+    return bool(words) and (words[0] == "if" or asks_alternative(question))
 
 
 def _another_state(rest: str, before: str, last: str) -> bool:
