@@ -28,6 +28,8 @@ NEARMISS_DEV = SET.with_name("nearmiss_dev.jsonl")  # written blind: uncovered n
 NEARMISS_HELD_OUT = SET.with_name("nearmiss_heldout.jsonl")
 ONTARGET4_DEV = SET.with_name("ontarget4_dev.jsonl")  # written blind for issue 50's twelfth pass, on target + uncovered
 ONTARGET4_HELD_OUT = SET.with_name("ontarget4_heldout.jsonl")
+ONTARGET5_DEV = SET.with_name("ontarget5_dev.jsonl")  # written blind for issue 50's thirteenth pass, typed as on a ward
+ONTARGET5_HELD_OUT = SET.with_name("ontarget5_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -112,11 +114,11 @@ def test_schema_and_size() -> None:
 @pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
                                   CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT,
                                   SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT, ONTARGET4_DEV,
-                                  ONTARGET4_HELD_OUT],
+                                  ONTARGET4_HELD_OUT, ONTARGET5_DEV, ONTARGET5_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
                               "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
                               "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout",
-                              "ontarget4_dev", "ontarget4_heldout"])
+                              "ontarget4_dev", "ontarget4_heldout", "ontarget5_dev", "ontarget5_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -251,3 +253,22 @@ def test_fourth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
             if q.answerable:
                 assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
                 assert_forbidden_in_guideline(texts, q)
+
+
+def test_fifth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
+    """Issue 50's fifth blind set, typed as clinicians type on a ward (shorthand, brands, typos, bedside words, verbs,
+    drugs the patient is on): 80 answerable questions over the 43 guidelines, each with a forbidden string of its
+    guideline's sibling line, and 20 uncovered ones; split by SHA-256 of ``issue50e:<id>`` (below 0.5: held-out)
+    before any run: 42 + 16 dev, 38 + 4 held-out."""
+    from clinqa.evaluation.facts import ONTARGET_KINDS
+
+    dev, held = load_questions(ONTARGET5_DEV), load_questions(ONTARGET5_HELD_OUT)
+    assert (counts(dev), counts(held)) == ((42, 16), (38, 4))
+    assert len({q.doc_id for q in dev + held if q.answerable}) == 43
+    assert_split("issue50e", dev, held)
+    for q in dev + held:
+        if q.answerable:
+            assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
+            assert_forbidden_in_guideline(texts, q)
+        else:
+            assert q.missing, q.qid

@@ -67,7 +67,7 @@ KINDS = ("dose", "threshold", "criteria", "duration", "first_line", "contraindic
          "abbreviation", "misspelling", "uncovered")
 #: the kinds of the on-target sets (bench/answers/ontarget_*.jsonl): which sibling line the question must not quote
 ONTARGET_KINDS = ("score_band", "whole_list", "treatment", "drug", "setting", "population", "severity",
-                  "comorbidity", "step")
+                  "comorbidity", "step", "renal", "dose_level")
 #: the kinds of the other blind sets: a question that says what the patient does not have (bench/answers/negation_*);
 #: of a patient-notes set (bench/answers/notes_recency_*), the patient's regimen now, the latest value, an event, its
 #: reason, what a note of a year said
