@@ -30,6 +30,8 @@ ONTARGET4_DEV = SET.with_name("ontarget4_dev.jsonl")  # written blind for issue 
 ONTARGET4_HELD_OUT = SET.with_name("ontarget4_heldout.jsonl")
 ONTARGET5_DEV = SET.with_name("ontarget5_dev.jsonl")  # written blind for issue 50's thirteenth pass, typed as on a ward
 ONTARGET5_HELD_OUT = SET.with_name("ontarget5_heldout.jsonl")
+ONTARGET6_DEV = SET.with_name("ontarget6_dev.jsonl")  # written blind for issue 50's thirteenth pass, 40 uncovered
+ONTARGET6_HELD_OUT = SET.with_name("ontarget6_heldout.jsonl")
 ISSUE_QUESTIONS = {  # quoted in issue 17
     "What are the qSOFA criteria?",
     "What are the Wells criteria for PE?",
@@ -114,11 +116,13 @@ def test_schema_and_size() -> None:
 @pytest.mark.parametrize("path", [SET, HELD_OUT, VIGNETTES, BLIND_DEV, BLIND_HELD_OUT, NEGATION_DEV, NEGATION_HELD_OUT,
                                   CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT,
                                   SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT, ONTARGET4_DEV,
-                                  ONTARGET4_HELD_OUT, ONTARGET5_DEV, ONTARGET5_HELD_OUT],
+                                  ONTARGET4_HELD_OUT, ONTARGET5_DEV, ONTARGET5_HELD_OUT, ONTARGET6_DEV,
+                                  ONTARGET6_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
                               "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
                               "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout",
-                              "ontarget4_dev", "ontarget4_heldout", "ontarget5_dev", "ontarget5_heldout"])
+                              "ontarget4_dev", "ontarget4_heldout", "ontarget5_dev", "ontarget5_heldout",
+                              "ontarget6_dev", "ontarget6_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -266,6 +270,24 @@ def test_fifth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
     assert (counts(dev), counts(held)) == ((42, 16), (38, 4))
     assert len({q.doc_id for q in dev + held if q.answerable}) == 43
     assert_split("issue50e", dev, held)
+    for q in dev + held:
+        if q.answerable:
+            assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
+            assert_forbidden_in_guideline(texts, q)
+        else:
+            assert q.missing, q.qid
+
+
+def test_sixth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
+    """Issue 50's sixth blind set: 60 answerable questions over the 43 guidelines, each with a forbidden string of its
+    guideline's sibling line, and 40 uncovered ones, most of them near-misses; split by SHA-256 of
+    ``issue50f:<id>`` (below 0.5: held-out) before any run: 35 + 18 dev, 25 + 22 held-out."""
+    from clinqa.evaluation.facts import ONTARGET_KINDS
+
+    dev, held = load_questions(ONTARGET6_DEV), load_questions(ONTARGET6_HELD_OUT)
+    assert (counts(dev), counts(held)) == ((35, 18), (25, 22))
+    assert len({q.doc_id for q in dev + held if q.answerable}) == 43
+    assert_split("issue50f", dev, held)
     for q in dev + held:
         if q.answerable:
             assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
