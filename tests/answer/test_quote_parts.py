@@ -223,7 +223,7 @@ def test_each_part_is_switched_by_name() -> None:
     from clinqa.settings import QUOTE_PARTS, UnitScoring
 
     assert {"siblings", "read_on", "rows", "kind", "value", "item", "under", "cut", "named"} == QUOTE_PARTS
-    assert UnitScoring().parts == {"under"} and UnitScoring(parts=False).parts == frozenset()  # 'under' by default
+    assert UnitScoring().parts == {"under", "named"} and UnitScoring(parts=False).parts == frozenset()  # by default
     assert UnitScoring(parts=True).parts == QUOTE_PARTS
     assert UnitScoring(parts="kind, cut").parts == {"kind", "cut"}
     assert UnitScoring(parts=["rows"]).parts == {"rows"}
@@ -265,7 +265,7 @@ def test_the_row_the_question_names_is_quoted_alone() -> None:
     "durat") shared with the question: the third row 4 ("herniat", "bridg", "surgeri", "hyperventil"), the second
     1 ("hyperventil"), the first 0. The third is named and quoted alone with ``named`` in
     ``answer.scoring.parts`` (the question reads as a list question, "signs of", so 2 shared stems are needed, and
-    4 are there); by default the three rows are quoted."""
+    4 are there), as by default (issue 50, thirteenth pass); without it the three rows are quoted."""
     from clinqa.answer.extractive import Candidates, _unnamed_members
 
     hit = chunk_hit("vent#t#0", VENT, 1, ["Head Injury", "Ventilation"])
@@ -278,7 +278,8 @@ def test_the_row_the_question_names_is_quoted_alone() -> None:
     assert named.text == ("Hyperventilation targets in head injury: Scenario: Impending herniation (bridge to "
                           "surgery); PaCO2 Target: 25-30 mmHg (aggressive hyperventilation); "
                           "Duration: Minutes to hours. [1]")
-    assert "35-40 mmHg" in extract_answer(Q, [hit], ENC, asked=asked).text  # the default quotes every row
+    assert extract_answer(Q, [hit], ENC, asked=asked).text == named.text  # named by default
+    assert "35-40 mmHg" in extract_answer(Q, [hit], ENC, asked=asked, scoring=UnitScoring(parts="under")).text
 
 
 def test_two_rows_named_alike_or_a_key_value_table_keep_their_rows() -> None:
