@@ -268,8 +268,9 @@ class UnitScoring(BaseModel):
     heading_bonus: float = Field(0.15, ge=0.0, description="Added when the passage's last heading names the kind of "
                                  "answer asked for ('Dosing' for a dose).")
     parts: frozenset[QuotePart] = Field(
-        frozenset({"under", "named"}), description="Issue 50's quote-part mechanisms that are on, by name: 'siblings' (a "
-        "sibling section that fits the question's qualifiers better replaces the one retrieved), 'read_on' (lists and "
+        frozenset({"under", "named"}), description="Issue 50's quote-part mechanisms that are on, by name: "
+        "'siblings' (a sibling section that fits the question's qualifiers better replaces the one retrieved), "
+        "'read_on' (lists and "
         "tables are read on into the next chunk for dose, number, treatment and score-value questions), 'rows' "
         "(the row holding the question's value read from the document), 'kind', 'value' and 'item' (the score "
         "terms of those names), 'under' (a '(under: ...)' note), 'cut' (the padding cut, drop_below_best) and "
