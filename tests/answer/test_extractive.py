@@ -695,6 +695,39 @@ def test_sibling_items_with_bands_in_the_questions_unit_keep_the_one_that_holds_
     assert unit_banded_out(units, read_asks("carotid stenosis - endarterectomy?")) == set()
 
 
+OUTPUT = """Staging by urine output (a made-up table written for this test):
+
+| Stage | Urine output |
+|---|---|
+| Stage A | < 0.5 mL/kg/h for 6-12 hours |
+| Stage B | < 0.5 mL/kg/h for >= 12 hours |
+| Stage C | < 0.3 mL/kg/h for >= 24 hours |
+
+| Grade | FEV1 |
+|---|---|
+| Grade 2 | 50% ≤ FEV1 < 80% |
+| Grade 3 | 30% ≤ FEV1 < 50% |
+"""
+
+
+def test_sibling_rows_whose_bands_do_not_hold_every_quantity_given_are_left_out() -> None:
+    """A row's bands are its columns, all for the one case it states: for "0.4 mL/kg/h for 14 h" (hand values: 0.4 <
+    0.5 and 14 >= 12 for Stage B; 14 is not in [6, 12] for Stage A; 0.4 is not < 0.3 for Stage C) only Stage B fits,
+    and for "FEV1 42%" (42 >= 30 and < 50) only Grade 3 fits: a band written round the thing ("30% ≤ FEV1 < 50%")
+    holds a value only between both bounds. Rows are left out only beside a sibling row that fits."""
+    from clinqa.answer.extractive import unit_banded_out
+    from clinqa.chunking.units import unit_records
+
+    units = [(0, u) for u in unit_records(OUTPUT)]
+    rows = [u for _, u in units if u.kind == "row"]
+    assert [u.cells[0][1] for u in rows] == ["Stage A", "Stage B", "Stage C", "Grade 2", "Grade 3"]
+    out = unit_banded_out(units, read_asks("urine output 0.4 mL/kg/h for the last 14 h - which stage?"))
+    assert out == {id(rows[0]), id(rows[2])}
+    assert unit_banded_out(units, read_asks("post-bronchodilator FEV1 42% - which grade?")) == {id(rows[3])}
+    # no sibling row fits 90%: none is left out
+    assert unit_banded_out(units, read_asks("FEV1 90% - which grade?")) == set()
+
+
 def test_a_worked_example_of_other_numbers_is_not_quoted() -> None:
     """Found by the eighth and ninth new users: "burn 40% TBSA 70 kg - parkland fluids" quoted the guideline's worked
     example for a 30% burn ("Total 24h volume = 4 x 70 x 30 = 8,400 mL"), a wrong volume for this patient. A

@@ -71,6 +71,10 @@ def test_header_units_and_unit_naming() -> None:
     assert same_unit("ml", "ml/min") and same_unit("kg", "kg") and same_unit("ML/min", "ml/min")
     assert same_unit("mg", "mg/kg/day")  # a prefix before "/" counts, as the passage-text rule reads "ml" of "ml/min"
     assert not same_unit("ml", "mmol/l") and not same_unit("", "kg")
+    # read in their canonical spelling ("h" is "hour"); a question's ratio unit names the quantity reader's shorter
+    # ratio ("0.5 mL/kg/h" is read "mL/kg"), but not a plain unit ("mL/min" is no "mL")
+    assert same_unit("h", "hour") and same_unit("hrs", "hour") and same_unit("ml/kg/h", "mL/kg")
+    assert not same_unit("ml/min", "ml") and not same_unit("h", "mg")
 
 
 def test_a_quantity_is_held_by_the_row_of_its_band() -> None:

@@ -25,6 +25,10 @@ def q(text: str) -> list[tuple[str, float, float, str]]:
     ("about 2 hrs", [("approx", 2, 2, "hour")]),
     ("glucose > 180 mg/dl", [("lower", 180, 180, "mg/dL")]),
     ("every 8 hours", [("every", 8, 8, "hour")]),
+    # a band written round the thing it bounds: "30% ≤ FEV1" is FEV1 at least 30%, "50 > x" is x below 50
+    ("FEV1 % predicted: 30% ≤ FEV1 < 50%", [("lower", 30, 30, "%"), ("upper", 50, 50, "%")]),
+    ("50 mg > dose", [("upper", 50, 50, "mg")]),
+    ("5 mg < 2 times daily", [("", 5, 5, "mg"), ("upper", 2, 2, "time")]),  # a number after the sign: no thing
 ])
 def test_extract(text: str, expected: list[tuple[str, float, float, str]]) -> None:
     assert q(text) == expected

@@ -222,26 +222,43 @@ def _quantity_holds(q: Quantity, value: float) -> bool:
     return within_bound(value, op, bound_cutoff(op, q.low, q.high))
 
 
+def _bands_hold(bands: Sequence[Quantity], value: float) -> bool:
+    """Do the bands of one measure that a unit writes (:func:`_quantity_holds` each) hold ``value``: both bounds of a
+    band written as one lower and one upper bound ("30% ≤ FEV1 < 50%"), else any of them ("70-99%", "< 50% or
+    > 80%")?"""
+    lows = [q for q in bands if q.qualifier == "lower"]
+    highs = [q for q in bands if q.qualifier == "upper"]
+    if len(lows) == 1 and len(highs) == 1 and len(bands) == 2:
+        return _quantity_holds(lows[0], value) and _quantity_holds(highs[0], value)
+    return any(_quantity_holds(q, value) for q in bands)
+
+
 def unit_banded_out(units: Sequence[tuple[int, Unit]], asked: AsksRead) -> set[int]:
-    """The ``id`` of each list item whose bands in a unit of a quantity the question gives ("stenosis 70-99%" for
-    "80% stenosis": :func:`clinqa.text.quantities.extract_quantities`, a range or a bound) hold none of the question's
-    quantities in that unit, among sibling items of its list (same passage and group) of which another gives such a
-    band: the item for another band of the same measure, wherever in the item its band is written."""
+    """The ``id`` of each list item or table row whose bands in the units of the quantities the question gives
+    ("stenosis 70-99%" for "80% stenosis"; "30% ≤ FEV1 < 50%" for "FEV1 42%":
+    :func:`clinqa.text.quantities.extract_quantities`, a range or a bound) do not fit them, among sibling items or
+    rows (same passage and group) of which another fits: the item or row for another band of the same measure,
+    wherever in it the band is written. A row fits when its bands hold every such quantity ("Urine output < 0.5
+    mL/kg/h for 6-12 hours" does not fit "0.4 mL/kg/h for 14 h", the row of "< 0.5 mL/kg/h for >= 12 hours" does); an
+    item, when they hold one of them (its alternatives: "if body weight < 60 kg OR age >= 75 years")."""
     if not asked.folded_quantities:
         return set()
-    bands: dict[int, list[bool]] = {}
+    fits: dict[int, bool] = {}
     groups: dict[tuple[int, int], list[int]] = {}
     for hi, u in units:
-        if u.kind != "item" or u.flow:  # a flowchart's steps are judged by their branch (excluded_branches)
+        if u.kind not in ("item", "row") or u.flow:  # a flowchart's steps are judged by their branch
             continue
         # a band after "until" or "unless" says when an act ends, not whom the item is for
-        held = [_quantity_holds(q, float(n)) for q in extract_quantities(_UNTIL.split(u.text, maxsplit=1)[0])
-                if q.unit and (q.qualifier in ("upper", "lower") or q.low < q.high)
-                for n, unit in asked.folded_quantities if same_unit(unit, q.unit)]
-        if held:
-            bands[id(u)] = held
+        bands = [q for q in extract_quantities(_UNTIL.split(u.text, maxsplit=1)[0])
+                 if q.unit and (q.qualifier in ("upper", "lower") or q.low < q.high)]
+        held = [_bands_hold(same, float(n)) for n, unit in asked.folded_quantities
+                if (same := [q for q in bands if same_unit(unit, q.unit)])]
+        if held:  # a row's bands of several measures are its columns, all for the one case it states; an item
+            # states its alternatives in one line ("< 60 kg OR >= 75 years"), and one held suffices
+            fits[id(u)] = all(held) if u.kind == "row" else any(held)
             groups.setdefault((hi, u.group), []).append(id(u))
-    return {i for members in groups.values() if len(members) >= 2 for i in members if not any(bands[i])}
+    return {i for members in groups.values() if len(members) >= 2 and any(fits[j] for j in members)
+            for i in members if not fits[i]}
 
 
 def _computes(text: str) -> bool:

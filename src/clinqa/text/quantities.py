@@ -203,6 +203,10 @@ _QUALIFIER_AFTER = [(re.compile(r"^\s*(?:or|and)\s+(?:more|higher|greater|above|
                     (re.compile(r"^\s*(?:or|and)\s+(?:less|lower|fewer|below|under|shorter|sooner|earlier)\b", re.I),
                      "upper")]
 _QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), cls) for p, cls in _QUALIFIERS]
+#: a number written before the thing it bounds: "30% ≤ FEV1 < 50%" (FEV1 at least 30%), "50 > x": the bound read
+#: from the thing's side, its operator flipped
+_BOUND_BEFORE_THING = re.compile(r"^\s*(<=|>=|≤|≥|<|>)\s*(?=[A-Za-z])")
+_FLIPPED = {"<=": "≥", "≤": "≥", "<": ">", ">=": "≤", "≥": "≤", ">": "<"}
 
 
 @dataclass(frozen=True)
@@ -277,6 +281,9 @@ def extract_quantities(text: str) -> list[Quantity]:
             after = next((c for rx, c in _QUALIFIER_AFTER if rx.match(text[m.end():m.end() + 20])), "")
             if after:
                 cls, cue = after, "or more" if after == "lower" else "or less"
+            elif (b := _BOUND_BEFORE_THING.match(text[m.end():m.end() + 20])) is not None:
+                cue = _FLIPPED[b.group(1)]
+                cls = "lower" if cue in ("≥", ">") else "upper"
         out.append(Quantity(cls, low, high, unit, m.group(0).strip(), cue))
     return out
 
