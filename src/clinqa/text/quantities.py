@@ -203,10 +203,17 @@ _QUALIFIER_AFTER = [(re.compile(r"^\s*(?:or|and)\s+(?:more|higher|greater|above|
                     (re.compile(r"^\s*(?:or|and)\s+(?:less|lower|fewer|below|under|shorter|sooner|earlier)\b", re.I),
                      "upper")]
 _QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), cls) for p, cls in _QUALIFIERS]
-#: a number written before the thing it bounds: "30% ≤ FEV1 < 50%" (FEV1 at least 30%), "50 > x": the bound read
-#: from the thing's side, its operator flipped
-_BOUND_BEFORE_THING = re.compile(r"^\s*(<=|>=|≤|≥|<|>)\s*(?=[A-Za-z])")
+#: a bound sign after a number, as read from the other side: "30% ≤ FEV1" is FEV1 at least 30% (:func:`_bounds_a_thing`)
 _FLIPPED = {"<=": "≥", "≤": "≥", "<": ">", ">=": "≤", "≥": "≤", ">": "<"}
+
+
+def _bounds_a_thing(after: str) -> str:
+    """The bound a number sets on the thing written after it ("30% ≤ FEV1 < 50%": ``after`` is " ≤ FEV1 < 50%", the
+    bound "≥"; "50 > x": "<"): the sign right after the number, flipped (:data:`_FLIPPED`), when a letter follows it;
+    else "". A sign followed by a number ("5 mg < 2 times") bounds no thing."""
+    rest = after.lstrip()
+    sign = next((s for s in ("<=", ">=", "≤", "≥", "<", ">") if rest.startswith(s)), "")
+    return _FLIPPED[sign] if sign and rest[len(sign):].lstrip()[:1].isalpha() else ""
 
 
 @dataclass(frozen=True)
@@ -281,8 +288,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             after = next((c for rx, c in _QUALIFIER_AFTER if rx.match(text[m.end():m.end() + 20])), "")
             if after:
                 cls, cue = after, "or more" if after == "lower" else "or less"
-            elif (b := _BOUND_BEFORE_THING.match(text[m.end():m.end() + 20])) is not None:
-                cue = _FLIPPED[b.group(1)]
+            elif cue := _bounds_a_thing(text[m.end():m.end() + 20]):
                 cls = "lower" if cue in ("≥", ">") else "upper"
         out.append(Quantity(cls, low, high, unit, m.group(0).strip(), cue))
     return out
