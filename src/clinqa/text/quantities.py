@@ -203,17 +203,18 @@ _QUALIFIER_AFTER = [(re.compile(r"^\s*(?:or|and)\s+(?:more|higher|greater|above|
                     (re.compile(r"^\s*(?:or|and)\s+(?:less|lower|fewer|below|under|shorter|sooner|earlier)\b", re.I),
                      "upper")]
 _QUALIFIER_BEFORE = [(re.compile(rf"(?:^|[\s(,;])(?:{p})\s*$", re.IGNORECASE), cls) for p, cls in _QUALIFIERS]
-#: a bound sign after a number, as read from the other side: "30% ≤ FEV1" is FEV1 at least 30% (:func:`_bounds_a_thing`)
-_FLIPPED = {"<=": "≥", "≤": "≥", "<": ">", ">=": "≤", "≥": "≤", ">": "<"}
+#: a bound sign read from the other side: "30% ≤ FEV1" is FEV1 "≥" 30% (:func:`_bounds_a_thing`)
+_FLIP = str.maketrans("<>≤≥", "><≥≤")
 
 
 def _bounds_a_thing(after: str) -> str:
     """The bound a number sets on the thing written after it ("30% ≤ FEV1 < 50%": ``after`` is " ≤ FEV1 < 50%", the
-    bound "≥"; "50 > x": "<"): the sign right after the number, flipped (:data:`_FLIPPED`), when a letter follows it;
-    else "". A sign followed by a number ("5 mg < 2 times") bounds no thing."""
+    bound "≥"; "50 > x": "<"; "5 <= x": ">="): the sign right after the number, flipped (:data:`_FLIP`), when a letter
+    follows it; else "". A sign followed by a number ("5 mg < 2 times") bounds no thing."""
     rest = after.lstrip()
-    sign = next((s for s in ("<=", ">=", "≤", "≥", "<", ">") if rest.startswith(s)), "")
-    return _FLIPPED[sign] if sign and rest[len(sign):].lstrip()[:1].isalpha() else ""
+    sign = rest[:2] if rest[:2] in ("<=", ">=") else rest[:1]
+    thing = rest[len(sign):].lstrip()[:1].isalpha()
+    return sign.translate(_FLIP) if sign in ("<=", ">=", "≤", "≥", "<", ">") and thing else ""
 
 
 @dataclass(frozen=True)
@@ -289,7 +290,7 @@ def extract_quantities(text: str) -> list[Quantity]:
             if after:
                 cls, cue = after, "or more" if after == "lower" else "or less"
             elif cue := _bounds_a_thing(text[m.end():m.end() + 20]):
-                cls = "lower" if cue in ("≥", ">") else "upper"
+                cls = "lower" if cue[0] in "≥>" else "upper"
         out.append(Quantity(cls, low, high, unit, m.group(0).strip(), cue))
     return out
 
