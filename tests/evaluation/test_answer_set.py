@@ -259,38 +259,35 @@ def test_fourth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
                 assert_forbidden_in_guideline(texts, q)
 
 
-def test_fifth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
-    """Issue 50's fifth blind set, typed as clinicians type on a ward (shorthand, brands, typos, bedside words, verbs,
-    drugs the patient is on): 80 answerable questions over the 43 guidelines, each with a forbidden string of its
-    guideline's sibling line, and 20 uncovered ones; split by SHA-256 of ``issue50e:<id>`` (below 0.5: held-out)
-    before any run: 42 + 16 dev, 38 + 4 held-out."""
+def assert_ward_set(texts: dict[str, str], dev_path: Path, held_path: Path, salt: str,
+                    halves: tuple[tuple[int, int], tuple[int, int]]) -> None:
+    """A blind on-target set of the thirteenth pass: ``halves`` the (answerable, uncovered) counts of its dev and
+    held-out halves, every row in the half that SHA-256 of ``<salt>:<id>`` names, its answerable questions over all 43
+    guidelines, each with an on-target kind and a forbidden string of its guideline's sibling line inside no fact, each
+    uncovered one with what the corpus lacks (``missing``)."""
     from clinqa.evaluation.facts import ONTARGET_KINDS
 
-    dev, held = load_questions(ONTARGET5_DEV), load_questions(ONTARGET5_HELD_OUT)
-    assert (counts(dev), counts(held)) == ((42, 16), (38, 4))
+    dev, held = load_questions(dev_path), load_questions(held_path)
+    assert (counts(dev), counts(held)) == halves
     assert len({q.doc_id for q in dev + held if q.answerable}) == 43
-    assert_split("issue50e", dev, held)
+    assert_split(salt, dev, held)
     for q in dev + held:
         if q.answerable:
             assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
             assert_forbidden_in_guideline(texts, q)
         else:
             assert q.missing, q.qid
+
+
+def test_fifth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
+    """Issue 50's fifth blind set, typed as clinicians type on a ward (shorthand, brands, typos, bedside words, verbs,
+    drugs the patient is on): 80 answerable questions over the 43 guidelines and 20 uncovered ones; split by SHA-256
+    of ``issue50e:<id>`` (below 0.5: held-out) before any run: 42 + 16 dev, 38 + 4 held-out."""
+    assert_ward_set(texts, ONTARGET5_DEV, ONTARGET5_HELD_OUT, "issue50e", ((42, 16), (38, 4)))
 
 
 def test_sixth_ontarget_set_schema_and_split(texts: dict[str, str]) -> None:
-    """Issue 50's sixth blind set: 60 answerable questions over the 43 guidelines, each with a forbidden string of its
-    guideline's sibling line, and 40 uncovered ones, most of them near-misses; split by SHA-256 of
-    ``issue50f:<id>`` (below 0.5: held-out) before any run: 35 + 18 dev, 25 + 22 held-out."""
-    from clinqa.evaluation.facts import ONTARGET_KINDS
-
-    dev, held = load_questions(ONTARGET6_DEV), load_questions(ONTARGET6_HELD_OUT)
-    assert (counts(dev), counts(held)) == ((35, 18), (25, 22))
-    assert len({q.doc_id for q in dev + held if q.answerable}) == 43
-    assert_split("issue50f", dev, held)
-    for q in dev + held:
-        if q.answerable:
-            assert q.kind in ONTARGET_KINDS and q.forbidden, q.qid
-            assert_forbidden_in_guideline(texts, q)
-        else:
-            assert q.missing, q.qid
+    """Issue 50's sixth blind set: 60 answerable questions over the 43 guidelines and 40 uncovered ones, most of them
+    near-misses; split by SHA-256 of ``issue50f:<id>`` (below 0.5: held-out) before any run: 35 + 18 dev, 25 + 22
+    held-out."""
+    assert_ward_set(texts, ONTARGET6_DEV, ONTARGET6_HELD_OUT, "issue50f", ((35, 18), (25, 22)))
