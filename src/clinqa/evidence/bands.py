@@ -29,7 +29,16 @@ from dataclasses import dataclass
 
 from clinqa.chunking.units import Unit, unit_records
 from clinqa.question.terms import ION_CHARGE, VALUE_NAME, VALUE_STOP
-from clinqa.text.quantities import BOUND, NUMBER, RANGE_JOIN, UNITS, bound_cutoff, bound_op, unit_pattern
+from clinqa.text.quantities import (
+    BOUND,
+    NUMBER,
+    RANGE_JOIN,
+    UNITS,
+    bound_cutoff,
+    bound_op,
+    canonical_unit,
+    unit_pattern,
+)
 from clinqa.text.unicode import fold_dashes
 from clinqa.text.words import words_of
 
@@ -107,18 +116,12 @@ def header_unit(header: str) -> str:
 
 def same_unit(question_unit: str, column_unit: str) -> bool:
     """Does a question's unit ("ml", as the key-term reader cuts "70 mL/min") name a column's unit
-    ("ml/min")? Both read in their canonical spelling (:data:`clinqa.text.quantities.UNITS`: "h", "hrs" and "hours"
-    are "hour"), then equal, or the column's unit starts with it and a ``/`` (as the passage-text rule of
+    ("ml/min")? Both read in their canonical spelling (:func:`clinqa.text.quantities.canonical_unit`: "h", "hrs",
+    "hours" are "hour"), then equal, or the column's unit starts with it and a ``/`` (as the passage-text rule of
     :func:`clinqa.evidence.mentions.within_stated_bound` reads "ml" before "/min"), or it starts with the column's
     unit of a ratio and a ``/`` (the quantity reader cuts "0.5 mL/kg/h" to "mL/kg": "ml/kg/h" is that unit)."""
-    q, c = _canonical_unit(question_unit), _canonical_unit(column_unit)
+    q, c = (canonical_unit(u.replace(" ", "")).lower() for u in (question_unit, column_unit))
     return bool(q) and (q == c or c.startswith(q + "/") or ("/" in c and q.startswith(c + "/")))
-
-
-def _canonical_unit(unit: str) -> str:
-    """``unit`` lower case without spaces, in its canonical spelling when :data:`UNITS` has one."""
-    key = unit.lower().replace(" ", "")
-    return UNITS.get(key, key).lower()
 
 
 def row_bands(unit: Unit) -> Iterator[tuple[int, str, Band]]:

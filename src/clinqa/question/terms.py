@@ -27,7 +27,7 @@ from clinqa.text.quantities import (
     NUMBER,
     NUMBER_OR_COMMA,
     QUESTION_UNITS,
-    UNITS,
+    canonical_unit,
     number_with_unit,
     unit_pattern,
 )
@@ -756,9 +756,8 @@ def populations_in(aged: str, kinds: frozenset[str]) -> tuple[str, ...]:
 
 def quantities_in(aged: str) -> tuple[tuple[str, str], ...]:
     """``(number, canonical unit)`` of each number with a unit in ``aged`` (:data:`QUANTITY`; a decimal comma read
-    as a point; the unit canonical per :data:`clinqa.text.quantities.UNITS`), in order."""
-    return tuple((m.group(1).replace(",", "."), UNITS.get(m.group(2).lower(), m.group(2).lower()))
-                 for m in QUANTITY.finditer(aged))
+    as a point; the unit canonical: :func:`clinqa.text.quantities.canonical_unit`), in order."""
+    return tuple((m.group(1).replace(",", "."), canonical_unit(m.group(2))) for m in QUANTITY.finditer(aged))
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,13 @@ QUESTION_UNITS: tuple[str, ...] = ("mg", "g", "mcg", "µg", "μg", "ug", "ng", "
 AGE_UNITS: tuple[str, ...] = (*(u for u in DURATION_UNITS if UNITS[u] in {"day", "week", "month", "year"}), "y")
 
 
+def canonical_unit(unit: str) -> str:
+    """``unit`` as :data:`UNITS` spells it ("h", "hrs" -> "hour"; "mmol/l" -> "mmol/L"), or lower case when the table
+    has no entry for it."""
+    key = unit.lower()
+    return UNITS.get(key, key)
+
+
 def unit_pattern(spellings: tuple[str, ...] | list[str]) -> str:
     """A regex alternation (no group) of ``spellings``, escaped, in the given order (a regex alternation
     tries its branches in order: the order decides which spelling a match ends with), duplicates
