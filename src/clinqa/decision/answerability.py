@@ -444,6 +444,16 @@ DECISIVE_RULES: tuple[Rule[DecisiveCase], ...] = (
          lambda c: False if c.term.lexical in ("ordinary", "typo") and not c.term.modifies else None,
          Golden(KeyTerm("okay", "specific", "okay", typed="okay", lexical="ordinary"), in_corpus=False,
                 expected=False)),
+    Rule("question_verb",
+         "A word the corpus lacks, that the question uses as a verb (spaCy's tagger, read with the question: "
+         "'stented yesterday', 'steping down', 'how soon should we be scoping?') and the lexicon knows no clinical "
+         "sense of, is what is done, not what it is done to: missing, it warns. A drug or condition the tagger "
+         "takes for a verb keeps its kind; a word the corpus has is judged by the corpus's own use of it (a small "
+         "tagger takes 'How much IV crystalloid initially?' for a verb).",
+         lambda c: False if (c.term.used_as_verb and not c.in_corpus and c.term.lexical in ("", "concrete")
+                             and not c.term.modifies) else None,
+         Golden(KeyTerm("scoping", "specific", "scoping", typed="scoping", used_as_verb=True), in_corpus=False,
+                expected=False)),
     Rule("common_verb_form",
          "A word with a verb ending (-ed, -ing) of Zipf >= 3.0 is the question's frame ('weighing', "
          "'treated'), not decisive, even where a small corpus lacks the form.",

