@@ -268,8 +268,9 @@ class KeyTerm:
     :func:`verb_in`): the question's verb frames what is asked, like its participles (:func:`is_decisive`).
     ``lexical``: what the lexicon says the word is (:meth:`clinqa.lexicon.Lexicon.kind`: ``clinical``,
     ``concrete``, ``ordinary``, ``typo``, ``shorthand``; "" unknown or not read), for the decisive-word rules.
-    ``used_as_verb``: the question uses the word as a verb ("when to *cath*?", :func:`used_as_verbs`), read with the
-    lexicon's marks (:func:`lexical_marks`)."""
+    ``used_as_verb``: the question uses the word as a verb ("how soon should we be *scoping*?", :func:`used_as_verbs`),
+    read with the lexicon's marks (:func:`lexical_marks`) when some term of the question is a word the corpus lacks
+    and the lexicon knows no clinical sense of (else False for every term)."""
 
     text: str
     kind: str
@@ -761,11 +762,16 @@ def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -
     valued = {w for w in given if len(whole_word(w, re.I).findall(aged))
               <= given.count(w)}
     story = story_part(aged)
-    verbs = used_as_verbs(aged) if any(t.kind == "specific" for t in key_terms) else frozenset()
-    return tuple(replace(t, lexical="context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
-                         else lexicon.kind(t.typed or t.match),
-                         used_as_verb=t.kind == "specific" and (t.typed or t.text).lower() in verbs)
-                 for t in key_terms)
+    marks = ["context" if t.text in valued or (t.kind == "quantity" and _told(t, story))
+             else lexicon.kind(t.typed or t.match) for t in key_terms]
+    v = lexicon.vocabulary
+    # the tagger (about 5 s to import and load once) runs only when a word could be judged by it: a specific term
+    # the lexicon knows no clinical sense of and the corpus lacks (decision rule ``question_verb``)
+    verbs = used_as_verbs(aged) if v is not None and any(
+        t.kind == "specific" and m in ("", "concrete") and not all(w in v for w in words_of(t.match))
+        for t, m in zip(key_terms, marks, strict=True)) else frozenset()
+    return tuple(replace(t, lexical=m, used_as_verb=t.kind == "specific" and (t.typed or t.text).lower() in verbs)
+                 for t, m in zip(key_terms, marks, strict=True))
 
 
 def populations_in(aged: str, kinds: frozenset[str]) -> tuple[str, ...]:
