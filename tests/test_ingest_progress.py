@@ -185,3 +185,17 @@ def test_a_folder_read_as_one_document_lowers_the_documents_total(tmp_path: Path
     p.document(str(root / "a.md"))
     assert LINE.match(p.line()).group(1, 2) == ("2", "5")
     p.close()
+
+
+def test_a_skipped_or_failed_file_is_no_document_of_the_total(tmp_path: Path) -> None:
+    """A file that is read as no document (skipped: the corpus's README beside its guideline folders; or failed)
+    leaves the documents' total: the demo ended its ingest on "43/44 documents" with all 43 guidelines in."""
+    root = _corpus(tmp_path / "c")
+    out = io.StringIO()
+    p = IngestProgress([root], interval=60, stream=out)
+    assert p.total_docs == 5  # a.md, sub/b.md and three notes
+    p.document(str(root / "a.md"), counted=False)  # skipped
+    assert p.total_docs == 4 and p.docs == 0
+    p.document(str(root / "sub" / "b.md"))
+    assert LINE.match(p.line()).group(1, 2) == ("1", "4")
+    p.close()

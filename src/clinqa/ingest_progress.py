@@ -130,8 +130,11 @@ class IngestProgress:
         return 0.0
 
     def document(self, path: str, counted: bool = True) -> None:
-        """One document from ``path`` has been read (``counted`` False: a failed or skipped file)."""
+        """One document from ``path`` has been read (``counted`` False: a failed or skipped file, or record, which is
+        then no document of the total either: "43/43 documents" when a README beside 43 guidelines was skipped)."""
         self.docs += counted
+        if not counted:
+            self.total_docs = max(self.docs, self.total_docs - 1)
         share = min(self._share(path), max(0.0, self.total - self.done))
         self.done += share
         self.bar.update(share)
