@@ -394,7 +394,7 @@ def test_an_abbreviation_the_corpus_never_spells_out_stands_for_its_one_listed_s
 
 
 def test_load_resources_loads_every_shared_resource_once():
-    """A server loads the lexicon's resources at start (ServiceState.warm_up), not on the first question."""
+    """A server loads the lexicon's resources at start (Service.warm_up), not on the first question."""
     from clinqa.lexicon import load_resources
     from clinqa.lexicon.abbreviations import _reverse, _table
 

@@ -416,3 +416,14 @@ def test_serve_hands_validated_settings_to_the_workers(tmp_path: Path, monkeypat
     monkeypatch.delenv("SERVICE_TEST_KEY")
     r = CliRunner().invoke(cli, ["serve", "--config", str(cfg), "--data-dir", str(tmp_path / "d")])
     assert r.exit_code == 2 and "SERVICE_TEST_KEY" in r.output and len(calls) == 1
+
+
+def test_warm_up_loads_the_question_tagger_with_the_lexicon(service_pipe: Pipeline) -> None:
+    """A server loads the tagger that reads a question's parts of speech at start (Service.warm_up), as it
+    loads the lexicon's resources, so the first question with a word the corpus lacks does not wait for it."""
+    from clinqa.question.terms import _tagger
+    from clinqa.service.state import Service
+
+    _tagger.cache_clear()
+    Service(service_pipe.settings, service_pipe).warm_up()
+    assert _tagger.cache_info().currsize == 1

