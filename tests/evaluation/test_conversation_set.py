@@ -55,3 +55,25 @@ def test_every_fact_is_in_its_guideline(texts: dict[str, str], path: Path) -> No
             assert 1 <= len(t["facts"]) <= 3 and t["source"] in texts, (c["id"], i)
             problems += [f"{c['id']}/{i}: {f!r}" for f in t["facts"] if normalize(f) not in texts[t["source"]]]
     assert problems == []
+
+
+WARD_DEV, WARD_HELD_OUT = HERE / "ward_dev.jsonl", HERE / "ward_heldout.jsonl"
+
+
+def test_the_ward_set_split_by_its_own_seeded_hash() -> None:
+    """Issue 50's ward follow-ups (fourteenth pass): 48 conversations of 2-3 turns, each in the half that SHA-256 of
+    ``issue50g:<id>`` names (below 0.5: held-out), with every category of follow-up in each half."""
+    dev, held = _rows(WARD_DEV), _rows(WARD_HELD_OUT)
+    both = dev + held
+    assert len(both) == 48 and len({c["id"] for c in both}) == 48
+    for c in both:
+        h = int.from_bytes(hashlib.sha256(f"issue50g:{c['id']}".encode()).digest()[:8], "big") / 2**64
+        assert (h < 0.5) == (c in held), c["id"]
+        assert 2 <= len(c["turns"]) <= 3 and c["turns"][0]["category"] == "first"
+    for half in (dev, held):
+        assert {t["category"] for c in half for t in c["turns"][1:]} == CATEGORIES
+
+
+@pytest.mark.parametrize("path", [WARD_DEV, WARD_HELD_OUT], ids=["ward_dev", "ward_heldout"])
+def test_every_fact_of_the_ward_set_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
+    test_every_fact_is_in_its_guideline(texts, path)
