@@ -139,3 +139,21 @@ def test_another_case_after_a_slot_change_replaces_it() -> None:
     # the turn before supposed nothing ("max dose?"): "what about" asks of the case in force
     assert "COPD" in resolve("what if she's 20 wks pregnant?", cap, kinds=["first", "frame"],
                              typed=["x", "max dose?"]).standalone
+
+
+def test_found_by_the_twelfth_new_user_an_age_told_a_new_weight_and_a_negated_severity() -> None:
+    """"and if she's 85 and 58 kg?" after "apixaban dose for AF?" was read as a new frame, "she's 85 and 58 kg
+    (apixaban, AF)?", which no passage answered; "what about inpatient non-severe?" became "... severe?" (the
+    severity found inside "non-severe"), which quoted the ICU regimen."""
+    r = resolve("and if she's 85 and 58 kg?", ["apixaban dose for AF?"])
+    assert (r.standalone, r.kind) == ("apixaban dose for AF with 58 kg in 85 years old?", "slot")
+    assert resolve("and if he is 72?", ["apixaban dose for AF?"]).standalone == "apixaban dose for AF in 72 years old?"
+    # a value with a unit the earlier question did not give is added, as a named value is
+    assert resolve("and if 58 kg?", ["apixaban dose for AF?"]).standalone == "apixaban dose for AF with 58 kg?"
+    # "she's 12 kg" is a weight, not an age
+    assert resolve("and if she's 12 kg?", ["amoxicillin dose for otitis?"]).standalone == (
+        "amoxicillin dose for otitis with 12 kg?")
+    r = resolve("what about inpatient non-severe?", ["CAP outpatient healthy adult antibiotic?"])
+    assert r.standalone == "CAP inpatient healthy adult antibiotic non-severe?"
+    assert resolve("and if severe?", ["non-severe CAP inpatient antibiotic?"]).standalone == (
+        "severe CAP inpatient antibiotic?")

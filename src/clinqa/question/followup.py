@@ -80,14 +80,16 @@ ROUTES = {"iv": "IV", "intravenous": "IV", "intravenously": "IV", "po": "oral", 
 SEVERITY = ("mild", "moderate", "severe", "non-severe", "critical")
 SETTING = ("inpatient", "outpatient", "icu", "ward", "ed", "community", "hospital", "home")
 DIALYSIS = re.compile(r"\b(?:haemo|hemo|peritoneal )?dialysis\b|\bhd\b|\bcapd\b|\besrd\b|\besrf\b", re.IGNORECASE)
-#: an age, with sex or not: "67F", "a 12 yo", "9 year old", "70yo man", "35F"
-AGE = re.compile(r"\b(?:a\s+)?\d{1,3}\s?(?:-?\s?(?:year|yr|y)s?[- ]?old|yo|y/o|yrs?|[mf])\b(?:\s+(?:man|woman|male|"
-                 r"female|boy|girl|child|kid|pt|patient))?", re.IGNORECASE)
-#: a named value: "CrCl 45", "K+ 3.1", "Wells 3.5", "eGFR 25", "NEWS2 of 7", "score of 3", "INR = 5"
 #: the units a follow-up's value may carry, named ("CrCl 45 ml/min", "insulin 10 units") or alone ("22%", "95kg",
 #: "2 wks"): spellings of the one unit table (:data:`clinqa.text.quantities.UNITS`), a longer one before its prefix
 _VALUE_UNITS = ("%", "mg/dl", "mmol/l", "mmhg", "ml/min", "kg", "mg", "units", "unit", "iu", "wks", "wk", "weeks",
                 "week")
+#: an age, with sex or not: "67F", "a 12 yo", "9 year old", "70yo man", "35F"; or told of the patient: "she's 85",
+#: "he is 72", "pt is 90" (group 1; a number with a unit after it is no age: "she's 12 kg")
+AGE = re.compile(r"\b(?:a\s+)?\d{1,3}\s?(?:-?\s?(?:year|yr|y)s?[- ]?old|yo|y/o|yrs?|[mf])\b(?:\s+(?:man|woman|male|"
+                 r"female|boy|girl|child|kid|pt|patient))?|\b(?:she|he|pt|patient)(?:['’]s|\s+is)\s+(\d{1,3})\b"
+                 r"(?![.,]\d)(?!\s*(?:" + unit_pattern(_VALUE_UNITS) + r")(?![a-z]))", re.IGNORECASE)
+#: a named value: "CrCl 45", "K+ 3.1", "Wells 3.5", "eGFR 25", "NEWS2 of 7", "score of 3", "INR = 5"
 NAMED_VALUE = re.compile(r"(?<!['’])\b([a-z][a-z0-9-]*\+?)(?:\s+(?:of|is|was|=)|\s*[=:])?\s*(" + NUMBER + r")(?!\d)"
                          r"(\s*(?:" + unit_pattern(_VALUE_UNITS) + r")(?![a-z]))?", re.IGNORECASE)
 #: a value with its unit alone: "22%", "95kg", "< 250"
@@ -226,6 +228,10 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
         if len(olds) == 1:
             rw.swap(olds[0].group(0), m.group(0).strip())
             rw.used.append(m.group(0))
+        elif not olds:  # a value of a unit the earlier question did not give: added, as a named value is
+            rw.add(m.group(0).strip(), " with ")
+            rw.replaced.append(("", m.group(0).strip()))
+            rw.used.append(m.group(0))
     bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in rw.used)
             and not AGE.search(rest[max(0, m.start() - 2):m.end() + 10])]
     if len(bare) == 1 and len(base_named) == 1 and not rw.used:
@@ -237,7 +243,8 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
 def _age_and_population(rw: _Rewrite, rest: str) -> None:
     """Step 2, age and population: the follow-up's ("a 12 yo", "in pregnancy") replace the earlier ones, which
     are taken out, and are added with " in "."""
-    ages = [m.group(0) for m in AGE.finditer(rest)]
+    found = list(AGE.finditer(rest))
+    ages = [f"{m.group(1)} years old" if m.group(1) else m.group(0) for m in found]  # "she's 85": 85 years old
     pops = _population_words(rest)
     if not (ages or pops):
         return
@@ -250,7 +257,12 @@ def _age_and_population(rw: _Rewrite, rest: str) -> None:
     phrase = " ".join(ages + [w for w in pops if not any(w in a.lower() for a in ages)])
     rw.add(phrase, " in ")
     rw.replaced.append(("", phrase))
-    rw.used += ages + pops
+    rw.used += [m.group(0) for m in found] + pops
+
+
+def _longest(words: list[str]) -> list[str]:
+    """``words`` less those found only inside a longer one of them ("severe" of "non-severe")."""
+    return [w for w in words if not any(w != o and w in o for o in words)]
 
 
 def _qualifiers(rw: _Rewrite, rest: str) -> None:
@@ -259,9 +271,10 @@ def _qualifiers(rw: _Rewrite, rest: str) -> None:
     question lacks it."""
     low_rest = rest.lower()
     for group in (TIMING, SEVERITY, SETTING):
-        mine = [w for w in group if bounded_word(w).search(low_rest)]
+        mine = _longest([w for w in group if bounded_word(w).search(low_rest)])
         if mine:
-            theirs = [w for w in group if bounded_word(w).search(rw.text.lower()) and w not in mine]
+            theirs = [w for w in _longest([w for w in group if bounded_word(w).search(rw.text.lower())])
+                      if w not in mine]
             for w in theirs:
                 rw.swap(bounded_word(w, re.IGNORECASE).search(rw.text).group(0), mine[0])  # type: ignore[union-attr]
             if not theirs:
