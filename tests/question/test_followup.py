@@ -153,6 +153,9 @@ def test_found_by_the_twelfth_new_user_an_age_told_a_new_weight_and_a_negated_se
     # "she's 12 kg" is a weight, not an age
     assert resolve("and if she's 12 kg?", ["amoxicillin dose for otitis?"]).standalone == (
         "amoxicillin dose for otitis with 12 kg?")
+    # the age's number is no new value of the earlier question's one named value ("creat 1.1")
+    assert resolve("and if he's 85?", ["apixaban dose for AF? 78M, 72 kg, creat 1.1"]).standalone == (
+        "apixaban dose for AF?, 72 kg, creat 1.1 in 85 years old?")
     r = resolve("what about inpatient non-severe?", ["CAP outpatient healthy adult antibiotic?"])
     assert r.standalone == "CAP inpatient healthy adult antibiotic non-severe?"
     assert resolve("and if severe?", ["non-severe CAP inpatient antibiotic?"]).standalone == (

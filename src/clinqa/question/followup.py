@@ -232,8 +232,9 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
             rw.add(m.group(0).strip(), " with ")
             rw.replaced.append(("", m.group(0).strip()))
             rw.used.append(m.group(0))
+    ages = list(AGE.finditer(rest))  # "he's 85", "a 12 yo": an age's number is no value of the earlier question's
     bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in rw.used)
-            and not AGE.search(rest[max(0, m.start() - 2):m.end() + 10])]
+            and not any(a.start() <= m.start() < a.end() for a in ages)]
     if len(bare) == 1 and len(base_named) == 1 and not rw.used:
         old = base_named[0][1]
         rw.swap(old, old[: old.rfind(base_named[0][2])] + bare[0].group(0))
