@@ -156,6 +156,9 @@ def test_found_by_the_twelfth_new_user_an_age_told_a_new_weight_and_a_negated_se
     # the age's number is no new value of the earlier question's one named value ("creat 1.1")
     assert resolve("and if he's 85?", ["apixaban dose for AF? 78M, 72 kg, creat 1.1"]).standalone == (
         "apixaban dose for AF?, 72 kg, creat 1.1 in 85 years old?")
+    # read as a new frame, the age's rendered words are no topic words of the earlier question
+    r = resolve("what if 14 hrs and she's 84?", ["M1 occlusion, NIHSS 16 - thrombectomy?"])
+    assert r.kind == "frame" and "old" not in r.standalone and "years" not in r.standalone
     r = resolve("what about inpatient non-severe?", ["CAP outpatient healthy adult antibiotic?"])
     assert r.standalone == "CAP inpatient healthy adult antibiotic non-severe?"
     assert resolve("and if severe?", ["non-severe CAP inpatient antibiotic?"]).standalone == (

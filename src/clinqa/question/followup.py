@@ -323,8 +323,9 @@ def _slot_or_frame(rw: _Rewrite, rest: str, at: int) -> Resolution:
                   and w.lower() not in ("if", "what", "about", "and", "so", "ok", "s", "was", "is", "it's")]
     if not left_words:
         return Resolution(_question(rw.text), "slot", [at], rw.replaced)
+    added = {x.lower() for _, new in rw.replaced for x in _content(new)}  # a slot's words as rendered ("years old")
     topic = [w for w in _content(rw.text) if w.lower() not in FRAME_WORDS and not ANAPHORA.fullmatch(w)
-             and w.lower() not in {x.lower() for x in _content(rest)}
+             and w.lower() not in {x.lower() for x in _content(rest)} and w.lower() not in added
              and not re.fullmatch(r"[\d.,/%<>=+-]+|\d+[a-z]{1,2}", w, re.IGNORECASE)]  # "150", "5y": slots
     frame = _tidy(rest).rstrip("?. ")
     return Resolution(_question(f"{frame} ({', '.join(dict.fromkeys(topic))})" if topic else frame), "frame", [at],
