@@ -201,8 +201,9 @@ def _value_follows(text: str, end: int) -> bool:
 
 def _named_values(rw: _Rewrite, rest: str) -> None:
     """Step 1, named values: "CrCl 45" replaces "CrCl 28" (a name the earlier question lacks is added with
-    " with "); a value with its unit replaces the one earlier value of that unit ("22%" for "12%"); a lone bare
-    number replaces the one named value of the earlier question ("6" for "Wells 3")."""
+    " with "); a value with its unit replaces the one earlier value of that unit ("22%" for "12%"), or is added with
+    " with " when the earlier question has none ("58 kg?"); a lone bare number replaces the one named value of the
+    earlier question ("6" for "Wells 3"), unless it is an age's (:data:`AGE`: "and if he's 85?")."""
     found = [m for m in NAMED_VALUE.finditer(rw.text)
              if m.group(1).lower() not in QUESTION_STOP_WORDS and not AGE.fullmatch(m.group(0).strip())]
     # a name with its digits ("NEWS2", "CURB65") followed by a number is the name of that number, not a value
@@ -242,8 +243,8 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
 
 
 def _age_and_population(rw: _Rewrite, rest: str) -> None:
-    """Step 2, age and population: the follow-up's ("a 12 yo", "in pregnancy") replace the earlier ones, which
-    are taken out, and are added with " in "."""
+    """Step 2, age and population: the follow-up's ("a 12 yo", "in pregnancy"; an age told of the patient, "she's
+    85", as "85 years old") replace the earlier ones, which are taken out, and are added with " in "."""
     found = list(AGE.finditer(rest))
     ages = [f"{m.group(1)} years old" if m.group(1) else m.group(0) for m in found]  # "she's 85": 85 years old
     pops = _population_words(rest)
