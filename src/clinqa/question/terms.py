@@ -736,6 +736,12 @@ def _tagger() -> Any:
     return spacy.load(POS_MODEL, exclude=["parser", "ner", "lemmatizer", "senter"])
 
 
+def load_tagger() -> None:
+    """Load the part-of-speech tagger of :func:`used_as_verbs` now (about 5 s once per process), not on the first
+    question that needs it: a server does this at start (:meth:`clinqa.service.state.Service.warm_up`)."""
+    _tagger()
+
+
 @lru_cache(maxsize=512)
 def used_as_verbs(text: str) -> frozenset[str]:
     """The words (lower case) that ``text`` uses as a verb, and nowhere else as another part of speech, by the

@@ -106,10 +106,10 @@ class Service:
             _ = self.pipe.store
             if self.pipe.settings.answer.lexicon:
                 from clinqa.lexicon import load_resources
-                from clinqa.question.terms import used_as_verbs
+                from clinqa.question.terms import load_tagger
 
                 load_resources()
-                used_as_verbs("warm up")
+                load_tagger()
 
     def require_querylog(self) -> QueryLog:
         """The query log; HTTP 409 when logging is disabled."""
