@@ -11,7 +11,7 @@ are
   ``max_zipf`` in the ``wordfreq`` lists, Speer et al. 2018): drugs, conditions, procedures,
   tests, abbreviations ("amoxicillin", "pneumonia", "qsofa", "hba1c"); words with a digit
   ("sglt2", "covid-19") always count;
-- **population words** (:data:`POPULATIONS`), however common in English: children, pregnancy,
+- **population words** (:data:`clinqa.question.terms.POPULATIONS`), however common in English: children, pregnancy,
   renal impairment, older adults ... (a dose for adults is no answer for children);
 - **quantities**: a number with its unit ("500 mg", "30 ml/min"): the number must appear.
 
@@ -54,17 +54,17 @@ from clinqa.evidence.mentions import (
 from clinqa.evidence.rules import Example, Golden, Rule, Step, decide, which
 from clinqa.question.terms import (
     NOT_ABBREVIATIONS,
-    POPULATIONS,
     VERB_FORM,
     KeyTerm,
     TermsRead,
     alternatives,
     asked_sentence,
     default_rarity,
+    in_vocabulary,
     shown_name,
 )
 from clinqa.retrieval.vocabulary import Vocabulary
-from clinqa.text.words import CLINICAL_SUFFIX, words_of
+from clinqa.text.words import CLINICAL_SUFFIX
 from clinqa.text.zipf import zipf
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def judge(found: PassageMentions, profile: TermsRead, vocabulary: Vocabulary | N
     terms, texts, alternatives, prevented = found.terms, found.texts, found.alternatives, found.prevented
     equivalents, missing, covers = found.equivalents, found.missing, found.covers
     n_passages = len(texts)
-    in_corpus = {t.text: vocabulary is None or _in_vocabulary(t, vocabulary) for t in missing}
+    in_corpus = {t.text: vocabulary is None or in_vocabulary(t, vocabulary) for t in missing}
     learned = None
     if decider is not None:
         from clinqa.decision.decisive_words import PassageWords
@@ -488,10 +488,4 @@ def decisive_rule(term: KeyTerm, in_corpus: bool) -> str:
     """The name of the rule of :data:`DECISIVE_RULES` that decides :func:`is_decisive` for these arguments."""
     return which(DECISIVE_RULES, DecisiveCase(term, in_corpus)) or DECISIVE_RULES[-1].name
 
-
-def _in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
-    """Does the corpus have ``term`` at all (one of its population equivalents, every word of a phrase)?"""
-    if term.kind == "population":
-        return any(all(w in vocabulary for w in words_of(e)) for e in POPULATIONS.get(term.match, ()))
-    return all(w in vocabulary for w in words_of(term.match))
 

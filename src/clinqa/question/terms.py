@@ -756,6 +756,15 @@ def used_as_verbs(text: str) -> frozenset[str]:
     return frozenset(verbs - other)
 
 
+def in_vocabulary(term: KeyTerm, vocabulary: Vocabulary) -> bool:
+    """Does the corpus have ``term`` at all (one of its population equivalents, every word of a phrase)? What the
+    key-term test calls a term the corpus has (:func:`clinqa.decision.answerability.judge`), and what the tagger of
+    :func:`lexical_marks` is run for the lack of."""
+    if term.kind == "population":
+        return any(all(w in vocabulary for w in words_of(e)) for e in POPULATIONS.get(term.match, ()))
+    return all(w in vocabulary for w in words_of(term.match))
+
+
 def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -> tuple[KeyTerm, ...]:
     """``key_terms`` each marked with what the lexicon says it is (:attr:`KeyTerm.lexical`,
     :meth:`clinqa.lexicon.Lexicon.kind`); ``aged``: the question's normalised text, a patient's age left out
@@ -774,7 +783,7 @@ def lexical_marks(key_terms: tuple[KeyTerm, ...], aged: str, lexicon: Lexicon) -
     # the tagger (about 5 s to import and load once) runs only when a word could be judged by it: a specific term
     # the lexicon knows no clinical sense of and the corpus lacks (decision rule ``question_verb``)
     verbs = used_as_verbs(aged) if v is not None and any(
-        t.kind == "specific" and m in ("", "concrete") and not all(w in v for w in words_of(t.match))
+        t.kind == "specific" and m in ("", "concrete") and not in_vocabulary(t, v)
         for t, m in zip(key_terms, marks, strict=True)) else frozenset()
     return tuple(replace(t, lexical=m, used_as_verb=t.kind == "specific" and (t.typed or t.text).lower() in verbs)
                  for t, m in zip(key_terms, marks, strict=True))
