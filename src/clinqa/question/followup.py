@@ -191,6 +191,11 @@ class _Rewrite:
         """Append ``phrase`` to the text, after its closing punctuation and ``joiner`` (" with ", " in ", " ")."""
         self.text = f"{self.text.rstrip('?. ')}{joiner}{phrase}"
 
+    def insert(self, phrase: str, joiner: str) -> None:
+        """:meth:`add` ``phrase`` and record it as a change from nothing (a slot value the earlier question lacked)."""
+        self.add(phrase, joiner)
+        self.replaced.append(("", phrase))
+
 
 def _value_follows(text: str, end: int) -> bool:
     """Does a value (:data:`NAMED_VALUE`, :data:`BARE_NUMBER`) follow ``text[:end]`` after a space? Then a name
@@ -218,8 +223,7 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
         if hit is not None:
             rw.swap(hit[1], value)
         else:  # a value the earlier question did not give: added to it ("... with CrCl 25")
-            rw.add(value, " with ")
-            rw.replaced.append(("", value))
+            rw.insert(value, " with ")
         rw.used.append(m.group(0))
     for m in UNIT_VALUE.finditer(rest):
         if any(m.group(0) in u for u in rw.used):
@@ -230,8 +234,7 @@ def _named_values(rw: _Rewrite, rest: str) -> None:
             rw.swap(olds[0].group(0), m.group(0).strip())
             rw.used.append(m.group(0))
         elif not olds:  # a value of a unit the earlier question did not give: added, as a named value is
-            rw.add(m.group(0).strip(), " with ")
-            rw.replaced.append(("", m.group(0).strip()))
+            rw.insert(m.group(0).strip(), " with ")
             rw.used.append(m.group(0))
     ages = list(AGE.finditer(rest))  # "he's 85", "a 12 yo": an age's number is no value of the earlier question's
     bare = [m for m in BARE_NUMBER.finditer(rest) if not any(m.group(0) in u for u in rw.used)
@@ -257,13 +260,13 @@ def _age_and_population(rw: _Rewrite, rest: str) -> None:
             rw.text = re.sub(r"\b(?:in\s+|for\s+)?" + re.escape(w) + r"\b", "", rw.text, count=1, flags=re.IGNORECASE)
             rw.replaced.append((w, ""))
     phrase = " ".join(ages + [w for w in pops if not any(w in a.lower() for a in ages)])
-    rw.add(phrase, " in ")
-    rw.replaced.append(("", phrase))
+    rw.insert(phrase, " in ")
     rw.used += [m.group(0) for m in found] + pops
 
 
 def _longest(words: list[str]) -> list[str]:
-    """``words`` less those found only inside a longer one of them ("severe" of "non-severe")."""
+    """``words`` less those that are part of a longer one of them ("severe" of "non-severe"), wherever each was
+    found: the longer one names what was typed."""
     return [w for w in words if not any(w != o and w in o for o in words)]
 
 
