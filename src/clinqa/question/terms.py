@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any
@@ -282,7 +282,7 @@ class KeyTerm:
     verb: bool = False
     dosed: bool = False
     lexical: str = ""
-    used_as_verb: bool = field(default=False, compare=False)
+    used_as_verb: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready dict."""
