@@ -19,6 +19,8 @@ BLIND_DEV = SET.with_name("blind_dev.jsonl")  # issue 39: written blind, split b
 BLIND_HELD_OUT = SET.with_name("blind_heldout.jsonl")  # never tuned on
 NEGATION_DEV = SET.with_name("negation_dev.jsonl")  # written blind: the question says what the patient lacks
 NEGATION_HELD_OUT = SET.with_name("negation_heldout.jsonl")
+NEGATION2_DEV = SET.with_name("negation2_dev.jsonl")  # written blind for issue 50, fifteenth pass: negation again
+NEGATION2_HELD_OUT = SET.with_name("negation2_heldout.jsonl")
 CONDITIONS_DEV = SET.with_name("conditions_dev.jsonl")  # written blind: a named disease, covered or not
 CONDITIONS_HELD_OUT = SET.with_name("conditions_heldout.jsonl")
 SHORTHAND_DEV = SET.with_name("shorthand_dev.jsonl")  # written blind: bedside vocabulary, covered or not
@@ -117,12 +119,12 @@ def test_schema_and_size() -> None:
                                   CONDITIONS_DEV, CONDITIONS_HELD_OUT, SHORTHAND_DEV, SHORTHAND_HELD_OUT,
                                   SHORTHAND2_HELD_OUT, NEARMISS_DEV, NEARMISS_HELD_OUT, ONTARGET4_DEV,
                                   ONTARGET4_HELD_OUT, ONTARGET5_DEV, ONTARGET5_HELD_OUT, ONTARGET6_DEV,
-                                  ONTARGET6_HELD_OUT],
+                                  ONTARGET6_HELD_OUT, NEGATION2_DEV, NEGATION2_HELD_OUT],
                          ids=["guidelines", "heldout", "vignettes", "blind_dev", "blind_heldout", "negation_dev",
                               "negation_heldout", "conditions_dev", "conditions_heldout", "shorthand_dev",
                               "shorthand_heldout", "shorthand2_heldout", "nearmiss_dev", "nearmiss_heldout",
                               "ontarget4_dev", "ontarget4_heldout", "ontarget5_dev", "ontarget5_heldout",
-                              "ontarget6_dev", "ontarget6_heldout"])
+                              "ontarget6_dev", "ontarget6_heldout", "negation2_dev", "negation2_heldout"])
 def test_every_fact_string_is_in_its_guideline(texts: dict[str, str], path: Path) -> None:
     problems = []
     for q in load_questions(path):
@@ -168,6 +170,21 @@ def test_blind_set_split() -> None:
     raw = [json.loads(line) for p in (BLIND_DEV, BLIND_HELD_OUT) for line in p.read_text().splitlines() if line]
     assert {r["style"] for r in raw} == {"terse", "vignette", "abbreviation", "british", "lay", "typo", "plain"}
     assert not {q.question.lower() for q in both} & {q.question.lower() for q in load_questions(SET)}
+
+
+def test_second_negation_set_split() -> None:
+    """The fifteenth pass's blind negation set: 40 answerable and 20 uncovered, every row in the half its seeded hash
+    (the first 8 hex digits of SHA-256 of ``issue50n2:<id>``, below 0.5: held-out) names, each with its style."""
+    import hashlib
+
+    dev, held = load_questions(NEGATION2_DEV), load_questions(NEGATION2_HELD_OUT)
+    both = dev + held
+    assert (sum(q.answerable for q in both), sum(not q.answerable for q in both)) == (40, 20)
+    for q in both:
+        h = int(hashlib.sha256(f"issue50n2:{q.qid}".encode()).hexdigest()[:8], 16) / 16**8
+        assert (h < 0.5) == (q in held), q.qid
+    raw = [json.loads(line) for p in (NEGATION2_DEV, NEGATION2_HELD_OUT) for line in p.read_text().splitlines() if line]
+    assert {r["style"] for r in raw} == {"vignette", "abbrev", "british", "plain", "terse", "typo"}
 
 
 def test_ontarget_sets_schema_and_split() -> None:
