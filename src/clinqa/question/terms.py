@@ -747,8 +747,9 @@ def used_as_verbs(text: str) -> frozenset[str]:
     """The words (lower case) that ``text`` uses as a verb, and nowhere else as another part of speech, by the
     universal part-of-speech tag ``VERB`` of spaCy's English tagger (:data:`POS_MODEL`; about 2 ms a question once
     loaded; importing spaCy and loading it take about 5 s once per process, :func:`load_tagger`): "when to
-    *cath*?", "how often *recheck* eGFR", "*stented* yesterday", "*steping* down". A word a question does something with frames what is asked; the thing it is done to is the noun.
-    Raises ``OSError`` when the model package is not installed."""
+    *cath*?", "how often *recheck* eGFR", "*stented* yesterday", "*steping* down". A word a question does something
+    with frames what is asked; the thing it is done to is the noun. Raises ``OSError`` when the model package is not
+    installed."""
     verbs: set[str] = set()
     other: set[str] = set()
     for token in _tagger()(text):
